@@ -1,0 +1,1 @@
+"""Datalog engine drivers: `souffle` by subprocess and the embedded `clingo` translator."""

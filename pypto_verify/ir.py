@@ -1,0 +1,703 @@
+"""The IR: frozen dataclasses for programs, functions, statements, expressions and types.
+
+Owns: the data model every stage reads and writes (KERNEL_LANGUAGE.md, all three forms). Imports
+nothing of ours. Nodes are frozen, slotted and tuple-valued, with no parent pointers; every node has a
+`span` that equality ignores, so two programs that differ only in where they came from are equal.
+
+Types live where a value is defined (an `Assign`'s annotation, a loop's or an if's return types, a
+parameter); a use is a bare `Var`. `type_env(fn)` resolves every name's type, including iter_args
+(the init value's type) and untyped return vars (the yielded value's type, then-arm first), exactly as
+the printed Form 3 leaves them.
+
+`var_like(expr)` is the only way passes read variables: it accepts a `Var` and an `IterArg` alike (an
+iter_arg is a value like any other — L0C_RULES.md; the old compiler's Var-only test was a real defect).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Union
+
+
+# ---------------------------------------------------------------------------------------------- spans
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A source location: file path, 1-based line and 1-based column."""
+
+    path: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}"
+
+
+NO_SPAN = Span("<generated>", 0, 0)
+
+
+def _span() -> Span:
+    return field(default=NO_SPAN, kw_only=True, compare=False, repr=False)  # type: ignore[return-value]
+
+
+# ---------------------------------------------------------------------------------------------- enums
+
+
+class DType(enum.Enum):
+    """Element types of the kernel language (`pl.FP32`, ...); the value is the spelling after `pl.`."""
+
+    FP32 = "FP32"
+    FP16 = "FP16"
+    BF16 = "BF16"
+    INT8 = "INT8"
+    INT32 = "INT32"
+    INT64 = "INT64"
+    BOOL = "BOOL"
+    INDEX = "INDEX"
+
+    @property
+    def bytes(self) -> int:
+        """Bytes per element (BOOL and INDEX as the target stores them)."""
+        return _DTYPE_BYTES[self]
+
+    @property
+    def is_float(self) -> bool:
+        return self in (DType.FP32, DType.FP16, DType.BF16)
+
+
+_DTYPE_BYTES = {
+    DType.FP32: 4, DType.FP16: 2, DType.BF16: 2, DType.INT8: 1, DType.INT32: 4,
+    DType.INT64: 8, DType.BOOL: 1, DType.INDEX: 8,
+}
+
+
+class MemSpace(enum.Enum):
+    """Memory spaces by their language names (`pl.Mem.X`); L0C/L1 appear only in capacity text."""
+
+    DDR = "DDR"
+    Mat = "Mat"
+    Left = "Left"
+    Right = "Right"
+    Acc = "Acc"
+    Bias = "Bias"
+    Vec = "Vec"
+
+
+class FunctionKind(enum.Enum):
+    """`pl.FunctionType.X`; a free `@pl.jit` function is OPAQUE (host code holding InCore scopes)."""
+
+    INCORE = "InCore"
+    ORCHESTRATION = "Orchestration"
+    OPAQUE = "Opaque"
+    AIC = "AIC"
+    AIV = "AIV"
+
+
+class LoopKind(enum.Enum):
+    """How a `for` iterates: the `pl.X(...)` it was written with."""
+
+    RANGE = "range"
+    PIPELINE = "pipeline"
+    UNROLL = "unroll"
+    PARALLEL = "parallel"
+    SPMD = "spmd"
+
+
+class Direction(enum.Enum):
+    """A parameter's direction: `pl.Out[...]` is OUT, `pl.InOut[...]` INOUT, anything else IN."""
+
+    IN = "In"
+    OUT = "Out"
+    INOUT = "InOut"
+
+
+# ---------------------------------------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True, slots=True)
+class Expr:
+    """Base of all expressions."""
+
+
+@dataclass(frozen=True, slots=True)
+class Var(Expr):
+    """A use (or the defined name) of an SSA value."""
+
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class IterArg(Var):
+    """A loop-carried value, named inside the loop body; its init is the loop's `inits[i]`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Const(Expr):
+    """A literal int / float / bool / str; `dtype` is set when written `pl.const(v, pl.DT)`."""
+
+    value: int | float | bool | str
+    dtype: DType | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Sym(Expr):
+    """An enumerator of the language, by its path after `pl.`: `Mem.Acc`, `FP32`, `AtomicType.Add`."""
+
+    path: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class BinOp(Expr):
+    """Scalar arithmetic: `op` is one of `+ - * // % / **`, or `min` / `max`."""
+
+    op: str
+    lhs: Expr
+    rhs: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class UnaryOp(Expr):
+    """`-x` (`op == "-"`) or `not x` (`op == "not"`)."""
+
+    op: str
+    operand: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Compare(Expr):
+    """A single comparison `lhs op rhs`, `op` in `== != < <= > >=`."""
+
+    op: str
+    lhs: Expr
+    rhs: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class BoolOp(Expr):
+    """`a and b and ...` / `a or b or ...`."""
+
+    op: str
+    operands: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class ListExpr(Expr):
+    """A bracketed list operand (offsets, shapes): `[0, k0]`."""
+
+    items: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class TupleExpr(Expr):
+    """A parenthesised tuple operand: `(c_init,)`."""
+
+    items: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class DictExpr(Expr):
+    """A dict operand (`attrs={"pipeline_membership": "0:1"}`), keys as strings."""
+
+    items: tuple[tuple[str, Expr], ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Expr):
+    """An op application: `op` is the dotted name after `pl.` (`tile.matmul_acc`, `tensor.slice`)."""
+
+    op: str
+    args: tuple[Expr, ...] = ()
+    kwargs: tuple[tuple[str, Expr], ...] = ()
+    span: Span = _span()
+
+    def kwarg(self, name: str) -> Expr | None:
+        """The keyword argument *name*, or None."""
+        for key, value in self.kwargs:
+            if key == name:
+                return value
+        return None
+
+    def with_kwarg(self, name: str, value: Expr | None) -> Call:
+        """This call with keyword *name* set to *value* (removed when None), keeping kwarg order."""
+        kept = tuple((k, v) for k, v in self.kwargs if k != name)
+        if value is None:
+            return replace(self, kwargs=kept)
+        if any(k == name for k, _ in self.kwargs):
+            return replace(self, kwargs=tuple((k, value if k == name else v) for k, v in self.kwargs))
+        return replace(self, kwargs=(*kept, (name, value)))
+
+
+def var_like(expr: Expr | None) -> Var | None:
+    """The variable *expr* names — a `Var` or an `IterArg` alike — or None for any other expression."""
+    return expr if isinstance(expr, Var) else None
+
+
+# ---------------------------------------------------------------------------------------------- types
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """A buffer window: `size` bytes at byte `offset` of the allocation `base`."""
+
+    base: str
+    offset: int
+    size: int
+
+    def __str__(self) -> str:
+        return f"{self.base}[{self.offset}:{self.offset + self.size}]"
+
+    def overlaps(self, other: Window) -> bool:
+        """Same allocation and intersecting byte ranges."""
+        return (self.base == other.base and self.offset < other.offset + other.size
+                and other.offset < self.offset + self.size)
+
+
+@dataclass(frozen=True, slots=True)
+class MemRef:
+    """Where a tile lives: `pl.MemRef(base, offset, size[, slots=N])[slot]`.
+
+    `base` is an alloc name (`mem_acc_4`) or, for tensors, a quoted name (`quoted=True`).
+    """
+
+    base: str
+    offset: int
+    size: int
+    slots: int | None = None
+    slot: int | None = None
+    quoted: bool = False
+
+    @property
+    def window(self) -> Window:
+        """The window this MemRef denotes; a slot selects `size` bytes at `offset + slot * size`."""
+        offset = self.offset + (self.slot or 0) * self.size
+        return Window(self.base, offset, self.size)
+
+
+@dataclass(frozen=True, slots=True)
+class Type:
+    """Base of value types."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScalarType(Type):
+    """`pl.Scalar[pl.DT]`: a runtime or compile-time scalar."""
+
+    dtype: DType
+
+
+@dataclass(frozen=True, slots=True)
+class TensorType(Type):
+    """`pl.Tensor[[dims], dtype(, MemRef)]`: a tensor in global memory."""
+
+    shape: tuple[Expr, ...]
+    dtype: DType
+    memref: MemRef | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TileType(Type):
+    """`pl.Tile[[dims], dtype, (MemRef,) space(, TileView)]`; `valid_shape` when narrower than `shape`."""
+
+    shape: tuple[Expr, ...]
+    dtype: DType
+    space: MemSpace | None = None
+    memref: MemRef | None = None
+    valid_shape: tuple[Expr, ...] | None = None
+    view: Expr | None = None
+    """The printed `pl.TileView(...)` layout annotation, kept as written so it round-trips."""
+
+
+@dataclass(frozen=True, slots=True)
+class PtrType(Type):
+    """`pl.Ptr`: a buffer root made by `tile.alloc`."""
+
+
+@dataclass(frozen=True, slots=True)
+class TupleType(Type):
+    """A tuple of values (multi-result op, rare)."""
+
+    items: tuple[Type, ...]
+
+
+# ---------------------------------------------------------------------------------------------- statements
+
+
+@dataclass(frozen=True, slots=True)
+class Stmt:
+    """Base of statements."""
+
+
+@dataclass(frozen=True, slots=True)
+class Assign(Stmt):
+    """`target: type = value`; `type` is the annotation (None when not written)."""
+
+    target: Var
+    value: Expr
+    type: Type | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Eval(Stmt):
+    """A call evaluated for its effect: `pl.tile.store(...)` with no target."""
+
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Yield(Stmt):
+    """The values a loop body or an if arm hands to its return vars (`pl.yield_(...)`)."""
+
+    values: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Return(Stmt):
+    """`return v, ...`."""
+
+    values: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class For(Stmt):
+    """`for loop_var, (iter_args) in pl.KIND(start, stop, step, init_values=inits[, stage=F])`.
+
+    The body ends with a `Yield` of one value per iter_arg when there are iter_args; `return_vars[i]`
+    is the value of iter_arg i after the last iteration (`inits[i]` when the loop runs zero times).
+    `return_types[i]` is None when the printed form leaves it implicit (the yielded value's type).
+    """
+
+    loop_var: Var
+    start: Expr
+    stop: Expr
+    step: Expr
+    iter_args: tuple[IterArg, ...]
+    inits: tuple[Expr, ...]
+    body: tuple[Stmt, ...]
+    return_vars: tuple[Var, ...]
+    return_types: tuple[Type | None, ...]
+    kind: LoopKind = LoopKind.RANGE
+    stage: int | None = None
+    kwargs: tuple[tuple[str, Expr], ...] = ()
+    """Other keyword arguments of the loop call (`name_hint=`, `attrs=`), kept for round trip."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class If(Stmt):
+    """`if cond: then_body else: else_body`; each arm ends with a `Yield` when there are return vars.
+
+    `return_vars` are the phis: `return_vars[i]` is arm's yield value i on the arm taken.
+    """
+
+    cond: Expr
+    then_body: tuple[Stmt, ...]
+    else_body: tuple[Stmt, ...]
+    return_vars: tuple[Var, ...] = ()
+    return_types: tuple[Type | None, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Scope(Stmt):
+    """`with pl.at(...):`-like block: `call` is the context expression; transparent for data flow."""
+
+    call: Call
+    body: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+# ---------------------------------------------------------------------------------------------- functions
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """A function parameter with its type and direction."""
+
+    name: str
+    type: Type | None
+    direction: Direction = Direction.IN
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Function:
+    """A kernel or glue function.
+
+    `decorator` is how it was declared (`function`, `jit`, `jit.incore`, ...); `attrs` are the other
+    keyword arguments of the decorator (`level=`, `role=`), kept so the printed form round-trips.
+    `has_self` records whether the parameter list started with `self`.
+    """
+
+    name: str
+    kind: FunctionKind
+    params: tuple[Param, ...]
+    return_types: tuple[Type, ...]
+    body: tuple[Stmt, ...]
+    decorator: str = "function"
+    attrs: tuple[tuple[str, Expr], ...] = ()
+    has_self: bool = True
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    """A `@pl.program` class (`name`), or the free functions of a file (`name is None`)."""
+
+    name: str | None
+    functions: tuple[Function, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Module:
+    """Everything one file holds: its programs in source order."""
+
+    path: str
+    programs: tuple[Program, ...]
+
+    def functions(self) -> Iterator[tuple[Program, Function]]:
+        for program in self.programs:
+            for fn in program.functions:
+                yield program, fn
+
+
+# ---------------------------------------------------------------------------------------------- traversal
+
+
+def walk_stmts(body: tuple[Stmt, ...]) -> Iterator[Stmt]:
+    """Every statement of *body*, pre-order, descending into loops, ifs and scopes."""
+    for stmt in body:
+        yield stmt
+        yield from walk_stmts(child_bodies_flat(stmt))
+
+
+def child_bodies(stmt: Stmt) -> tuple[tuple[Stmt, ...], ...]:
+    """The nested statement lists of *stmt* (loop body; then, else; scope body)."""
+    if isinstance(stmt, For):
+        return (stmt.body,)
+    if isinstance(stmt, If):
+        return (stmt.then_body, stmt.else_body)
+    if isinstance(stmt, Scope):
+        return (stmt.body,)
+    return ()
+
+
+def child_bodies_flat(stmt: Stmt) -> tuple[Stmt, ...]:
+    return tuple(s for body in child_bodies(stmt) for s in body)
+
+
+def walk_exprs(expr: Expr) -> Iterator[Expr]:
+    """*expr* and every sub-expression, pre-order."""
+    yield expr
+    for child in expr_children(expr):
+        yield from walk_exprs(child)
+
+
+def expr_children(expr: Expr) -> tuple[Expr, ...]:
+    if isinstance(expr, (BinOp, Compare)):
+        return (expr.lhs, expr.rhs)
+    if isinstance(expr, UnaryOp):
+        return (expr.operand,)
+    if isinstance(expr, BoolOp):
+        return expr.operands
+    if isinstance(expr, (ListExpr, TupleExpr)):
+        return expr.items
+    if isinstance(expr, DictExpr):
+        return tuple(v for _, v in expr.items)
+    if isinstance(expr, Call):
+        return (*expr.args, *(v for _, v in expr.kwargs))
+    return ()
+
+
+def map_expr(expr: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
+    """Rebuild *expr* bottom-up; *fn* returns a replacement for a node, or None to keep it."""
+    rebuilt = _map_children(expr, fn)
+    replaced = fn(rebuilt)
+    return rebuilt if replaced is None else replaced
+
+
+def _map_children(expr: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
+    if isinstance(expr, (BinOp, Compare)):
+        return replace(expr, lhs=map_expr(expr.lhs, fn), rhs=map_expr(expr.rhs, fn))
+    if isinstance(expr, UnaryOp):
+        return replace(expr, operand=map_expr(expr.operand, fn))
+    if isinstance(expr, BoolOp):
+        return replace(expr, operands=tuple(map_expr(e, fn) for e in expr.operands))
+    if isinstance(expr, (ListExpr, TupleExpr)):
+        return replace(expr, items=tuple(map_expr(e, fn) for e in expr.items))
+    if isinstance(expr, DictExpr):
+        return replace(expr, items=tuple((k, map_expr(v, fn)) for k, v in expr.items))
+    if isinstance(expr, Call):
+        return replace(expr, args=tuple(map_expr(e, fn) for e in expr.args),
+                       kwargs=tuple((k, map_expr(v, fn)) for k, v in expr.kwargs))
+    return expr
+
+
+def stmt_exprs(stmt: Stmt) -> tuple[Expr, ...]:
+    """The expressions *stmt* itself reads (not those of nested bodies)."""
+    if isinstance(stmt, Assign):
+        return (stmt.value,)
+    if isinstance(stmt, (Eval,)):
+        return (stmt.value,)
+    if isinstance(stmt, (Yield, Return)):
+        return stmt.values
+    if isinstance(stmt, For):
+        return (stmt.start, stmt.stop, stmt.step, *stmt.inits)
+    if isinstance(stmt, If):
+        return (stmt.cond,)
+    if isinstance(stmt, Scope):
+        return (stmt.call,)
+    return ()
+
+
+def defined_names(stmt: Stmt) -> tuple[str, ...]:
+    """The names *stmt* itself defines (not those defined inside nested bodies)."""
+    if isinstance(stmt, Assign):
+        return (stmt.target.name,)
+    if isinstance(stmt, For):
+        return (stmt.loop_var.name, *(a.name for a in stmt.iter_args), *(v.name for v in stmt.return_vars))
+    if isinstance(stmt, If):
+        return tuple(v.name for v in stmt.return_vars)
+    return ()
+
+
+def map_stmts(body: tuple[Stmt, ...], fn: Callable[[Stmt], tuple[Stmt, ...] | None]) -> tuple[Stmt, ...]:
+    """Rebuild *body* bottom-up: nested bodies first, then *fn* may replace each statement by several
+    (return None to keep it)."""
+    out: list[Stmt] = []
+    for stmt in body:
+        rebuilt = _map_child_bodies(stmt, fn)
+        replaced = fn(rebuilt)
+        out.extend((rebuilt,) if replaced is None else replaced)
+    return tuple(out)
+
+
+def _map_child_bodies(stmt: Stmt, fn: Callable[[Stmt], tuple[Stmt, ...] | None]) -> Stmt:
+    if isinstance(stmt, For):
+        return replace(stmt, body=map_stmts(stmt.body, fn))
+    if isinstance(stmt, If):
+        return replace(stmt, then_body=map_stmts(stmt.then_body, fn), else_body=map_stmts(stmt.else_body, fn))
+    if isinstance(stmt, Scope):
+        return replace(stmt, body=map_stmts(stmt.body, fn))
+    return stmt
+
+
+def map_stmt_exprs(stmt: Stmt, fn: Callable[[Expr], Expr | None]) -> Stmt:
+    """*stmt* with *fn* applied (via `map_expr`) to the expressions it reads itself."""
+    m = lambda e: map_expr(e, fn)  # noqa: E731
+    if isinstance(stmt, Assign):
+        return replace(stmt, value=m(stmt.value))
+    if isinstance(stmt, Eval):
+        return replace(stmt, value=m(stmt.value))
+    if isinstance(stmt, Yield):
+        return replace(stmt, values=tuple(m(e) for e in stmt.values))
+    if isinstance(stmt, Return):
+        return replace(stmt, values=tuple(m(e) for e in stmt.values))
+    if isinstance(stmt, For):
+        return replace(stmt, start=m(stmt.start), stop=m(stmt.stop), step=m(stmt.step),
+                       inits=tuple(m(e) for e in stmt.inits))
+    if isinstance(stmt, If):
+        return replace(stmt, cond=m(stmt.cond))
+    if isinstance(stmt, Scope):
+        call = m(stmt.call)
+        assert isinstance(call, Call)
+        return replace(stmt, call=call)
+    return stmt
+
+
+def map_functions(module_or_program: Module | Program, fn: Callable[[Function], Function]):
+    """Apply *fn* to every function of a Module or Program."""
+    if isinstance(module_or_program, Module):
+        return replace(module_or_program, programs=tuple(map_functions(p, fn) for p in module_or_program.programs))
+    return replace(module_or_program, functions=tuple(fn(f) for f in module_or_program.functions))
+
+
+# ---------------------------------------------------------------------------------------------- types of names
+
+
+def type_env(fn: Function) -> dict[str, Type]:
+    """Every name's type in *fn*: parameters, annotated or inferred definitions, iter_args (their init's
+    type), untyped return vars (the yielded value's type; then-arm first). Untyped assigns whose type
+    cannot be told from the IR alone (an unannotated op result) are left out — `infer.py` fills those."""
+    env: dict[str, Type] = {}
+    for p in fn.params:
+        if p.type is not None:
+            env[p.name] = p.type
+    _collect_types(fn.body, env)
+    return env
+
+
+def _collect_types(body: tuple[Stmt, ...], env: dict[str, Type]) -> None:
+    for stmt in body:
+        if isinstance(stmt, Assign):
+            t = stmt.type if stmt.type is not None else _expr_type(stmt.value, env)
+            if t is not None:
+                env[stmt.target.name] = t
+        elif isinstance(stmt, For):
+            env[stmt.loop_var.name] = ScalarType(DType.INDEX)
+            for arg, init in zip(stmt.iter_args, stmt.inits):
+                t = _expr_type(init, env)
+                if t is not None:
+                    env[arg.name] = t
+            _collect_types(stmt.body, env)
+            yielded = _final_yield(stmt.body)
+            for i, (rv, rt) in enumerate(zip(stmt.return_vars, stmt.return_types)):
+                t = rt if rt is not None else (_expr_type(yielded[i], env) if yielded and i < len(yielded) else None)
+                if t is not None:
+                    env[rv.name] = t
+        elif isinstance(stmt, If):
+            _collect_types(stmt.then_body, env)
+            _collect_types(stmt.else_body, env)
+            then_y, else_y = _final_yield(stmt.then_body), _final_yield(stmt.else_body)
+            for i, (rv, rt) in enumerate(zip(stmt.return_vars, stmt.return_types)):
+                t = rt
+                for arm in (then_y, else_y):
+                    if t is None and arm and i < len(arm):
+                        t = _expr_type(arm[i], env)
+                if t is not None:
+                    env[rv.name] = t
+        elif isinstance(stmt, Scope):
+            _collect_types(stmt.body, env)
+
+
+def _expr_type(expr: Expr, env: dict[str, Type]) -> Type | None:
+    v = var_like(expr)
+    if v is not None:
+        return env.get(v.name)
+    return None
+
+
+def _final_yield(body: tuple[Stmt, ...]) -> tuple[Expr, ...] | None:
+    if body and isinstance(body[-1], Yield):
+        return body[-1].values
+    return None
+
+
+def final_yield(body: tuple[Stmt, ...]) -> Yield | None:
+    """The `Yield` that ends *body*, if any."""
+    return body[-1] if body and isinstance(body[-1], Yield) else None
+
+
+def display_name(name: str) -> str:
+    """The name as the user wrote it: SSA suffixes (`acc__phi_v5`, `ko__idx_v0`) stripped."""
+    return name.split("__", 1)[0] if "__" in name and not name.startswith("__") else name
+
+
+Node = Union[Expr, Stmt, Type, Function, Program]

@@ -1,0 +1,329 @@
+"""What each op means to the analyses: operand roles, in-place inputs, result types.
+
+Owns: the op table of TARGET_FACTS.md ("Ops around a K reduction") and KERNEL_LANGUAGE.md (tensor
+level), as data and small pure functions over `ir.Call`. Everything that asks "which operand of
+`tile.matmul_acc` is the accumulator" or "what type does this call produce" asks here.
+
+Op names are the dotted path after `pl.`: `tile.matmul_acc`, `tensor.slice`. Any op not listed is
+opaque: its operands are reads and its result is a fresh value (Vec for tile-level vector ops).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from pypto_verify.ir import (
+    Call, Const, DType, Expr, ListExpr, MemSpace, ScalarType, Sym, TensorType, TileType,
+    TupleExpr, Type, PtrType, var_like,
+)
+
+# ---------------------------------------------------------------------------------------------- names
+
+MATMUL = "tile.matmul"
+MATMUL_ACC = "tile.matmul_acc"
+MATMUL_BIAS = "tile.matmul_bias"
+CREATE = "tile.create"
+LOAD = "tile.load"
+EXTRACT = "tile.extract"
+MOVE = "tile.move"
+STORE = "tile.store"
+ASSEMBLE = "tile.assemble"
+ALLOC = "tile.alloc"
+TRANSPOSE_VIEW = "tile.transpose_view"
+YIELD = "yield_"
+
+T_MATMUL = "tensor.matmul"
+T_MATMUL_ACC = "tensor.matmul_acc"
+T_MATMUL_BIAS = "tensor.matmul_bias"
+T_CREATE = "tensor.create"
+T_SLICE = "tensor.slice"
+T_ASSEMBLE = "tensor.assemble"
+T_CAST = "tensor.cast"
+T_RESHAPE = "tensor.reshape"
+T_READ = "tensor.read"
+
+MADS = (MATMUL, MATMUL_ACC, MATMUL_BIAS)
+"""Cube ops that write an Acc tile."""
+TENSOR_MADS = (T_MATMUL, T_MATMUL_ACC, T_MATMUL_BIAS)
+FIXPIPE_DRAINS = (STORE, MOVE, ASSEMBLE)
+"""Ops that may read an Acc tile (the FIXPIPE path), besides `matmul_acc`'s acc operand."""
+VIEW_OPS = (TRANSPOSE_VIEW,)
+"""Ops whose result is a view on the operand's buffer (InitMemRef: views share their input)."""
+
+
+def is_mad(call: Expr) -> bool:
+    return isinstance(call, Call) and call.op in MADS
+
+
+# ---------------------------------------------------------------------------------------------- operand roles
+
+
+@dataclass(frozen=True, slots=True)
+class MatmulParts:
+    """The operands of a (tile or tensor) matmul, whichever way they were written."""
+
+    acc: Expr | None
+    lhs: Expr
+    rhs: Expr
+    bias: Expr | None
+    init_cond: Expr | None
+    a_trans: bool
+    b_trans: bool
+
+
+def matmul_parts(call: Call) -> MatmulParts:
+    """Split a matmul / matmul_acc / matmul_bias call into its operands; `init_cond` may be the 4th
+    positional operand of `matmul_acc` or a keyword (KERNEL_LANGUAGE.md, Form 2)."""
+    a_trans = _flag(call.kwarg("a_trans"))
+    b_trans = _flag(call.kwarg("b_trans"))
+    args = call.args
+    if call.op in (MATMUL_ACC, T_MATMUL_ACC):
+        init = call.kwarg("init_cond")
+        if init is None and len(args) > 3:
+            init = args[3]
+        return MatmulParts(args[0], args[1], args[2], None, init, a_trans, b_trans)
+    if call.op in (MATMUL_BIAS, T_MATMUL_BIAS):
+        bias = args[2] if len(args) > 2 else call.kwarg("bias")
+        return MatmulParts(None, args[0], args[1], bias, None, a_trans, b_trans)
+    return MatmulParts(None, args[0], args[1], None, None, a_trans, b_trans)
+
+
+def _flag(expr: Expr | None) -> bool:
+    return isinstance(expr, Const) and expr.value is True
+
+
+def inplace_input(call: Call) -> Expr | None:
+    """The operand whose buffer the result must reuse (PV003): matmul_acc's acc, assemble's dst."""
+    if call.op == MATMUL_ACC:
+        return call.args[0]
+    if call.op == ASSEMBLE:
+        return call.args[0]
+    return None
+
+
+def target_memory(call: Call) -> MemSpace | None:
+    """The `target_memory=` keyword as a space."""
+    return space_of_sym(call.kwarg("target_memory"))
+
+
+def space_of_sym(expr: Expr | None) -> MemSpace | None:
+    if isinstance(expr, Sym) and expr.path.startswith("Mem."):
+        return MemSpace(expr.path[4:])
+    return None
+
+
+def dtype_of_sym(expr: Expr | None) -> DType | None:
+    if isinstance(expr, Sym) and expr.path in DType.__members__:
+        return DType[expr.path]
+    return None
+
+
+def const_int(expr: Expr | None) -> int | None:
+    """The int value of a literal (plain or `pl.const`), else None."""
+    if isinstance(expr, Const) and isinstance(expr.value, int) and not isinstance(expr.value, bool):
+        return expr.value
+    return None
+
+
+def int_list(expr: Expr | None) -> tuple[int, ...] | None:
+    """A list / tuple of int literals as a tuple, else None."""
+    if isinstance(expr, (ListExpr, TupleExpr)):
+        values = tuple(const_int(e) for e in expr.items)
+        if all(v is not None for v in values):
+            return values  # type: ignore[return-value]
+    return None
+
+
+def static_shape(shape: tuple[Expr, ...]) -> tuple[int, ...] | None:
+    """A type's shape as ints when every dim is a literal."""
+    values = tuple(const_int(d) for d in shape)
+    return values if all(v is not None for v in values) else None  # type: ignore[return-value]
+
+
+def consts(*values: int) -> tuple[Expr, ...]:
+    return tuple(Const(v) for v in values)
+
+
+# ---------------------------------------------------------------------------------------------- result types
+
+
+def acc_dtype(lhs: DType) -> DType:
+    """The cube's accumulator dtype for input *lhs*: INT32 for INT8, FP32 otherwise (TARGET_FACTS.md)."""
+    return DType.INT32 if lhs is DType.INT8 else DType.FP32
+
+
+def infer_call_type(call: Call, env: dict[str, Type]) -> Type | None:
+    """The type *call* produces given its operands' types, or None when it cannot be told."""
+    rule = _RULES.get(call.op)
+    if rule is not None:
+        return rule(call, env)
+    if call.op.startswith("tile."):
+        first = _first_operand_type(call, env)
+        if isinstance(first, TileType):
+            dtype = dtype_of_sym(call.kwarg("target_type")) or dtype_of_sym(call.kwarg("dtype")) or first.dtype
+            return TileType(first.shape, dtype, MemSpace.Vec)
+        return None
+    if call.op.startswith("tensor."):
+        first = _first_operand_type(call, env)
+        if isinstance(first, TensorType):
+            dtype = dtype_of_sym(call.kwarg("target_type")) or dtype_of_sym(call.kwarg("dtype")) or first.dtype
+            return TensorType(first.shape, dtype)
+    return None
+
+
+def operand_type(expr: Expr, env: dict[str, Type]) -> Type | None:
+    v = var_like(expr)
+    return env.get(v.name) if v is not None else None
+
+
+def _first_operand_type(call: Call, env: dict[str, Type]) -> Type | None:
+    for arg in call.args:
+        t = operand_type(arg, env)
+        if t is not None:
+            return t
+    return None
+
+
+def _shape_arg(expr: Expr | None) -> tuple[Expr, ...] | None:
+    if isinstance(expr, (ListExpr, TupleExpr)):
+        return tuple(expr.items)
+    return None
+
+
+def _create(call: Call, env: dict[str, Type]) -> Type | None:
+    shape = _shape_arg(call.args[0] if call.args else call.kwarg("shape"))
+    dtype = dtype_of_sym(call.kwarg("dtype")) or (dtype_of_sym(call.args[1]) if len(call.args) > 1 else None)
+    if shape is None or dtype is None:
+        return None
+    if call.op == T_CREATE:
+        return TensorType(shape, dtype)
+    return TileType(shape, dtype, target_memory(call))
+
+
+def _load(call: Call, env: dict[str, Type]) -> Type | None:
+    src = operand_type(call.args[0], env) if call.args else None
+    shape = _shape_arg(call.args[2]) if len(call.args) > 2 else _shape_arg(call.kwarg("shape"))
+    if not isinstance(src, TensorType) or shape is None:
+        return None
+    valid = _shape_arg(call.args[3]) if len(call.args) > 3 else _shape_arg(call.kwarg("valid_shape"))
+    if valid == shape:
+        valid = None
+    return TileType(shape, src.dtype, target_memory(call), valid_shape=valid)
+
+
+def _extract(call: Call, env: dict[str, Type]) -> Type | None:
+    src = operand_type(call.args[0], env) if call.args else None
+    shape = _shape_arg(call.args[3]) if len(call.args) > 3 else _shape_arg(call.kwarg("shape"))
+    if not isinstance(src, TileType) or shape is None:
+        return None
+    return TileType(shape, src.dtype, target_memory(call))
+
+
+def _move(call: Call, env: dict[str, Type]) -> Type | None:
+    src = operand_type(call.args[0], env) if call.args else None
+    if not isinstance(src, TileType):
+        return None
+    dtype = dtype_of_sym(call.kwarg("dtype")) or src.dtype
+    return TileType(src.shape, dtype, target_memory(call), valid_shape=src.valid_shape)
+
+
+def _matmul(call: Call, env: dict[str, Type]) -> Type | None:
+    parts = matmul_parts(call)
+    if parts.acc is not None:
+        acc = operand_type(parts.acc, env)
+        if isinstance(acc, (TileType, TensorType)):
+            return _strip_memref(acc) if isinstance(acc, TileType) else acc
+        return None
+    lhs, rhs = operand_type(parts.lhs, env), operand_type(parts.rhs, env)
+    if not isinstance(lhs, (TileType, TensorType)) or not isinstance(rhs, (TileType, TensorType)):
+        return None
+    m = lhs.shape[-1] if parts.a_trans else lhs.shape[-2] if len(lhs.shape) >= 2 else None
+    n = rhs.shape[-2] if parts.b_trans else rhs.shape[-1]
+    if m is None:
+        return None
+    batch = tuple(rhs.shape[:-2]) if len(rhs.shape) > 2 else tuple(lhs.shape[:-2])
+    if isinstance(lhs, TileType):
+        return TileType((m, n), acc_dtype(lhs.dtype), MemSpace.Acc)
+    out = dtype_of_sym(call.kwarg("out_dtype"))
+    dtype = out or (DType.INT32 if lhs.dtype is DType.INT8 else lhs.dtype)
+    return TensorType((*batch, m, n), dtype)
+
+
+def _strip_memref(t: TileType) -> TileType:
+    return replace(t, memref=None, view=None)
+
+
+def _store(call: Call, env: dict[str, Type]) -> Type | None:
+    dst = operand_type(call.args[2], env) if len(call.args) > 2 else None
+    if isinstance(dst, TensorType):
+        return replace(dst, memref=None)
+    return None
+
+
+def _assemble(call: Call, env: dict[str, Type]) -> Type | None:
+    dst = operand_type(call.args[0], env) if call.args else None
+    if isinstance(dst, TensorType):
+        return replace(dst, memref=None)
+    if isinstance(dst, TileType):
+        return _strip_memref(dst)
+    return None
+
+
+def _slice(call: Call, env: dict[str, Type]) -> Type | None:
+    src = operand_type(call.args[0], env) if call.args else None
+    shape = _shape_arg(call.args[1]) if len(call.args) > 1 else None
+    if isinstance(src, TensorType) and shape is not None:
+        return TensorType(shape, src.dtype)
+    return None
+
+
+def _reshape(call: Call, env: dict[str, Type]) -> Type | None:
+    src = operand_type(call.args[0], env) if call.args else None
+    shape = _shape_arg(call.args[1]) if len(call.args) > 1 else None
+    if isinstance(src, TensorType) and shape is not None:
+        return TensorType(shape, src.dtype)
+    if isinstance(src, TileType) and shape is not None:
+        return TileType(shape, src.dtype, src.space)
+    return None
+
+
+def _cast(call: Call, env: dict[str, Type]) -> Type | None:
+    src = operand_type(call.args[0], env) if call.args else None
+    dtype = (dtype_of_sym(call.kwarg("target_type")) or dtype_of_sym(call.kwarg("dtype"))
+             or (dtype_of_sym(call.args[1]) if len(call.args) > 1 else None))
+    if dtype is None:
+        return None
+    if isinstance(src, TensorType):
+        return TensorType(src.shape, dtype)
+    if isinstance(src, TileType):
+        return TileType(src.shape, dtype, MemSpace.Vec)
+    return None
+
+
+def _read(call: Call, env: dict[str, Type]) -> Type | None:
+    src = operand_type(call.args[0], env) if call.args else None
+    return ScalarType(src.dtype) if isinstance(src, (TensorType, TileType)) else ScalarType(DType.INDEX)
+
+
+def _transpose_view(call: Call, env: dict[str, Type]) -> Type | None:
+    src = operand_type(call.args[0], env) if call.args else None
+    if isinstance(src, TileType) and len(src.shape) == 2:
+        return TileType((src.shape[1], src.shape[0]), src.dtype, src.space)
+    return None
+
+
+def _alloc(call: Call, env: dict[str, Type]) -> Type | None:
+    return PtrType()
+
+
+_RULES = {
+    CREATE: _create, T_CREATE: _create,
+    LOAD: _load, EXTRACT: _extract, MOVE: _move,
+    MATMUL: _matmul, MATMUL_ACC: _matmul, MATMUL_BIAS: _matmul,
+    T_MATMUL: _matmul, T_MATMUL_ACC: _matmul, T_MATMUL_BIAS: _matmul,
+    STORE: _store, ASSEMBLE: _assemble, T_ASSEMBLE: _assemble,
+    T_SLICE: _slice, T_RESHAPE: _reshape, "tile.reshape": _reshape,
+    T_CAST: _cast, "tile.cast": _cast, T_READ: _read,
+    TRANSPOSE_VIEW: _transpose_view, ALLOC: _alloc,
+}
+

@@ -1,0 +1,1 @@
+"""Reporters: findings to text, JSON or SARIF on a stream."""

@@ -1,0 +1,167 @@
+"""The rule table: every finding's id, name, severity, summary and help (L0C_RULES.md).
+
+Owns: `Rule`, `Severity` and the registry. An id is the primary key, never renumbered or reused; a
+retired rule keeps its row with `retired=True`. `register` rejects a duplicate id or name.
+Datalog rules have an output relation `pvNNN_<name_with_underscores>` in `datalog/outputs.dl`.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Final
+
+
+class Severity(enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+class Engine(enum.Enum):
+    """Which stage decides the rule."""
+
+    INPUT = "input"
+    DATALOG = "datalog"
+    LOWERING = "lowering"
+    SMT = "smt"
+    SIM = "sim"
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    id: str
+    """`PV004`: the primary key, never reused."""
+    name: str
+    """`clobbered-read`: printed after the id."""
+    severity: Severity
+    engine: Engine
+    summary: str
+    """One line: `--list-rules`, SARIF shortDescription."""
+    help: str
+    """Why it matters and what to do: `explain PV004`, SARIF help."""
+    retired: bool = False
+
+    @property
+    def relation(self) -> str:
+        """The Datalog output relation of a Datalog rule: `pv004_clobbered_read`."""
+        return f"{self.id.lower()}_{self.name.replace('-', '_')}"
+
+
+RULES: dict[str, Rule] = {}
+
+
+def register(rule: Rule) -> Rule:
+    if rule.id in RULES:
+        raise ValueError(f"duplicate rule id {rule.id}")
+    if any(r.name == rule.name for r in RULES.values()):
+        raise ValueError(f"duplicate rule name {rule.name}")
+    RULES[rule.id] = rule
+    return rule
+
+
+def rule(rule_id: str) -> Rule:
+    return RULES[rule_id]
+
+
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+INPUT_ERROR: Final = register(Rule(
+    "PV000", "input-error", E, Engine.INPUT,
+    "The input could not be read as a kernel.",
+    "The file has a syntax error, a construct outside the kernel language, an undefined name, an "
+    "annotation that contradicts the inferred type, or a shape that must be constant and is not. The "
+    "other kernels of the file and the other files are still checked."))
+DIVERGENT_ACC_PHI: Final = register(Rule(
+    "PV001", "divergent-acc-phi", E, Engine.DATALOG,
+    "An Acc if-phi's arms and its result are not all on one L0C window.",
+    "Both arms of an `if` that yields an accumulator must leave it in the same L0C buffer as the phi: "
+    "there is no Acc->Acc copy to reconcile two buffers. Write one predicated "
+    "`matmul_acc(acc, a, b, init_cond=(k == 0))` instead of `if k == 0: matmul else: matmul_acc`."))
+DIVERGENT_ACC_CARRY: Final = register(Rule(
+    "PV002", "divergent-acc-carry", E, Engine.DATALOG,
+    "A loop-carried accumulator's init, iter_arg, yield and result are not all on one L0C window.",
+    "A loop that carries an accumulator reads it from the iter_arg's buffer and must leave the next "
+    "value there; codegen binds the carry to one buffer and assumes every path wrote it."))
+INPLACE_ALIAS: Final = register(Rule(
+    "PV003", "inplace-alias", E, Engine.DATALOG,
+    "A matmul_acc's output window differs from its accumulator input's window.",
+    "`matmul_acc` accumulates in place: the hardware reads and writes the destination buffer, so the IR "
+    "acc operand is never emitted. An output on another window silently accumulates into whatever that "
+    "window holds."))
+CLOBBERED_READ: Final = register(Rule(
+    "PV004", "clobbered-read", E, Engine.DATALOG,
+    "A value is read after another value overwrote its window.",
+    "Two values share an L0C window and one is written while the other is still needed (a read after "
+    "the `if`, after an in-place op consumed it, or around a loop back edge): the read returns the other "
+    "value's data."))
+ACC_TO_ACC_MOVE: Final = register(Rule(
+    "PV005", "acc-to-acc-move", E, Engine.DATALOG,
+    "A move or copy from Acc to Acc.",
+    "No target has an L0C->L0C data path (`tile.move` Acc->Acc and `pto.tmov` acc->acc are illegal)."))
+ILLEGAL_ACC_READER: Final = register(Rule(
+    "PV006", "illegal-acc-reader", E, Engine.DATALOG,
+    "An Acc value is read by an op that cannot read L0C.",
+    "Only `matmul_acc` (its acc operand) and the FIXPIPE drain (store to GM, move/assemble to Mat, Vec on "
+    "a5) read L0C; anything else needs the value drained first."))
+UNINITIALISED_ACCUMULATE: Final = register(Rule(
+    "PV007", "uninitialised-accumulate", E, Engine.DATALOG,
+    "An accumulating MAD can run before any initialising write of its window.",
+    "`tile.create` emits no instruction: the L0C contents are undefined until a `matmul`, "
+    "`matmul_bias` or `matmul_acc` with a true `init_cond` writes them. Accumulating first adds garbage."))
+L0C_CAPACITY: Final = register(Rule(
+    "PV008", "l0c-capacity", E, Engine.DATALOG,
+    "Co-live Acc windows need more bytes than the target's L0C.",
+    "The accumulators live at one time, with their rows padded (16, and 32 for INT32 on a2a3), must fit "
+    "in L0C (128 KiB on a2a3, 256 KiB on a5)."))
+FRAGMENTED_CHAIN: Final = register(Rule(
+    "PV009", "fragmented-chain", E, Engine.DATALOG,
+    "One reduction chain spans more than one Acc window.",
+    "Values linked by in-place ops, phis and loop carries form one logical accumulator; on two windows "
+    "each MAD accumulates into a buffer it never initialised."))
+ACC_PHI: Final = register(Rule(
+    "PV010", "acc-phi", I, Engine.DATALOG,
+    "Reaching producers and window of every Acc phi and carry.",
+    "Informational: for each Acc phi arm and loop carry, the ops whose results reach it and the window "
+    "it lives on (`pypto-verify explain`)."))
+PREDICATION_IS_PHI: Final = register(Rule(
+    "PV101", "predication-is-phi", E, Engine.SMT,
+    "init_cond does not hold exactly where the source's if chose the fresh matmul.",
+    "Over the whole loop domain (every clone and tail of a replicated body, symbolic bounds included) "
+    "the predicate must be true on exactly the iterations where the source reset the accumulator."))
+INITIALISE_FIRST: Final = register(Rule(
+    "PV102", "initialise-first", E, Engine.SMT,
+    "The first executed MAD on a created accumulator does not initialise it.",
+    "On the first iteration that runs (zero- and one-trip loops, split-K slices with a non-zero start, "
+    "pipelined remainders included) the MAD must be `matmul`, `matmul_bias` or an `init_cond` that holds."))
+NO_LOST_PARTIAL_SUMS: Final = register(Rule(
+    "PV103", "no-lost-partial-sums", E, Engine.SMT,
+    "A re-initialisation discards partial sums that were never drained.",
+    "After the first initialisation, a MAD may reset the accumulator only where the source does the "
+    "same; otherwise the partial sums since the last reset are lost."))
+BIAS_ONCE: Final = register(Rule(
+    "PV104", "bias-once", E, Engine.SMT,
+    "A biased chain does not add the bias exactly once per output tile.",
+    "`matmul_bias` must run on exactly one iteration of each output tile's reduction."))
+REDUCTION_EQUIVALENCE: Final = register(Rule(
+    "PV105", "reduction-equivalence", E, Engine.SMT,
+    "The lowered chain does not compute the source chain's sequence of accumulate steps.",
+    "With `mm(k)` and `add` uninterpreted (no float associativity), the lowered chain's value after each "
+    "step must equal the source chain's."))
+SIM_MISMATCH: Final = register(Rule(
+    "PV201", "sim-mismatch", E, Engine.SIM,
+    "The simulated PTO does not match the value-semantic reference.",
+    "The emitted PTO, run on byte arenas with seeded random inputs, must reproduce the source kernel's "
+    "values within the dtype's tolerance."))
+ILLEGAL_PTO: Final = register(Rule(
+    "PV202", "illegal-pto", E, Engine.SIM,
+    "The simulator rejected the emitted PTO as illegal.",
+    "acc->acc `tmov`, a `tmatmul.acc` whose ins and outs differ, a tile outside its space's capacity."))
+INCONCLUSIVE: Final = register(Rule(
+    "PV100", "inconclusive", W, Engine.SMT,
+    "An obligation could not be decided within its time limit.",
+    "An unknown or a timeout is never a pass: the site is reported inconclusive (exit 3 under --strict)."))
+UNUSED_SUPPRESSION: Final = register(Rule(
+    "PV900", "unused-suppression", W, Engine.INPUT,
+    "An inline `# pypto-verify: ignore[...]` suppressed nothing.",
+    "Remove the comment or fix the rule id it names."))

@@ -1,0 +1,148 @@
+"""Scalar expressions: constant folding and linear normal forms.
+
+Owns: evaluating index arithmetic and conditions made of literals and named values. Used by the
+frontend (a slice's extent `(k0 + TK) - k0` is the constant `TK`), by Simplify (folding `if 128 == 0:`),
+and by the SMT encoder (which only needs the expression tree).
+
+A linear form maps variable names to integer coefficients, with the constant under the key `""`.
+"""
+
+from __future__ import annotations
+
+from pypto_verify.ir import BinOp, BoolOp, Compare, Const, Expr, UnaryOp, Var, map_expr, var_like
+
+Linear = dict[str, int]
+
+_CMP = {
+    "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+}
+
+
+def c_div(a: int, b: int) -> int:
+    """Python's floor division: the language's `//` (operands are indices, usually non-negative)."""
+    return a // b
+
+
+_ARITH = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "//": c_div, "%": lambda a, b: a % b, "min": min, "max": max,
+}
+
+
+def evaluate(expr: Expr, env: dict[str, int | bool] | None = None) -> int | bool | float | None:
+    """The value of *expr* with names from *env*, or None when something is unknown."""
+    env = env or {}
+    if isinstance(expr, Const):
+        return expr.value if not isinstance(expr.value, str) else None
+    v = var_like(expr)
+    if v is not None:
+        return env.get(v.name)
+    if isinstance(expr, BinOp):
+        a, b = evaluate(expr.lhs, env), evaluate(expr.rhs, env)
+        if a is None or b is None:
+            return None
+        if expr.op in ("//", "%") and b == 0:
+            return None
+        if expr.op == "/":
+            return a / b if b else None
+        if expr.op == "**":
+            return a ** b
+        fn = _ARITH.get(expr.op)
+        return fn(a, b) if fn else None
+    if isinstance(expr, Compare):
+        a, b = evaluate(expr.lhs, env), evaluate(expr.rhs, env)
+        if a is None or b is None:
+            return None
+        return _CMP[expr.op](a, b)
+    if isinstance(expr, UnaryOp):
+        a = evaluate(expr.operand, env)
+        if a is None:
+            return None
+        return (not a) if expr.op == "not" else -a
+    if isinstance(expr, BoolOp):
+        values = [evaluate(e, env) for e in expr.operands]
+        if expr.op == "and":
+            if any(x is False for x in values):
+                return False
+            return True if all(x is True for x in values) else None
+        if any(x is True for x in values):
+            return True
+        return False if all(x is False for x in values) else None
+    return None
+
+
+def linear(expr: Expr) -> Linear | None:
+    """*expr* as a linear form over names, or None when it is not linear with int coefficients."""
+    if isinstance(expr, Const):
+        if isinstance(expr.value, bool) or not isinstance(expr.value, int):
+            return None
+        return {"": expr.value}
+    v = var_like(expr)
+    if v is not None:
+        return {v.name: 1}
+    if isinstance(expr, UnaryOp) and expr.op == "-":
+        inner = linear(expr.operand)
+        return None if inner is None else {k: -c for k, c in inner.items()}
+    if isinstance(expr, BinOp) and expr.op in ("+", "-"):
+        a, b = linear(expr.lhs), linear(expr.rhs)
+        if a is None or b is None:
+            return None
+        sign = 1 if expr.op == "+" else -1
+        out = dict(a)
+        for k, c in b.items():
+            out[k] = out.get(k, 0) + sign * c
+        return {k: c for k, c in out.items() if c != 0 or k == ""}
+    if isinstance(expr, BinOp) and expr.op == "*":
+        a, b = linear(expr.lhs), linear(expr.rhs)
+        if a is None or b is None:
+            return None
+        if set(a) <= {""}:
+            a, b = b, a
+        if not set(b) <= {""}:
+            return None
+        k = b.get("", 0)
+        return {name: c * k for name, c in a.items()}
+    return None
+
+
+def difference(hi: Expr, lo: Expr) -> int | None:
+    """`hi - lo` as an int when it is constant (e.g. `(k0 + TK) - k0`), else None."""
+    a, b = linear(hi), linear(lo)
+    if a is None or b is None:
+        value_hi, value_lo = evaluate(hi), evaluate(lo)
+        if isinstance(value_hi, int) and isinstance(value_lo, int):
+            return value_hi - value_lo
+        return None
+    out = dict(a)
+    for k, c in b.items():
+        out[k] = out.get(k, 0) - c
+    if any(c != 0 for k, c in out.items() if k != ""):
+        return None
+    return out.get("", 0)
+
+
+def substitute(expr: Expr, values: dict[str, Expr]) -> Expr:
+    """*expr* with every named value in *values* replaced."""
+    def swap(e: Expr) -> Expr | None:
+        v = var_like(e)
+        return values.get(v.name) if v is not None else None
+    return map_expr(expr, swap)
+
+
+def fold(expr: Expr) -> Expr:
+    """*expr* with every literal-only sub-expression replaced by its value."""
+    def step(e: Expr) -> Expr | None:
+        if isinstance(e, (BinOp, Compare, UnaryOp, BoolOp)):
+            value = evaluate(e)
+            if value is not None and not isinstance(value, float):
+                return Const(value, span=getattr(e, "span"))
+        return None
+    return map_expr(expr, step)
+
+
+def names_in(expr: Expr) -> set[str]:
+    """The variable names *expr* reads."""
+    from pypto_verify.ir import walk_exprs
+
+    return {e.name for e in walk_exprs(expr) if isinstance(e, Var)}

@@ -1,0 +1,135 @@
+"""Element types of the PTO subset: their storage encoding and their conversions.
+
+Owns the mapping from a PTO dtype name (`f32 f16 bf16 i8 i32 i64 i1`) to the numpy array that
+holds its bits ("storage"), and every conversion the simulator performs:
+
+- `to_bytes(values, dtype)` / `from_bytes(raw, dtype)`: values <-> raw little-endian bytes;
+- `narrow(f32 array, dtype)`: f32 values -> storage of `dtype`, round half to even (the FIXPIPE
+  and `pto.tcvt` rounding);
+- `widen(storage, dtype)`: storage -> f32 values for float dtypes (exact), int64 for integers.
+
+Decisions (docs/pto-subset.md is silent on them):
+- bf16 is stored as uint16 bit patterns; f32 -> bf16 rounds half to even on the bit pattern, a NaN
+  stays NaN (made quiet, sign and top payload bits kept), overflow rounds to infinity.
+- i1 is stored as one byte (0 or 1) per element.
+- Narrowing a float to an integer dtype rounds half to even and saturates to the dtype's range;
+  NaN becomes 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+
+
+@dataclass(frozen=True, slots=True)
+class DType:
+    """One PTO element type and the numpy dtype its bits live in."""
+
+    name: str
+    storage: np.dtype
+    is_float: bool
+
+    @property
+    def size(self) -> int:
+        """Bytes per element."""
+        return self.storage.itemsize
+
+
+DTYPES: Final[dict[str, DType]] = {
+    "f32": DType("f32", np.dtype("<f4"), True),
+    "f16": DType("f16", np.dtype("<f2"), True),
+    "bf16": DType("bf16", np.dtype("<u2"), True),
+    "i8": DType("i8", np.dtype("i1"), False),
+    "i32": DType("i32", np.dtype("<i4"), False),
+    "i64": DType("i64", np.dtype("<i8"), False),
+    "i1": DType("i1", np.dtype("u1"), False),
+}
+
+_INT_RANGES: Final[dict[str, tuple[int, int]]] = {
+    "i8": (-(2**7), 2**7 - 1),
+    "i32": (-(2**31), 2**31 - 1),
+    "i64": (-(2**63), 2**63 - 1),
+    "i1": (0, 1),
+}
+
+
+def dtype(name: str) -> DType:
+    """The `DType` called *name*; `KeyError` when it is not a tile/tensor dtype of the subset."""
+    return DTYPES[name]
+
+
+def f32_to_bf16_bits(values: np.ndarray) -> np.ndarray:
+    """bf16 bit patterns (uint16) of f32 *values*, round half to even; NaN stays a quiet NaN."""
+    bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
+    bias = ((bits >> 16) & 1) + np.uint32(0x7FFF)
+    rounded = ((bits + bias) >> 16).astype(np.uint16)
+    nan = np.isnan(values)
+    if nan.any():
+        rounded[nan] = ((bits[nan] >> 16) | 0x0040).astype(np.uint16)
+    return rounded
+
+
+def bf16_bits_to_f32(bits: np.ndarray) -> np.ndarray:
+    """f32 values of bf16 bit patterns (exact: the pattern becomes the high half of the word)."""
+    return np.left_shift(bits, 16, dtype=np.uint32).view(np.float32)
+
+
+def narrow(values: np.ndarray, name: str) -> np.ndarray:
+    """Storage of dtype *name* holding f32 (or integer) *values*, rounded half to even."""
+    dt = DTYPES[name]
+    values = np.asarray(values)
+    if name == "bf16":
+        return f32_to_bf16_bits(values.astype(np.float32, copy=False))
+    if dt.is_float:
+        return values.astype(dt.storage)
+    if values.dtype.kind == "f":
+        low, high = _INT_RANGES[name]
+        values = np.nan_to_num(np.rint(values), nan=0.0)
+        return np.clip(values, low, high).astype(dt.storage)
+    return values.astype(dt.storage)
+
+
+def widen(storage: np.ndarray, name: str) -> np.ndarray:
+    """Values held by *storage* of dtype *name*: f32 for float dtypes, int64 for integers."""
+    if name == "bf16":
+        return bf16_bits_to_f32(storage)
+    if DTYPES[name].is_float:
+        return storage.astype(np.float32, copy=False)
+    return storage.astype(np.int64)
+
+
+def to_storage(values: object, name: str) -> np.ndarray:
+    """Storage of dtype *name* for caller-given *values* (a bf16 uint16 array is taken as bits)."""
+    array = np.asarray(values)
+    if name == "bf16" and array.dtype == np.uint16:
+        return array.copy()
+    if name == "bf16":
+        return f32_to_bf16_bits(array.astype(np.float32))
+    if name == "i1":
+        return (array != 0).astype(np.uint8)
+    return array.astype(DTYPES[name].storage)
+
+
+def to_values(storage: np.ndarray, name: str) -> np.ndarray:
+    """The caller-facing values of *storage*: bf16 widened to f32, i1 as bool, others as stored."""
+    if name == "bf16":
+        return bf16_bits_to_f32(storage)
+    if name == "i1":
+        return storage != 0
+    return storage.copy()
+
+
+def to_bytes(values: object, name: str) -> np.ndarray:
+    """Raw little-endian bytes (uint8) of *values* encoded as dtype *name*."""
+    storage = np.ascontiguousarray(to_storage(values, name))
+    return storage.reshape(-1).view(np.uint8)
+
+
+def from_bytes(raw: np.ndarray, name: str) -> np.ndarray:
+    """Values (see `to_values`) encoded by the little-endian bytes *raw* as dtype *name*."""
+    raw = np.ascontiguousarray(raw, dtype=np.uint8).reshape(-1)
+    storage = raw.view(DTYPES[name].storage)
+    return to_values(storage, name)
