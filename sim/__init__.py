@@ -1,1 +1,29 @@
-"""PTO-AS parser and interpreter on one byte arena per memory space (PV201, PV202)."""
+"""PTO-AS parser and interpreter on one byte arena per memory space (PV201, PV202).
+
+Public API: `parse_pto(text) -> Module`, `simulate(text_or_module, function, args, *, target=None,
+strict_undef=False) -> {arg name: final GM array}` and `SimError` (`.line`, `.rule`: "PV202" for an
+illegal program, "" for a parse error). Modules: `parser` (text -> AST), `arena` (byte arenas and
+tile views), `dtypes` (encodings and rounding), `interpreter` (execution and the PV202 checks).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import SimError
+from .interpreter import run_function
+from .parser import Module, parse_pto
+
+__all__ = ["Module", "SimError", "parse_pto", "simulate"]
+
+
+def simulate(text_or_module: str | Module, function: str, args: dict[str, object], *,
+             target: str | None = None, strict_undef: bool = False) -> dict[str, np.ndarray]:
+    """Run @*function* on *args* (GM arrays / ints by argument name without `%`); final GM arrays.
+
+    *target* defaults to the module's `pto.target_arch` (and to "a2a3" when it has none);
+    *strict_undef* rejects (PV202) any read of acc bytes never written since the start of the run.
+    """
+    module = parse_pto(text_or_module) if isinstance(text_or_module, str) else text_or_module
+    chosen = target or module.target_arch or "a2a3"
+    return run_function(module.function(function), args, chosen, strict_undef)

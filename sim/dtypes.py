@@ -63,13 +63,18 @@ def dtype(name: str) -> DType:
 
 def f32_to_bf16_bits(values: np.ndarray) -> np.ndarray:
     """bf16 bit patterns (uint16) of f32 *values*, round half to even; NaN stays a quiet NaN."""
-    bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
-    bias = ((bits >> 16) & 1) + np.uint32(0x7FFF)
-    rounded = ((bits + bias) >> 16).astype(np.uint16)
-    nan = np.isnan(values)
-    if nan.any():
-        rounded[nan] = ((bits[nan] >> 16) | 0x0040).astype(np.uint16)
-    return rounded
+    values = np.ascontiguousarray(values, dtype=np.float32)
+    bits = values.view(np.uint32)
+    rounded = bits >> 16
+    rounded &= 1
+    rounded += 0x7FFF
+    rounded += bits
+    rounded >>= 16
+    result = rounded.astype(np.uint16)
+    if np.isnan(values).any():
+        nan = np.isnan(values)
+        result[nan] = ((bits[nan] >> 16) | 0x0040).astype(np.uint16)
+    return result
 
 
 def bf16_bits_to_f32(bits: np.ndarray) -> np.ndarray:
@@ -101,16 +106,17 @@ def widen(storage: np.ndarray, name: str) -> np.ndarray:
     return storage.astype(np.int64)
 
 
-def to_storage(values: object, name: str) -> np.ndarray:
-    """Storage of dtype *name* for caller-given *values* (a bf16 uint16 array is taken as bits)."""
+def to_storage(values: object, name: str, copy: bool = True) -> np.ndarray:
+    """Storage of dtype *name* for caller-given *values* (a bf16 uint16 array is taken as bits).
+
+    With `copy=False` the result may share memory with *values* when no conversion is needed.
+    """
     array = np.asarray(values)
-    if name == "bf16" and array.dtype == np.uint16:
-        return array.copy()
-    if name == "bf16":
-        return f32_to_bf16_bits(array.astype(np.float32))
+    if name == "bf16" and array.dtype != np.uint16:
+        return f32_to_bf16_bits(array)
     if name == "i1":
         return (array != 0).astype(np.uint8)
-    return array.astype(DTYPES[name].storage)
+    return np.array(array, dtype=DTYPES[name].storage, copy=copy or None)
 
 
 def to_values(storage: np.ndarray, name: str) -> np.ndarray:

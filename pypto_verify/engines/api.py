@@ -1,0 +1,119 @@
+"""The one public entry to the Datalog engines: pick an engine, run a `.dl` program on a facts directory.
+
+Input: a program path (with its `#include`s), a facts directory (one `<relation>.facts` TSV per `.input`
+relation). Output: `{output relation: sorted typed rows}`, identical for both engines, and optionally one
+sorted `<relation>.csv` per output in `out_dir`. Spec: ARCHITECTURE.md "Engines".
+
+Every program goes through our parser and translator checks whichever engine runs it, so both engines
+accept exactly the same subset and report the same errors. The parsed program and its translation are
+cached per process, keyed by the path and the modification times of all its source files.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from pypto_verify.engines import clingo_engine, souffle_engine
+from pypto_verify.engines.clingo_engine import Translation, translate
+from pypto_verify.engines.souffle_lang import EngineError, Program, Row, load_program
+
+__all__ = ["EngineError", "Row", "ENGINES", "pick_engine", "run_program", "engine_version", "write_outputs"]
+
+ENGINES = ("auto", "souffle", "clingo")
+
+_log = logging.getLogger("pypto_verify.engines")
+
+
+@dataclass(frozen=True, slots=True)
+class _Loaded:
+    stamp: tuple[tuple[Path, int], ...]
+    program: Program
+    translation: Translation
+
+
+_LOADED: dict[Path, _Loaded] = {}
+
+
+def pick_engine(name: str) -> str:
+    """The engine `name` stands for: "auto" is "souffle" when it is on PATH, else "clingo"."""
+    if name == "auto":
+        return "souffle" if shutil.which("souffle") else "clingo"
+    if name == "souffle":
+        souffle_engine.souffle_path()  # raises when absent
+        return name
+    if name == "clingo":
+        return name
+    raise EngineError(f"unknown engine `{name}` (expected one of {', '.join(ENGINES)})")
+
+
+def engine_version(name: str) -> str:
+    """A version string for cache keys: "clingo 5.8.3" or "souffle 2.4.1"."""
+    engine = pick_engine(name)
+    if engine == "clingo":
+        import clingo
+
+        return f"clingo {clingo.__version__}"
+    return souffle_engine.version(souffle_engine.souffle_path())
+
+
+def run_program(
+    program: Path,
+    facts_dir: Path,
+    *,
+    engine: str = "auto",
+    out_dir: Path | None = None,
+    timeout: float = 120.0,
+    compiled: bool = False,
+) -> dict[str, list[Row]]:
+    """Run `program` on `facts_dir`; `{output relation: sorted rows}`, also written to `out_dir` if given."""
+    chosen = pick_engine(engine)
+    if not facts_dir.is_dir():
+        raise EngineError(f"facts directory `{facts_dir}` does not exist")
+    loaded = _load(program)
+    for name in loaded.program.inputs:
+        if not (facts_dir / f"{name}.facts").is_file():
+            # Soufflé warns and treats the relation as empty; both engines do the same.
+            _log.warning("%s is missing; input relation `%s` is empty", facts_dir / f"{name}.facts", name)
+    if chosen == "clingo":
+        result = clingo_engine.run(loaded.translation, facts_dir, timeout=timeout)
+    else:
+        result = souffle_engine.run(loaded.program, facts_dir, timeout=timeout, compiled=compiled)
+    if out_dir is not None:
+        write_outputs(loaded.program, result, out_dir)
+    return result
+
+
+def write_outputs(program: Program, result: dict[str, list[Row]], out_dir: Path) -> None:
+    """One `<relation>.csv` per output relation, tab-separated, rows sorted (Soufflé's layout)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name in program.outputs:
+        rows = result[name]
+        if not program.relations[name].columns:
+            text = "()\n" if rows else ""
+        else:
+            text = "".join("\t".join(str(value) for value in row) + "\n" for row in rows)
+        (out_dir / f"{name}.csv").write_text(text, encoding="utf-8")
+
+
+def _load(path: Path) -> _Loaded:
+    key = path.resolve()
+    cached = _LOADED.get(key)
+    if cached is not None and cached.stamp == _stamp(cached.program):
+        return cached
+    parsed = load_program(path)
+    loaded = _Loaded(_stamp(parsed), parsed, translate(parsed))
+    _LOADED[key] = loaded
+    return loaded
+
+
+def _stamp(program: Program) -> tuple[tuple[Path, int], ...]:
+    stamps = []
+    for source in program.sources:
+        try:
+            stamps.append((source.path, source.path.stat().st_mtime_ns))
+        except OSError:
+            stamps.append((source.path, -1))
+    return tuple(stamps)

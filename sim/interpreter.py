@@ -1,0 +1,844 @@
+"""Interpreter of one PTO function on byte arenas (L0C_RULES.md "Dynamic check", PV201 / PV202).
+
+Input: a parsed `Func`, its target, and the caller's arguments (numpy arrays for `!pto.ptr`
+tensors in GM, Python ints / bools for scalars). Output: the final GM contents of every tensor
+argument. Semantics are docs/pto-subset.md; the arenas and the poison pattern are `arena.py`, the
+element encodings and rounding `dtypes.py`.
+
+Method: the function is compiled once into closures over a slot list (every SSA name has one slot),
+so an executed instruction costs one Python call plus its numpy work. Tiles are numpy views into
+the arenas, cached per `(addr, valid_row, valid_col)` at each `alloc_tile`. Everything decidable
+from the text (spaces, dtypes, legal `tmov` pairs, `tmatmul.acc` ins[0] == outs, capacity of a
+tile at a constant address) is checked at compile time, so an illegal instruction is rejected
+(PV202) even on a path the inputs do not take; shapes of runtime extent are checked when executed.
+
+Decisions where the spec is silent or loose (docs/pto-subset.md):
+- `pto.textract {transpose = true}` reads the source window
+  `[row : row + dst.valid_cols, col : col + dst.valid_rows]` (the spec writes `dst.cols` /
+  `dst.rows`; the two agree whenever the valid region is the whole tile) and windows must lie
+  inside the source's valid region.
+- `pto.tload` / `pto.tstore` / `pto.tmov` need the window (or the other tile) to have exactly the
+  tile's valid shape.
+- `pto.tstore` may drain `acc`, `vec` or `mat`; only `acc` narrows (f32 -> f32 / bf16 / f16; i32 ->
+  i32). With `{atomic = #pto.atomic<add>}` the value is first converted to the GM dtype, then added
+  to GM in f32 (int64 for integers, wrapping) and rounded once (half to even) to the GM dtype.
+- `pto.tmov mat -> bias` copies the same dtype or widens f16 / bf16 to f32;
+  `pto.tmatmul.bias` takes an f32 / f16 / bf16 bias for an f32 accumulator, i32 for i32.
+- Vector ops compute in f32 for float tiles (rounded half to even to the tile's dtype) and in int64
+  for integer tiles (wrapped to the dtype); `pto.tcvt` float -> int rounds half to even and
+  saturates. `pto.texp` needs float tiles; integer `pto.tdiv` truncates toward zero.
+- Integer scalars wrap to their type's width (`index` is 64 bits); `i1` values are bools.
+- Errors about names (undefined value, missing argument) have rule ""; every semantic rejection
+  has rule PV202.
+- GM tensors are copied at binding (the caller's arrays are never mutated); a bf16 tensor is given
+  as values (rounded half to even) or as uint16 bit patterns, and returned widened to float32.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from typing import Callable, Final
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .arena import CAPACITIES, Memory, Tile
+from .dtypes import DTYPES, bf16_bits_to_f32, narrow, to_storage, to_values, widen
+from .errors import SimError, rejected
+from .parser import (ARITH_BINARY, Func, Op, PtrType, ScalarType, TileType, Type, ViewType,
+                     walk)
+
+Step = Callable[[], None]
+
+_INT_BITS: Final[dict[str, int]] = {"index": 64, "i64": 64, "i32": 32, "i8": 8}
+_FLOAT_SCALARS: Final[frozenset[str]] = frozenset({"f32", "f16", "bf16"})
+_CMPI: Final[dict[str, Callable[[int, int], bool]]] = {
+    "eq": operator.eq, "ne": operator.ne, "slt": operator.lt, "sle": operator.le,
+    "sgt": operator.gt, "sge": operator.ge,
+}
+# docs/pto-subset.md, tmov: the legal (src, dst) space pairs; acc->vec only on a5.
+_TMOV_PAIRS: Final[frozenset[tuple[str, str]]] = frozenset(
+    {("mat", "left"), ("mat", "right"), ("mat", "bias"), ("vec", "mat"), ("acc", "mat"),
+     ("acc", "vec")})
+# TARGET_FACTS.md, matmul dtypes: (lhs/rhs dtype) -> accumulator dtype.
+_MATMUL_ACC: Final[dict[str, str]] = {"f16": "f32", "bf16": "f32", "f32": "f32", "i8": "i32"}
+_FIXPIPE: Final[dict[str, frozenset[str]]] = {
+    "f32": frozenset({"f32", "bf16", "f16"}), "i32": frozenset({"i32"})}
+_BINARY_VECTOR: Final[dict[str, Callable]] = {
+    "pto.tadd": np.add, "pto.tsub": np.subtract, "pto.tmul": np.multiply,
+    "pto.tdiv": np.divide, "pto.tmax": np.maximum, "pto.tmin": np.minimum,
+}
+_SCALAR_VECTOR: Final[dict[str, Callable]] = {"pto.tmuls": np.multiply, "pto.tadds": np.add}
+_ATTRIBUTES: Final[dict[str, frozenset[str]]] = {
+    "pto.tstore": frozenset({"atomic"}), "pto.textract": frozenset({"transpose"})}
+# Exact i8 products summed in f32: |a*b| <= 2**14, so K <= 1024 keeps every partial sum <= 2**24.
+_I8_EXACT_IN_F32_K: Final[int] = 1024
+
+
+def _wrap(bits: int) -> Callable[[int], int]:
+    half, full = 1 << (bits - 1), 1 << bits
+
+    def wrap(value: int) -> int:
+        if -half <= value < half:
+            return value
+        return (value + half) % full - half
+
+    return wrap
+
+
+def _trunc_div(lhs: int, rhs: int) -> int:
+    quotient = abs(lhs) // abs(rhs)
+    return quotient if (lhs >= 0) == (rhs >= 0) else -quotient
+
+
+def _trunc_rem(lhs: int, rhs: int) -> int:
+    return lhs - rhs * _trunc_div(lhs, rhs)
+
+
+_INT_BINARY: Final[dict[str, Callable[[int, int], int]]] = {
+    "arith.addi": operator.add, "arith.subi": operator.sub, "arith.muli": operator.mul,
+    "arith.divsi": _trunc_div, "arith.remsi": _trunc_rem, "arith.maxsi": max,
+    "arith.minsi": min, "arith.andi": operator.and_, "arith.ori": operator.or_,
+    "arith.xori": operator.xor,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class TensorInfo:
+    """Static facts about a GM tensor view value: rank, dtype, partition or not."""
+
+    rank: int
+    dtype: str
+    partition: bool
+
+
+Info = ScalarType | PtrType | TensorInfo | TileType
+
+
+class _Compiler:
+    """Turns a function body into closures over `self.values` (one slot per SSA name)."""
+
+    def __init__(self, func: Func, memory: Memory, strict_undef: bool) -> None:
+        self.func = func
+        self.memory = memory
+        self.target = memory.target
+        self.strict = strict_undef
+        self.slots: dict[str, int] = {}
+        self.values: list[object] = []
+        self.scope: dict[str, Info] = {}
+        self.constants = self._unique_constants(func)
+        self.view_args: dict[str, str] = {}
+        """The pointer argument under each tensor / partition view name."""
+        self.stored_args: set[str] = set()
+        """Arguments some `pto.tstore` writes (bound by copy; the others are bound read-only)."""
+
+    # --- names and slots ----------------------------------------------------------------
+    @staticmethod
+    def _unique_constants(func: Func) -> dict[str, object]:
+        counts: dict[str, int] = {}
+        for op in walk(func.body):
+            for name in (*op.results, *([op.attr("iv")] if op.name == "scf.for" else [])):
+                counts[name] = counts.get(name, 0) + 1
+        return {op.results[0]: _constant_value(op) for op in walk(func.body)
+                if op.name == "arith.constant" and counts[op.results[0]] == 1}
+
+    def slot(self, name: str) -> int:
+        """The slot of SSA name *name* (allocated on first sight)."""
+        index = self.slots.get(name)
+        if index is None:
+            index = self.slots[name] = len(self.values)
+            self.values.append(None)
+        return index
+
+    def define(self, name: str, info: Info) -> int:
+        self.scope[name] = info
+        return self.slot(name)
+
+    def use(self, op: Op, name: str) -> tuple[int, Info]:
+        info = self.scope.get(name)
+        if info is None:
+            raise SimError(f"{op.name}: undefined value %{name}", op.line)
+        return self.slots[name], info
+
+    def scalar(self, op: Op, name: str) -> int:
+        index, info = self.use(op, name)
+        if not isinstance(info, ScalarType):
+            raise rejected(f"{op.name}: %{name} is not a scalar", op.line)
+        return index
+
+    def tile(self, op: Op, name: str, role: str, spaces: tuple[str, ...]) -> tuple[int, TileType]:
+        index, info = self.use(op, name)
+        if not isinstance(info, TileType):
+            raise rejected(f"{op.name}: {role} %{name} is not a tile", op.line)
+        if info.loc not in spaces:
+            raise rejected(f"{op.name}: {role} %{name} is in {info.loc}, expected "
+                           + " or ".join(spaces), op.line)
+        return index, info
+
+    def window(self, op: Op, name: str, role: str) -> tuple[int, TensorInfo]:
+        index, info = self.use(op, name)
+        if not isinstance(info, TensorInfo) or not info.partition:
+            raise rejected(f"{op.name}: {role} %{name} is not a partition_view", op.line)
+        return index, info
+
+    # --- bodies ---------------------------------------------------------------------------
+    def compile_function(self) -> tuple[Step, ...]:
+        for arg in self.func.args:
+            self.define(arg.name, arg.type)
+        for name, value in self.constants.items():
+            self.values[self.slot(name)] = value
+        return self.block(self.func.body)
+
+    def block(self, ops: tuple[Op, ...]) -> tuple[Step, ...]:
+        saved = dict(self.scope)
+        steps = []
+        for op in ops:
+            step = self.op(op)
+            if step is not None:
+                steps.append(step)
+        self.scope = saved
+        return tuple(steps)
+
+    def op(self, op: Op) -> Step | None:
+        allowed = _ATTRIBUTES.get(op.name, frozenset())
+        if op.name.startswith("pto.t"):
+            for key, _ in op.attributes:
+                if key not in allowed:
+                    raise SimError(f"{op.name}: unknown attribute {key}", op.line)
+        if op.name in ARITH_BINARY:
+            return self.arith_binary(op)
+        if op.name in _BINARY_VECTOR or op.name in _SCALAR_VECTOR:
+            return self.vector_binary(op)
+        return getattr(self, "op_" + op.name.replace(".", "_"))(op)
+
+    # --- scalars --------------------------------------------------------------------------
+    def op_arith_constant(self, op: Op) -> Step | None:
+        result = op.results[0]
+        index = self.define(result, op.types[0])
+        if result in self.constants:
+            return None
+        value = _constant_value(op)
+
+        def run() -> None:
+            self.values[index] = value
+        return run
+
+    def arith_binary(self, op: Op) -> Step:
+        lhs, rhs = (self.scalar(op, name) for name in op.operands)
+        kind = op.types[0].name
+        if kind in _FLOAT_SCALARS:
+            raise rejected(f"{op.name} on {kind}", op.line)
+        index = self.define(op.results[0], op.types[0])
+        compute = _INT_BINARY[op.name]
+        values = self.values
+        if kind == "i1":
+            def run_bool() -> None:
+                values[index] = bool(compute(int(values[lhs]), int(values[rhs])) & 1)
+            return run_bool
+        wrap = _wrap(_INT_BITS[kind])
+        divides = op.name in ("arith.divsi", "arith.remsi")
+        line = op.line
+
+        def run() -> None:
+            if divides and values[rhs] == 0:
+                raise rejected(f"{op.name}: division by zero", line)
+            values[index] = wrap(compute(values[lhs], values[rhs]))
+        return run
+
+    def op_arith_cmpi(self, op: Op) -> Step:
+        lhs, rhs = (self.scalar(op, name) for name in op.operands)
+        index = self.define(op.results[0], ScalarType("i1"))
+        compare = _CMPI[str(op.attr("predicate"))]
+        values = self.values
+
+        def run() -> None:
+            values[index] = compare(values[lhs], values[rhs])
+        return run
+
+    def op_arith_select(self, op: Op) -> Step:
+        condition, on_true, on_false = (self.scalar(op, name) for name in op.operands)
+        index = self.define(op.results[0], op.types[0])
+        values = self.values
+
+        def run() -> None:
+            values[index] = values[on_true] if values[condition] else values[on_false]
+        return run
+
+    # --- control flow -----------------------------------------------------------------------
+    def op_scf_for(self, op: Op) -> Step:
+        lower, upper, step = (self.scalar(op, name) for name in op.operands)
+        saved = dict(self.scope)
+        induction = self.define(str(op.attr("iv")), ScalarType("index"))
+        body = self.block(op.regions[0])
+        self.scope = saved
+        values, line = self.values, op.line
+
+        def run() -> None:
+            stride = values[step]
+            if stride <= 0:
+                raise rejected(f"scf.for step {stride} is not positive", line)
+            for iteration in range(values[lower], values[upper], stride):
+                values[induction] = iteration
+                for inner in body:
+                    inner()
+        return run
+
+    def op_scf_if(self, op: Op) -> Step:
+        condition = self.scalar(op, op.operands[0])
+        then_body = self.block(op.regions[0])
+        else_body = self.block(op.regions[1]) if len(op.regions) > 1 else ()
+        values = self.values
+
+        def run() -> None:
+            for inner in then_body if values[condition] else else_body:
+                inner()
+        return run
+
+    # --- GM views ---------------------------------------------------------------------------
+    def op_pto_make_tensor_view(self, op: Op) -> Step:
+        source, info = self.use(op, op.operands[0])
+        if not isinstance(info, PtrType):
+            raise rejected(f"{op.name}: %{op.operands[0]} is not a !pto.ptr argument", op.line)
+        shape = [self.scalar(op, name) for name in op.group("shape")]
+        strides = [self.scalar(op, name) for name in op.group("strides")]
+        view_type = op.types[0]
+        rank = len(shape)
+        if not isinstance(view_type, ViewType) or view_type.partition:
+            raise rejected(f"{op.name}: result type must be !pto.tensor_view", op.line)
+        if rank not in (2, 3) or len(strides) != rank or len(view_type.shape) != rank:
+            raise rejected(f"{op.name}: shape, strides and type must all have rank 2 or 3",
+                           op.line)
+        if view_type.dtype != info.dtype:
+            raise rejected(f"{op.name}: view dtype {view_type.dtype} differs from the pointer's "
+                           f"{info.dtype}", op.line)
+        index = self.define(op.results[0], TensorInfo(rank, info.dtype, False))
+        self.view_args[op.results[0]] = op.operands[0]
+        values, line, name = self.values, op.line, op.operands[0]
+
+        def run() -> None:
+            flat = values[source]
+            dims = tuple(values[s] for s in shape)
+            steps = tuple(values[s] for s in strides)
+            if min(dims) < 0 or min(steps) < 0:
+                raise rejected(f"{op.name}: negative shape or stride", line)
+            extent = sum((d - 1) * s for d, s in zip(dims, steps)) + 1 if min(dims) > 0 else 0
+            if extent > flat.size:
+                raise rejected(f"{op.name}: view of {extent} elements exceeds %{name} "
+                               f"({flat.size} elements)", line)
+            values[index] = as_strided(flat, dims, tuple(s * flat.itemsize for s in steps))
+        return run
+
+    def op_pto_partition_view(self, op: Op) -> Step:
+        source, info = self.use(op, op.operands[0])
+        if not isinstance(info, TensorInfo) or info.partition:
+            raise rejected(f"{op.name}: %{op.operands[0]} is not a tensor_view", op.line)
+        offsets = [self.scalar(op, name) for name in op.group("offsets")]
+        sizes = [self.scalar(op, name) for name in op.group("sizes")]
+        if len(offsets) != info.rank or len(sizes) != info.rank:
+            raise rejected(f"{op.name}: offsets and sizes must have rank {info.rank}", op.line)
+        result_type = op.types[1]
+        if not isinstance(result_type, ViewType) or not result_type.partition:
+            raise rejected(f"{op.name}: result type must be !pto.partition_tensor_view", op.line)
+        if result_type.dtype != info.dtype:
+            raise rejected(f"{op.name}: dtype {result_type.dtype} differs from the view's "
+                           f"{info.dtype}", op.line)
+        static = result_type.shape[-2:]
+        index = self.define(op.results[0], TensorInfo(2, info.dtype, True))
+        self.view_args[op.results[0]] = self.view_args[op.operands[0]]
+        values, line = self.values, op.line
+
+        def run() -> None:
+            view = values[source]
+            starts = [values[o] for o in offsets]
+            extents = [values[s] for s in sizes]
+            for start, extent, dim in zip(starts, extents, view.shape):
+                if start < 0 or extent < 0 or start + extent > dim:
+                    raise rejected(f"{op.name}: window offsets {starts} sizes {extents} exceed "
+                                   f"the view's shape {list(view.shape)}", line)
+            if len(extents) == 3:
+                if extents[0] != 1:
+                    raise rejected(f"{op.name}: a 3-D window needs a leading size of 1", line)
+                window = view[starts[0], starts[1]:starts[1] + extents[1],
+                              starts[2]:starts[2] + extents[2]]
+            else:
+                window = view[starts[0]:starts[0] + extents[0], starts[1]:starts[1] + extents[1]]
+            for want, got in zip(static, window.shape):
+                if want is not None and want != got:
+                    raise rejected(f"{op.name}: window {list(window.shape)} differs from its "
+                                   f"type {result_type}", line)
+            values[index] = window
+        return run
+
+    # --- tiles ------------------------------------------------------------------------------
+    def op_pto_alloc_tile(self, op: Op) -> Step | None:
+        tile_type = op.types[0]
+        if not isinstance(tile_type, TileType):
+            raise rejected(f"{op.name}: result type must be !pto.tile_buf", op.line)
+        if tile_type.rows <= 0 or tile_type.cols <= 0:
+            raise rejected(f"{op.name}: tile shape {tile_type.rows}x{tile_type.cols}", op.line)
+        if not op.group("addr"):
+            raise SimError(f"{op.name} needs addr = %value", op.line)
+        operands = [op.group("addr")[0], *op.group("valid_row"), *op.group("valid_col")]
+        for name in operands:
+            self.scalar(op, name)
+        result = op.results[0]
+        index = self.define(result, tile_type)
+        default_rows = tile_type.v_row if tile_type.v_row is not None else tile_type.rows
+        default_cols = tile_type.v_col if tile_type.v_col is not None else tile_type.cols
+        place = self._placer(op, tile_type)
+        slots = [self.slots[name] for name in operands]
+        row_slot = self.slots[op.group("valid_row")[0]] if op.group("valid_row") else None
+        col_slot = self.slots[op.group("valid_col")[0]] if op.group("valid_col") else None
+        addr_slot = slots[0]
+        if all(name in self.constants for name in operands):
+            key = (self.values[addr_slot],
+                   default_rows if row_slot is None else self.values[row_slot],
+                   default_cols if col_slot is None else self.values[col_slot])
+            tile = place(*key)
+            values = self.values
+
+            def run_static() -> None:
+                values[index] = tile
+            return run_static
+        cache: dict[tuple[int, int, int], Tile] = {}
+        values = self.values
+
+        def run() -> None:
+            key = (values[addr_slot],
+                   default_rows if row_slot is None else values[row_slot],
+                   default_cols if col_slot is None else values[col_slot])
+            tile = cache.get(key)
+            if tile is None:
+                tile = cache[key] = place(*key)
+            values[index] = tile
+        return run
+
+    def _placer(self, op: Op, tile_type: TileType) -> Callable[[int, int, int], Tile]:
+        arena = self.memory.arenas[tile_type.loc]
+        name = op.results[0]
+
+        def place(addr: int, valid_rows: int, valid_cols: int) -> Tile:
+            if not (0 <= valid_rows <= tile_type.rows and 0 <= valid_cols <= tile_type.cols):
+                raise rejected(f"tile %{name}: valid shape {valid_rows}x{valid_cols} exceeds "
+                               f"its {tile_type.rows}x{tile_type.cols}", op.line)
+            nbytes = tile_type.rows * tile_type.cols * DTYPES[tile_type.dtype].size
+            if not arena.fits(addr, nbytes):
+                raise rejected(f"tile %{name} [{addr}, {addr + nbytes}) exceeds the "
+                               f"{tile_type.loc} capacity of {arena.capacity} bytes on "
+                               f"{self.target}", op.line)
+            return arena.tile(addr, tile_type.rows, tile_type.cols, tile_type.dtype,
+                              valid_rows, valid_cols)
+        return place
+
+    # --- data movement ------------------------------------------------------------------------
+    def op_pto_tload(self, op: Op) -> Step:
+        self._arity(op, 1, 1)
+        source, view = self.window(op, op.operands[0], "source")
+        dest, tile_type = self.tile(op, op.group("outs")[0], "destination", ("mat", "vec"))
+        if view.dtype != tile_type.dtype:
+            raise rejected(f"{op.name}: view dtype {view.dtype} differs from tile dtype "
+                           f"{tile_type.dtype}", op.line)
+        values, line = self.values, op.line
+
+        def run() -> None:
+            window, tile = values[source], values[dest]
+            _same_shape(op.name, window.shape, tile, line)
+            tile.valid[...] = window
+            _mark(tile)
+        return run
+
+    def op_pto_tstore(self, op: Op) -> Step:
+        self._arity(op, 1, 1)
+        source, tile_type = self.tile(op, op.operands[0], "source", ("acc", "vec", "mat"))
+        dest, view = self.window(op, op.group("outs")[0], "destination")
+        self.stored_args.add(self.view_args[op.group("outs")[0]])
+        atomic = op.attr("atomic")
+        if atomic not in (None, "#pto.atomic<add>", "#pto.atomic<none>"):
+            raise SimError(f"{op.name}: unknown atomic mode {atomic}", op.line)
+        is_acc = tile_type.loc == "acc"
+        allowed = _FIXPIPE.get(tile_type.dtype, frozenset()) if is_acc else {tile_type.dtype}
+        if view.dtype not in allowed:
+            raise rejected(f"{op.name}: cannot store a {tile_type.loc} {tile_type.dtype} tile "
+                           f"to a {view.dtype} view", op.line)
+        adds = atomic == "#pto.atomic<add>"
+        src_dtype, gm_dtype = tile_type.dtype, view.dtype
+        values, line, checks = self.values, op.line, self.strict and is_acc
+
+        def run() -> None:
+            tile, window = values[source], values[dest]
+            _same_shape(op.name, window.shape, tile, line)
+            if checks:
+                _check_defined(op.name, tile, line)
+            stored = tile.valid if src_dtype == gm_dtype else narrow(widen(tile.valid, src_dtype),
+                                                                     gm_dtype)
+            if adds:
+                window[...] = _atomic_add(window, stored, gm_dtype)
+            else:
+                window[...] = stored
+        return run
+
+    def op_pto_textract(self, op: Op) -> Step:
+        self._arity(op, 3, 1)
+        source, src_type = self.tile(op, op.operands[0], "source", ("mat",))
+        row, col = self.scalar(op, op.operands[1]), self.scalar(op, op.operands[2])
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("left", "right"))
+        if src_type.dtype != dst_type.dtype:
+            raise rejected(f"{op.name}: source dtype {src_type.dtype} differs from destination "
+                           f"dtype {dst_type.dtype}", op.line)
+        transpose = op.attr("transpose", False)
+        if transpose not in (True, False):
+            raise SimError(f"{op.name}: transpose must be true or false", op.line)
+        values, line = self.values, op.line
+
+        def run() -> None:
+            src, dst = values[source], values[dest]
+            top, left = values[row], values[col]
+            height, width = ((dst.valid_cols, dst.valid_rows) if transpose
+                             else (dst.valid_rows, dst.valid_cols))
+            if top < 0 or left < 0 or top + height > src.valid_rows or \
+                    left + width > src.valid_cols:
+                raise rejected(f"{op.name}: window [{top}:{top + height}, {left}:{left + width}] "
+                               f"exceeds the source's valid {src.valid_rows}x{src.valid_cols}",
+                               line)
+            window = src.valid[top:top + height, left:left + width]
+            dst.valid[...] = window.T if transpose else window
+            _mark(dst)
+        return run
+
+    def op_pto_tmov(self, op: Op) -> Step:
+        self._arity(op, 1, 1)
+        source, src_type = self.tile(op, op.operands[0], "source",
+                                     ("mat", "vec", "acc", "left", "right", "bias"))
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination",
+                                   ("mat", "vec", "acc", "left", "right", "bias"))
+        pair = (src_type.loc, dst_type.loc)
+        # TARGET_FACTS.md, "Who may read L0C": no Acc->Acc copy exists; Acc->Vec only on a5.
+        if pair not in _TMOV_PAIRS or (pair == ("acc", "vec") and self.target != "a5"):
+            raise rejected(f"{op.name}: {src_type.loc} -> {dst_type.loc} is not a legal move on "
+                           f"{self.target}", op.line)
+        self._check_tmov_dtypes(op, src_type, dst_type)
+        src_dtype, dst_dtype = src_type.dtype, dst_type.dtype
+        values, line, checks = self.values, op.line, self.strict and src_type.loc == "acc"
+
+        def run() -> None:
+            src, dst = values[source], values[dest]
+            _same_shape(op.name, src.valid.shape, dst, line)
+            if checks:
+                _check_defined(op.name, src, line)
+            if src_dtype == dst_dtype:
+                dst.valid[...] = src.valid
+            else:
+                dst.valid[...] = narrow(widen(src.valid, src_dtype), dst_dtype)
+            _mark(dst)
+        return run
+
+    @staticmethod
+    def _check_tmov_dtypes(op: Op, src: TileType, dst: TileType) -> None:
+        if src.dtype == dst.dtype:
+            return
+        if src.loc == "acc" and dst.dtype in _FIXPIPE.get(src.dtype, frozenset()):
+            return
+        if dst.loc == "bias" and dst.dtype == "f32" and src.dtype in ("f16", "bf16"):
+            return
+        raise rejected(f"{op.name}: cannot convert {src.dtype} to {dst.dtype} from {src.loc} to "
+                       f"{dst.loc}", op.line)
+
+    # --- cube -----------------------------------------------------------------------------
+    def _matmul_operands(self, op: Op, names: tuple[str, ...], out: str
+                         ) -> tuple[int, int, int, str, str]:
+        lhs, lhs_type = self.tile(op, names[0], "lhs", ("left",))
+        rhs, rhs_type = self.tile(op, names[1], "rhs", ("right",))
+        acc, acc_type = self.tile(op, out, "accumulator", ("acc",))
+        if lhs_type.dtype != rhs_type.dtype or lhs_type.dtype not in _MATMUL_ACC:
+            raise rejected(f"{op.name}: no matmul on lhs {lhs_type.dtype} x rhs {rhs_type.dtype}",
+                           op.line)
+        if _MATMUL_ACC[lhs_type.dtype] != acc_type.dtype:
+            raise rejected(f"{op.name}: {lhs_type.dtype} inputs accumulate in "
+                           f"{_MATMUL_ACC[lhs_type.dtype]}, not {acc_type.dtype}", op.line)
+        return lhs, rhs, acc, lhs_type.dtype, acc_type.dtype
+
+    def op_pto_tmatmul(self, op: Op) -> Step:
+        self._arity(op, 2, 1)
+        lhs, rhs, acc, in_dtype, _ = self._matmul_operands(op, op.operands, op.group("outs")[0])
+        values, line = self.values, op.line
+
+        def run() -> None:
+            a, b, c = values[lhs], values[rhs], values[acc]
+            _check_mnk(op.name, a, b, c, line)
+            c.valid[...] = _product(a, b, in_dtype)
+            _mark(c)
+        return run
+
+    def op_pto_tmatmul_acc(self, op: Op) -> Step:
+        self._arity(op, 3, 1)
+        out = op.group("outs")[0]
+        if op.operands[0] != out:
+            # docs/pto-subset.md: the accumulator is read and written in place.
+            raise rejected(f"{op.name}: ins[0] %{op.operands[0]} and outs %{out} differ; the "
+                           "accumulator must be the same SSA value", op.line)
+        lhs, rhs, acc, in_dtype, _ = self._matmul_operands(op, op.operands[1:], out)
+        values, line, checks = self.values, op.line, self.strict
+
+        def run() -> None:
+            a, b, c = values[lhs], values[rhs], values[acc]
+            _check_mnk(op.name, a, b, c, line)
+            if checks:
+                _check_defined(op.name, c, line)
+            np.add(c.valid, _product(a, b, in_dtype), out=c.valid)
+            _mark(c)
+        return run
+
+    def op_pto_tmatmul_bias(self, op: Op) -> Step:
+        self._arity(op, 3, 1)
+        lhs, rhs, acc, in_dtype, acc_dtype = self._matmul_operands(op, op.operands[:2],
+                                                                   op.group("outs")[0])
+        bias, bias_type = self.tile(op, op.operands[2], "bias", ("bias",))
+        allowed = ("f32", "f16", "bf16") if acc_dtype == "f32" else ("i32",)
+        if bias_type.dtype not in allowed:
+            raise rejected(f"{op.name}: a {bias_type.dtype} bias for a {acc_dtype} accumulator",
+                           op.line)
+        bias_dtype = bias_type.dtype
+        values, line = self.values, op.line
+
+        def run() -> None:
+            a, b, c, row = values[lhs], values[rhs], values[acc], values[bias]
+            _check_mnk(op.name, a, b, c, line)
+            if row.valid_rows < 1 or row.valid_cols != c.valid_cols:
+                raise rejected(f"{op.name}: bias {row.valid_rows}x{row.valid_cols} does not "
+                               f"give one row of {c.valid_cols}", line)
+            bias_row = widen(row.valid[0], bias_dtype)
+            if acc_dtype == "i32":
+                bias_row = bias_row.astype(np.int32)
+            c.valid[...] = _product(a, b, in_dtype) + bias_row
+            _mark(c)
+        return run
+
+    # --- vector -----------------------------------------------------------------------------
+    def vector_binary(self, op: Op) -> Step:
+        self._arity(op, 2, 1)
+        scalar_form = op.name in _SCALAR_VECTOR
+        lhs, lhs_type = self.tile(op, op.operands[0], "lhs", ("vec",))
+        if scalar_form:
+            rhs = self.scalar(op, op.operands[1])
+            rhs_dtype = lhs_type.dtype
+        else:
+            rhs, rhs_type = self.tile(op, op.operands[1], "rhs", ("vec",))
+            rhs_dtype = rhs_type.dtype
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        if not lhs_type.dtype == rhs_dtype == dst_type.dtype:
+            raise rejected(f"{op.name}: operand dtypes {lhs_type.dtype}, {rhs_dtype} and "
+                           f"{dst_type.dtype} differ", op.line)
+        dtype = dst_type.dtype
+        compute = _SCALAR_VECTOR.get(op.name) or _BINARY_VECTOR[op.name]
+        integer_div = op.name == "pto.tdiv" and not DTYPES[dtype].is_float
+        values, line = self.values, op.line
+
+        def run() -> None:
+            a, c = values[lhs], values[dest]
+            if scalar_form:
+                other = values[rhs]
+                _same_shape(op.name, a.valid.shape, c, line)
+                y = np.float32(other) if DTYPES[dtype].is_float else np.int64(other)
+            else:
+                b = values[rhs]
+                _same_shape(op.name, a.valid.shape, b, line)
+                _same_shape(op.name, a.valid.shape, c, line)
+                y = widen(b.valid, dtype)
+            x = widen(a.valid, dtype)
+            if integer_div:
+                result = _int_divide(op.name, x, y, line)
+            else:
+                result = compute(x, y)
+            c.valid[...] = narrow(result, dtype)
+            _mark(c)
+        return run
+
+    def _unary(self, op: Op, compute: Callable[[np.ndarray], np.ndarray],
+               floats_only: bool) -> Step:
+        self._arity(op, 1, 1)
+        source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        if src_type.dtype != dst_type.dtype:
+            raise rejected(f"{op.name}: source dtype {src_type.dtype} differs from destination "
+                           f"dtype {dst_type.dtype}", op.line)
+        dtype = dst_type.dtype
+        if floats_only and not DTYPES[dtype].is_float:
+            raise rejected(f"{op.name} needs a float tile, not {dtype}", op.line)
+        values, line = self.values, op.line
+
+        def run() -> None:
+            a, c = values[source], values[dest]
+            _same_shape(op.name, a.valid.shape, c, line)
+            c.valid[...] = narrow(compute(widen(a.valid, dtype)), dtype)
+            _mark(c)
+        return run
+
+    def op_pto_texp(self, op: Op) -> Step:
+        return self._unary(op, np.exp, floats_only=True)
+
+    def op_pto_trelu(self, op: Op) -> Step:
+        return self._unary(op, lambda x: np.maximum(x, x.dtype.type(0)), floats_only=False)
+
+    def op_pto_tcvt(self, op: Op) -> Step:
+        self._arity(op, 1, 1)
+        source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        src_dtype, dst_dtype = src_type.dtype, dst_type.dtype
+        values, line = self.values, op.line
+
+        def run() -> None:
+            a, c = values[source], values[dest]
+            _same_shape(op.name, a.valid.shape, c, line)
+            c.valid[...] = _convert(a.valid, src_dtype, dst_dtype)
+            _mark(c)
+        return run
+
+    # --- shared checks ----------------------------------------------------------------------
+    @staticmethod
+    def _arity(op: Op, ins: int, outs: int) -> None:
+        if len(op.operands) != ins or len(op.group("outs")) != outs:
+            raise rejected(f"{op.name} takes {ins} ins and {outs} outs, not "
+                           f"{len(op.operands)} and {len(op.group('outs'))}", op.line)
+
+
+# --- numeric helpers --------------------------------------------------------------------------
+
+def _constant_value(op: Op) -> object:
+    value = op.attr("value")
+    kind = op.types[0].name
+    if kind == "i1":
+        return bool(value)
+    if kind in _FLOAT_SCALARS:
+        return float(np.float32(value))
+    return _wrap(_INT_BITS.get(kind, 64))(int(value))
+
+
+def _mark(tile: Tile) -> None:
+    if tile.written is not None:
+        tile.written[...] = True
+
+
+def _check_defined(name: str, tile: Tile, line: int) -> None:
+    if tile.written is not None and not tile.written.all():
+        raise rejected(f"{name} reads undefined L0C: acc tile at [{tile.addr}, "
+                       f"{tile.addr + tile.nbytes}) has bytes never written", line)
+
+
+def _same_shape(name: str, shape: tuple[int, ...], tile: Tile, line: int) -> None:
+    if tuple(shape) != (tile.valid_rows, tile.valid_cols):
+        raise rejected(f"{name}: shape mismatch: {shape[0]}x{shape[1]} against the tile's valid "
+                       f"{tile.valid_rows}x{tile.valid_cols}", line)
+
+
+def _check_mnk(name: str, a: Tile, b: Tile, c: Tile, line: int) -> None:
+    if a.valid_cols != b.valid_rows or c.valid_rows != a.valid_rows or \
+            c.valid_cols != b.valid_cols:
+        raise rejected(f"{name}: shape mismatch: lhs {a.valid_rows}x{a.valid_cols}, rhs "
+                       f"{b.valid_rows}x{b.valid_cols}, acc {c.valid_rows}x{c.valid_cols}", line)
+
+
+def _as_f32(tile: Tile, dtype: str) -> np.ndarray:
+    if dtype == "f32":
+        return tile.valid
+    if dtype == "bf16":
+        return bf16_bits_to_f32(tile.valid)
+    return tile.valid.astype(np.float32)
+
+
+def _product(a: Tile, b: Tile, dtype: str) -> np.ndarray:
+    """`A @ B` as the cube computes it: f32 accumulation, or wrapped i32 for i8 inputs."""
+    if dtype != "i8":
+        return np.matmul(_as_f32(a, dtype), _as_f32(b, dtype))
+    exact = np.float32 if a.valid_cols <= _I8_EXACT_IN_F32_K else np.float64
+    product = np.matmul(a.valid.astype(exact), b.valid.astype(exact))
+    return product.astype(np.int64).astype(np.int32)
+
+
+def _atomic_add(window: np.ndarray, stored: np.ndarray, dtype: str) -> np.ndarray:
+    if DTYPES[dtype].is_float:
+        return narrow(widen(window, dtype) + widen(stored, dtype), dtype)
+    return (window.astype(np.int64) + stored.astype(np.int64)).astype(DTYPES[dtype].storage)
+
+
+def _int_divide(name: str, x: np.ndarray, y: np.ndarray, line: int) -> np.ndarray:
+    if np.any(y == 0):
+        raise rejected(f"{name}: integer division by zero", line)
+    quotient = np.abs(x) // np.abs(y)
+    return np.where((x >= 0) == (y >= 0), quotient, -quotient)
+
+
+def _convert(storage: np.ndarray, src: str, dst: str) -> np.ndarray:
+    if src == dst:
+        return storage
+    if DTYPES[src].is_float:
+        return narrow(widen(storage, src), dst)
+    values = storage.astype(np.int64)
+    if DTYPES[dst].is_float:
+        return narrow(values.astype(np.float64).astype(np.float32), dst)
+    return values.astype(DTYPES[dst].storage)
+
+
+# --- entry point ------------------------------------------------------------------------------
+
+def _bind_scalar(func: Func, name: str, kind: str, value: object) -> object:
+    if kind == "i1":
+        if not isinstance(value, (bool, int, np.integer)):
+            raise SimError(f"argument {name} of @{func.name} must be a bool", func.line)
+        return bool(value)
+    if kind in _FLOAT_SCALARS:
+        return float(np.float32(value))
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise SimError(f"argument {name} of @{func.name} must be an int", func.line)
+    bits = _INT_BITS[kind]
+    if not -(1 << (bits - 1)) <= int(value) < (1 << (bits - 1)):
+        raise SimError(f"argument {name} = {value} does not fit {kind}", func.line)
+    return int(value)
+
+
+def run_function(func: Func, args: dict[str, object], target: str,
+                 strict_undef: bool = False) -> dict[str, np.ndarray]:
+    """Execute *func* on fresh poisoned arenas of *target*; the final GM tensors by arg name."""
+    if target not in CAPACITIES:
+        raise SimError(f"unknown target {target!r} (expected one of {sorted(CAPACITIES)})")
+    names = {arg.name for arg in func.args}
+    unknown = sorted(set(args) - names)
+    if unknown:
+        raise SimError(f"@{func.name} has no argument {unknown[0]}", func.line)
+    memory = Memory.for_target(target, track_writes=strict_undef)
+    compiler = _Compiler(func, memory, strict_undef)
+    body = compiler.compile_function()
+    results: dict[str, Callable[[], np.ndarray]] = {}
+    for arg in func.args:
+        if arg.name not in args:
+            raise SimError(f"missing argument {arg.name} of @{func.name}", func.line)
+        slot = compiler.slots[arg.name]
+        if isinstance(arg.type, PtrType):
+            stored = arg.name in compiler.stored_args
+            compiler.values[slot], results[arg.name] = _bind_tensor(args[arg.name], arg.type.dtype,
+                                                                    stored)
+        else:
+            compiler.values[slot] = _bind_scalar(func, arg.name, arg.type.name, args[arg.name])
+    with np.errstate(all="ignore"):
+        for step in body:
+            step()
+    return {name: result() for name, result in results.items()}
+
+
+def _bind_tensor(value: object, dtype: str, stored: bool
+                 ) -> tuple[np.ndarray, Callable[[], np.ndarray]]:
+    """The flat GM storage for a caller's array, and how to read the final array back.
+
+    A tensor no `pto.tstore` writes is bound read-only without a copy when its dtype needs no
+    conversion, and handed back as the caller's own array.
+    """
+    array = np.asarray(value)
+    flat = np.ascontiguousarray(to_storage(array, dtype, copy=stored)).reshape(-1)
+    if stored:
+        return flat, lambda: to_values(flat, dtype).reshape(array.shape)
+    shared = np.may_share_memory(flat, array)
+    flat = flat.view()
+    flat.flags.writeable = False
+    if shared and dtype != "bf16":
+        return flat, lambda: array
+    return flat, lambda: to_values(flat, dtype).reshape(array.shape)

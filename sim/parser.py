@@ -1,0 +1,665 @@
+"""Parser of the PTO-AS text subset (docs/pto-subset.md) into a small frozen AST.
+
+Input: the MLIR-style text `lowering/pto_emit.py` writes (and the PyPTO compiler's own
+`main.pto`, a superset whose `loc(...)` suffixes and `// comments` are skipped). Output: a
+`Module` of `Func`s whose bodies are tuples of `Op`. Anything outside the subset is a `SimError`
+with `rule == ""` and the 1-based line of the offending token, e.g. `line 12: unknown instruction
+pto.tfoo`. No MLIR library is used: a regex scanner feeds a recursive-descent parser with one
+routine per op form.
+
+AST conventions: SSA names are kept without their `%`. An `Op` has positional `operands` (for
+`ins(...) outs(...)` instructions: the ins), keyword operand groups `named` (`outs`, `addr`,
+`valid_row`, `valid_col`, `shape`, `strides`, `offsets`, `sizes`), `attributes` (the `{...}`
+dict plus the op's literal parts: `value` of `arith.constant`, `predicate` of `arith.cmpi`,
+`iv` of `scf.for`), `types` in source order and `regions` (`scf.for`: one, `scf.if`: one or two).
+
+Decision beyond the spec: `arith.constant` also accepts a float literal typed `f32`/`f16`/`bf16`
+(the scalar operand of `pto.tmuls` / `pto.tadds` needs one).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final, Iterator
+
+from .errors import SimError
+
+SCALAR_TYPES: Final[frozenset[str]] = frozenset(
+    {"f32", "f16", "bf16", "i8", "i32", "i64", "i1", "index"})
+ELEMENT_TYPES: Final[frozenset[str]] = frozenset({"f32", "f16", "bf16", "i8", "i32", "i64", "i1"})
+ARITH_BINARY: Final[frozenset[str]] = frozenset(
+    f"arith.{name}" for name in
+    ("addi", "subi", "muli", "divsi", "remsi", "maxsi", "minsi", "andi", "ori", "xori"))
+CMPI_PREDICATES: Final[frozenset[str]] = frozenset({"eq", "ne", "slt", "sle", "sgt", "sge"})
+INS_OUTS_OPS: Final[frozenset[str]] = frozenset(
+    f"pto.{name}" for name in
+    ("tload", "tstore", "textract", "tmov", "tmatmul", "tmatmul.acc", "tmatmul.bias",
+     "tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "texp", "trelu", "tmuls", "tadds", "tcvt"))
+TILE_SPACES: Final[frozenset[str]] = frozenset({"mat", "left", "right", "acc", "bias", "vec"})
+
+
+# --- AST ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class ScalarType:
+    """`index`, `i64`, `i32`, `i1`, `f32`, ... as the type of a scalar."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class PtrType:
+    """`!pto.ptr<DT>`: a GM tensor argument."""
+
+    dtype: str
+
+    def __str__(self) -> str:
+        return f"!pto.ptr<{self.dtype}>"
+
+
+@dataclass(frozen=True, slots=True)
+class ViewType:
+    """`!pto.tensor_view<?x?xDT>` or `!pto.partition_tensor_view<16x128xDT>` (None for `?`)."""
+
+    shape: tuple[int | None, ...]
+    dtype: str
+    partition: bool
+
+    def __str__(self) -> str:
+        kind = "partition_tensor_view" if self.partition else "tensor_view"
+        dims = "x".join("?" if d is None else str(d) for d in self.shape)
+        return f"!pto.{kind}<{dims}x{self.dtype}>"
+
+
+@dataclass(frozen=True, slots=True)
+class TileType:
+    """`!pto.tile_buf<loc=..., dtype=..., rows=..., cols=..., ...>`."""
+
+    loc: str
+    dtype: str
+    rows: int
+    cols: int
+    v_row: int | None = None
+    v_col: int | None = None
+    extra: tuple[tuple[str, str], ...] = ()
+    """`blayout`, `slayout`, `fractal`, `pad`: carried, ignored by the simulator."""
+
+    def __str__(self) -> str:
+        return f"!pto.tile_buf<loc={self.loc}, dtype={self.dtype}, rows={self.rows}, cols={self.cols}>"
+
+
+Type = ScalarType | PtrType | ViewType | TileType
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
+    """One operation: `results = name operands named attributes : types regions`."""
+
+    name: str
+    line: int
+    results: tuple[str, ...] = ()
+    operands: tuple[str, ...] = ()
+    named: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    attributes: tuple[tuple[str, object], ...] = ()
+    types: tuple[Type, ...] = ()
+    regions: tuple[tuple["Op", ...], ...] = ()
+
+    def group(self, key: str) -> tuple[str, ...]:
+        """The keyword operand group *key* (empty when absent)."""
+        for name, values in self.named:
+            if name == key:
+                return values
+        return ()
+
+    def attr(self, key: str, default: object = None) -> object:
+        """The attribute *key*, or *default*."""
+        for name, value in self.attributes:
+            if name == key:
+                return value
+        return default
+
+
+@dataclass(frozen=True, slots=True)
+class Arg:
+    """A function argument: its name (no `%`) and type (`PtrType` or `ScalarType`)."""
+
+    name: str
+    type: PtrType | ScalarType
+
+
+@dataclass(frozen=True, slots=True)
+class Func:
+    """`func.func @name(args) attributes {...} { body }`."""
+
+    name: str
+    line: int
+    args: tuple[Arg, ...]
+    body: tuple[Op, ...]
+    attributes: tuple[tuple[str, object], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Module:
+    """`module attributes {...} { func* }`."""
+
+    functions: tuple[Func, ...]
+    attributes: tuple[tuple[str, object], ...] = ()
+
+    @property
+    def target_arch(self) -> str | None:
+        """The `pto.target_arch` attribute, if any."""
+        value = dict(self.attributes).get("pto.target_arch")
+        return value if isinstance(value, str) else None
+
+    def function(self, name: str) -> Func:
+        """The function called *name*; SimError when there is none."""
+        for func in self.functions:
+            if func.name == name:
+                return func
+        raise SimError(f"no function @{name} in the module")
+
+
+# --- scanner --------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    kind: str
+    """`value` (%x), `symbol` (@f), `type` (!...), `hash` (#...), `ident`, `int`, `float`,
+    `string`, `punct` or `eof`."""
+    text: str
+    line: int
+
+
+_TOKEN: Final = re.compile(r"""
+    (?P<newline>\n)
+  | (?P<space>[ \t\r]+)
+  | (?P<comment>//[^\n]*)
+  | (?P<value>%[A-Za-z0-9_$.]+)
+  | (?P<symbol>@[A-Za-z0-9_$.]+)
+  | (?P<bang>!)
+  | (?P<hash>\#)
+  | (?P<string>"(?:[^"\\\n]|\\.)*")
+  | (?P<float>-?\d+\.\d*(?:[eE][+-]?\d+)?|-?\d+[eE][+-]?\d+)
+  | (?P<int>-?0x[0-9A-Fa-f]+|-?\d+)
+  | (?P<ident>[A-Za-z_][A-Za-z0-9_.$]*)
+  | (?P<punct>->|[(){}\[\],:=<>?*])
+""", re.VERBOSE)
+_DOTTED: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+
+
+def tokenize(text: str) -> list[Token]:
+    """The tokens of *text*, `loc(...)` and comments dropped, ending with an `eof` token."""
+    tokens: list[Token] = []
+    pos, line, end = 0, 1, len(text)
+    while pos < end:
+        match = _TOKEN.match(text, pos)
+        if match is None:
+            raise SimError(f"unexpected character {text[pos]!r}", line)
+        kind, lexeme = match.lastgroup or "", match.group()
+        if kind == "newline":
+            line += 1
+        elif kind in ("bang", "hash"):
+            lexeme = _scan_bracketed(text, pos, line)
+            tokens.append(Token("type" if kind == "bang" else "hash", lexeme, line))
+            line += lexeme.count("\n")
+            pos += len(lexeme)
+            continue
+        elif kind == "ident" and lexeme == "loc" and text.startswith("(", match.end()):
+            skipped = _scan_loc(text, match.end(), line)
+            line += text.count("\n", pos, skipped)
+            pos = skipped
+            continue
+        elif kind not in ("space", "comment"):
+            tokens.append(Token(kind, lexeme, line))
+        pos = match.end()
+    tokens.append(Token("eof", "", line))
+    return tokens
+
+
+def _scan_bracketed(text: str, pos: int, line: int) -> str:
+    """`!dialect.name<...>` or `#dialect.name<...>` starting at *pos* (nested `<>` balanced)."""
+    name = _DOTTED.match(text, pos + 1)
+    if name is None:
+        raise SimError(f"expected a name after {text[pos]!r}", line)
+    cursor = name.end()
+    if not text.startswith("<", cursor):
+        return text[pos:cursor]
+    depth = 0
+    while cursor < len(text):
+        char = text[cursor]
+        if char == "<":
+            depth += 1
+        elif char == ">" and text[cursor - 1] != "-":
+            depth -= 1
+            if depth == 0:
+                return text[pos:cursor + 1]
+        elif char == "\n":
+            break
+        cursor += 1
+    raise SimError(f"unterminated {text[pos:name.end()]}<...>", line)
+
+
+def _scan_loc(text: str, pos: int, line: int) -> int:
+    """The position just after the `loc(...)` whose `(` is at *pos* (strings and nesting kept)."""
+    depth, cursor, in_string = 0, pos, False
+    while cursor < len(text):
+        char = text[cursor]
+        if in_string:
+            if char == "\\":
+                cursor += 1
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return cursor + 1
+        cursor += 1
+    raise SimError("unterminated loc(...)", line)
+
+
+# --- types ----------------------------------------------------------------------------------
+
+_VIEW: Final = re.compile(r"!pto\.(tensor_view|partition_tensor_view)<((?:(?:\?|\d+)x)+)(\w+)>$")
+_PTR: Final = re.compile(r"!pto\.ptr<(\w+)>$")
+_TILE: Final = re.compile(r"!pto\.tile_buf<(.*)>$", re.DOTALL)
+
+
+def parse_type(text: str, line: int) -> Type:
+    """The `Type` spelled *text* (a `!...` token or a scalar type name)."""
+    if text in SCALAR_TYPES:
+        return ScalarType(text)
+    if match := _PTR.match(text):
+        return PtrType(_element(match.group(1), line))
+    if match := _VIEW.match(text):
+        dims = tuple(None if d == "?" else int(d) for d in match.group(2).split("x")[:-1])
+        return ViewType(dims, _element(match.group(3), line), match.group(1) != "tensor_view")
+    if match := _TILE.match(text):
+        return _tile_type(match.group(1), line)
+    raise SimError(f"unknown type {text}", line)
+
+
+def _element(name: str, line: int) -> str:
+    if name not in ELEMENT_TYPES:
+        raise SimError(f"unknown element type {name}", line)
+    return name
+
+
+def _tile_type(body: str, line: int) -> TileType:
+    fields: dict[str, str] = {}
+    for item in body.split(","):
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise SimError(f"malformed tile_buf field {item.strip()!r}", line)
+        fields[key.strip()] = value.strip()
+    for required in ("loc", "dtype", "rows", "cols"):
+        if required not in fields:
+            raise SimError(f"tile_buf has no {required}=", line)
+    if fields["loc"] not in TILE_SPACES:
+        raise SimError(f"unknown memory space loc={fields['loc']}", line)
+    extra = tuple((k, v) for k, v in fields.items()
+                  if k not in ("loc", "dtype", "rows", "cols", "v_row", "v_col"))
+    return TileType(fields["loc"], _element(fields["dtype"], line), _int_field(fields, "rows", line),
+                    _int_field(fields, "cols", line), _optional_dim(fields, "v_row", line),
+                    _optional_dim(fields, "v_col", line), extra)
+
+
+def _int_field(fields: dict[str, str], key: str, line: int) -> int:
+    try:
+        return int(fields[key])
+    except ValueError:
+        raise SimError(f"tile_buf {key}={fields[key]} is not an integer", line) from None
+
+
+def _optional_dim(fields: dict[str, str], key: str, line: int) -> int | None:
+    if fields.get(key, "?") == "?":
+        return None
+    return _int_field(fields, key, line)
+
+
+# --- parser ---------------------------------------------------------------------------------
+
+class _Parser:
+    """Recursive descent over the token list; one `_parse_<form>` per op form."""
+
+    def __init__(self, text: str) -> None:
+        self.tokens = tokenize(text)
+        self.pos = 0
+
+    # token helpers
+    @property
+    def peek(self) -> Token:
+        return self.tokens[self.pos]
+
+    def next(self) -> Token:
+        token = self.tokens[self.pos]
+        if token.kind != "eof":
+            self.pos += 1
+        return token
+
+    def at(self, text: str) -> bool:
+        token = self.peek
+        return token.text == text and token.kind in ("punct", "ident")
+
+    def accept(self, text: str) -> bool:
+        if self.at(text):
+            self.pos += 1
+            return True
+        return False
+
+    def expect(self, text: str) -> Token:
+        if not self.at(text):
+            raise self.error(f"expected '{text}'")
+        return self.next()
+
+    def expect_kind(self, kind: str, what: str) -> Token:
+        if self.peek.kind != kind:
+            raise self.error(f"expected {what}")
+        return self.next()
+
+    def error(self, message: str) -> SimError:
+        token = self.peek
+        found = "end of input" if token.kind == "eof" else repr(token.text)
+        return SimError(f"{message}, found {found}", token.line)
+
+    def value(self) -> str:
+        return self.expect_kind("value", "an SSA value (%name)").text[1:]
+
+    def value_list(self, close: str) -> tuple[str, ...]:
+        values: list[str] = []
+        if self.at(close):
+            return ()
+        values.append(self.value())
+        while self.accept(","):
+            values.append(self.value())
+        return tuple(values)
+
+    def type(self) -> Type:
+        token = self.peek
+        if token.kind == "type" or (token.kind == "ident" and token.text in SCALAR_TYPES):
+            self.next()
+            return parse_type(token.text, token.line)
+        raise self.error("expected a type")
+
+    def type_list(self) -> tuple[Type, ...]:
+        types = [self.type()]
+        while self.accept(","):
+            types.append(self.type())
+        return tuple(types)
+
+    # module, functions
+    def module(self) -> Module:
+        self.expect("module")
+        attributes = self.attr_dict() if self.accept("attributes") else ()
+        self.expect("{")
+        functions: list[Func] = []
+        while not self.at("}"):
+            functions.append(self.function())
+        self.expect("}")
+        if self.peek.kind != "eof":
+            raise self.error("expected end of input after the module")
+        return Module(tuple(functions), attributes)
+
+    def function(self) -> Func:
+        line = self.expect("func.func").line
+        name = self.expect_kind("symbol", "a function name (@name)").text[1:]
+        self.expect("(")
+        args: list[Arg] = []
+        if not self.at(")"):
+            args.append(self.argument())
+            while self.accept(","):
+                args.append(self.argument())
+        self.expect(")")
+        attributes = self.attr_dict() if self.accept("attributes") else ()
+        body = self.block(allow_return=True)
+        return Func(name, line, tuple(args), body, attributes)
+
+    def argument(self) -> Arg:
+        token = self.peek
+        name = self.value()
+        self.expect(":")
+        arg_type = self.type()
+        if not isinstance(arg_type, (PtrType, ScalarType)):
+            raise SimError(f"argument %{name} has type {arg_type}, expected !pto.ptr or a scalar",
+                           token.line)
+        return Arg(name, arg_type)
+
+    def attr_dict(self) -> tuple[tuple[str, object], ...]:
+        self.expect("{")
+        entries: list[tuple[str, object]] = []
+        while not self.at("}"):
+            key = self.expect_kind("ident", "an attribute name").text
+            value: object = True
+            if self.accept("="):
+                value = self.attr_value()
+            entries.append((key, value))
+            if not self.accept(","):
+                break
+        self.expect("}")
+        return tuple(entries)
+
+    def attr_value(self) -> object:
+        token = self.next()
+        if token.kind == "string":
+            return token.text[1:-1]
+        if token.kind == "int":
+            return int(token.text, 0)
+        if token.kind == "float":
+            return float(token.text)
+        if token.kind == "ident" and token.text in ("true", "false"):
+            return token.text == "true"
+        if token.kind in ("hash", "type", "ident"):
+            return token.text
+        self.pos -= 1
+        raise self.error("expected an attribute value")
+
+    # blocks and ops
+    def block(self, allow_return: bool = False) -> tuple[Op, ...]:
+        self.expect("{")
+        ops: list[Op] = []
+        while not self.at("}"):
+            if self.peek.kind == "eof":
+                raise self.error("expected '}'")
+            if self.at("return") or self.at("func.return"):
+                token = self.next()
+                if not allow_return:
+                    raise SimError("return outside a function body", token.line)
+                continue
+            ops.append(self.op())
+        self.expect("}")
+        return tuple(ops)
+
+    def op(self) -> Op:
+        results: tuple[str, ...] = ()
+        if self.peek.kind == "value":
+            results = (self.value(),)
+            self.expect("=")
+        token = self.peek
+        if token.kind != "ident":
+            raise self.error("expected an instruction")
+        name = token.text
+        parse = self._form(name)
+        if parse is None:
+            raise SimError(f"unknown instruction {name}", token.line)
+        self.next()
+        op = parse(name, token.line, results)
+        wants_result = name not in INS_OUTS_OPS and name not in ("scf.for", "scf.if")
+        if wants_result != bool(results):
+            what = "needs a result" if wants_result else "has no result"
+            raise SimError(f"{name} {what}", token.line)
+        return op
+
+    def _form(self, name: str):
+        if name in ARITH_BINARY:
+            return self._binary
+        if name in INS_OUTS_OPS:
+            return self._ins_outs
+        return {
+            "arith.constant": self._constant,
+            "arith.cmpi": self._cmpi,
+            "arith.select": self._select,
+            "pto.make_tensor_view": self._make_tensor_view,
+            "pto.partition_view": self._partition_view,
+            "pto.alloc_tile": self._alloc_tile,
+            "scf.for": self._for,
+            "scf.if": self._if,
+        }.get(name)
+
+    def _constant(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        token = self.next()
+        literal: int | float | bool
+        if token.kind == "int":
+            literal = int(token.text, 0)
+        elif token.kind == "float":
+            literal = float(token.text)
+        elif token.kind == "ident" and token.text in ("true", "false"):
+            literal = token.text == "true"
+        else:
+            self.pos -= 1
+            raise self.error("expected a constant literal")
+        self.expect(":")
+        result_type = self.type()
+        if not isinstance(result_type, ScalarType):
+            raise SimError(f"arith.constant of type {result_type}", line)
+        is_float_type = result_type.name in ("f32", "f16", "bf16")
+        if isinstance(literal, float) and not is_float_type:
+            raise SimError(f"float literal for type {result_type}", line)
+        return Op(name, line, results, attributes=(("value", literal),), types=(result_type,))
+
+    def _binary(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        lhs = self.value()
+        self.expect(",")
+        rhs = self.value()
+        self.expect(":")
+        return Op(name, line, results, (lhs, rhs), types=(self._scalar_type(line),))
+
+    def _cmpi(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        predicate = self.expect_kind("ident", "a cmpi predicate").text
+        if predicate not in CMPI_PREDICATES:
+            raise SimError(f"unknown cmpi predicate {predicate}", line)
+        self.expect(",")
+        lhs = self.value()
+        self.expect(",")
+        rhs = self.value()
+        self.expect(":")
+        return Op(name, line, results, (lhs, rhs), attributes=(("predicate", predicate),),
+                  types=(self._scalar_type(line),))
+
+    def _select(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        condition = self.value()
+        self.expect(",")
+        on_true = self.value()
+        self.expect(",")
+        on_false = self.value()
+        self.expect(":")
+        return Op(name, line, results, (condition, on_true, on_false),
+                  types=(self._scalar_type(line),))
+
+    def _scalar_type(self, line: int) -> ScalarType:
+        result_type = self.type()
+        if not isinstance(result_type, ScalarType):
+            raise SimError(f"expected a scalar type, found {result_type}", line)
+        return result_type
+
+    def _bracket_group(self, key: str) -> tuple[str, tuple[str, ...]]:
+        self.expect(key)
+        self.expect("=")
+        self.expect("[")
+        values = self.value_list("]")
+        self.expect("]")
+        return key, values
+
+    def _make_tensor_view(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        source = self.value()
+        self.expect(",")
+        shape = self._bracket_group("shape")
+        self.expect(",")
+        strides = self._bracket_group("strides")
+        attributes = self.attr_dict() if self.at("{") else ()
+        self.expect(":")
+        return Op(name, line, results, (source,), (shape, strides), attributes, (self.type(),))
+
+    def _partition_view(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        source = self.value()
+        self.expect(",")
+        offsets = self._bracket_group("offsets")
+        self.expect(",")
+        sizes = self._bracket_group("sizes")
+        attributes = self.attr_dict() if self.at("{") else ()
+        self.expect(":")
+        source_type = self.type()
+        self.expect("->")
+        return Op(name, line, results, (source,), (offsets, sizes), attributes,
+                  (source_type, self.type()))
+
+    def _alloc_tile(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        named: list[tuple[str, tuple[str, ...]]] = []
+        while self.peek.kind == "ident" and self.peek.text in ("addr", "valid_row", "valid_col"):
+            key = self.next().text
+            self.expect("=")
+            named.append((key, (self.value(),)))
+        attributes = self.attr_dict() if self.at("{") else ()
+        self.expect(":")
+        return Op(name, line, results, (), tuple(named), attributes, (self.type(),))
+
+    def _ins_outs(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        ins, in_types = self._operand_group("ins")
+        outs, out_types = self._operand_group("outs")
+        attributes = self.attr_dict() if self.at("{") else ()
+        trailing: tuple[Type, ...] = ()
+        if self.accept(":"):
+            trailing = self.type_list()
+        return Op(name, line, results, ins, (("outs", outs),), attributes,
+                  in_types + out_types + trailing)
+
+    def _operand_group(self, key: str) -> tuple[tuple[str, ...], tuple[Type, ...]]:
+        self.expect(key)
+        self.expect("(")
+        values = self.value_list(")")
+        types: tuple[Type, ...] = ()
+        if self.accept(":"):
+            types = self.type_list()
+        self.expect(")")
+        return values, types
+
+    def _for(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        induction = self.value()
+        self.expect("=")
+        lower = self.value()
+        self.expect("to")
+        upper = self.value()
+        self.expect("step")
+        step = self.value()
+        if self.accept(":"):
+            self.type()
+        body = self.block()
+        return Op(name, line, results, (lower, upper, step), attributes=(("iv", induction),),
+                  regions=(body,))
+
+    def _if(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        condition = self.value()
+        then_body = self.block()
+        regions = (then_body,)
+        if self.accept("else"):
+            regions = (then_body, self.block())
+        return Op(name, line, results, (condition,), regions=regions)
+
+
+def parse_pto(text: str) -> Module:
+    """The `Module` of PTO-AS *text*; `SimError` (rule "") naming the line of the first error."""
+    return _Parser(text).module()
+
+
+def walk(ops: tuple[Op, ...]) -> Iterator[Op]:
+    """Every op of *ops* and of their regions, in source order."""
+    for op in ops:
+        yield op
+        for region in op.regions:
+            yield from walk(region)
