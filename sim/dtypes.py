@@ -61,20 +61,29 @@ def dtype(name: str) -> DType:
     return DTYPES[name]
 
 
+_CHUNK: Final[int] = 1 << 16
+"""Elements converted per pass: the rounding steps then run in cache, not in memory."""
+
+
 def f32_to_bf16_bits(values: np.ndarray) -> np.ndarray:
     """bf16 bit patterns (uint16) of f32 *values*, round half to even; NaN stays a quiet NaN."""
     values = np.ascontiguousarray(values, dtype=np.float32)
-    bits = values.view(np.uint32)
-    rounded = bits >> 16
-    rounded &= 1
-    rounded += 0x7FFF
-    rounded += bits
-    rounded >>= 16
-    result = rounded.astype(np.uint16)
-    if np.isnan(values).any():
-        nan = np.isnan(values)
+    bits = values.reshape(-1).view(np.uint32)
+    result = np.empty(bits.size, dtype=np.uint16)
+    scratch = np.empty(min(_CHUNK, bits.size), dtype=np.uint32)
+    for start in range(0, bits.size, _CHUNK):
+        chunk = bits[start:start + _CHUNK]
+        rounded = scratch[:chunk.size]
+        np.right_shift(chunk, 16, out=rounded)
+        np.bitwise_and(rounded, 1, out=rounded)
+        np.add(rounded, 0x7FFF, out=rounded)  # + 0x7FFF + lsb: ties go to the even pattern
+        np.add(rounded, chunk, out=rounded)
+        np.right_shift(rounded, 16, out=rounded)
+        result[start:start + _CHUNK] = rounded
+    if bits.size and np.isnan(values.max()):
+        nan = np.isnan(values.reshape(-1))
         result[nan] = ((bits[nan] >> 16) | 0x0040).astype(np.uint16)
-    return result
+    return result.reshape(values.shape)
 
 
 def bf16_bits_to_f32(bits: np.ndarray) -> np.ndarray:
@@ -89,10 +98,11 @@ def narrow(values: np.ndarray, name: str) -> np.ndarray:
     if name == "bf16":
         return f32_to_bf16_bits(values.astype(np.float32, copy=False))
     if dt.is_float:
-        return values.astype(dt.storage)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return values.astype(dt.storage)
     if values.dtype.kind == "f":
         low, high = _INT_RANGES[name]
-        values = np.nan_to_num(np.rint(values), nan=0.0)
+        values = np.nan_to_num(np.rint(values.astype(np.float64)), nan=0.0)
         return np.clip(values, low, high).astype(dt.storage)
     return values.astype(dt.storage)
 

@@ -30,8 +30,15 @@ Decisions where the spec is silent or loose (docs/pto-subset.md):
 - Integer scalars wrap to their type's width (`index` is 64 bits); `i1` values are bools.
 - Errors about names (undefined value, missing argument) have rule ""; every semantic rejection
   has rule PV202.
-- GM tensors are copied at binding (the caller's arrays are never mutated); a bf16 tensor is given
-  as values (rounded half to even) or as uint16 bit patterns, and returned widened to float32.
+- The tile type written at a use must match (space, dtype, rows, cols) the one its `alloc_tile`
+  declared (PV202 otherwise); `blayout` / `slayout` / `fractal` / `pad` are ignored, so a transpose
+  expressed only by a layout flip (as in real-ir/tensor_proj) is not performed.
+- Under `strict_undef` only reads of `acc` bytes are checked (tmatmul.acc, tstore / tmov from acc).
+- GM tensors: `simulate` never mutates the caller's arrays. A tensor some `pto.tstore` writes is
+  copied at binding and returned as a new array of its final values (bf16 widened to float32); a
+  tensor no `pto.tstore` writes is bound read-only and returned as the caller's own array object.
+  Two arguments never alias in GM. A bf16 tensor is given as values (rounded half to even) or as
+  uint16 bit patterns.
 """
 
 from __future__ import annotations
@@ -46,8 +53,8 @@ from numpy.lib.stride_tricks import as_strided
 from .arena import CAPACITIES, Memory, Tile
 from .dtypes import DTYPES, bf16_bits_to_f32, narrow, to_storage, to_values, widen
 from .errors import SimError, rejected
-from .parser import (ARITH_BINARY, Func, Op, PtrType, ScalarType, TileType, Type, ViewType,
-                     walk)
+from .parser import (ARITH_BINARY, INS_OUTS_OPS, Func, Op, PtrType, ScalarType, TileType,
+                     ViewType, walk)
 
 Step = Callable[[], None]
 
@@ -206,11 +213,23 @@ class _Compiler:
             for key, _ in op.attributes:
                 if key not in allowed:
                     raise SimError(f"{op.name}: unknown attribute {key}", op.line)
+        if op.name in INS_OUTS_OPS:
+            self._check_annotations(op)
         if op.name in ARITH_BINARY:
             return self.arith_binary(op)
         if op.name in _BINARY_VECTOR or op.name in _SCALAR_VECTOR:
             return self.vector_binary(op)
         return getattr(self, "op_" + op.name.replace(".", "_"))(op)
+
+    def _check_annotations(self, op: Op) -> None:
+        """A tile operand's annotated type must be the type its `alloc_tile` gave it."""
+        names = (*op.operands, *op.group("outs"))
+        for name, annotated in zip(names, op.types):
+            info = self.scope.get(name)
+            if isinstance(info, TileType) and isinstance(annotated, TileType) and \
+                    _shape_key(info) != _shape_key(annotated):
+                raise rejected(f"{op.name}: %{name} is annotated {annotated} but was allocated as "
+                               f"{info}", op.line)
 
     # --- scalars --------------------------------------------------------------------------
     def op_arith_constant(self, op: Op) -> Step | None:
@@ -387,10 +406,9 @@ class _Compiler:
         default_rows = tile_type.v_row if tile_type.v_row is not None else tile_type.rows
         default_cols = tile_type.v_col if tile_type.v_col is not None else tile_type.cols
         place = self._placer(op, tile_type)
-        slots = [self.slots[name] for name in operands]
+        addr_slot = self.slots[operands[0]]
         row_slot = self.slots[op.group("valid_row")[0]] if op.group("valid_row") else None
         col_slot = self.slots[op.group("valid_col")[0]] if op.group("valid_col") else None
-        addr_slot = slots[0]
         if all(name in self.constants for name in operands):
             key = (self.values[addr_slot],
                    default_rows if row_slot is None else self.values[row_slot],
@@ -714,6 +732,10 @@ def _constant_value(op: Op) -> object:
     return _wrap(_INT_BITS.get(kind, 64))(int(value))
 
 
+def _shape_key(tile_type: TileType) -> tuple[str, str, int, int]:
+    return tile_type.loc, tile_type.dtype, tile_type.rows, tile_type.cols
+
+
 def _mark(tile: Tile) -> None:
     if tile.written is not None:
         tile.written[...] = True
@@ -829,16 +851,13 @@ def _bind_tensor(value: object, dtype: str, stored: bool
                  ) -> tuple[np.ndarray, Callable[[], np.ndarray]]:
     """The flat GM storage for a caller's array, and how to read the final array back.
 
-    A tensor no `pto.tstore` writes is bound read-only without a copy when its dtype needs no
-    conversion, and handed back as the caller's own array.
+    A tensor no `pto.tstore` writes is bound read-only (without a copy when its dtype needs no
+    conversion) and handed back as the caller's own array.
     """
     array = np.asarray(value)
     flat = np.ascontiguousarray(to_storage(array, dtype, copy=stored)).reshape(-1)
     if stored:
         return flat, lambda: to_values(flat, dtype).reshape(array.shape)
-    shared = np.may_share_memory(flat, array)
     flat = flat.view()
     flat.flags.writeable = False
-    if shared and dtype != "bf16":
-        return flat, lambda: array
-    return flat, lambda: to_values(flat, dtype).reshape(array.shape)
+    return flat, lambda: array

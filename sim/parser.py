@@ -14,12 +14,14 @@ dict plus the op's literal parts: `value` of `arith.constant`, `predicate` of `a
 `iv` of `scf.for`), `types` in source order and `regions` (`scf.for`: one, `scf.if`: one or two).
 
 Decision beyond the spec: `arith.constant` also accepts a float literal typed `f32`/`f16`/`bf16`
-(the scalar operand of `pto.tmuls` / `pto.tadds` needs one).
+(the scalar operand of `pto.tmuls` / `pto.tadds` needs one), decimal or MLIR hexadecimal (the bit
+pattern, e.g. `0x3F800000 : f32`).
 """
 
 from __future__ import annotations
 
 import re
+import struct
 from dataclasses import dataclass
 from typing import Final, Iterator
 
@@ -167,6 +169,8 @@ class Module:
 
 @dataclass(frozen=True, slots=True)
 class Token:
+    """One lexeme and its 1-based line."""
+
     kind: str
     """`value` (%x), `symbol` (@f), `type` (!...), `hash` (#...), `ident`, `int`, `float`,
     `string`, `punct` or `eof`."""
@@ -325,6 +329,15 @@ def _optional_dim(fields: dict[str, str], key: str, line: int) -> int | None:
 
 
 # --- parser ---------------------------------------------------------------------------------
+
+def _float_from_bits(bits: int, name: str) -> float:
+    """The value of an MLIR hexadecimal float literal (the bit pattern of type *name*)."""
+    if name == "f32":
+        return struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
+    if name == "f16":
+        return struct.unpack("<e", struct.pack("<H", bits & 0xFFFF))[0]
+    return struct.unpack("<f", struct.pack("<I", (bits & 0xFFFF) << 16))[0]
+
 
 class _Parser:
     """Recursive descent over the token list; one `_parse_<form>` per op form."""
@@ -531,6 +544,8 @@ class _Parser:
         is_float_type = result_type.name in ("f32", "f16", "bf16")
         if isinstance(literal, float) and not is_float_type:
             raise SimError(f"float literal for type {result_type}", line)
+        if is_float_type and token.kind == "int" and token.text.startswith("0x"):
+            literal = _float_from_bits(literal, result_type.name)
         return Op(name, line, results, attributes=(("value", literal),), types=(result_type,))
 
     def _binary(self, name: str, line: int, results: tuple[str, ...]) -> Op:

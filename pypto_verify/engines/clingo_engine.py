@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import multiprocessing
 import re
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -175,15 +174,58 @@ def _path(edges: dict[str, list[tuple[str, str, Loc]]], start: str, goal: str, c
 def check_safety(rule: Rule) -> None:
     """Every variable must be grounded the way Soufflé grounds it, or the rule is rejected."""
     bound = _grounded(rule.body, frozenset())
+    _check_body(rule.body, bound, rule)
     for head in rule.heads:
         for arg in head.args:
             for var in term_vars(arg):
                 _require(var, bound, rule, "in the head")
-    _check_body(rule.body, bound, rule, _occurrences(rule))
 
 
-def _grounded(body: tuple[BodyLiteral, ...], outer: frozenset[str]) -> set[str]:
-    """Variables grounded by positive atoms' plain arguments and by `x = e` with `e` grounded."""
+@dataclass(frozen=True, slots=True)
+class AggregateScope:
+    """Soufflé's scoping of one aggregate's variables (ast/analysis/Aggregate.cpp)."""
+
+    injected: frozenset[str]
+    """Grounded outside the aggregate (not counting its own result) and not in its target: a join."""
+    local: frozenset[str]
+    """Everything else; a local name that is also used outside is a different variable (renamed)."""
+
+
+def aggregate_scope(rule: Rule, aggregate: Aggregate) -> AggregateScope:
+    """Split an aggregate's variables into injected and local ones; reject aggregate witnesses."""
+    inside = {var.name for var in all_vars(aggregate)}
+    target = {var.name for var in all_vars(aggregate.target)} if aggregate.target is not None else set()
+    outer = outer_names(rule)
+    grounded_with_result = _grounded(rule.body, frozenset())
+    grounded_without_result = _grounded(rule.body, frozenset(), excluded=aggregate)
+    for var in all_vars(aggregate):
+        if var.name in outer and var.name not in grounded_with_result:
+            # Soufflé rejects such "witnesses" for count/sum and gives min/max a witness semantics.
+            raise EngineError(
+                f"variable `{var.name}` is grounded only inside an aggregate but used outside it (rule at line "
+                f"{rule.loc.line}); aggregate witnesses are outside the supported Soufflé subset",
+                var.loc,
+            )
+    injected = frozenset(name for name in inside if name in grounded_without_result and name not in target)
+    return AggregateScope(injected, frozenset(inside - injected))
+
+
+def outer_names(rule: Rule) -> set[str]:
+    """Names of the variables a rule uses outside its aggregates (clingo's "global" variables)."""
+    names = {var.name for head in rule.heads for arg in head.args for var in term_vars(arg)}
+    for literal in rule.body:
+        for term in literal_terms(literal):
+            names.update(var.name for var in term_vars(term))
+    return names
+
+
+def _grounded(
+    body: tuple[BodyLiteral, ...], outer: frozenset[str], excluded: Aggregate | None = None
+) -> set[str]:
+    """Variables grounded by positive atoms' plain arguments and by `x = e` with `e` grounded.
+
+    Any aggregate is a grounded value (its own variables are checked separately), except `excluded`.
+    """
     bound = set(outer)
     for literal in body:
         if isinstance(literal, Atom):
@@ -195,18 +237,18 @@ def _grounded(body: tuple[BodyLiteral, ...], outer: frozenset[str]) -> set[str]:
             if not isinstance(literal, Compare) or literal.op != "=":
                 continue
             for side, other in ((literal.left, literal.right), (literal.right, literal.left)):
-                if isinstance(side, Var) and side.name not in bound and _is_grounded(other, bound):
+                if (isinstance(side, Var) and side.name not in bound and _is_grounded(other, bound)
+                        and not any(inner is excluded for inner in _aggregates(other))):
                     bound.add(side.name)
                     changed = True
     return bound
 
 
 def _is_grounded(term: Term, bound: set[str]) -> bool:
-    # An aggregate is a value once its injected variables are grounded; those are checked on their own.
     return all(var.name in bound for var in term_vars(term))
 
 
-def _check_body(body: tuple[BodyLiteral, ...], bound: set[str], rule: Rule, occurrences: Counter[str]) -> None:
+def _check_body(body: tuple[BodyLiteral, ...], bound: set[str], rule: Rule) -> None:
     for literal in body:
         where = "in a negated atom" if isinstance(literal, Negation) else (
             "in an atom argument" if isinstance(literal, Atom) else "in a comparison")
@@ -216,21 +258,13 @@ def _check_body(body: tuple[BodyLiteral, ...], bound: set[str], rule: Rule, occu
             for var in term_vars(term):
                 _require(var, bound, rule, where)
             for inner in _aggregates(term):
-                _check_aggregate(inner, bound, rule, occurrences)
+                _check_aggregate(inner, rule)
 
 
-def _check_aggregate(aggregate: Aggregate, bound: set[str], rule: Rule, occurrences: Counter[str]) -> None:
-    inside = Counter(var.name for var in all_vars(aggregate))
-    for var in all_vars(aggregate):
-        # Soufflé: a variable also used outside the aggregate is injected and must be grounded outside.
-        if occurrences[var.name] > inside[var.name] and var.name not in bound:
-            raise EngineError(
-                f"variable `{var.name}` is used inside and outside an aggregate but is not grounded outside it "
-                f"(rule at line {rule.loc.line})",
-                var.loc,
-            )
-    inner_bound = _grounded(aggregate.body, frozenset(bound))
-    _check_body(aggregate.body, inner_bound, rule, occurrences)
+def _check_aggregate(aggregate: Aggregate, rule: Rule) -> None:
+    scope = aggregate_scope(rule, aggregate)
+    inner_bound = _grounded(aggregate.body, scope.injected)
+    _check_body(aggregate.body, inner_bound, rule)
     if aggregate.target is not None:
         for var in term_vars(aggregate.target):
             _require(var, inner_bound, rule, f"in the `{aggregate.op}` target")
@@ -243,17 +277,6 @@ def _require(var: Var, bound: set[str], rule: Rule, where: str) -> None:
             f"positive body atom or be set by `{var.name} = <expression of grounded variables>`",
             var.loc,
         )
-
-
-def _occurrences(rule: Rule) -> Counter[str]:
-    names: Counter[str] = Counter()
-    for head in rule.heads:
-        for arg in head.args:
-            names.update(var.name for var in all_vars(arg))
-    for literal in rule.body:
-        for term in literal_terms(literal):
-            names.update(var.name for var in all_vars(term))
-    return names
 
 
 def _aggregates(term: Term) -> list[Aggregate]:
@@ -293,9 +316,15 @@ _ASP_OPS = {"+": "+", "-": "-", "*": "*", "/": "/", "%": "\\"}  # clingo's `/` a
 class _RuleWriter:
     """Renders one rule; aggregates become extra body literals that bind fresh `A<n>` variables."""
 
-    def __init__(self) -> None:
+    def __init__(self, rule: Rule) -> None:
+        self.rule = rule
+        self.outer = outer_names(rule)
         self.fresh = 0
         self.pending: list[str] = []
+        self.renames: dict[str, str] = {}  # aggregate-local variables that share a name with an outer one
+
+    def var(self, name: str) -> str:
+        return self.renames.get(name) or "V" + mangle(name)
 
     def new_var(self, prefix: str) -> str:
         self.fresh += 1
@@ -303,7 +332,7 @@ class _RuleWriter:
 
     def term(self, term: Term, wildcards: dict[int, str] | None = None) -> str:
         if isinstance(term, Var):
-            return "V" + mangle(term.name)
+            return self.var(term.name)
         if isinstance(term, Wildcard):
             if wildcards is not None and id(term) in wildcards:
                 return wildcards[id(term)]
@@ -333,8 +362,8 @@ class _RuleWriter:
             return self.aggregate(self.term(literal.right), literal.left)
         else:
             left, right = literal.left, literal.right
-            if isinstance(right, Var) and not isinstance(left, Var):
-                left, right = right, left  # clingo binds a variable on either side; keep it on the left
+            if literal.op == "=" and isinstance(right, Var) and not isinstance(left, Var):
+                left, right = right, left  # `e = x` binds x: keep the variable on the left
             text = f"{self.term(left)}{literal.op}{self.term(right)}"
         return [*self.pending, text]
 
@@ -345,7 +374,17 @@ class _RuleWriter:
         return f"{name}({','.join(self.term(arg, wildcards) for arg in atom.args)})"
 
     def aggregate(self, result: str, aggregate: Aggregate) -> list[str]:
-        keys, wildcards = _aggregate_keys(aggregate, self.new_var)
+        # Soufflé scopes local variables to the aggregate (UniqueAggregationVariables); clingo would treat
+        # a name that also occurs outside as global, so such locals get a fresh name.
+        scope = aggregate_scope(self.rule, aggregate)
+        self.renames = {name: self.new_var("L") + mangle(name) for name in sorted(scope.local & self.outer)}
+        try:
+            return self._aggregate(result, aggregate)
+        finally:
+            self.renames = {}
+
+    def _aggregate(self, result: str, aggregate: Aggregate) -> list[str]:
+        keys, wildcards = _aggregate_keys(aggregate, self.new_var, self.var)
         saved, self.pending = self.pending, []
         conditions: list[str] = []
         for literal in aggregate.body:
@@ -367,7 +406,7 @@ class _RuleWriter:
         return [f"{result}=#{aggregate.op}{{{target}:{condition}}}", f"{result}!={empty}"]
 
 
-def _aggregate_keys(aggregate: Aggregate, new_var) -> tuple[list[str], dict[int, str]]:
+def _aggregate_keys(aggregate: Aggregate, new_var, var_name) -> tuple[list[str], dict[int, str]]:
     """The tuple an aggregate is taken over, so that clingo's set semantics equals Soufflé's.
 
     Soufflé evaluates an aggregate whose body has exactly one positive atom (with no repeated variable)
@@ -382,7 +421,7 @@ def _aggregate_keys(aggregate: Aggregate, new_var) -> tuple[list[str], dict[int,
             for var in all_vars(term):
                 if var.name not in names:
                     names.append(var.name)
-    keys = ["V" + mangle(name) for name in names]
+    keys = [var_name(name) for name in names]
     wildcards: dict[int, str] = {}
     atoms = [literal for literal in aggregate.body if isinstance(literal, Atom)]
     if len(atoms) == 1:
@@ -396,7 +435,7 @@ def _aggregate_keys(aggregate: Aggregate, new_var) -> tuple[list[str], dict[int,
 
 
 def _rule_text(rule: Rule, program: Program) -> str:
-    writer = _RuleWriter()
+    writer = _RuleWriter(rule)
     body: list[str] = []
     for literal in rule.body:
         body.extend(writer.literal(literal))
@@ -414,7 +453,7 @@ def _check_range(value: int, loc: Loc | None, where: str = "") -> None:
 
 # ------------------------------------------------------------------------------------------ facts
 
-_INT_RE = re.compile(r"[+-]?[0-9]+")
+_INT_RE = re.compile(r"\s*[+-]?[0-9]+")  # std::stoll: leading blanks and a sign, then digits
 
 
 def facts_text(translation: Translation, facts_dir: Path) -> str:
@@ -520,23 +559,46 @@ def _solve_here(translation: Translation, facts: str) -> dict[str, list[Row]]:
     except RuntimeError as error:
         detail = "; ".join(messages) or str(error)
         raise EngineError(f"clingo rejected the translated program: {detail}") from None
-    by_signature = {(p.asp_name, len(p.kinds)): p for p in translation.outputs}
+    by_name = {p.asp_name: p for p in translation.outputs}
+    parsers = {p.asp_name: _row_parser(p.kinds) for p in translation.outputs}
     rows: dict[str, list[Row]] = {p.relation: [] for p in translation.outputs}
     models = 0
 
     def on_model(model) -> None:
         nonlocal models
         models += 1
-        for symbol in model.symbols(shown=True):
-            predicate = by_signature[(symbol.name, len(symbol.arguments))]
-            rows[predicate.relation].append(
-                tuple(
-                    arg.number if kind == "number" else arg.string
-                    for arg, kind in zip(symbol.arguments, predicate.kinds)
-                )
-            )
+        # str() of each symbol and a Python parse is about twice as fast as walking Symbol.arguments.
+        for text in map(str, model.symbols(shown=True)):
+            open_paren = text.find("(")
+            name = text if open_paren < 0 else text[:open_paren]
+            rows[by_name[name].relation].append(parsers[name](text[open_paren + 1 : -1]))
 
     result = control.solve(on_model=on_model)
     if not result.satisfiable or models != 1:
         raise EngineError("clingo found no model; a stratified program always has exactly one")
     return {name: sorted(set(values)) for name, values in rows.items()}
+
+
+_ASP_TERM = re.compile(r'"((?:[^"\\]|\\.)*)"|(-?[0-9]+)')
+_ASP_UNESCAPE = re.compile(r"\\(.)")
+
+
+def _row_parser(kinds: tuple[Kind, ...]):
+    """Parse the argument text of a shown atom (`1,"a\\"b",-3`) into a typed row."""
+    if not kinds:
+        return lambda _inner: ()
+    if all(kind == "number" for kind in kinds):
+        return lambda inner: tuple(map(int, inner.split(",")))
+
+    def parse(inner: str) -> Row:
+        values: list[int | str] = []
+        for string, number in _ASP_TERM.findall(inner):
+            if number:
+                values.append(int(number))
+            elif "\\" in string:
+                values.append(_ASP_UNESCAPE.sub(lambda m: "\n" if m.group(1) == "n" else m.group(1), string))
+            else:
+                values.append(string)
+        return tuple(values)
+
+    return parse

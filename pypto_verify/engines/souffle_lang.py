@@ -955,7 +955,30 @@ def _check_rule(rule: Rule, relations: dict[str, Relation]) -> None:
                     raise EngineError("underscore `_` in the head of a rule", term.loc)
                 if isinstance(term, Aggregate):
                     raise _outside("aggregate in a rule head (bind it in the body: `n = count : {...}`)", term.loc)
+    _check_wildcards(rule.body)
     _Typing(relations).check(rule)
+
+
+def _check_wildcards(body: tuple[BodyLiteral, ...]) -> None:
+    """`_` may only be a whole atom argument (Soufflé: "Underscore in binary relation")."""
+    for literal in body:
+        for term in literal_terms(literal):
+            if isinstance(literal, Compare) or not isinstance(term, Wildcard):
+                _reject_nested_wildcards(term)
+
+
+def _reject_nested_wildcards(term: Term) -> None:
+    if isinstance(term, Wildcard):
+        raise EngineError("underscore `_` outside an atom argument", term.loc)
+    if isinstance(term, Arith):
+        _reject_nested_wildcards(term.left)
+        _reject_nested_wildcards(term.right)
+    elif isinstance(term, Negate):
+        _reject_nested_wildcards(term.operand)
+    elif isinstance(term, Aggregate):
+        if term.target is not None:
+            _reject_nested_wildcards(term.target)
+        _check_wildcards(term.body)
 
 
 class _Typing:

@@ -25,7 +25,7 @@ def pview(rows: int, cols: int, dtype: str) -> str:
 
 CONSTANTS = "\n".join(
     [f"    %c{n} = arith.constant {n} : index" for n in (0, 1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64)]
-    + [f"    %a{n} = arith.constant {n} : i64" for n in (0, 4, 16, 64, 256, 1024, 4096, 8192)])
+    + [f"    %a{n} = arith.constant {n} : i64" for n in (0, 4, 16, 64, 256, 1024, 4096, 8192, 16384)])
 
 
 def module(args: str, body: str, target: str = "a2a3") -> str:

@@ -77,14 +77,11 @@ def test_scf_for_and_if_else_run_their_regions() -> None:
 """ + _probe("i", 6).replace("\n", "\n    ") + """
       }
     }"""
-    # the last odd iteration is 3, the last even one 2
-    assert _run_probes(ops, [], {"n": 0}) == []
-    values = _run_probes(ops, ["c7"], {"n": 0})
-    assert values == [7]
     body = "\n".join([view("x", "arg0", 1, 64, "f32"), view("out", "arg1", 1, 8, "f32"), ops])
     text = module("%arg0: !pto.ptr<f32>, %arg1: !pto.ptr<f32>", body)
     out = simulate(text, "main", {"arg0": np.arange(64, dtype=np.float32).reshape(1, 64),
                                   "arg1": np.full((1, 8), -1, np.float32)})["arg1"]
+    # the last odd iteration is 3, the last even one 2
     assert out[0, 5] == 3 and out[0, 6] == 2
 
 
@@ -117,7 +114,7 @@ def test_tload_and_tstore_copy_a_gm_window_through_vec() -> None:
     out = simulate(module("%arg0: !pto.ptr<bf16>, %arg1: !pto.ptr<bf16>", body), "main",
                    {"arg0": x, "arg1": np.zeros((4, 8), np.float32)})
     np.testing.assert_array_equal(out["arg1"], bf16(x)[2:6, 4:12])
-    np.testing.assert_array_equal(out["arg0"], bf16(x))
+    assert out["arg0"] is x  # an input no tstore writes comes back as the caller's array
 
 
 def _identity_matmul(right_setup: str, k: int, n: int, dtype: str = "f32",
@@ -154,11 +151,11 @@ def test_textract_transpose_reads_the_transposed_window() -> None:
     setup = "\n".join([
         view("b", "arg2", 8, 16, "f32"), load("b", "bm", "mat", "f32", 8, 16),
         alloc("r", "right", "f32", 4, 8),
-        f"    pto.textract ins(%bm, %c1, %c3 : {tile('mat', 'f32', 8, 16)}, index, index) "
+        f"    pto.textract ins(%bm, %c0, %c3 : {tile('mat', 'f32', 8, 16)}, index, index) "
         f"outs(%r : {tile('right', 'f32', 4, 8)}) {{transpose = true}}"])
     b = RNG.standard_normal((8, 16)).astype(np.float32)
     out = _identity_matmul(setup, 4, 8, extra_args=", %arg2: !pto.ptr<f32>", args={"arg2": b})
-    np.testing.assert_array_equal(out, b[1:9, 3:7].T)
+    np.testing.assert_array_equal(out, b[0:8, 3:7].T)
 
 
 def test_tmov_mat_to_right_and_vec_to_mat() -> None:
@@ -214,7 +211,7 @@ def test_tmov_acc_to_vec_is_legal_on_a5() -> None:
     b = RNG.standard_normal((4, 8)).astype(np.float32)
     text = module("%arg0: !pto.ptr<f32>, %arg1: !pto.ptr<f32>, %arg2: !pto.ptr<f16>", body, "a5")
     out = simulate(text, "main", {"arg0": a, "arg1": b, "arg2": np.zeros((4, 8), np.float16)})
-    np.testing.assert_array_equal(out["arg2"], (a @ b).astype(np.float16))
+    np.testing.assert_allclose(out["arg2"], (a @ b).astype(np.float16), rtol=1e-3, atol=1e-3)
 
 
 def _cube(op_line: str, extra: str = "", dtype: str = "f32", acc_dtype: str = "f32",
@@ -332,14 +329,14 @@ def test_tstore_atomic_add_adds_into_gm() -> None:
 
 
 def _vector(op_line: str, dtype: str = "f32", out_dtype: str | None = None,
-            consts: str = "") -> str:
+            consts: str = "", out_loc: str = "vec") -> str:
     out_dtype = out_dtype or dtype
     return module(
         f"%arg0: !pto.ptr<{dtype}>, %arg1: !pto.ptr<{dtype}>, %arg2: !pto.ptr<{out_dtype}>",
         "\n".join([consts, view("x", "arg0", 4, 8, dtype), load("x", "xv", "vec", dtype, 4, 8),
                    view("y", "arg1", 4, 8, dtype), load("y", "yv", "vec", dtype, 4, 8, "%a1024"),
-                   alloc("z", "vec", out_dtype, 4, 8, "%a4096"), op_line,
-                   view("out", "arg2", 4, 8, out_dtype), store("z", "vec", out_dtype, 4, 8, "out")]))
+                   alloc("z", out_loc, out_dtype, 4, 8, "%a4096"), op_line,
+                   view("out", "arg2", 4, 8, out_dtype), store("z", out_loc, out_dtype, 4, 8, "out")]))
 
 
 VEC = tile("vec", "f32", 4, 8)
@@ -403,10 +400,8 @@ def test_tcvt_f32_to_bf16_rounds_half_to_even() -> None:
 
 
 def test_vector_op_on_a_cube_tile_is_rejected() -> None:
-    text = _vector(f"    pto.tadd ins(%xv, %yv : {VEC}, {VEC}) outs(%z : {VEC})")
-    text = text.replace("%z = pto.alloc_tile addr = %a4096 valid_row = %c4 valid_col = %c8 : "
-                        "!pto.tile_buf<loc=vec", "%z = pto.alloc_tile addr = %a4096 valid_row = %c4 "
-                        "valid_col = %c8 : !pto.tile_buf<loc=mat")
+    mat = tile("mat", "f32", 4, 8)
+    text = _vector(f"    pto.tadd ins(%xv, %yv : {VEC}, {VEC}) outs(%z : {mat})", out_loc="mat")
     with pytest.raises(SimError) as error:
         simulate(text, "main", {})
-    assert error.value.rule == "PV202" and "expected vec" in error.value.message
+    assert error.value.rule == "PV202" and "destination %z is in mat, expected vec" in error.value.message

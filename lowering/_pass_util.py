@@ -1,0 +1,316 @@
+"""Small rewriting helpers shared by the tile-stage passes: fresh names, typing, substitution, cloning.
+
+Owns nothing of the pipeline's meaning; every helper is a pure function over `pypto_verify.ir`.
+Used by `simplify`, `convert_tensor_to_tile_ops`, `auto_tile_matmul_l0`, `infer_tile_memory_space`,
+`lower_pipeline_loops` and `simplify_literal_conditions`.
+
+SSA makes substitution global: a name is defined once per function (tensors excepted, and those are
+never substituted), so one name -> expression map can be applied to any statement after the point
+where the name stopped existing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+
+from pypto_verify import ops
+from pypto_verify.ir import (
+    Assign, BinOp, Call, Const, DType, Eval, Expr, For, Function, If, IterArg, Module, Return,
+    ScalarType, Scope, Stmt, TensorType, TileType, Type, Var, Yield, child_bodies, map_expr,
+    map_functions, map_stmt_exprs, var_like, walk_stmts,
+)
+
+# ---------------------------------------------------------------------------------------------- names
+
+
+def defined_in(body: Iterable[Stmt]) -> list[str]:
+    """Every name *body* defines, nested bodies included, in program order (repeats kept)."""
+    names: list[str] = []
+    for stmt in walk_stmts(tuple(body)):
+        if isinstance(stmt, Assign):
+            names.append(stmt.target.name)
+        elif isinstance(stmt, For):
+            names.extend((stmt.loop_var.name, *(a.name for a in stmt.iter_args),
+                          *(v.name for v in stmt.return_vars)))
+        elif isinstance(stmt, If):
+            names.extend(v.name for v in stmt.return_vars)
+    return names
+
+
+class Namer:
+    """Hands out names unused in one function: `base`, else `base_1`, `base_2`, ..."""
+
+    def __init__(self, fn: Function) -> None:
+        self.used: set[str] = {p.name for p in fn.params} | set(defined_in(fn.body)) | {"self"}
+
+    def fresh(self, base: str) -> str:
+        if base not in self.used:
+            self.used.add(base)
+            return base
+        n = 1
+        while f"{base}_{n}" in self.used:
+            n += 1
+        name = f"{base}_{n}"
+        self.used.add(name)
+        return name
+
+
+# ---------------------------------------------------------------------------------------------- types
+
+
+def infer_env(fn: Function) -> dict[str, Type]:
+    """Every name's type: annotations first, then `ops.infer_call_type`, identity copies, iter_args
+    (their init's type), loop and if return vars (annotation, else the yielded value's type)."""
+    env: dict[str, Type] = {p.name: p.type for p in fn.params if p.type is not None}
+    _infer_body(fn.body, env)
+    return env
+
+
+def expr_type(expr: Expr, env: dict[str, Type]) -> Type | None:
+    """The type of a variable expression (None for anything else or an unknown name)."""
+    v = var_like(expr)
+    return env.get(v.name) if v is not None else None
+
+
+def _infer_body(body: tuple[Stmt, ...], env: dict[str, Type]) -> None:
+    for stmt in body:
+        if isinstance(stmt, Assign):
+            t = stmt.type
+            if t is None:
+                if isinstance(stmt.value, Call):
+                    t = ops.infer_call_type(stmt.value, env)
+                elif var_like(stmt.value) is not None:
+                    t = expr_type(stmt.value, env)
+                elif isinstance(stmt.value, Const) and isinstance(stmt.value.value, bool):
+                    t = ScalarType(DType.BOOL)
+                elif isinstance(stmt.value, (Const, BinOp)):
+                    t = ScalarType(DType.INDEX)
+            if t is not None:
+                env[stmt.target.name] = t
+        elif isinstance(stmt, For):
+            env[stmt.loop_var.name] = ScalarType(DType.INDEX)
+            for arg, init in zip(stmt.iter_args, stmt.inits):
+                t = expr_type(init, env)
+                if t is not None:
+                    env[arg.name] = t
+            _infer_body(stmt.body, env)
+            yielded = final_yield_values(stmt.body)
+            for i, (rv, rt) in enumerate(zip(stmt.return_vars, stmt.return_types)):
+                t = rt
+                if t is None and i < len(yielded):
+                    t = expr_type(yielded[i], env)
+                if t is None and i < len(stmt.inits):
+                    t = expr_type(stmt.inits[i], env)
+                if t is not None:
+                    env[rv.name] = t
+        elif isinstance(stmt, If):
+            _infer_body(stmt.then_body, env)
+            _infer_body(stmt.else_body, env)
+            arms = (final_yield_values(stmt.then_body), final_yield_values(stmt.else_body))
+            for i, (rv, rt) in enumerate(zip(stmt.return_vars, stmt.return_types)):
+                t = rt
+                for arm in arms:
+                    if t is None and i < len(arm):
+                        t = expr_type(arm[i], env)
+                if t is not None:
+                    env[rv.name] = t
+        elif isinstance(stmt, Scope):
+            _infer_body(stmt.body, env)
+
+
+def drop_unit_dims(shape: tuple[Expr, ...]) -> tuple[Expr, ...]:
+    """A rank>2 shape without its leading unit dims (`[1, N, K]` -> `[N, K]`): the 2-D tile shape."""
+    dims = tuple(shape)
+    while len(dims) > 2 and ops.const_int(dims[0]) == 1:
+        dims = dims[1:]
+    return dims
+
+
+def tile_of(t: Type | None) -> TileType | None:
+    return t if isinstance(t, TileType) else None
+
+
+def is_tensor(t: Type | None) -> bool:
+    return isinstance(t, TensorType)
+
+
+# ---------------------------------------------------------------------------------------------- bodies
+
+
+def final_yield_values(body: tuple[Stmt, ...]) -> tuple[Expr, ...]:
+    """The values of the `Yield` that ends *body* (empty when it does not end in one)."""
+    return body[-1].values if body and isinstance(body[-1], Yield) else ()
+
+
+def strip_yield(body: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
+    """*body* without its trailing `Yield`."""
+    return body[:-1] if body and isinstance(body[-1], Yield) else body
+
+
+def map_kernel_functions(module: Module, fn: Callable[[Function], Function]) -> Module:
+    """Apply *fn* to every function of *module* (the pipeline hands a pass one kernel at a time)."""
+    return map_functions(module, fn)
+
+
+# ---------------------------------------------------------------------------------------------- substitution
+
+
+def subst_expr(expr: Expr, mapping: dict[str, Expr]) -> Expr:
+    """*expr* with every variable named in *mapping* replaced (a `Var` and an `IterArg` alike)."""
+    if not mapping:
+        return expr
+
+    def swap(e: Expr) -> Expr | None:
+        v = var_like(e)
+        return mapping.get(v.name) if v is not None else None
+
+    return map_expr(expr, swap)
+
+
+def subst_stmt_own(stmt: Stmt, mapping: dict[str, Expr]) -> Stmt:
+    """*stmt* with its own expressions (not nested bodies) substituted."""
+    if not mapping:
+        return stmt
+    return map_stmt_exprs(stmt, lambda e: _swap(e, mapping))
+
+
+def _swap(e: Expr, mapping: dict[str, Expr]) -> Expr | None:
+    v = var_like(e)
+    return mapping.get(v.name) if v is not None else None
+
+
+def subst_body(body: tuple[Stmt, ...], mapping: dict[str, Expr]) -> tuple[Stmt, ...]:
+    """*body* with every use substituted, nested bodies included (definitions are not renamed)."""
+    if not mapping:
+        return body
+    return tuple(subst_stmt(s, mapping) for s in body)
+
+
+def subst_stmt(stmt: Stmt, mapping: dict[str, Expr]) -> Stmt:
+    stmt = subst_stmt_own(stmt, mapping)
+    if isinstance(stmt, For):
+        return replace(stmt, body=subst_body(stmt.body, mapping))
+    if isinstance(stmt, If):
+        return replace(stmt, then_body=subst_body(stmt.then_body, mapping),
+                       else_body=subst_body(stmt.else_body, mapping))
+    if isinstance(stmt, Scope):
+        return replace(stmt, body=subst_body(stmt.body, mapping))
+    return stmt
+
+
+# ---------------------------------------------------------------------------------------------- cloning
+
+
+def clone_fresh(body: tuple[Stmt, ...], mapping: dict[str, Expr], new_name: Callable[[str], str],
+                keep: frozenset[str] = frozenset()) -> tuple[tuple[Stmt, ...], dict[str, Expr]]:
+    """A copy of *body* in which every definition gets `new_name(old)` and every use is substituted
+    through *mapping* plus the renames; returns the copy and the final mapping (to read the copy's
+    yielded values through).
+
+    Names in *keep* are not renamed: tensors defined outside the body that the body rebinds
+    (`y = tile.store(acc, [0, 0], y)`), which keep their name by the IR conventions. A name defined
+    twice inside the body (a tensor created and rebound there) keeps its first new name.
+    """
+    cloner = _Cloner(dict(mapping), new_name, keep)
+    return cloner.body(body), cloner.mapping
+
+
+class _Cloner:
+    def __init__(self, mapping: dict[str, Expr], new_name: Callable[[str], str], keep: frozenset[str]) -> None:
+        self.mapping = mapping
+        self.new_name = new_name
+        self.keep = keep
+        self.renamed: dict[str, str] = {}
+
+    def body(self, body: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
+        return tuple(self.stmt(s) for s in body)
+
+    def define(self, var: Var) -> Var:
+        if var.name in self.keep:
+            return var
+        new = self.renamed.get(var.name)
+        if new is None:
+            new = self.new_name(var.name)
+            self.renamed[var.name] = new
+        renamed = replace(var, name=new)
+        # a use keeps its own node class (Var or IterArg): map to the same class as the definition
+        self.mapping[var.name] = renamed
+        return renamed
+
+    def stmt(self, stmt: Stmt) -> Stmt:
+        stmt = subst_stmt_own(stmt, self.mapping)
+        if isinstance(stmt, Assign):
+            return replace(stmt, target=self.define(stmt.target))
+        if isinstance(stmt, For):
+            loop_var = self.define(stmt.loop_var)
+            iter_args = tuple(self.define(a) for a in stmt.iter_args)
+            body = self.body(stmt.body)
+            return_vars = tuple(self.define(v) for v in stmt.return_vars)
+            return replace(stmt, loop_var=loop_var, iter_args=iter_args, body=body, return_vars=return_vars)
+        if isinstance(stmt, If):
+            then_body = self.body(stmt.then_body)
+            else_body = self.body(stmt.else_body)
+            return_vars = tuple(self.define(v) for v in stmt.return_vars)
+            return replace(stmt, then_body=then_body, else_body=else_body, return_vars=return_vars)
+        if isinstance(stmt, Scope):
+            return replace(stmt, body=self.body(stmt.body))
+        return stmt
+
+
+def rebound_outside(fn: Function, body: tuple[Stmt, ...]) -> frozenset[str]:
+    """Names *body* defines that are also defined outside it: tensors it rebinds (kept on cloning)."""
+    from collections import Counter
+
+    everywhere = Counter(defined_in(fn.body))
+    everywhere.update(p.name for p in fn.params)
+    inside = Counter(defined_in(body))
+    return frozenset(n for n, c in inside.items() if everywhere[n] > c)
+
+
+def offset_index(base: Expr, offset: int) -> Expr:
+    """`base + offset`, folded when *base* is a literal, and *base* itself for offset 0."""
+    if offset == 0:
+        return base
+    value = ops.const_int(base)
+    if value is not None:
+        return Const(value + offset)
+    if offset < 0:
+        return BinOp("-", base, Const(-offset))
+    return BinOp("+", base, Const(offset))
+
+
+def call_of(stmt: Stmt) -> Call | None:
+    """The call an `Assign` or `Eval` evaluates, if any."""
+    if isinstance(stmt, (Assign, Eval)) and isinstance(stmt.value, Call):
+        return stmt.value
+    return None
+
+
+
+
+def fold_condition(expr: Expr) -> Expr:
+    """*expr* with its literal parts folded: literal-only sub-expressions become their value, and a
+    boolean `and` / `or` drops its neutral literal operands (`P and 0 == 0` -> `P`) or becomes the
+    absorbing literal (`P and 256 == 0` -> `False`)."""
+    from pypto_verify.ir import BoolOp, Compare, UnaryOp
+    from pypto_verify.scalar import evaluate
+
+    def step(e: Expr) -> Expr | None:
+        if isinstance(e, (BinOp, Compare, UnaryOp, BoolOp)):
+            value = evaluate(e)
+            if value is not None and not isinstance(value, float):
+                return Const(value, span=getattr(e, "span"))
+        if isinstance(e, BoolOp):
+            neutral = e.op == "and"
+            kept = tuple(o for o in e.operands
+                         if not (isinstance(o, Const) and isinstance(o.value, bool) and o.value is neutral))
+            if len(kept) == 1:
+                return kept[0]
+            if not kept:
+                return Const(neutral, span=e.span)
+            if len(kept) != len(e.operands):
+                return replace(e, operands=kept)
+        return None
+
+    return map_expr(expr, step)

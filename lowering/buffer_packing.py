@@ -1,0 +1,219 @@
+"""Which buffers may share one allocation: PyPTO MemoryReuse's first-fit-decreasing packer.
+
+Owns the reuse decision (PyPTO IdentifyReuseOpportunities), per memory space: intervals sorted
+largest first (ties: earliest definition), each joins the first buffer all of whose members it can
+share with, else opens a new one. Two intervals can share when
+- their lifetimes do not overlap (touching is fine: an op reads its inputs before it writes), or
+  every overlapping pair of their values is in one phi family (mutually exclusive arms of one phi);
+- neither one's producer forbids its output from aliasing an operand on the other's buffer
+  (`NOT_INPLACE_SAFE` ops, e.g. `tile.move`);
+- they are not concurrent pipeline clones: tiles of one pipeline group with stages in different
+  residues mod F_g stay apart, F_g = min(stages, capacity // largest tile of the group) — lowered one
+  group at a time (largest tile first, then lowest group id) while the space overflows, and when no
+  group is left to lower the space is re-packed with the legacy rule (L0 spaces exempt, only load
+  buffers kept per stage).
+Input: `Lifetimes`, the target's capacities. Output: `reuse_map` (value -> the representative whose
+buffer it takes). Used by memory-reuse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pypto_verify.ir import Call, MemSpace, TileType, Type, var_like
+from pypto_verify.lowering.lifetimes import Interval, Lifetimes
+from pypto_verify.lowering.memrefs import ALIGNMENT
+from pypto_verify.lowering.retarget import NOT_INPLACE_SAFE
+from pypto_verify.target import Target
+
+L0_SPACES = frozenset({MemSpace.Left, MemSpace.Right, MemSpace.Acc, MemSpace.Bias})
+MAX_SHED_REPACKS = 256
+
+
+def align(n: int) -> int:
+    return -(-n // ALIGNMENT) * ALIGNMENT
+
+
+def footprint(slots: list[int]) -> int:
+    """Bytes a bump allocator needs for buffers of these sizes, in order (PyPTO SpaceFootprint)."""
+    cursor = 0
+    for slot in slots:
+        cursor = align(cursor + slot)
+    return cursor
+
+
+def identify_reuse(lt: Lifetimes, env: dict[str, Type], target: Target) -> dict[str, str]:
+    """value -> representative: the buffers *lt*'s intervals are packed into, per space."""
+    return _Packer(lt, env, target).run()
+
+
+@dataclass
+class _Packer:
+    lt: Lifetimes
+    env: dict[str, Type]
+    target: Target
+
+    def __post_init__(self) -> None:
+        self.reuse_map: dict[str, str] = {}
+        self.base_remap: dict[str, str] = {}
+        self.forbid = self._forbidden_operands()
+        self.force_legacy = False
+        self.depth: dict[tuple[MemSpace, int], int] = {}
+        self.slot: dict[tuple[MemSpace, int], int] = {}
+        self.ordinal: dict[tuple[MemSpace, int], dict[int, int]] = {}
+        self.gated: set[MemSpace] = set()
+        stages: dict[tuple[MemSpace, int], set[int]] = {}
+        for iv in self.lt.intervals:
+            for group, stage in iv.membership:
+                key = (iv.space, group)
+                self.slot[key] = max(self.slot.get(key, 0), iv.size)
+                stages.setdefault(key, set()).add(stage)
+        for key, slot in self.slot.items():
+            cap = self.target.capacity.get(key[0], 0)
+            f = 1
+            if cap and slot:
+                f = max(1, min(len(stages[key]), cap // slot))
+                self.gated.add(key[0])
+            self.depth[key] = f
+            self.ordinal[key] = {s: i for i, s in enumerate(sorted(stages[key]))}
+
+    # ------------------------------------------------------------------------------------------ gates
+
+    def _forbidden_operands(self) -> dict[str, list[str]]:
+        rep_of = {n: members[0] for n, members in self.lt.groups.items()}
+        out: dict[str, list[str]] = {}
+        for name, stmt in self.lt.defs.items():
+            call = stmt.value
+            if not isinstance(call, Call):
+                continue
+            forbidden = []
+            if call.op in NOT_INPLACE_SAFE:
+                forbidden = [v.name for a in call.args if (v := var_like(a)) is not None]
+            if call.op == "tile.cast" and call.args:
+                src, dst = self.env.get(getattr(var_like(call.args[0]), "name", "")), self.env.get(name)
+                if isinstance(src, TileType) and isinstance(dst, TileType) and dst.dtype.bytes > src.dtype.bytes:
+                    forbidden.append(var_like(call.args[0]).name)  # type: ignore[union-attr]
+            if forbidden:
+                out.setdefault(rep_of.get(name, name), []).extend(forbidden)
+        return out
+
+    def base_of(self, name: str) -> str | None:
+        t = self.env.get(name)
+        return t.memref.base if isinstance(t, TileType) and t.memref is not None else None
+
+    def physical_base(self, name: str) -> str | None:
+        root = name
+        while root in self.reuse_map:
+            root = self.reuse_map[root]
+        b = self.base_of(root)
+        while b is not None and b in self.base_remap and self.base_remap[b] != b:
+            b = self.base_remap[b]
+        return b
+
+    def members(self, iv: Interval) -> list[str]:
+        return self.lt.groups.get(iv.rep, [iv.rep])
+
+    def same_family(self, x: str, y: str) -> bool:
+        fx, fy = self.lt.families.get(x), self.lt.families.get(y)
+        return bool(fx and fy and fx & fy)
+
+    def var_overlap(self, x: str, y: str) -> bool:
+        lx, ly = self.lt.liveness.get(x), self.lt.liveness.get(y)
+        if lx is None or ly is None:
+            return True
+        return not (lx[1] <= ly[0] or ly[1] <= lx[0])
+
+    def overlap_blocks(self, a: Interval, b: Interval) -> bool:
+        family_pair = False
+        for x in self.members(a):
+            for y in self.members(b):
+                if self.same_family(x, y):
+                    family_pair = True
+                elif self.var_overlap(x, y):
+                    return True
+        return not family_pair
+
+    def forbid_blocks(self, writer: Interval, occupant: Interval) -> bool:
+        operands = self.forbid.get(writer.rep)
+        if not operands:
+            return False
+        occ = self.physical_base(occupant.rep)
+        return occ is not None and any(self.physical_base(o) == occ for o in operands)
+
+    def pipeline_blocks(self, a: Interval, b: Interval) -> bool:
+        gated = not self.force_legacy and a.space in self.gated
+        if not gated and a.space in L0_SPACES:
+            return False
+        if not a.membership or not b.membership:
+            return False
+        if gated:
+            for ga, sa in a.membership:
+                for gb, sb in b.membership:
+                    if ga != gb:
+                        continue
+                    key = (a.space, ga)
+                    k = max(1, self.depth.get(key, 1))
+                    ra = self.ordinal.get(key, {}).get(sa, sa)
+                    rb = self.ordinal.get(key, {}).get(sb, sb)
+                    if ra % k != rb % k:
+                        return True
+            return False
+        conflict = any(ga == gb and sa != sb for ga, sa in a.membership for gb, sb in b.membership)
+        return conflict and (a.is_load or b.is_load)
+
+    def can_share(self, cand: Interval, member: Interval) -> bool:
+        overlap = not (cand.end <= member.start or member.end <= cand.start)
+        if overlap and self.overlap_blocks(cand, member):
+            return False
+        if self.forbid_blocks(cand, member) or self.forbid_blocks(member, cand):
+            return False
+        return not self.pipeline_blocks(cand, member)
+
+    # ------------------------------------------------------------------------------------------ packing
+
+    def pack(self, order: list[int]) -> list[list[int]]:
+        ivs = self.lt.intervals
+        buffers: list[list[int]] = []
+        for idx in order:
+            for buf in buffers:
+                if all(self.can_share(ivs[idx], ivs[m]) for m in buf):
+                    buf.append(idx)
+                    break
+            else:
+                buffers.append([idx])
+        return buffers
+
+    def run(self) -> dict[str, str]:
+        ivs = self.lt.intervals
+        spaces: dict[MemSpace, list[int]] = {}
+        for i, iv in enumerate(ivs):
+            spaces.setdefault(iv.space, []).append(i)
+        for space, indices in spaces.items():
+            order = sorted(indices, key=lambda i: (-ivs[i].size, ivs[i].start, i))
+            buffers = self.pack(order)
+            cap = self.target.capacity.get(space, 0)
+            repacks = 0
+            while cap and self._footprint(buffers) > cap:
+                repacks += 1
+                candidates = [(-align(self.slot[k]), k[1]) for k, f in self.depth.items()
+                              if k[0] is space and f > 1] if repacks <= MAX_SHED_REPACKS else []
+                if not candidates:
+                    self.force_legacy = True
+                    buffers = self.pack(order)
+                    self.force_legacy = False
+                    break
+                _, group = min(candidates)
+                self.depth[(space, group)] -= 1
+                buffers = self.pack(order)
+            for buf in buffers:
+                rep = ivs[buf[0]].rep
+                for m in buf[1:]:
+                    cand = ivs[m].rep
+                    self.reuse_map[cand] = rep
+                    cb, rb = self.base_of(cand), self.physical_base(rep)
+                    if cb is not None and rb is not None and cb != rb:
+                        self.base_remap[cb] = rb
+        return self.reuse_map
+
+    def _footprint(self, buffers: list[list[int]]) -> int:
+        return footprint([max(self.lt.intervals[i].size for i in buf) for buf in buffers])

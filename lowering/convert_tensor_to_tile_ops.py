@@ -1,0 +1,447 @@
+"""Lower tensor-level (Form 1) ops to tile ops: slices become loads, matmuls become cube ops, slice
+stores and `assemble`s become `tile.store`s.
+
+Mirrors PyPTO 10 ConvertTensorToTileOps (with the 3-D operand part of 13 FlattenTileNdTo2D), without
+outlining: `with pl.at(...)` scopes stay as `Scope` (transparent) and no orchestration function is made.
+Requires: SSA IR after `simplify`. Leaves: no `tensor.*` op on a tile value; GM tensors (parameters,
+`pl.create_tensor` results used as GM, and their rebindings) stay tensors; every converted `Assign` is
+annotated with its tile type. Spaces: `Mat` for loads feeding the cube, `Vec` for other loads, for
+`tile.create` (InferTileMemorySpace turns an accumulator's create into Acc, as the real compiler does)
+and for vector ops; `Acc` for matmul results. Functions without tensor ops are returned unchanged.
+
+The conversions (docs/ir-conventions.md names the tensor-level forms):
+
+| tensor level | tile level |
+|---|---|
+| `t = tensor.create([M, N], dtype=D)` (not used as GM) | `t = tile.create([M, N], dtype=D, target_memory=Vec)` |
+| `x = tensor.slice(g, shape, offsets)`, `g` in GM | `x = tile.load(g, offsets, shape, shape, target_memory=Mat or Vec)` |
+| `c = tensor.matmul(a, b, b_trans=True, ...)` | `b_t = tile.transpose_view(b)`; `c = tile.matmul(a, b_t)` |
+| `c = tensor.matmul_acc(acc, a, b, init_cond=P)` | `c = tile.matmul_acc(acc, a, b, init_cond=P)` |
+| `c = tensor.matmul_bias(a, b, bias)` | `c = tile.matmul_bias(a, b, bias)` |
+| `y = tensor.assemble(y, v, offsets[, atomic=...])`, `v` a tile | `y = tile.store(v, offsets, y[, atomic=...])` |
+| `z = tensor.cast(v, ...)`, `tensor.X(...)` on tiles | `z = tile.cast(v, ...)`, `tile.X(...)` in Vec (opaque) |
+| `z = tensor.reshape(v, shape)` that only drops unit dims | `z` is `v` (no statement) |
+
+Transposed operands (`a_trans` / `b_trans`) follow the real compiler: a zero-copy
+`tile.transpose_view` of the natural Mat load, placed right before the cube op, and the tile op carries
+no transpose flag — `ops.matmul_parts` of a tile matmul therefore always reads `a_trans = b_trans =
+False`; a consumer that needs the layout follows the operand to its `tile.transpose_view`. A GM tensor
+used directly as a matmul operand is loaded whole into Mat first (`x__mat`), and one used directly by a
+vector op is loaded whole into Vec (`x__tile`).
+
+3-D operands (KERNEL_LANGUAGE.md, Shapes): a leading unit dimension is dropped from the tile, never from
+the addressing. `w[e : e + 1, :, k0 : k0 + K]` becomes `tile.load(w, [e, 0, k0], [1, N, K], [1, N, K],
+target_memory=Mat)` whose result is annotated as the 2-D tile `[N, K]`; a `[1, M, N]` matmul result is
+the 2-D Acc tile `[M, N]`, and a store of it into a 3-D tensor keeps the 3-D offsets
+(`tile.store(c, [e, 0, 0], y)`). Tile shapes are the tensor shapes with leading unit dims dropped
+(`drop_unit_dims`), down to rank 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Final
+
+from pypto_verify import ops
+from pypto_verify.ir import (
+    Assign, Call, Const, DType, Eval, Expr, For, Function, If, ListExpr, MemSpace, Module, Return,
+    Scope, Stmt, Sym, TensorType, TileType, Type, Var, Yield, display_name, var_like, walk_exprs,
+    walk_stmts,
+)
+
+from pypto_verify.lowering._pass_util import (
+    Namer, drop_unit_dims, expr_type, final_yield_values, infer_env, map_kernel_functions, subst_expr,
+    subst_stmt_own,
+)
+from pypto_verify.lowering.pass_base import LowerOptions, Pass
+
+_SELF_LOADING = (ops.T_SLICE, ops.T_ASSEMBLE, ops.T_READ)
+"""Tensor ops that address a GM tensor themselves: their first operand stays a tensor."""
+_VIEWS = (ops.T_RESHAPE, "tensor.view")
+"""Tensor ops whose result is a view of their operand (a GM view of a GM tensor stays GM)."""
+
+
+def convert_tensor_to_tile_ops(module: Module, options: LowerOptions) -> Module:
+    """Convert every function's tensor-level ops to tile ops (functions without any are unchanged)."""
+    return map_kernel_functions(module, _convert_function)
+
+
+def _convert_function(fn: Function) -> Function:
+    if not any(isinstance(e, Call) and e.op.startswith("tensor.")
+               for s in walk_stmts(fn.body) for e in _stmt_calls(s)):
+        return fn
+    env = infer_env(fn)
+    gm = _gm_names(fn, env)
+    converter = _Converter(fn, env, gm, _cube_operands(fn), Namer(fn))
+    return replace(fn, body=converter.body(fn.body))
+
+
+def _stmt_calls(stmt: Stmt) -> list[Expr]:
+    if isinstance(stmt, (Assign, Eval)):
+        return list(walk_exprs(stmt.value))
+    return []
+
+
+# ---------------------------------------------------------------------------------------------- analysis
+
+
+def _gm_names(fn: Function, env: dict[str, Type]) -> set[str]:
+    """The tensor names that stay GM tensors: parameters, creates used as GM (assembled into, sliced,
+    read, returned, passed to a call), their views, and carries / phis of them."""
+    gm = {p.name for p in fn.params if isinstance(p.type, TensorType)}
+    used_as_gm: set[str] = set()
+    for stmt in walk_stmts(fn.body):
+        if isinstance(stmt, Return):
+            used_as_gm.update(v.name for v in map(var_like, stmt.values) if v is not None)
+        for call in (c for c in _stmt_calls(stmt) if isinstance(c, Call)):
+            if call.op in _SELF_LOADING and call.args and var_like(call.args[0]) is not None:
+                used_as_gm.add(var_like(call.args[0]).name)
+            elif not call.op.startswith(("tensor.", "tile.")):
+                used_as_gm.update(v.name for v in map(var_like, call.args) if v is not None)
+    changed = True
+    while changed:
+        changed = False
+        for stmt in walk_stmts(fn.body):
+            new: set[str] = set()
+            if isinstance(stmt, Assign) and isinstance(stmt.value, Call):
+                call = stmt.value
+                first = var_like(call.args[0]) if call.args else None
+                if call.op == ops.T_CREATE and stmt.target.name in used_as_gm:
+                    new.add(stmt.target.name)
+                elif call.op in (ops.T_ASSEMBLE, *_VIEWS) and first is not None and first.name in gm:
+                    new.add(stmt.target.name)
+            elif isinstance(stmt, Assign) and var_like(stmt.value) is not None:
+                if var_like(stmt.value).name in gm:
+                    new.add(stmt.target.name)
+            elif isinstance(stmt, For):
+                yielded = final_yield_values(stmt.body)
+                for i, (arg, init) in enumerate(zip(stmt.iter_args, stmt.inits)):
+                    if _named(init) in gm or (i < len(yielded) and _named(yielded[i]) in gm):
+                        new.update((arg.name, stmt.return_vars[i].name))
+            elif isinstance(stmt, If):
+                for arm in (stmt.then_body, stmt.else_body):
+                    for rv, value in zip(stmt.return_vars, final_yield_values(arm)):
+                        if _named(value) in gm:
+                            new.add(rv.name)
+            if not new <= gm:
+                gm |= new
+                changed = True
+    return gm
+
+
+def _named(expr: Expr) -> str | None:
+    v = var_like(expr)
+    return v.name if v is not None else None
+
+
+def _cube_operands(fn: Function) -> set[str]:
+    """Names read as a matmul's lhs, rhs or bias (their loads go to Mat), through views of them."""
+    names: set[str] = set()
+    views: dict[str, str] = {}
+    for stmt in walk_stmts(fn.body):
+        if not (isinstance(stmt, Assign) and isinstance(stmt.value, Call)):
+            continue
+        call = stmt.value
+        if call.op in ops.TENSOR_MADS:
+            parts = ops.matmul_parts(call)
+            names.update(n for n in (_named(parts.lhs), _named(parts.rhs),
+                                     _named(parts.bias) if parts.bias is not None else None) if n)
+        elif call.op in _VIEWS and call.args and _named(call.args[0]):
+            views[stmt.target.name] = _named(call.args[0])
+    frontier = list(names)
+    while frontier:
+        source = views.get(frontier.pop())
+        if source is not None and source not in names:
+            names.add(source)
+            frontier.append(source)
+    return names
+
+
+# ---------------------------------------------------------------------------------------------- rewriting
+
+
+def _mem(space: MemSpace) -> Sym:
+    return Sym(f"Mem.{space.value}")
+
+
+def _dtype(dtype: DType) -> Sym:
+    return Sym(dtype.value)
+
+
+class _Converter:
+    def __init__(self, fn: Function, env: dict[str, Type], gm: set[str], cube: set[str], namer: Namer) -> None:
+        self.fn = fn
+        self.env = env
+        """tensor-level types of the input"""
+        self.gm = gm
+        self.cube = cube
+        self.namer = namer
+        self.types: dict[str, Type] = dict(env)
+        """types after conversion (tile types for converted names)"""
+        self.alias: dict[str, Expr] = {}
+        """names that became another value (a no-op reshape)"""
+
+    # ------------------------------------------------------------------ helpers
+
+    def tile(self, expr: Expr) -> TileType | None:
+        t = expr_type(expr, self.types)
+        return t if isinstance(t, TileType) else None
+
+    def is_gm(self, expr: Expr) -> bool:
+        v = var_like(expr)
+        return v is not None and v.name in self.gm and isinstance(self.types.get(v.name), TensorType)
+
+    def assign(self, out: list[Stmt], name: str, value: Call, t: Type, span) -> Var:
+        out.append(Assign(Var(name, span=span), value, t, span=span))
+        self.types[name] = t
+        return Var(name, span=span)
+
+    def whole_load(self, out: list[Stmt], expr: Expr, space: MemSpace, suffix: str, span) -> Var:
+        """A load of the whole GM tensor *expr* into *space* (a param used directly by a tile op)."""
+        v = var_like(expr)
+        t = self.types[v.name]
+        assert isinstance(t, TensorType)
+        zeros = ListExpr(tuple(Const(0) for _ in t.shape))
+        shape = ListExpr(tuple(t.shape))
+        call = Call(ops.LOAD, (v, zeros, shape, shape), (("target_memory", _mem(space)),), span=span)
+        name = self.namer.fresh(f"{display_name(v.name)}__{suffix}")
+        return self.assign(out, name, call, TileType(drop_unit_dims(t.shape), t.dtype, space), span)
+
+    # ------------------------------------------------------------------ bodies
+
+    def body(self, body: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
+        out: list[Stmt] = []
+        for stmt in body:
+            self.stmt(stmt, out)
+        return tuple(out)
+
+    def stmt(self, stmt: Stmt, out: list[Stmt]) -> None:
+        stmt = subst_stmt_own(stmt, self.alias)
+        if isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op.startswith("tensor."):
+            self.tensor_assign(stmt, out)
+        elif isinstance(stmt, Eval) and isinstance(stmt.value, Call) and stmt.value.op.startswith("tensor."):
+            self.tensor_eval(stmt, out)
+        elif isinstance(stmt, Assign):
+            t = stmt.type or self.env.get(stmt.target.name)
+            src = self.tile(stmt.value) if var_like(stmt.value) is not None else None
+            if src is not None:
+                t = src
+                stmt = replace(stmt, type=src)
+            if t is not None:
+                self.types[stmt.target.name] = t
+            out.append(stmt)
+        elif isinstance(stmt, For):
+            out.append(self.loop(stmt))
+        elif isinstance(stmt, If):
+            out.append(self.branch(stmt))
+        elif isinstance(stmt, Scope):
+            out.append(replace(stmt, body=self.body(stmt.body)))
+        else:
+            out.append(stmt)
+
+    def loop(self, loop: For) -> For:
+        for arg, init in zip(loop.iter_args, loop.inits):
+            t = expr_type(init, self.types)
+            if t is not None:
+                self.types[arg.name] = t
+        body = self.body(loop.body)
+        return_types = list(loop.return_types)
+        for i, (rv, init) in enumerate(zip(loop.return_vars, loop.inits)):
+            t = expr_type(init, self.types)
+            if isinstance(t, TileType):
+                self.types[rv.name] = t
+                return_types[i] = t if len(loop.return_vars) == 1 else None
+            elif t is not None:
+                self.types[rv.name] = t
+        return replace(loop, body=body, return_types=tuple(return_types))
+
+    def branch(self, stmt: If) -> If:
+        then_body = self.body(stmt.then_body)
+        else_body = self.body(stmt.else_body)
+        return_types = list(stmt.return_types)
+        arms = (final_yield_values(then_body), final_yield_values(else_body))
+        for i, rv in enumerate(stmt.return_vars):
+            t = None
+            for values in arms:
+                if t is None and i < len(values):
+                    t = expr_type(values[i], self.types)
+            if isinstance(t, TileType):
+                return_types[i] = t if len(stmt.return_vars) == 1 else None
+            if t is not None:
+                self.types[rv.name] = t
+        return replace(stmt, then_body=then_body, else_body=else_body, return_types=tuple(return_types))
+
+    # ------------------------------------------------------------------ tensor ops
+
+    def tensor_assign(self, stmt: Assign, out: list[Stmt]) -> None:
+        call: Call = stmt.value  # type: ignore[assignment]
+        name, span = stmt.target.name, stmt.span
+        if call.op == ops.T_CREATE:
+            self.create(stmt, out)
+        elif call.op == ops.T_SLICE:
+            self.slice(stmt, out)
+        elif call.op in ops.TENSOR_MADS:
+            self.mad(stmt, out)
+        elif call.op == ops.T_ASSEMBLE:
+            self.assemble(stmt, out)
+        elif call.op in _VIEWS and call.args and self.tile(call.args[0]) is not None:
+            self.reshape(stmt, out)
+        elif call.op == ops.T_READ and call.args and self.tile(call.args[0]) is not None:
+            out.append(replace(stmt, value=replace(call, op="tile.read")))
+        elif self._converts(call, name):
+            new_call = self.opaque_call(call, out, span)
+            t = self.env.get(name)
+            result = (TileType(drop_unit_dims(t.shape), t.dtype, MemSpace.Vec) if isinstance(t, TensorType)
+                      else ops.infer_call_type(new_call, self.types))
+            if call.op == ops.T_CAST:
+                result = ops.infer_call_type(new_call, self.types) or result
+            out.append(Assign(stmt.target, new_call, result, span=span))
+            if result is not None:
+                self.types[name] = result
+        else:
+            if stmt.type is not None or name in self.env:
+                self.types[name] = stmt.type or self.env[name]
+            out.append(stmt)
+
+    def tensor_eval(self, stmt: Eval, out: list[Stmt]) -> None:
+        call: Call = stmt.value  # type: ignore[assignment]
+        if any(self.tile(a) is not None for a in call.args):
+            out.append(replace(stmt, value=self.opaque_call(call, out, stmt.span)))
+        else:
+            out.append(stmt)
+
+    def _converts(self, call: Call, name: str) -> bool:
+        """An opaque tensor op is converted when it makes a (non-GM) tensor or reads a tile."""
+        if name in self.gm:
+            return False
+        if any(self.tile(a) is not None for a in call.args):
+            return True
+        return isinstance(self.env.get(name), TensorType) and call.op not in _VIEWS
+
+    def opaque_call(self, call: Call, out: list[Stmt], span) -> Call:
+        """`tensor.X(...)` as `tile.X(...)`: GM tensor operands are loaded whole into Vec first."""
+        args = []
+        for arg in call.args:
+            if self.is_gm(arg):
+                args.append(self.whole_load(out, arg, MemSpace.Vec, "tile", span))
+            else:
+                args.append(arg)
+        return replace(call, op="tile." + call.op.split(".", 1)[1], args=tuple(args))
+
+    def create(self, stmt: Assign, out: list[Stmt]) -> None:
+        call: Call = stmt.value  # type: ignore[assignment]
+        name = stmt.target.name
+        t = self.env.get(name)
+        if name in self.gm or not isinstance(t, TensorType):
+            if t is not None:
+                self.types[name] = t
+            out.append(stmt)
+            return
+        shape = drop_unit_dims(t.shape)
+        kwargs = tuple((k, v) for k, v in call.kwargs if k not in ("dtype", "target_memory"))
+        new_call = Call(ops.CREATE, (ListExpr(shape),), (("dtype", _dtype(t.dtype)), *kwargs,
+                                                          ("target_memory", _mem(MemSpace.Vec))), span=call.span)
+        self.assign(out, name, new_call, TileType(shape, t.dtype, MemSpace.Vec), stmt.span)
+
+    def slice(self, stmt: Assign, out: list[Stmt]) -> None:
+        call: Call = stmt.value  # type: ignore[assignment]
+        name = stmt.target.name
+        source, shape, offsets = call.args[0], call.args[1], call.args[2]
+        t = self.env.get(name)
+        if name in self.gm or not isinstance(t, TensorType):
+            if t is not None:
+                self.types[name] = t
+            out.append(stmt)
+            return
+        if self.tile(source) is not None:
+            new_call = replace(call, op="tile.slice")
+            src = self.tile(source)
+            self.assign(out, name, new_call, TileType(drop_unit_dims(t.shape), t.dtype, src.space), stmt.span)
+            return
+        space = MemSpace.Mat if name in self.cube else MemSpace.Vec
+        new_call = Call(ops.LOAD, (source, offsets, shape, shape), (("target_memory", _mem(space)),),
+                        span=call.span)
+        self.assign(out, name, new_call, TileType(drop_unit_dims(t.shape), t.dtype, space), stmt.span)
+
+    def cube_operand(self, expr: Expr | None, transpose: bool, out: list[Stmt], span) -> Expr | None:
+        if expr is None:
+            return None
+        if self.is_gm(expr):
+            expr = self.whole_load(out, expr, MemSpace.Mat, "mat", span)
+        if transpose:
+            src = self.tile(expr)
+            assert src is not None and len(src.shape) == 2, f"{span}: a transposed operand must be a 2-D tile"
+            name = self.namer.fresh(f"{var_like(expr).name}_t")
+            view = TileType((src.shape[1], src.shape[0]), src.dtype, src.space)
+            expr = self.assign(out, name, Call(ops.TRANSPOSE_VIEW, (expr,), span=span), view, span)
+        return expr
+
+    def mad(self, stmt: Assign, out: list[Stmt]) -> None:
+        call: Call = stmt.value  # type: ignore[assignment]
+        parts = ops.matmul_parts(call)
+        span = stmt.span
+        lhs = self.cube_operand(parts.lhs, parts.a_trans, out, span)
+        rhs = self.cube_operand(parts.rhs, parts.b_trans, out, span)
+        bias = self.cube_operand(parts.bias, False, out, span)
+        kept = tuple((k, v) for k, v in call.kwargs
+                     if k not in ("a_trans", "b_trans", "out_dtype", "init_cond", "bias"))
+        lhs_t, rhs_t = self.tile(lhs), self.tile(rhs)
+        assert lhs_t is not None and rhs_t is not None, f"{span}: matmul operands must be tiles"
+        if call.op == ops.T_MATMUL_ACC:
+            acc_t = self.tile(parts.acc)
+            assert acc_t is not None, f"{span}: the accumulator of a matmul_acc must be a tile"
+            kwargs = kept + ((("init_cond", parts.init_cond),) if parts.init_cond is not None else ())
+            new_call = Call(ops.MATMUL_ACC, (parts.acc, lhs, rhs), kwargs, span=call.span)
+            result = TileType(acc_t.shape, acc_t.dtype, MemSpace.Acc)
+        else:
+            shape = (lhs_t.shape[0], rhs_t.shape[1])
+            result = TileType(shape, ops.acc_dtype(lhs_t.dtype), MemSpace.Acc)
+            if call.op == ops.T_MATMUL_BIAS:
+                new_call = Call(ops.MATMUL_BIAS, (lhs, rhs, bias), kept, span=call.span)
+            else:
+                new_call = Call(ops.MATMUL, (lhs, rhs), kept, span=call.span)
+        self.assign(out, stmt.target.name, new_call, result, span)
+
+    def assemble(self, stmt: Assign, out: list[Stmt]) -> None:
+        call: Call = stmt.value  # type: ignore[assignment]
+        dst, src, offsets = call.args[0], call.args[1], call.args[2]
+        name = stmt.target.name
+        if self.is_gm(dst) and self.tile(src) is not None:
+            new_call = Call(ops.STORE, (src, offsets, dst), call.kwargs, span=call.span)
+            t = stmt.type or self.types.get(var_like(dst).name)
+            out.append(replace(stmt, value=new_call, type=stmt.type))
+            if t is not None:
+                self.types[name] = t
+            return
+        dst_t = self.tile(dst)
+        if dst_t is not None:
+            new_call = replace(call, op=ops.ASSEMBLE)
+            self.assign(out, name, new_call, replace(dst_t, memref=None), stmt.span)
+            return
+        if self.is_gm(dst) and self.is_gm(src):
+            out.append(stmt)
+            self.types[name] = self.types[var_like(dst).name]
+            return
+        out.append(stmt)
+
+    def reshape(self, stmt: Assign, out: list[Stmt]) -> None:
+        call: Call = stmt.value  # type: ignore[assignment]
+        src = self.tile(call.args[0])
+        shape = call.args[1].items if isinstance(call.args[1], ListExpr) else None
+        if shape is not None and src is not None and _same_shape(drop_unit_dims(shape), src.shape):
+            # A reshape that only adds or drops unit dims is the value itself on a 2-D tile.
+            self.alias[stmt.target.name] = subst_expr(call.args[0], self.alias)
+            self.types[stmt.target.name] = src
+            return
+        target = drop_unit_dims(tuple(shape)) if shape is not None else src.shape
+        new_call = Call("tile.reshape", (call.args[0], ListExpr(target)), call.kwargs[0:0], span=call.span)
+        self.assign(out, stmt.target.name, new_call, TileType(target, src.dtype, src.space), stmt.span)
+
+
+def _same_shape(a: tuple[Expr, ...], b: tuple[Expr, ...]) -> bool:
+    sa, sb = ops.static_shape(tuple(a)), ops.static_shape(tuple(b))
+    return sa is not None and sa == sb
+
+
+PASS: Final = Pass("convert-tensor-to-tile-ops", convert_tensor_to_tile_ops,
+                   mirrors="PyPTO 10 ConvertTensorToTileOps")

@@ -1,0 +1,236 @@
+"""Lifetime intervals of a function's buffers, as PyPTO's MemoryReuse computes them.
+
+Owns the def/use numbering over the whole IR tree and its three refinements (PyPTO LifetimeAnalyzer):
+- program points: every Assign and Eval is one point, each Yield / Return one point; an `if`
+  condition and a loop's inits are read at the current point; then-arm before else-arm;
+- a use of an iter_arg is a use of its init (PyPTO's visitor walks an IterArg's init value); a use of
+  a loop's return var is a use of the loop's init; a use of an if's return var is a use of its
+  branch-local yield sources (which also join one *phi family* per return slot: values of one phi,
+  on mutually exclusive paths, never conflict);
+- a value defined before a loop and used inside it lives until the loop's end.
+
+Only tile values defined by an Assign are tracked (iter_args and return vars are not: they follow
+their init / yield). Values sharing a base form one *sharing group*, whose interval is the union.
+Input: a function with MemRefs. Output: `Lifetimes`. Used by `buffer_packing` only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pypto_verify import ops
+from pypto_verify.ir import (
+    Assign, Call, Eval, Expr, For, Function, If, IterArg, MemSpace, Return, Scope, Stmt, TileType, Type,
+    Var, Yield, var_like, walk_exprs,
+)
+from pypto_verify.lowering.memrefs import final_yield_values, infer_env, membership_of
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """One sharing group: the buffer its values occupy from `start` to `end` (inclusive points)."""
+
+    rep: str
+    """The group's first-defined value; the packer keys everything on it."""
+    start: int
+    end: int
+    space: MemSpace
+    size: int
+    membership: tuple[tuple[int, int], ...]
+    """`(group, stage)` pairs of the pipeline clone its producer belongs to (LowerPipelineLoops)."""
+    is_load: bool
+
+
+@dataclass
+class Lifetimes:
+    intervals: list[Interval]
+    groups: dict[str, list[str]]
+    """Every value of a multi-member sharing group -> the group's members (definition order)."""
+    liveness: dict[str, tuple[int, int]]
+    """Each tracked value's own (definition, effective last use)."""
+    families: dict[str, set[int]]
+    """Each phi return var and branch-local yield source -> its phi family ids."""
+    defs: dict[str, Assign]
+
+
+def analyze(fn: Function, legacy: bool) -> Lifetimes:
+    """The lifetimes of *fn*'s tile buffers. *legacy* keeps PyPTO's exact-`Var` test on loop inits."""
+    walker = _Walker(infer_env(fn), legacy)
+    walker.body(fn.body)
+    last = walker.effective_last_use()
+    by_base: dict[str, list[str]] = {}
+    for name in walker.ordered:
+        by_base.setdefault(walker.memref_base(name), []).append(name)
+    groups = {n: members for members in by_base.values() if len(members) > 1 for n in members}
+    intervals = []
+    for members in by_base.values():
+        rep = members[0]
+        t = walker.env[rep]
+        assert isinstance(t, TileType) and t.memref is not None and t.space is not None
+        membership: tuple[tuple[int, int], ...] = ()
+        is_load = False
+        for m in members:
+            call = walker.defs[m].value
+            if isinstance(call, Call) and (pairs := membership_of(call)):
+                membership = pairs
+                is_load = call.op in (ops.LOAD, "tile.read")
+                break
+        intervals.append(Interval(rep, min(walker.def_point[m] for m in members),
+                                  max(last[m] for m in members), t.space, t.memref.size, membership, is_load))
+    liveness = {n: (walker.def_point[n], last[n]) for n in walker.ordered}
+    return Lifetimes(intervals, groups, liveness, walker.families, walker.defs)
+
+
+@dataclass
+class _Walker:
+    env: dict[str, Type]
+    legacy: bool
+    point: int = 0
+    ordered: list[str] = field(default_factory=list)
+    def_point: dict[str, int] = field(default_factory=dict)
+    raw_last: dict[str, int] = field(default_factory=dict)
+    defs: dict[str, Assign] = field(default_factory=dict)
+    loops: list[tuple[int, int]] = field(default_factory=list)
+    return_to_init: dict[str, str] = field(default_factory=dict)
+    iter_init: dict[str, Expr] = field(default_factory=dict)
+    families: dict[str, set[int]] = field(default_factory=dict)
+    phi_sources: dict[str, list[str]] = field(default_factory=dict)
+    next_family: int = 0
+
+    def memref_base(self, name: str) -> str:
+        t = self.env[name]
+        assert isinstance(t, TileType) and t.memref is not None
+        return t.memref.base
+
+    # ------------------------------------------------------------------------------------------ uses
+
+    def uses(self, expr: Expr, at: int) -> None:
+        for name in sorted(set(self.used_names(expr))):
+            self.use(name, at)
+
+    def used_names(self, expr: Expr):
+        for e in walk_exprs(expr):
+            if isinstance(e, IterArg):
+                # PyPTO's visitor reads an IterArg's init value in its place
+                init = self.iter_init.get(e.name)
+                while isinstance(init, IterArg):
+                    init = self.iter_init.get(init.name)
+                if isinstance(init, Var):
+                    yield init.name
+                elif init is not None:
+                    yield from self.used_names(init)
+            elif isinstance(e, Var):
+                yield e.name
+
+    def use(self, name: str, at: int) -> None:
+        if name in self.phi_sources:
+            for source in self.phi_sources[name]:
+                self.use(source, at)
+            return
+        target = self.return_to_init.get(name, name)
+        if target in self.def_point:
+            self.raw_last[target] = max(self.raw_last.get(target, at), at)
+
+    # ------------------------------------------------------------------------------------------ statements
+
+    def body(self, body: tuple[Stmt, ...]) -> None:
+        for stmt in body:
+            self.stmt(stmt)
+
+    def stmt(self, stmt: Stmt) -> None:
+        if isinstance(stmt, Assign):
+            at = self.point
+            self.point += 1
+            t = self.env.get(stmt.target.name)
+            if isinstance(t, TileType) and t.memref is not None and t.space is not None:
+                self.ordered.append(stmt.target.name)
+                self.def_point[stmt.target.name] = at
+                self.defs[stmt.target.name] = stmt
+            self.uses(stmt.value, at)
+        elif isinstance(stmt, Eval):
+            at = self.point
+            self.point += 1
+            self.uses(stmt.value, at)
+        elif isinstance(stmt, (Yield, Return)):
+            at = self.point
+            self.point += 1
+            for value in stmt.values:
+                self.uses(value, at)
+        elif isinstance(stmt, If):
+            self.branch(stmt)
+        elif isinstance(stmt, For):
+            self.loop(stmt)
+        elif isinstance(stmt, Scope):
+            self.body(stmt.body)
+
+    def loop(self, stmt: For) -> None:
+        for init in stmt.inits:
+            self.uses(init, self.point)
+        for arg, init in zip(stmt.iter_args, stmt.inits):
+            self.iter_init[arg.name] = init
+        start = self.point
+        self.body(stmt.body)
+        self.loops.append((start, self.point - 1))
+        for rv, init in zip(stmt.return_vars, stmt.inits):
+            if not isinstance(self.env.get(rv.name), TileType):
+                continue
+            # UNSOUND (legacy): PyPTO's `As<Var>` skips an IterArg init (the IterArg blind spot)
+            source = (init if type(init) is Var else None) if self.legacy else var_like(init)
+            if source is not None and source.name in self.def_point:
+                self.return_to_init[rv.name] = source.name
+
+    def branch(self, stmt: If) -> None:
+        self.uses(stmt.cond, self.point)
+        then_start = self.point
+        self.body(stmt.then_body)
+        then_end = self.point - 1
+        else_start, else_end = -1, -1
+        if stmt.else_body:
+            else_start = self.point
+            self.body(stmt.else_body)
+            else_end = self.point - 1
+        arms = ((final_yield_values(stmt.then_body), then_start, then_end),
+                (final_yield_values(stmt.else_body), else_start, else_end))
+        for i, rv in enumerate(stmt.return_vars):
+            t = self.env.get(rv.name)
+            if not isinstance(t, TileType) or t.memref is None:
+                continue
+            family = self.next_family
+            self.next_family += 1
+            local: list[str] = []
+            seen: set[str] = set()
+
+            def add(name: str, start: int, end: int) -> None:
+                if name in self.phi_sources:  # a nested phi: flatten to its own sources
+                    if name in seen:
+                        return
+                    seen.add(name)
+                    for nested in self.phi_sources[name]:
+                        add(nested, start, end)
+                    return
+                at = self.def_point.get(name)
+                if start < 0 or at is None or not start <= at <= end:
+                    return
+                local.append(name)
+                self.families.setdefault(name, set()).add(family)
+
+            for values, start, end in arms:
+                if i < len(values) and (source := var_like(values[i])) is not None:
+                    add(source.name, start, end)
+            if local:
+                self.families.setdefault(rv.name, set()).add(family)
+                self.phi_sources[rv.name] = local
+
+    # ------------------------------------------------------------------------------------------ loop extension
+
+    def effective_last_use(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for name in self.ordered:
+            at = self.def_point[name]
+            raw = self.raw_last.get(name, at)
+            last = raw
+            for start, end in self.loops:
+                if at < start and raw >= start:
+                    last = max(last, end)
+            out[name] = last
+        return out

@@ -1,0 +1,140 @@
+"""Share buffers between values whose lifetimes do not overlap, then make every loop carry and if phi
+sit on one buffer.
+
+Mirrors PyPTO 33 MemoryReuse (TARGET_FACTS.md, "The compiler passes" 6; the August 2026 snapshot's
+TransformMemoryReuse), step by step:
+1. lifetimes (`lifetimes`) and the first-fit-decreasing packing within each space (`buffer_packing`);
+2. the packing applied: a value takes its representative's MemRef, the rest of its sharing group is
+   rebased onto it; each loop's return var is re-aligned to its (possibly moved) init;
+3. legacy only: the accumulator if-phi coalescing (`acc_coalescing`, with its unsound behaviours);
+4. yield fixup (`yield_fixup`): moves for non-Acc mismatches; an Acc mismatch is legacy's internal
+   error, or in fixed mode an alignment or PV001 / PV002;
+5. identity copies `a = b` re-aligned to `b`'s buffer (and an in-place output whose input such a copy
+   moved follows it);
+6. `tile.alloc` roots nothing uses any more removed; `pipeline_membership` attrs stripped.
+Requires: materialize-semantic-aliases. Leaves: final buffer assignment (offsets still 0).
+Orchestration functions are left alone, as in PyPTO.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Final
+
+from pypto_verify import ops
+from pypto_verify.ir import (
+    Assign, Call, For, Function, FunctionKind, If, MemRef, Module, Scope, Stmt, TileType, map_functions,
+    var_like, walk_stmts,
+)
+from pypto_verify.lowering.acc_coalescing import coalesce_acc_if_phis
+from pypto_verify.lowering.buffer_packing import identify_reuse
+from pypto_verify.lowering.lifetimes import analyze
+from pypto_verify.lowering.memrefs import (
+    alloc_base, infer_env, memref_map, memref_of_type, strip_pipeline_membership, with_memrefs,
+)
+from pypto_verify.lowering.pass_base import LowerOptions, Pass
+from pypto_verify.lowering.yield_fixup import yield_fixup
+
+
+def run(module: Module, options: LowerOptions) -> Module:
+    return map_functions(module, lambda fn: memory_reuse(fn, options))
+
+
+def memory_reuse(fn: Function, options: LowerOptions) -> Function:
+    """*fn* after PyPTO's MemoryReuse, in *options.mode*."""
+    if fn.kind is FunctionKind.ORCHESTRATION:
+        return fn
+    legacy = options.mode == "legacy"
+    lifetimes = analyze(fn, legacy)
+    if not lifetimes.intervals:
+        return fn
+    env = infer_env(fn)
+    reuse = identify_reuse(lifetimes, env, options.target)
+    if reuse:
+        fn = apply_sharing(fn, reuse, lifetimes.groups)
+        fn = align_loop_carries(fn)
+    if legacy:
+        fn = coalesce_acc_if_phis(fn)
+    fn = yield_fixup(fn, legacy)
+    fn = normalize_identity_copies(fn)
+    fn = remove_unused_allocs(fn)
+    return strip_pipeline_membership(fn)
+
+
+def apply_sharing(fn: Function, reuse: dict[str, str], groups: dict[str, list[str]]) -> Function:
+    """Each reused value takes its representative's MemRef; the rest of its sharing group keeps its
+    offset relative to it (PyPTO MemRefSharingMutator)."""
+    env = infer_env(fn)
+    mem = memref_map(fn, env)
+    changes: dict[str, MemRef] = {}
+    for cand, rep in reuse.items():
+        source, current = mem[rep], mem[cand]
+        changes[cand] = source
+        for member in groups.get(cand, []):
+            if member == cand:
+                continue
+            old = mem[member]
+            rel = old.offset - current.offset
+            changes[member] = source if rel == 0 and old.size == source.size else MemRef(
+                source.base, source.offset + rel, old.size)
+    return with_memrefs(fn, changes, env)
+
+
+def align_loop_carries(fn: Function) -> Function:
+    """Each loop's return var on its init's MemRef (PyPTO AlignLoopCarriesToInitMutator); the
+    iter_arg follows its init by construction."""
+    env = infer_env(fn)
+    mem = memref_map(fn, env)
+    changes: dict[str, MemRef] = {}
+    for stmt in walk_stmts(fn.body):
+        if not isinstance(stmt, For):
+            continue
+        for rv, init in zip(stmt.return_vars, stmt.inits):
+            v = var_like(init)
+            im = mem.get(v.name) if v is not None else None
+            rm = mem.get(rv.name)
+            if im is not None and rm is not None and isinstance(env.get(init.name), TileType) and rm.base != im.base:  # type: ignore[union-attr]
+                changes[rv.name] = im
+    return with_memrefs(fn, changes, env)
+
+
+def normalize_identity_copies(fn: Function) -> Function:
+    """`a = b` moved onto `b`'s buffer when they diverged; an in-place output whose input was moved
+    here follows it (PyPTO NormalizeIdentityCopyBuffersMutator, ReanchorInplaceOutput)."""
+    env = infer_env(fn)
+    mem = memref_map(fn, env)
+    changes: dict[str, MemRef] = {}
+    for stmt in walk_stmts(fn.body):
+        if not isinstance(stmt, Assign) or not isinstance(env.get(stmt.target.name), TileType):
+            continue
+        name = stmt.target.name
+        source = var_like(stmt.value)
+        if source is not None:
+            new = changes.get(source.name, mem.get(source.name))
+            if new is not None and name in mem and new.base != mem[name].base:
+                changes[name] = new
+            continue
+        if isinstance(stmt.value, Call):
+            inp = var_like(ops.inplace_input(stmt.value))
+            if inp is None or inp.name not in changes or name not in mem or inp.name not in mem:
+                continue
+            old_in, new_in = mem[inp.name], changes[inp.name]
+            if mem[name].base == old_in.base and new_in.base != old_in.base:
+                changes[name] = new_in
+    return with_memrefs(fn, changes, env)
+
+
+def remove_unused_allocs(fn: Function) -> Function:
+    """*fn* without the `tile.alloc` roots no value's MemRef names any more."""
+    env = infer_env(fn)
+    used = {m.base for t in env.values() if (m := memref_of_type(t)) is not None}
+    for p in fn.params:
+        if (m := memref_of_type(p.type)) is not None:
+            used.add(m.base)
+    body = tuple(s for s in fn.body if (b := alloc_base(s)) is None or b in used)
+    return replace(fn, body=body) if len(body) != len(fn.body) else fn
+
+
+PASS: Final = Pass("memory-reuse", run, mirrors="PyPTO 33 MemoryReuse")
+
+__all__ = ["PASS", "memory_reuse", "run", "If", "Scope", "Stmt"]

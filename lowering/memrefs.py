@@ -1,0 +1,340 @@
+"""Where a function's values live: definition sites, MemRefs, `tile.alloc` roots, and the one rewrite
+that puts new MemRefs on definition sites.
+
+Owns the name-keyed view of buffers that the four memory passes share (init-memref,
+materialize-semantic-aliases, memory-reuse, allocate-memory-addr): `collect_sites` (each value's
+defining statement with its enclosing bodies, for the liveness scans), `memref_map` (each value's
+MemRef as the IR states it), `with_memrefs` (the rewrite), `reads_of` / `writes_of` (what a
+statement subtree reads and writes, the way PyPTO's MemoryReuse collectors see it) and the alloc
+statements. Types live where a value is defined (docs/ir-conventions.md): an iter_arg has no type of
+its own, so it always lives where its init lives.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+from pypto_verify import ops
+from pypto_verify.ir import (
+    Assign, Call, Const, Eval, Expr, For, Function, If, IterArg, MemRef, MemSpace, Param, PtrType,
+    Return, Scope, Stmt, Sym, TensorType, TileType, Type, Var, Window, Yield, walk_exprs,
+)
+from pypto_verify.lowering._pass_util import final_yield_values, infer_env
+
+__all__ = [
+    "Frame", "Site", "SiteKind", "alloc_base", "alloc_stmt", "collect_sites", "final_yield_values",
+    "infer_env", "is_alloc", "memref_map", "memref_of_type", "reads_of", "space_of_type",
+    "strip_pipeline_membership", "with_memref", "with_memrefs", "writes_of",
+]
+
+ALIGNMENT = 32
+"""Byte alignment of every on-chip buffer (PyPTO DefaultMemoryAllocatorPolicy)."""
+
+
+class SiteKind(enum.Enum):
+    """How a value is defined."""
+
+    PARAM = "param"
+    ASSIGN = "assign"
+    IF_RETURN = "if_return"
+    FOR_RETURN = "for_return"
+    ITER_ARG = "iter_arg"
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One enclosing body on the path to a definition: `body[pos]` is the statement on the path."""
+
+    owner: Stmt | None
+    """The `For` / `If` / `Scope` whose body this is; None for the function body."""
+    body: tuple[Stmt, ...]
+    pos: int
+    arm: str
+    """`body` (function, loop or scope body), `then` or `else`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """Where the value `name` is defined: the defining statement, its index and its enclosing bodies."""
+
+    name: str
+    kind: SiteKind
+    stmt: Stmt | None
+    """The `Assign`, or the `If` / `For` that defines a return var or an iter_arg."""
+    index: int
+    """Which return var / iter_arg of `stmt` (0 for an Assign)."""
+    frames: tuple[Frame, ...]
+    """Outermost first; `frames[-1].body[frames[-1].pos] is stmt`."""
+
+    def inside(self, stmt: Stmt) -> bool:
+        """True when the definition lies lexically inside *stmt* (an arm or body of it)."""
+        return any(f.owner is stmt for f in self.frames)
+
+    def arm_of(self, stmt: Stmt) -> str | None:
+        """The arm of *stmt* (`then` / `else` / `body`) the definition lies in, if any."""
+        for f in self.frames:
+            if f.owner is stmt:
+                return f.arm
+        return None
+
+
+def collect_sites(fn: Function) -> dict[str, Site]:
+    """Every name's definition site (the first one for a rebound tensor)."""
+    sites: dict[str, Site] = {}
+    for p in fn.params:
+        sites[p.name] = Site(p.name, SiteKind.PARAM, None, 0, ())
+    _collect(fn.body, None, "body", (), sites)
+    return sites
+
+
+def _collect(body: tuple[Stmt, ...], owner: Stmt | None, arm: str, outer: tuple[Frame, ...],
+             sites: dict[str, Site]) -> None:
+    for pos, stmt in enumerate(body):
+        frames = (*outer, Frame(owner, body, pos, arm))
+
+        def add(name: str, kind: SiteKind, index: int) -> None:
+            sites.setdefault(name, Site(name, kind, stmt, index, frames))
+
+        if isinstance(stmt, Assign):
+            add(stmt.target.name, SiteKind.ASSIGN, 0)
+        elif isinstance(stmt, For):
+            for i, arg in enumerate(stmt.iter_args):
+                add(arg.name, SiteKind.ITER_ARG, i)
+            _collect(stmt.body, stmt, "body", frames, sites)
+            for i, rv in enumerate(stmt.return_vars):
+                add(rv.name, SiteKind.FOR_RETURN, i)
+        elif isinstance(stmt, If):
+            _collect(stmt.then_body, stmt, "then", frames, sites)
+            _collect(stmt.else_body, stmt, "else", frames, sites)
+            for i, rv in enumerate(stmt.return_vars):
+                add(rv.name, SiteKind.IF_RETURN, i)
+        elif isinstance(stmt, Scope):
+            _collect(stmt.body, stmt, "body", frames, sites)
+
+
+# ---------------------------------------------------------------------------------------------- types and memrefs
+
+
+def memref_of_type(t: Type | None) -> MemRef | None:
+    """The MemRef a tile or tensor type carries."""
+    return t.memref if isinstance(t, (TileType, TensorType)) else None
+
+
+def space_of_type(t: Type | None) -> MemSpace | None:
+    """A tile's memory space; DDR for a tensor."""
+    if isinstance(t, TileType):
+        return t.space
+    if isinstance(t, TensorType):
+        return MemSpace.DDR
+    return None
+
+
+def with_memref(t: Type, memref: MemRef | None) -> Type:
+    """*t* with its MemRef replaced (tile and tensor types only)."""
+    if isinstance(t, (TileType, TensorType)):
+        return replace(t, memref=memref)
+    return t
+
+
+def memref_map(fn: Function, env: dict[str, Type] | None = None) -> dict[str, MemRef]:
+    """Each tile or tensor value's MemRef as the IR states it (iter_args: their init's)."""
+    env = infer_env(fn) if env is None else env
+    return {name: m for name, t in env.items() if (m := memref_of_type(t)) is not None}
+
+
+def with_memrefs(fn: Function, changes: dict[str, MemRef], env: dict[str, Type] | None = None) -> Function:
+    """*fn* with the values named in *changes* moved to their new MemRef, at their definition sites.
+
+    An iter_arg has no definition site of its own: it follows its init. A return var whose type was
+    implicit gets an explicit one only when its MemRef is changed.
+    """
+    if not changes:
+        return fn
+    env = infer_env(fn) if env is None else env
+
+    def typed(name: str, declared: Type | None) -> Type | None:
+        base = declared if declared is not None else env.get(name)
+        if name not in changes or base is None:
+            return declared
+        return with_memref(base, changes[name])
+
+    typed.current = lambda name: changes.get(name, memref_of_type(env.get(name)))  # type: ignore[attr-defined]
+
+    params = tuple(replace(p, type=typed(p.name, p.type)) if p.name in changes else p for p in fn.params)
+    return replace(fn, params=params, body=_retype_body(fn.body, typed, changes))
+
+
+def _retype_body(body: tuple[Stmt, ...], typed, changes: dict[str, MemRef]) -> tuple[Stmt, ...]:
+    out: list[Stmt] = []
+    for stmt in body:
+        if isinstance(stmt, Assign):
+            if stmt.target.name in changes:
+                stmt = replace(stmt, type=typed(stmt.target.name, stmt.type))
+        elif isinstance(stmt, For):
+            stmt = replace(stmt, body=_retype_body(stmt.body, typed, changes),
+                           return_types=_retyped_returns(stmt.return_vars, stmt.return_types, typed, changes,
+                                                         (final_yield_values(stmt.body),)))
+        elif isinstance(stmt, If):
+            stmt = replace(stmt, then_body=_retype_body(stmt.then_body, typed, changes),
+                           else_body=_retype_body(stmt.else_body, typed, changes),
+                           return_types=_retyped_returns(stmt.return_vars, stmt.return_types, typed, changes,
+                                                         (final_yield_values(stmt.then_body),
+                                                          final_yield_values(stmt.else_body))))
+        elif isinstance(stmt, Scope):
+            stmt = replace(stmt, body=_retype_body(stmt.body, typed, changes))
+        out.append(stmt)
+    return tuple(out)
+
+
+def _retyped_returns(return_vars: tuple[Var, ...], return_types: tuple[Type | None, ...], typed,
+                     changes: dict[str, MemRef], arms: tuple[tuple[Expr, ...], ...]) -> tuple[Type | None, ...]:
+    types = list(return_types) + [None] * (len(return_vars) - len(return_types))
+    out: list[Type | None] = []
+    for i, rv in enumerate(return_vars):
+        if rv.name not in changes:
+            out.append(types[i])
+        elif types[i] is None and _implicit_memref(arms, i, changes, typed) == changes[rv.name]:
+            out.append(None)  # the yielded value's type already says it: keep the printed form implicit
+        else:
+            out.append(typed(rv.name, types[i]))
+    return tuple(out)
+
+
+def _implicit_memref(arms: tuple[tuple[Expr, ...], ...], i: int, changes: dict[str, MemRef], typed) -> MemRef | None:
+    """The MemRef an implicit return type takes: the first arm's yielded variable's (new) one."""
+    for values in arms:
+        if i < len(values) and isinstance(values[i], Var):
+            name = values[i].name  # type: ignore[union-attr]
+            return typed.current(name)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------- reads and writes
+
+
+def _expr_names(expr: Expr) -> Iterator[str]:
+    for e in walk_exprs(expr):
+        if isinstance(e, Var):  # a Var and an IterArg alike
+            yield e.name
+
+
+def reads_of(stmt: Stmt) -> Iterator[str]:
+    """The names a statement subtree reads, as PyPTO's read collector counts them: every variable in
+    an expression (an iter_arg use reads the iter_arg's buffer, which is its init's), and the return
+    vars of a nested `If` / `For` (the collector visits them like uses). Assign targets are not reads."""
+    if isinstance(stmt, (Assign, Eval)):
+        yield from _expr_names(stmt.value)
+    elif isinstance(stmt, (Yield, Return)):
+        for v in stmt.values:
+            yield from _expr_names(v)
+    elif isinstance(stmt, For):
+        for e in (stmt.start, stmt.stop, stmt.step, *stmt.inits):
+            yield from _expr_names(e)
+        for s in stmt.body:
+            yield from reads_of(s)
+        yield from (rv.name for rv in stmt.return_vars)
+    elif isinstance(stmt, If):
+        yield from _expr_names(stmt.cond)
+        for s in (*stmt.then_body, *stmt.else_body):
+            yield from reads_of(s)
+        yield from (rv.name for rv in stmt.return_vars)
+    elif isinstance(stmt, Scope):
+        yield from _expr_names(stmt.call)
+        for s in stmt.body:
+            yield from reads_of(s)
+
+
+def writes_of(stmt: Stmt) -> Iterator[str]:
+    """The Assign targets of a statement subtree (PyPTO's write collector: LHS definitions only)."""
+    if isinstance(stmt, Assign):
+        yield stmt.target.name
+    elif isinstance(stmt, For):
+        for s in stmt.body:
+            yield from writes_of(s)
+    elif isinstance(stmt, If):
+        for s in (*stmt.then_body, *stmt.else_body):
+            yield from writes_of(s)
+    elif isinstance(stmt, Scope):
+        for s in stmt.body:
+            yield from writes_of(s)
+
+
+# ---------------------------------------------------------------------------------------------- allocs
+
+
+def base_name(space: MemSpace, ident: int) -> str:
+    """`mem_<space>_<N>`, the spelling PyPTO gives a buffer root."""
+    return f"mem_{space.value.lower()}_{ident}"
+
+
+def alloc_stmt(base: str, space: MemSpace, size: int) -> Assign:
+    """`base: pl.Ptr = pl.tile.alloc(pl.Mem.<space>, size)`."""
+    return Assign(Var(base), Call(ops.ALLOC, (Sym(f"Mem.{space.value}"), Const(size))), PtrType())
+
+
+def is_alloc(stmt: Stmt) -> bool:
+    return isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op == ops.ALLOC
+
+
+def alloc_base(stmt: Stmt) -> str | None:
+    return stmt.target.name if is_alloc(stmt) else None  # type: ignore[union-attr]
+
+
+def window_of(m: MemRef | None) -> Window | None:
+    return m.window if m is not None else None
+
+
+# ---------------------------------------------------------------------------------------------- attrs
+
+PIPELINE_MEMBERSHIP = "pipeline_membership"
+"""The `attrs=` key LowerPipelineLoops stamps on each clone's producers: `"group:stage;..."`."""
+
+
+def strip_pipeline_membership(fn: Function) -> Function:
+    """*fn* without `pipeline_membership` in any call's `attrs=` (MemoryReuse consumes it)."""
+    from pypto_verify.ir import DictExpr, map_expr, map_stmts, map_stmt_exprs
+
+    def strip(e: Expr) -> Expr | None:
+        if not isinstance(e, Call):
+            return None
+        attrs = e.kwarg("attrs")
+        if not isinstance(attrs, DictExpr) or all(k != PIPELINE_MEMBERSHIP for k, _ in attrs.items):
+            return None
+        kept = tuple((k, v) for k, v in attrs.items if k != PIPELINE_MEMBERSHIP)
+        return e.with_kwarg("attrs", replace(attrs, items=kept) if kept else None)
+
+    body = map_stmts(fn.body, lambda s: (map_stmt_exprs(s, strip),))
+    return replace(fn, body=body)
+
+
+def membership_of(call: Call) -> tuple[tuple[int, int], ...]:
+    """The `(group, stage)` pairs of a call's `pipeline_membership` attr (empty when absent)."""
+    from pypto_verify.ir import DictExpr
+
+    attrs = call.kwarg("attrs")
+    if not isinstance(attrs, DictExpr):
+        return ()
+    for key, value in attrs.items:
+        if key == PIPELINE_MEMBERSHIP and isinstance(value, Const) and isinstance(value.value, str):
+            pairs = []
+            for part in value.value.split(";"):
+                if ":" in part:
+                    g, s = part.split(":", 1)
+                    pairs.append((int(g), int(s)))
+            return tuple(pairs)
+    return ()
+
+
+def param_type(p: Param) -> Type | None:
+    return p.type
+
+
+def tile_site_names(sites: dict[str, Site], env: dict[str, Type]) -> list[str]:
+    """Names of tile values defined by an Assign, in program order."""
+    return [n for n, s in sites.items() if s.kind is SiteKind.ASSIGN and isinstance(env.get(n), TileType)]
+
+
+def is_iter_arg(expr: Expr | None) -> bool:
+    return isinstance(expr, IterArg)

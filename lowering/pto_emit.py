@@ -1,0 +1,910 @@
+"""Emit PTO-AS text (docs/pto-subset.md) for lowered kernels: the input of the simulator (PV201).
+
+Mirrors PyPTO's PTO codegen (TARGET_FACTS.md "8. PTO codegen"). Requires: a lowered function, after
+allocate-memory-addr (every tile has a space and a MemRef whose offset is its byte address in that
+space). Leaves: MLIR-style text in exactly the subset `sim/` parses. Output is deterministic.
+
+How the IR maps onto PTO (one instruction per op, in statement order):
+- Parameters, in order: a tensor is `%argN: !pto.ptr<dt>` with one `pto.make_tensor_view` (rank 2
+  or 3, row-major strides); a scalar is `%argN: index` (`i1` for BOOL). A `tensor.read(t, ...)` of
+  a runtime scalar becomes one more trailing `index` argument per tensor read (the subset has no
+  scalar load from GM): its value is the caller's, see `EmittedFunction.args`.
+- Every tile value gets a `pto.alloc_tile` at its own window: its space, dtype, physical shape (Acc
+  rows padded by `target.padded_rows`; leading unit dims dropped), valid shape and byte address.
+  Two tiles on one window share an address, so they alias in the simulator's arenas.
+- `tile.create` emits only the alloc (no instruction initialises L0C). `tile.load` is
+  `partition_view` + `tload`; `tile.store` is `partition_view` + `tstore` (FIXPIPE from Acc;
+  `{atomic = #pto.atomic<add>}` for `atomic=AtomicType.Add`); `tile.extract` is `textract`, with
+  `{transpose = true}` when the operand is transposed (a `tile.transpose_view` source, or a matmul
+  `a_trans=` / `b_trans=` on the extracted tile); `tile.move` is `tmov` (a transposed move into
+  Left/Right is a full-window `textract {transpose = true}`).
+- `tile.matmul` is `tmatmul`, `tile.matmul_bias` is `tmatmul.bias`, and `tile.matmul_acc` is
+  `tmatmul.acc ins(%dst, %a, %b) outs(%dst)` where **dst is the result's buffer**: the IR acc
+  operand is never emitted, exactly like the real codegen. A literal `init_cond` picks one form
+  (`tmatmul` when true); a runtime one emits `scf.if %p { tmatmul } else { tmatmul.acc }`.
+- Tile loop carries and tile phis are not SSA values in PTO: an iter_arg and a loop's return var
+  are the init value's buffer; an if's return var is an `alloc_tile` of its own window placed just
+  before the `scf.if`, and the arms' yields emit nothing (the codegen assumes each arm wrote it).
+- Scalars: `arith.constant`s are hoisted to the top of the function; index arithmetic `+ - * // %
+  min max` is `addi subi muli divsi remsi minsi maxsi`, comparisons `cmpi`, `and or not` are
+  `andi ori xori`. Conditions are not folded (`if 128 == 0:` stays an `scf.if`).
+- Vector ops of the subset: `add sub mul div maximum minimum exp relu muls adds cast` (a scalar
+  right operand gives `tadds` / `tmuls`).
+
+What the subset cannot express is an `EmitError` naming the op (the comparison then reports
+`sim: skipped` with the reason): vector ops it lacks, scalar loop carries and scalar phis, GM
+scratch tensors, windows of a Mat tile narrower than its rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from pypto_verify import ops, scalar
+from pypto_verify.ir import (
+    Assign, BinOp, BoolOp, Call, Compare, Const, DType, Eval, Expr, For, Function, If, ListExpr,
+    MemSpace, NO_SPAN, Return, ScalarType, Scope, Span, Stmt, Sym, TensorType, TileType,
+    TupleExpr, Type, UnaryOp, Var, Yield, stmt_exprs, type_env, var_like, walk_exprs, walk_stmts,
+)
+from pypto_verify.target import Target, get_target
+
+
+class EmitError(Exception):
+    """The lowered IR holds something the PTO subset cannot express; the message names it."""
+
+    def __init__(self, message: str, span: Span = NO_SPAN) -> None:
+        super().__init__(message)
+        self.message = message
+        self.span = span
+
+    def __str__(self) -> str:
+        return f"{self.span}: {self.message}" if self.span != NO_SPAN else self.message
+
+
+@dataclass(frozen=True, slots=True)
+class ArgBinding:
+    """One argument of an emitted function and what the caller binds to it."""
+
+    name: str
+    """The SSA name without `%` (`arg0`): the key of the simulator's argument dict."""
+    kind: str
+    """`tensor` (a GM array), `scalar` (a scalar parameter) or `read` (the value `tensor.read`
+    returns from tensor `param`)."""
+    param: str
+    """The IR parameter it stands for."""
+    type: str
+    """Its PTO type: `!pto.ptr<bf16>`, `index`, `i1`."""
+
+
+@dataclass(frozen=True, slots=True)
+class EmittedFunction:
+    """One `func.func`: its name, its text (indented for a module body) and its arguments."""
+
+    name: str
+    text: str
+    args: tuple[ArgBinding, ...]
+
+
+_PTO_DTYPE = {
+    DType.FP32: "f32", DType.FP16: "f16", DType.BF16: "bf16", DType.INT8: "i8",
+    DType.INT32: "i32", DType.INT64: "i64", DType.BOOL: "i1",
+}
+_LOC = {
+    MemSpace.Mat: "mat", MemSpace.Left: "left", MemSpace.Right: "right", MemSpace.Acc: "acc",
+    MemSpace.Bias: "bias", MemSpace.Vec: "vec",
+}
+# Layout fields as the real codegen prints them (../shared/real-ir/*/main.pto); the simulator
+# carries and ignores them.
+_LAYOUT = {
+    MemSpace.Mat: ("col_major", "row_major", 512), MemSpace.Left: ("row_major", "row_major", 512),
+    MemSpace.Right: ("row_major", "col_major", 512), MemSpace.Acc: ("col_major", "row_major", 1024),
+    MemSpace.Bias: ("row_major", "none_box", 512), MemSpace.Vec: ("row_major", "none_box", 512),
+}
+_ARITH = {"+": "addi", "-": "subi", "*": "muli", "//": "divsi", "%": "remsi", "min": "minsi",
+          "max": "maxsi"}
+_CMPI = {"==": "eq", "!=": "ne", "<": "slt", "<=": "sle", ">": "sgt", ">=": "sge"}
+_VECTOR_BINARY = {"add": "tadd", "sub": "tsub", "mul": "tmul", "div": "tdiv", "maximum": "tmax",
+                  "max": "tmax", "minimum": "tmin", "min": "tmin"}
+_VECTOR_SCALAR = {"add": "tadds", "adds": "tadds", "mul": "tmuls", "muls": "tmuls"}
+_VECTOR_UNARY = {"exp": "texp", "relu": "trelu"}
+
+
+# ---------------------------------------------------------------------------------------------- bindings
+
+
+@dataclass(frozen=True, slots=True)
+class _Tile:
+    """A tile SSA value: its name and physical description."""
+
+    ssa: str
+    space: MemSpace
+    dtype: DType
+    rows: int
+    cols: int
+    """Physical shape (Acc rows padded)."""
+    valid: tuple[str, str]
+    """SSA names of the valid rows / cols."""
+    valid_static: tuple[int | None, int | None]
+    addr: int
+
+    @property
+    def type(self) -> str:
+        blayout, slayout, fractal = _LAYOUT[self.space]
+        return (f"!pto.tile_buf<loc={_LOC[self.space]}, dtype={_PTO_DTYPE[self.dtype]}, "
+                f"rows={self.rows}, cols={self.cols}, v_row=?, v_col=?, blayout={blayout}, "
+                f"slayout={slayout}, fractal={fractal}, pad=0>")
+
+
+@dataclass(frozen=True, slots=True)
+class _Transposed:
+    """A `tile.transpose_view` of a tile: no instruction, consumed by a transposing extract."""
+
+    base: _Tile
+
+
+@dataclass(frozen=True, slots=True)
+class _Tensor:
+    """A GM tensor view: `view` is the SSA name of its `make_tensor_view`."""
+
+    view: str
+    param: str
+    shape: tuple[int, ...]
+    dtype: DType
+
+    @property
+    def view_type(self) -> str:
+        return f"!pto.tensor_view<{'x'.join('?' for _ in self.shape)}x{_PTO_DTYPE[self.dtype]}>"
+
+
+@dataclass(frozen=True, slots=True)
+class _Scalar:
+    ssa: str
+    type: str
+    """`index`, `i1` or `f32`."""
+
+
+_Binding = _Tile | _Transposed | _Tensor | _Scalar
+
+
+# ---------------------------------------------------------------------------------------------- emitter
+
+
+@dataclass
+class _FunctionEmitter:
+    fn: Function
+    target: Target
+    env: dict[str, Type] = field(default_factory=dict)
+    bind: dict[str, _Binding] = field(default_factory=dict)
+    used: set[str] = field(default_factory=set)
+    counter: int = 0
+    constants: dict[tuple[object, str], str] = field(default_factory=dict)
+    constant_lines: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    depth: int = 2
+    args: list[ArgBinding] = field(default_factory=list)
+    reads: dict[str, str] = field(default_factory=dict)
+    transposed_uses: set[str] = field(default_factory=set)
+    cube: bool = False
+    base_address: dict[str, int] | None = None
+    """Set when the IR has no byte addresses yet (see `_plan_addresses`): base -> its address."""
+
+    # names ------------------------------------------------------------------------------
+    def fresh(self, base: str | None = None) -> str:
+        """A new SSA name: *base* (sanitised) when free, else `base_N`; a number without base."""
+        if base is None:
+            while str(self.counter) in self.used:
+                self.counter += 1
+            name = str(self.counter)
+            self.counter += 1
+        else:
+            clean = "".join(ch if ch.isalnum() or ch in "_$." else "_" for ch in base) or "v"
+            name, n = clean, 0
+            while name in self.used:
+                n += 1
+                name = f"{clean}_{n}"
+        self.used.add(name)
+        return name
+
+    def emit(self, line: str) -> None:
+        self.lines.append("  " * self.depth + line)
+
+    def const(self, value: int | bool | float, kind: str) -> str:
+        """The SSA name of the hoisted constant *value* of type *kind*."""
+        key = (value, kind)
+        if key in self.constants:
+            return self.constants[key]
+        if kind == "i1":
+            name = self.fresh("true" if value else "false")
+            literal = "true" if value else "false"
+        elif kind in ("f32", "f16", "bf16"):
+            number = float(value)
+            if number != number or number in (float("inf"), float("-inf")):
+                raise EmitError(f"float constant {number} has no arith.constant spelling")
+            name = self.fresh(f"cst_{kind}")
+            literal = repr(number)
+        else:
+            number = int(value)
+            name = self.fresh(f"c{number}_{kind}" if number >= 0 else f"cn{-number}_{kind}")
+            literal = str(number)
+        self.constants[key] = name
+        self.constant_lines.append(f"    %{name} = arith.constant {literal} : {kind}")
+        return name
+
+    # entry ------------------------------------------------------------------------------
+    def run(self) -> EmittedFunction:
+        self.env = type_env(self.fn)
+        self._collect_transposed_uses()
+        self.base_address = _plan_addresses(self.fn, self.env)
+        views: list[str] = []
+        for index, param in enumerate(self.fn.params):
+            arg = f"arg{index}"
+            self.used.add(arg)
+            if isinstance(param.type, TensorType):
+                dtype = _pto_dtype(param.type.dtype, param.span)
+                self.args.append(ArgBinding(arg, "tensor", param.name, f"!pto.ptr<{dtype}>"))
+            elif isinstance(param.type, ScalarType):
+                kind = "i1" if param.type.dtype is DType.BOOL else "index"
+                self.args.append(ArgBinding(arg, "scalar", param.name, kind))
+                self.bind[param.name] = _Scalar(arg, kind)
+            else:
+                raise EmitError(f"parameter `{param.name}` is neither a tensor nor a scalar", param.span)
+        for param, binding in zip(self.fn.params, self.args):
+            if isinstance(param.type, TensorType):
+                views.append(self._tensor_view(param.name, binding.name, param.type, param.span))
+        self.body(self.fn.body)
+        kind = "cube" if self.cube else "vector"
+        header = (f"  func.func @{self.fn.name}("
+                  + ", ".join(f"%{a.name}: {a.type}" for a in self.args)
+                  + f") attributes {{pto.kernel_kind = #pto.kernel_kind<{kind}>}} {{")
+        text = "\n".join([header, *self.constant_lines, *(v for v in views if v), *self.lines,
+                          "    return", "  }"])
+        return EmittedFunction(self.fn.name, text, tuple(self.args))
+
+    def _collect_transposed_uses(self) -> None:
+        plain: set[str] = set()
+        for stmt in walk_stmts(self.fn.body):
+            for expr in _stmt_calls(stmt):
+                if expr.op not in ops.MADS:
+                    continue
+                parts = ops.matmul_parts(expr)
+                for operand, flag in ((parts.lhs, parts.a_trans), (parts.rhs, parts.b_trans)):
+                    v = var_like(operand)
+                    if v is not None:
+                        (self.transposed_uses if flag else plain).add(v.name)
+        both = sorted(self.transposed_uses & plain)
+        if both:
+            raise EmitError(f"tile `{both[0]}` is a matmul operand both transposed and not")
+
+    def _tensor_view(self, name: str, arg: str, t: TensorType, span: Span) -> str:
+        shape = ops.static_shape(t.shape)
+        if shape is None:
+            raise EmitError(f"tensor `{name}` has a symbolic shape", span)
+        binding = _Tensor(self.fresh(f"{name}_view"), name, shape, t.dtype)
+        if len(shape) not in (2, 3):
+            # Only 2-D / 3-D tensors have views (docs/pto-subset.md); a 1-D index tensor is read
+            # through `tensor.read`, which becomes an argument.
+            self.used.discard(binding.view)
+            self.bind[name] = _Tensor("", name, shape, t.dtype)
+            return ""
+        self.bind[name] = binding
+        strides = [1]
+        for dim in reversed(shape[1:]):
+            strides.insert(0, strides[0] * dim)
+        dims = ", ".join(f"%{self.const(d, 'index')}" for d in shape)
+        steps = ", ".join(f"%{self.const(s, 'index')}" for s in strides)
+        return (f"    %{binding.view} = pto.make_tensor_view %{arg}, shape = [{dims}], strides = "
+                f"[{steps}] {{layout = #pto.layout<nd>}} : {binding.view_type}")
+
+    # statements -------------------------------------------------------------------------
+    def body(self, stmts: tuple[Stmt, ...]) -> None:
+        for stmt in stmts:
+            self.stmt(stmt)
+
+    def stmt(self, stmt: Stmt) -> None:
+        if isinstance(stmt, Assign):
+            self.assign(stmt)
+        elif isinstance(stmt, Eval):
+            if not isinstance(stmt.value, Call):
+                raise EmitError("an expression statement that is not a call", stmt.span)
+            self.call(None, stmt.value, None, stmt.span)
+        elif isinstance(stmt, For):
+            self.loop(stmt)
+        elif isinstance(stmt, If):
+            self.branch(stmt)
+        elif isinstance(stmt, Scope):
+            self.body(stmt.body)
+        elif isinstance(stmt, (Yield, Return)):
+            pass  # yields are handled by the enclosing loop / if; tensors are returned in place
+        else:
+            raise EmitError(f"statement {type(stmt).__name__} has no PTO form", getattr(stmt, "span", NO_SPAN))
+
+    def assign(self, stmt: Assign) -> None:
+        target, value = stmt.target, stmt.value
+        declared = stmt.type if stmt.type is not None else self.env.get(target.name)
+        if isinstance(value, Call) and value.op != ops.T_READ:
+            self.call(target, value, declared, stmt.span)
+            return
+        source = var_like(value)
+        if source is not None:
+            bound = self._lookup(source.name, stmt.span)
+            if isinstance(bound, _Tile) and isinstance(declared, TileType) and declared.memref is not None:
+                # An identity copy is its own window (the lowering puts it on the source's).
+                self.bind[target.name] = self.alloc(target.name, declared, stmt.span)
+            else:
+                self.bind[target.name] = bound
+            return
+        if isinstance(declared, (TileType, TensorType)):
+            raise EmitError(f"`{target.name}` is a tile or tensor defined by an expression", stmt.span)
+        ssa, kind = self.scalar(value, stmt.span, target.name)
+        self.bind[target.name] = _Scalar(ssa, kind)
+
+    def loop(self, stmt: For) -> None:
+        lower = self.index(stmt.start, stmt.span)
+        upper = self.index(stmt.stop, stmt.span)
+        step = self.index(stmt.step, stmt.span)
+        for arg, init in zip(stmt.iter_args, stmt.inits):
+            bound = self._carried(init, arg.name, stmt.span)
+            self.bind[arg.name] = bound
+        induction = self.fresh(stmt.loop_var.name)
+        self.bind[stmt.loop_var.name] = _Scalar(induction, "index")
+        self.emit(f"scf.for %{induction} = %{lower} to %{upper} step %{step} {{")
+        self.depth += 1
+        self.body(stmt.body)
+        self.depth -= 1
+        self.emit("}")
+        for rv, arg in zip(stmt.return_vars, stmt.iter_args):
+            # TARGET_FACTS.md, PTO codegen: a loop's result is the init value's buffer.
+            self.bind[rv.name] = self.bind[arg.name]
+
+    def _carried(self, init: Expr, name: str, span: Span) -> _Binding:
+        v = var_like(init)
+        if v is None:
+            raise EmitError(f"loop carry `{name}` starts from an expression", span)
+        bound = self._lookup(v.name, span)
+        if isinstance(bound, _Scalar):
+            raise EmitError(f"scalar loop carry `{name}` has no PTO form (no block arguments)", span)
+        return bound
+
+    def branch(self, stmt: If) -> None:
+        cond = self._bool(stmt.cond, stmt.span)
+        then_yield = _yield_values(stmt.then_body)
+        for i, rv in enumerate(stmt.return_vars):
+            declared = stmt.return_types[i] if i < len(stmt.return_types) else None
+            declared = declared if declared is not None else self.env.get(rv.name)
+            if isinstance(declared, TileType):
+                # TARGET_FACTS.md, PTO codegen: the phi is its own buffer; the arms are assumed to
+                # have written it.
+                self.bind[rv.name] = self.alloc(rv.name, declared, stmt.span)
+            elif isinstance(declared, ScalarType):
+                raise EmitError(f"scalar phi `{rv.name}` has no PTO form (no scf.if results)", stmt.span)
+        self.emit(f"scf.if %{cond} {{")
+        self.depth += 1
+        self.body(stmt.then_body)
+        self.depth -= 1
+        if stmt.else_body:
+            self.emit("} else {")
+            self.depth += 1
+            self.body(stmt.else_body)
+            self.depth -= 1
+        self.emit("}")
+        for i, rv in enumerate(stmt.return_vars):
+            if rv.name in self.bind:
+                continue
+            bound = self._maybe(then_yield[i]) if then_yield and i < len(then_yield) else None
+            if not isinstance(bound, _Tensor):
+                raise EmitError(f"scalar phi `{rv.name}` has no PTO form (no scf.if results)", stmt.span)
+            self.bind[rv.name] = bound  # a tensor is a reference to GM: both arms name it
+
+    def _maybe(self, expr: Expr) -> _Binding | None:
+        v = var_like(expr)
+        return self.bind.get(v.name) if v is not None else None
+
+    def _lookup(self, name: str, span: Span) -> _Binding:
+        bound = self.bind.get(name)
+        if bound is None:
+            raise EmitError(f"`{name}` is used before it is defined", span)
+        return bound
+
+    # tiles ------------------------------------------------------------------------------
+    def alloc(self, name: str, t: TileType | None, span: Span, *, transposed: bool = False,
+              addr: int | None = None, shape: tuple[int, int] | None = None) -> _Tile:
+        """Emit the `alloc_tile` of tile value *name* at its own window."""
+        if not isinstance(t, TileType):
+            raise EmitError(f"`{name}` has no tile type", span)
+        if t.space is None or t.memref is None:
+            raise EmitError(f"tile `{name}` has no memory space or MemRef: lower it first", span)
+        if t.space is MemSpace.DDR:
+            raise EmitError(f"tile `{name}` lives in DDR", span)
+        dims = _tile_dims(t.shape, name, span) if shape is None else shape
+        valid_exprs = _squeeze_exprs(t.valid_shape) if t.valid_shape is not None else None
+        if valid_exprs is not None and len(valid_exprs) == 1:
+            valid_exprs = (Const(1), valid_exprs[0])
+        if transposed:
+            dims = (dims[1], dims[0])
+            if valid_exprs is not None:
+                valid_exprs = (valid_exprs[1], valid_exprs[0])
+        rows = self.target.padded_rows(dims[0], t.dtype, t.space)
+        valid: list[str] = []
+        static: list[int | None] = []
+        for i, dim in enumerate(dims):
+            expr = valid_exprs[i] if valid_exprs is not None else Const(dim)
+            known = ops.const_int(expr)
+            static.append(known)
+            valid.append(self.const(known, "index") if known is not None else self.index(expr, span))
+        offset = t.memref.window.offset if addr is None else addr
+        if addr is None and self.base_address is not None:
+            offset += self.base_address.get(t.memref.base, 0)
+        tile = _Tile(self.fresh(name), t.space, t.dtype, rows, dims[1], (valid[0], valid[1]),
+                     (static[0], static[1]), offset)
+        _pto_dtype(t.dtype, span)
+        self.emit(f"%{tile.ssa} = pto.alloc_tile addr = %{self.const(offset, 'i64')} valid_row = "
+                  f"%{valid[0]} valid_col = %{valid[1]} : {tile.type}")
+        return tile
+
+    def tile(self, expr: Expr, span: Span, what: str) -> _Tile:
+        bound = self._operand(expr, span, what)
+        if isinstance(bound, _Transposed):
+            raise EmitError(f"{what}: a transposed view is only read by tile.extract / tile.move", span)
+        if not isinstance(bound, _Tile):
+            raise EmitError(f"{what} is not a tile", span)
+        return bound
+
+    def vec_tile(self, expr: Expr, span: Span, what: str) -> _Tile:
+        """A vector-op operand: it must be in Vec (the subset's vector ops read only UB)."""
+        bound = self.tile(expr, span, what)
+        if bound.space is not MemSpace.Vec:
+            # TARGET_FACTS.md, who may read L0C: on a2a3 an Acc value reaches the vector unit only
+            # through GM (a cross-core round trip the subset does not model).
+            raise EmitError(f"{what} is a {bound.space.value} tile; vector ops read only Vec tiles", span)
+        return bound
+
+    def tensor(self, expr: Expr, span: Span, what: str) -> _Tensor:
+        bound = self._operand(expr, span, what)
+        if not isinstance(bound, _Tensor):
+            raise EmitError(f"{what} is not a GM tensor parameter", span)
+        if not bound.view:
+            raise EmitError(f"{what}: tensor `{bound.param}` of rank {len(bound.shape)} has no view", span)
+        return bound
+
+    def _operand(self, expr: Expr, span: Span, what: str) -> _Binding:
+        v = var_like(expr)
+        if v is None:
+            raise EmitError(f"{what} is not a value", span)
+        return self._lookup(v.name, span)
+
+    # calls ------------------------------------------------------------------------------
+    def call(self, target: Var | None, call: Call, declared: Type | None, span: Span) -> None:
+        op = call.op
+        name = target.name if target is not None else None
+        handler = _CALLS.get(op)
+        if handler is not None:
+            bound = handler(self, name, call, declared, span)
+        else:
+            family, _, short = op.partition(".")
+            if family == "tile" and (short in _VECTOR_BINARY or short in _VECTOR_SCALAR
+                                     or short in _VECTOR_UNARY):
+                bound = self.vector(name, call, declared, span, short)
+            else:
+                raise EmitError(f"`{op}` has no instruction in the PTO subset", span)
+        if name is not None and bound is not None:
+            self.bind[name] = bound
+
+    def _result(self, name: str | None, declared: Type | None, call: Call, span: Span) -> _Tile:
+        if name is None:
+            raise EmitError(f"`{call.op}` result is not named", span)
+        return self.alloc(name, declared if isinstance(declared, TileType) else None, span)
+
+    def op_create(self, name, call, declared, span):
+        # TARGET_FACTS.md: tile.create emits no instruction; the L0C contents are undefined.
+        return self._result(name, declared, call, span)
+
+    def op_alloc(self, name, call, declared, span):
+        return None
+
+    def op_load(self, name, call, declared, span):
+        src = self.tensor(call.args[0], span, "tile.load source")
+        dst = self._result(name, declared, call, span)
+        offsets = _items(call.args[1] if len(call.args) > 1 else call.kwarg("offsets"), span, "offsets")
+        view, view_type = self.partition(src, offsets, dst, span)
+        self.emit(f"pto.tload ins(%{view} : {view_type}) outs(%{dst.ssa} : {dst.type})")
+        return dst
+
+    def partition(self, src: _Tensor, offsets: tuple[Expr, ...], tile: _Tile, span: Span
+                  ) -> tuple[str, str]:
+        """Emit a `partition_view` of *src* at *offsets* the size of *tile*'s valid region; its
+        name and type."""
+        rank = len(src.shape)
+        if len(offsets) != rank:
+            raise EmitError(f"{len(offsets)} offsets for tensor `{src.param}` of rank {rank}", span)
+        sizes = [tile.valid[0], tile.valid[1]]
+        static = [tile.valid_static[0], tile.valid_static[1]]
+        if rank == 3:
+            sizes.insert(0, self.const(1, "index"))
+            static.insert(0, 1)
+        names = [self.index(o, span) for o in offsets]
+        view = self.fresh(f"{src.param}_pview")
+        dims = "x".join("?" if s is None else str(s) for s in static)
+        view_type = f"!pto.partition_tensor_view<{dims}x{_PTO_DTYPE[src.dtype]}>"
+        self.emit(f"%{view} = pto.partition_view %{src.view}, offsets = [{', '.join('%' + n for n in names)}], "
+                  f"sizes = [{', '.join('%' + s for s in sizes)}] : {src.view_type} -> {view_type}")
+        return view, view_type
+
+    def op_store(self, name, call, declared, span):
+        tile = self.tile(call.args[0], span, "tile.store source")
+        dst = self.tensor(call.args[2] if len(call.args) > 2 else call.kwarg("output_tensor"), span,
+                          "tile.store destination")
+        offsets = _items(call.args[1], span, "offsets")
+        view, view_type = self.partition(dst, offsets, tile, span)
+        atomic = " {atomic = #pto.atomic<add>}" if _is_atomic(call.kwarg("atomic")) else ""
+        self.emit(f"pto.tstore ins(%{tile.ssa} : {tile.type}) outs(%{view} : {view_type}){atomic}")
+        return dst
+
+    def op_extract(self, name, call, declared, span):
+        self.cube = True
+        source = self._operand(call.args[0], span, "tile.extract source")
+        row = self.index(call.args[1], span)
+        col = self.index(call.args[2], span)
+        wants_t = name in self.transposed_uses
+        if isinstance(source, _Transposed):
+            base, flip = source.base, not wants_t
+            row, col = col, row
+        elif isinstance(source, _Tile):
+            base, flip = source, wants_t
+        else:
+            raise EmitError("tile.extract source is not a tile", span)
+        # In the source's coordinates the window is [row, col] of the IR shape, or its transpose.
+        dst = self.alloc(name or "", declared if isinstance(declared, TileType) else None, span,
+                         transposed=wants_t)
+        attr = " {transpose = true}" if flip else ""
+        self.emit(f"pto.textract ins(%{base.ssa}, %{row}, %{col} : {base.type}, index, index) "
+                  f"outs(%{dst.ssa} : {dst.type}){attr}")
+        return dst
+
+    def op_move(self, name, call, declared, span):
+        source = self._operand(call.args[0], span, "tile.move source")
+        wants_t = name in self.transposed_uses
+        dst = self.alloc(name or "", declared if isinstance(declared, TileType) else None, span,
+                         transposed=wants_t)
+        if isinstance(source, _Transposed) or wants_t:
+            base = source.base if isinstance(source, _Transposed) else source
+            if not isinstance(base, _Tile):
+                raise EmitError("tile.move source is not a tile", span)
+            if isinstance(source, _Transposed) and wants_t:
+                self.emit(f"pto.tmov ins(%{base.ssa} : {base.type}) outs(%{dst.ssa} : {dst.type})")
+                return dst
+            zero = self.const(0, "index")
+            self.cube = True
+            self.emit(f"pto.textract ins(%{base.ssa}, %{zero}, %{zero} : {base.type}, index, index) "
+                      f"outs(%{dst.ssa} : {dst.type}) {{transpose = true}}")
+            return dst
+        if not isinstance(source, _Tile):
+            raise EmitError("tile.move source is not a tile", span)
+        self.emit(f"pto.tmov ins(%{source.ssa} : {source.type}) outs(%{dst.ssa} : {dst.type})")
+        return dst
+
+    def op_transpose_view(self, name, call, declared, span):
+        source = self._operand(call.args[0], span, "tile.transpose_view source")
+        if isinstance(source, _Transposed):
+            return source.base
+        if not isinstance(source, _Tile):
+            raise EmitError("tile.transpose_view source is not a tile", span)
+        return _Transposed(source)
+
+    def op_matmul(self, name, call, declared, span):
+        self.cube = True
+        parts = ops.matmul_parts(call)
+        lhs = self.tile(parts.lhs, span, f"`{call.op}` lhs")
+        rhs = self.tile(parts.rhs, span, f"`{call.op}` rhs")
+        # TARGET_FACTS.md, PTO codegen: dst is the result's buffer; the IR acc operand is not emitted.
+        dst = self._result(name, declared, call, span)
+        fresh = (f"pto.tmatmul ins(%{lhs.ssa}, %{rhs.ssa} : {lhs.type}, {rhs.type}) "
+                 f"outs(%{dst.ssa} : {dst.type})")
+        accumulate = (f"pto.tmatmul.acc ins(%{dst.ssa}, %{lhs.ssa}, %{rhs.ssa} : {dst.type}, "
+                      f"{lhs.type}, {rhs.type}) outs(%{dst.ssa} : {dst.type})")
+        if call.op == ops.MATMUL:
+            self.emit(fresh)
+        elif call.op == ops.MATMUL_BIAS:
+            if parts.bias is None:
+                raise EmitError("tile.matmul_bias has no bias operand", span)
+            bias = self.tile(parts.bias, span, "tile.matmul_bias bias")
+            self.emit(f"pto.tmatmul.bias ins(%{lhs.ssa}, %{rhs.ssa}, %{bias.ssa} : {lhs.type}, "
+                      f"{rhs.type}, {bias.type}) outs(%{dst.ssa} : {dst.type})")
+        elif parts.init_cond is None:
+            self.emit(accumulate)
+        else:
+            literal = scalar.evaluate(parts.init_cond)
+            if isinstance(literal, bool):
+                self.emit(fresh if literal else accumulate)
+            else:
+                cond = self.scalar(parts.init_cond, span)[0]
+                self.emit(f"scf.if %{cond} {{")
+                self.emit("  " + fresh)
+                self.emit("} else {")
+                self.emit("  " + accumulate)
+                self.emit("}")
+        return dst
+
+    def op_assemble(self, name, call, declared, span):
+        dst = self.tile(call.args[0], span, "tile.assemble destination")
+        src = self.tile(call.args[1], span, "tile.assemble source")
+        offsets = _items(call.args[2] if len(call.args) > 2 else call.kwarg("offsets"), span, "offsets")
+        row, col = (ops.const_int(o) for o in offsets[-2:])
+        height, width = src.valid_static
+        if row is None or col != 0 or width != dst.cols or height is None or dst.space is MemSpace.Acc:
+            raise EmitError("tile.assemble into a window narrower than the destination's rows has no "
+                            "PTO form (tmov copies whole tiles)", span)
+        sub = _Tile(self.fresh(f"{name or 'assemble'}_window"), dst.space, dst.dtype, height, width,
+                    src.valid, src.valid_static, dst.addr + row * dst.cols * dst.dtype.bytes)
+        self.emit(f"%{sub.ssa} = pto.alloc_tile addr = %{self.const(sub.addr, 'i64')} valid_row = "
+                  f"%{sub.valid[0]} valid_col = %{sub.valid[1]} : {sub.type}")
+        self.emit(f"pto.tmov ins(%{src.ssa} : {src.type}) outs(%{sub.ssa} : {sub.type})")
+        if name is None:
+            return None
+        return self._result(name, declared, call, span)
+
+    def op_reshape(self, name, call, declared, span):
+        source = self.tile(call.args[0], span, "tile.reshape source")
+        if not isinstance(declared, TileType):
+            raise EmitError("tile.reshape result has no tile type", span)
+        dims = _tile_dims(declared.shape, name or "", span)
+        if self.target.padded_rows(dims[0], source.dtype, source.space) != dims[0] or \
+                source.rows * source.cols != dims[0] * dims[1]:
+            raise EmitError("tile.reshape of a padded tile has no PTO form", span)
+        # Row-major bytes reinterpreted in place: the reshaped tile is the source's address.
+        return self.alloc(name or "", declared, span, addr=source.addr)
+
+    def op_read(self, name, call, declared, span):
+        ssa, kind = self.scalar(call, span)
+        return _Scalar(ssa, kind)
+
+    def op_cast(self, name, call, declared, span):
+        source = self.vec_tile(call.args[0], span, "tile.cast source")
+        mode = call.kwarg("mode")
+        if isinstance(mode, Const) and mode.value not in ("rint", "none") and not (
+                source.dtype.is_float and isinstance(declared, TileType) and declared.dtype.is_float):
+            raise EmitError(f"tile.cast mode {mode.value!r} has no PTO form (tcvt rounds half to even)", span)
+        dst = self._result(name, declared, call, span)
+        self.emit(f"pto.tcvt ins(%{source.ssa} : {source.type}) outs(%{dst.ssa} : {dst.type})")
+        return dst
+
+    def vector(self, name, call, declared, span, short):
+        a = self.vec_tile(call.args[0], span, f"`{call.op}` lhs")
+        if short in _VECTOR_UNARY:
+            dst = self._result(name, declared, call, span)
+            self.emit(f"pto.{_VECTOR_UNARY[short]} ins(%{a.ssa} : {a.type}) outs(%{dst.ssa} : {dst.type})")
+            return dst
+        if len(call.args) < 2:
+            raise EmitError(f"`{call.op}` has no right operand", span)
+        rhs = call.args[1]
+        bound = self._maybe(rhs)
+        if isinstance(bound, _Tile):
+            bound = self.vec_tile(rhs, span, f"`{call.op}` rhs")
+        if isinstance(bound, _Tile) and short in _VECTOR_BINARY:
+            dst = self._result(name, declared, call, span)
+            self.emit(f"pto.{_VECTOR_BINARY[short]} ins(%{a.ssa}, %{bound.ssa} : {a.type}, {bound.type}) "
+                      f"outs(%{dst.ssa} : {dst.type})")
+            return dst
+        if short not in _VECTOR_SCALAR:
+            raise EmitError(f"`{call.op}` with a scalar operand has no instruction in the PTO subset", span)
+        if isinstance(rhs, Const) and isinstance(rhs.value, (int, float)) and not isinstance(rhs.value, bool):
+            operand = self.const(float(rhs.value), "f32")
+        elif isinstance(bound, _Scalar) and bound.type == "f32":
+            operand = bound.ssa
+        else:
+            raise EmitError(f"`{call.op}`: the scalar operand must be a float constant", span)
+        dst = self._result(name, declared, call, span)
+        self.emit(f"pto.{_VECTOR_SCALAR[short]} ins(%{a.ssa}, %{operand} : {a.type}, f32) "
+                  f"outs(%{dst.ssa} : {dst.type})")
+        return dst
+
+    # scalars ----------------------------------------------------------------------------
+    def index(self, expr: Expr, span: Span) -> str:
+        ssa, kind = self.scalar(expr, span)
+        if kind != "index":
+            raise EmitError(f"expected an index value, got {kind}", span)
+        return ssa
+
+    def scalar(self, expr: Expr, span: Span, name: str | None = None) -> tuple[str, str]:
+        """Emit *expr* as scalar arithmetic; its SSA name and type (`index` / `i1` / `f32`)."""
+        if isinstance(expr, Const):
+            if isinstance(expr.value, bool):
+                return self.const(expr.value, "i1"), "i1"
+            if isinstance(expr.value, int):
+                return self.const(expr.value, "index"), "index"
+            if isinstance(expr.value, float):
+                return self.const(expr.value, "f32"), "f32"
+            raise EmitError(f"constant {expr.value!r} is not a scalar", span)
+        v = var_like(expr)
+        if v is not None:
+            bound = self._lookup(v.name, span)
+            if not isinstance(bound, _Scalar):
+                raise EmitError(f"`{v.name}` is not a scalar", span)
+            return bound.ssa, bound.type
+        if isinstance(expr, BinOp):
+            mnemonic = _ARITH.get(expr.op)
+            if mnemonic is None:
+                raise EmitError(f"scalar operator `{expr.op}` has no arith form in the PTO subset", span)
+            lhs = self.index(expr.lhs, span)
+            rhs = self.index(expr.rhs, span)
+            result = self.fresh(name)
+            self.emit(f"%{result} = arith.{mnemonic} %{lhs}, %{rhs} : index")
+            return result, "index"
+        if isinstance(expr, Compare):
+            lhs = self.index(expr.lhs, span)
+            rhs = self.index(expr.rhs, span)
+            result = self.fresh(name)
+            self.emit(f"%{result} = arith.cmpi {_CMPI[expr.op]}, %{lhs}, %{rhs} : index")
+            return result, "i1"
+        if isinstance(expr, BoolOp):
+            current = self._bool(expr.operands[0], span)
+            for operand in expr.operands[1:]:
+                other = self._bool(operand, span)
+                result = self.fresh(name if operand is expr.operands[-1] else None)
+                self.emit(f"%{result} = arith.{'andi' if expr.op == 'and' else 'ori'} %{current}, %{other} : i1")
+                current = result
+            return current, "i1"
+        if isinstance(expr, UnaryOp):
+            if expr.op == "not":
+                operand = self._bool(expr.operand, span)
+                result = self.fresh(name)
+                self.emit(f"%{result} = arith.xori %{operand}, %{self.const(True, 'i1')} : i1")
+                return result, "i1"
+            operand = self.index(expr.operand, span)
+            result = self.fresh(name)
+            self.emit(f"%{result} = arith.subi %{self.const(0, 'index')}, %{operand} : index")
+            return result, "index"
+        if isinstance(expr, Call) and expr.op == ops.T_READ:
+            tensor = var_like(expr.args[0]) if expr.args else None
+            if tensor is None or not isinstance(self.bind.get(tensor.name), _Tensor):
+                raise EmitError("tensor.read of something other than a tensor parameter", span)
+            param = self.bind[tensor.name].param  # type: ignore[union-attr]
+            if param not in self.reads:
+                arg = f"arg{len(self.args)}"
+                self.used.add(arg)
+                self.args.append(ArgBinding(arg, "read", param, "index"))
+                self.reads[param] = arg
+            return self.reads[param], "index"
+        raise EmitError(f"expression {type(expr).__name__} has no scalar PTO form", span)
+
+    def _bool(self, expr: Expr, span: Span) -> str:
+        ssa, kind = self.scalar(expr, span)
+        if kind != "i1":
+            raise EmitError(f"expected a condition, got {kind}", span)
+        return ssa
+
+
+_CALLS = {
+    ops.CREATE: _FunctionEmitter.op_create, ops.ALLOC: _FunctionEmitter.op_alloc,
+    ops.LOAD: _FunctionEmitter.op_load, ops.STORE: _FunctionEmitter.op_store,
+    ops.EXTRACT: _FunctionEmitter.op_extract, ops.MOVE: _FunctionEmitter.op_move,
+    ops.TRANSPOSE_VIEW: _FunctionEmitter.op_transpose_view,
+    ops.MATMUL: _FunctionEmitter.op_matmul, ops.MATMUL_ACC: _FunctionEmitter.op_matmul,
+    ops.MATMUL_BIAS: _FunctionEmitter.op_matmul, ops.ASSEMBLE: _FunctionEmitter.op_assemble,
+    "tile.reshape": _FunctionEmitter.op_reshape, "tile.cast": _FunctionEmitter.op_cast,
+    ops.T_READ: _FunctionEmitter.op_read,
+}
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+
+
+_BASE_ALIGN = 32
+
+
+def _plan_addresses(fn: Function, env: dict[str, Type]) -> dict[str, int] | None:
+    """None when the MemRef offsets are byte addresses (after allocate-memory-addr: windows of
+    different bases never overlap). Otherwise (a dump after MemoryReuse, a pipeline without
+    allocate-memory-addr: every base starts at offset 0) the address of each base, laid out one
+    after the other per space in `tile.alloc` order, so that distinct bases never alias."""
+    windows: dict[MemSpace, dict[str, tuple[int, int]]] = {}
+    for t in (*env.values(), *_annotated_types(fn)):
+        if isinstance(t, TileType) and t.memref is not None and t.space is not None:
+            w = t.memref.window
+            lo, hi = windows.setdefault(t.space, {}).get(w.base, (w.offset, w.offset + w.size))
+            windows[t.space][w.base] = (min(lo, w.offset), max(hi, w.offset + w.size))
+    overlapping = False
+    for bases in windows.values():
+        spans = sorted(bases.values())
+        overlapping |= any(a_hi > b_lo for (_, a_hi), (b_lo, _) in zip(spans, spans[1:]))
+    if not overlapping:
+        return None
+    sizes: dict[str, int] = {}
+    order: list[tuple[MemSpace, str]] = []
+    for stmt in walk_stmts(fn.body):
+        if isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op == ops.ALLOC:
+            space = ops.space_of_sym(stmt.value.args[0]) if stmt.value.args else None
+            size = ops.const_int(stmt.value.args[1]) if len(stmt.value.args) > 1 else None
+            if space is not None:
+                order.append((space, stmt.target.name))
+                sizes[stmt.target.name] = size or 0
+    for space, bases in windows.items():
+        for base, (_, hi) in bases.items():
+            sizes[base] = max(sizes.get(base, 0), hi)
+            if (space, base) not in order:
+                order.append((space, base))
+    addresses: dict[str, int] = {}
+    cursor: dict[MemSpace, int] = {}
+    for space, base in order:
+        start = cursor.get(space, 0)
+        addresses[base] = start
+        cursor[space] = start + -(-sizes[base] // _BASE_ALIGN) * _BASE_ALIGN
+    return addresses
+
+
+def _annotated_types(fn: Function) -> Iterable[Type]:
+    for stmt in walk_stmts(fn.body):
+        if isinstance(stmt, Assign) and stmt.type is not None:
+            yield stmt.type
+        elif isinstance(stmt, (For, If)):
+            yield from (t for t in stmt.return_types if t is not None)
+
+
+def _pto_dtype(dtype: DType, span: Span) -> str:
+    try:
+        return _PTO_DTYPE[dtype]
+    except KeyError:
+        raise EmitError(f"dtype {dtype.value} has no PTO element type", span) from None
+
+
+def _squeeze_exprs(shape: tuple[Expr, ...]) -> tuple[Expr, ...]:
+    dims = list(shape)
+    while len(dims) > 2 and ops.const_int(dims[0]) == 1:
+        dims.pop(0)
+    return tuple(dims)
+
+
+def _tile_dims(shape: tuple[Expr, ...], name: str, span: Span) -> tuple[int, int]:
+    static = ops.static_shape(_squeeze_exprs(shape))
+    if static is None:
+        raise EmitError(f"tile `{name}` has a symbolic shape", span)
+    if len(static) == 1:
+        return (1, static[0])
+    if len(static) != 2:
+        raise EmitError(f"tile `{name}` of rank {len(static)} has no PTO form", span)
+    return (static[0], static[1])
+
+
+def _items(expr: Expr | None, span: Span, what: str) -> tuple[Expr, ...]:
+    if isinstance(expr, (ListExpr, TupleExpr)):
+        return expr.items
+    raise EmitError(f"{what} is not a list", span)
+
+
+def _is_atomic(expr: Expr | None) -> bool:
+    return isinstance(expr, Sym) and expr.path.endswith("Add")
+
+
+def _yield_values(body: tuple[Stmt, ...]) -> tuple[Expr, ...] | None:
+    return body[-1].values if body and isinstance(body[-1], Yield) else None
+
+
+def _stmt_calls(stmt: Stmt) -> Iterable[Call]:
+    for expr in stmt_exprs(stmt):
+        for sub in walk_exprs(expr):
+            if isinstance(sub, Call):
+                yield sub
+
+
+# ---------------------------------------------------------------------------------------------- entry points
+
+
+def emit_function(fn: Function, target: str | Target = "a2a3") -> EmittedFunction:
+    """The `func.func` of lowered kernel *fn*; `EmitError` when the subset cannot express it."""
+    resolved = get_target(target) if isinstance(target, str) else target
+    return _FunctionEmitter(fn, resolved).run()
+
+
+def emit_module(functions: Iterable[Function | EmittedFunction], target: str | Target = "a2a3") -> str:
+    """One PTO module holding every function of *functions* (emitted in order)."""
+    resolved = get_target(target) if isinstance(target, str) else target
+    bodies = [f if isinstance(f, EmittedFunction) else emit_function(f, resolved) for f in functions]
+    lines = [f'module attributes {{pto.target_arch = "{resolved.name}"}} {{']
+    lines.extend(b.text for b in bodies)
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def emit(fn: Function, target: str | Target = "a2a3") -> str:
+    """The PTO module of the single lowered kernel *fn*."""
+    return emit_module([fn], target)

@@ -1,0 +1,143 @@
+"""Early UnrollLoops + Simplify: unroll constant-bound `pl.unroll` loops, propagate scalar constants,
+fold literal conditions.
+
+Mirrors PyPTO 02 UnrollLoops and 05 Simplify (the early run, before tiling; both pipeline modes).
+Requires: SSA IR (Form 1 or Form 2, no MemRefs). Leaves: no UNROLL loop with constant bounds, no `if`
+whose condition is a literal, every scalar bound to a literal substituted into its uses, and
+literal-only arithmetic folded (`0 * 256` -> `0`).
+
+Unrolling (TARGET_FACTS.md, "The compiler passes" 0). A loop of kind UNROLL (`pl.unroll`, and plain
+`range(...)`, which the frontend reads as UNROLL) whose start, stop and step evaluate to ints becomes one
+copy of its body per iteration value, in order: copy *i* sees the loop variable as the literal value,
+reads the iter_args as the previous copy's yielded values (the inits for the first copy), and defines
+every name afresh as `name__u<i>` (uniquified if taken). Tensors the body rebinds keep their name. After
+the copies, the loop's return vars stand for the last copy's yielded values (the inits when the loop runs
+zero times); they are substituted into the rest of the function rather than bound by copies, so an
+unrolled `if kb == 0` chain reaches the memory passes as a straight chain on one buffer.
+
+Folding. A scalar `Assign` whose value folds to an int or bool literal is kept, and the literal is
+substituted into every later use (SSA: each name has one definition, so this is sound at any depth). An
+`If` whose condition evaluates to a literal is replaced by its taken arm (without its final yield), and
+its return vars stand for that arm's yielded values; an arm that is not taken disappears. Conditions
+that need bounds to decide (`if kb == 0` in a loop from 1) are not folded here.
+
+Loops that are not UNROLL, and UNROLL loops with symbolic bounds, are kept; their bodies are simplified.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Final
+
+from pypto_verify.ir import (
+    Assign, BinOp, BoolOp, Compare, Const, Expr, For, Function, If, LoopKind, Module, Scope, Stmt,
+    UnaryOp, map_stmt_exprs,
+)
+from pypto_verify.scalar import evaluate
+
+from pypto_verify.lowering._pass_util import (
+    Namer, clone_fresh, final_yield_values, fold_condition, map_kernel_functions, rebound_outside, strip_yield,
+    subst_stmt_own,
+)
+from pypto_verify.lowering.pass_base import LowerOptions, Pass
+
+
+def simplify(module: Module, options: LowerOptions) -> Module:
+    """Unroll constant UNROLL loops and fold literal scalars and conditions in every function."""
+    return map_kernel_functions(module, _simplify_function)
+
+
+def _simplify_function(fn: Function) -> Function:
+    state = _State(fn, Namer(fn))
+    body = state.body(fn.body, {})
+    return replace(fn, body=body)
+
+
+class _State:
+    def __init__(self, fn: Function, namer: Namer) -> None:
+        self.fn = fn
+        self.namer = namer
+
+    def body(self, body: tuple[Stmt, ...], subst: dict[str, Expr]) -> tuple[Stmt, ...]:
+        """*body* simplified; *subst* (name -> literal or replacement value) grows as names fold."""
+        out: list[Stmt] = []
+        for stmt in body:
+            out.extend(self.stmt(stmt, subst))
+        return tuple(out)
+
+    def stmt(self, stmt: Stmt, subst: dict[str, Expr]) -> tuple[Stmt, ...]:
+        stmt = _fold_own(subst_stmt_own(stmt, subst))
+        if isinstance(stmt, Assign):
+            value = stmt.value
+            if isinstance(value, Const) and isinstance(value.value, (int, bool)) and value.dtype is None:
+                subst[stmt.target.name] = Const(value.value, span=value.span)
+            return (stmt,)
+        if isinstance(stmt, For):
+            trip = _constant_domain(stmt) if stmt.kind is LoopKind.UNROLL else None
+            if trip is not None:
+                return self.unroll(stmt, trip, subst)
+            return (replace(stmt, body=self.body(stmt.body, subst)),)
+        if isinstance(stmt, If):
+            taken = _literal(stmt.cond)
+            if taken is None:
+                return (replace(stmt, cond=fold_condition(stmt.cond), then_body=self.body(stmt.then_body, subst),
+                                else_body=self.body(stmt.else_body, subst)),)
+            arm = stmt.then_body if taken else stmt.else_body
+            simplified = self.body(arm, subst)
+            values = final_yield_values(simplified)
+            assert len(values) == len(stmt.return_vars), f"{stmt.span}: the taken arm does not yield the phis"
+            for rv, value in zip(stmt.return_vars, values):
+                subst[rv.name] = value
+            return strip_yield(simplified)
+        if isinstance(stmt, Scope):
+            return (replace(stmt, body=self.body(stmt.body, subst)),)
+        return (stmt,)
+
+    def unroll(self, loop: For, values: list[int], subst: dict[str, Expr]) -> tuple[Stmt, ...]:
+        keep = rebound_outside(self.fn, loop.body)
+        current: tuple[Expr, ...] = loop.inits
+        out: list[Stmt] = []
+        for i, value in enumerate(values):
+            mapping: dict[str, Expr] = {loop.loop_var.name: Const(value)}
+            mapping.update({arg.name: init for arg, init in zip(loop.iter_args, current)})
+            copy, _ = clone_fresh(loop.body, mapping, lambda n, i=i: self.namer.fresh(f"{n}__u{i}"), keep)
+            simplified = self.body(copy, subst)
+            if loop.iter_args:
+                current = final_yield_values(simplified)
+                assert len(current) == len(loop.iter_args), f"{loop.span}: the body does not yield the carries"
+            out.extend(strip_yield(simplified))
+        for rv, value in zip(loop.return_vars, current):
+            subst[rv.name] = value
+        return tuple(out)
+
+
+def _fold_own(stmt: Stmt) -> Stmt:
+    """*stmt* with literal-only arithmetic, comparisons and boolean operators in its own expressions
+    replaced by their value (`0 * 256` -> `0`, `0 == 0` -> `True`)."""
+    def step(e: Expr) -> Expr | None:
+        if isinstance(e, (BinOp, Compare, UnaryOp, BoolOp)):
+            value = evaluate(e)
+            if value is not None and not isinstance(value, float):
+                return Const(value, span=e.span)
+        return None
+    return map_stmt_exprs(stmt, step)
+
+
+def _literal(cond: Expr) -> bool | None:
+    """The truth value of a condition that evaluates without any name, else None."""
+    value = evaluate(cond)
+    if value is None or isinstance(value, float):
+        return None
+    return bool(value)
+
+
+def _constant_domain(loop: For) -> list[int] | None:
+    """The iteration values of a loop with literal bounds, else None."""
+    start, stop, step = evaluate(loop.start), evaluate(loop.stop), evaluate(loop.step)
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, stop, step)) or step == 0:
+        return None
+    return list(range(start, stop, step))
+
+
+PASS: Final = Pass("simplify", simplify, mirrors="PyPTO 02 UnrollLoops + 05 Simplify")
+

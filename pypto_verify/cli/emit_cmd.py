@@ -1,0 +1,45 @@
+"""`pypto-verify emit FILE [-o OUT.pto]`: the PTO-AS text of every kernel of FILE.
+
+Source kernels are lowered with `--pipeline` first; Form 3 kernels (lowered IR) are emitted as given.
+All kernels go into **one** module (`module attributes {pto.target_arch = ...}`) with one `func.func`
+per kernel, in file order; `sim` and the simulator run one function of it by name. A kernel that
+cannot be emitted is named on stderr with the reason (`emit: skipped <kernel>: <reason>`).
+Exit: 0 when every kernel emitted, 1 when a kernel could not be lowered or emitted, 2 on an input
+error (PV000, printed to stderr).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from pypto_verify.target import TARGETS
+
+
+@click.command("emit")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the PTO text here.  [default: stdout]")
+@click.option("--pipeline", "pipeline", type=click.Choice(["fixed", "legacy"]), default="fixed",
+              show_default=True, help="The lowering pipeline for source kernels.")
+@click.option("--target", "target", type=click.Choice(sorted(TARGETS)), default="a2a3", show_default=True,
+              help="The chip generation (capacities, Acc row padding).")
+def command(file: Path, output: Path | None, pipeline: str, target: str) -> None:
+    """Emit the PTO-AS text of every kernel in FILE."""
+    from pypto_verify.dynamic import emit_file, prepare_file
+
+    prepared = prepare_file(str(file), mode=pipeline, target=target)
+    for line in (*prepared.input_errors, *prepared.lowering_errors):
+        click.echo(line, err=True)
+    text, failed = emit_file(prepared, target=target)
+    for name, reason in failed:
+        click.echo(f"emit: skipped {name}: {reason}", err=True)
+    if output is not None:
+        output.write_text(text)
+    elif text:
+        click.echo(text, nl=False)
+    if prepared.input_errors:
+        sys.exit(2)
+    sys.exit(1 if failed or prepared.lowering_errors else 0)

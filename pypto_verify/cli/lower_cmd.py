@@ -1,0 +1,60 @@
+"""`pypto-verify lower FILE [--pipeline fixed|legacy] [--target a2a3|a5] [--dump-passes DIR]`.
+
+Reads FILE, lowers its kernels through the chosen pipeline (`lowering/pipeline.py`) and prints the
+final module (Form 3 once the memory passes are there; otherwise what the last available pass gives).
+`--dump-passes DIR` also writes the module before the first pass and after each pass:
+`00_frontend.py`, `01_after_Simplify.py`, ... (each is kernel-language source that reads back).
+`--stop-after PASS` ends the pipeline after that pass.
+
+Errors go to stderr: input errors as `path:line:col: PV000 input-error: ...`, lowering errors as
+`path:line:col: PVnnn <message>`. Exit: 1 when a kernel could not be lowered, else 2 when the input had
+errors, else 0.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from pypto_verify.target import TARGETS
+
+
+@click.command("lower")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--pipeline", "pipeline", type=click.Choice(["fixed", "legacy"]), default="fixed",
+              show_default=True, help="fixed: the predicated K loops; legacy: the old compiler's if-phis.")
+@click.option("--target", "target", type=click.Choice(sorted(TARGETS)), default="a2a3", show_default=True,
+              help="The chip generation (L0 capacities, Acc row padding).")
+@click.option("--dump-passes", "dump_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write the module after every pass into this directory.  [default: no dumps]")
+@click.option("--stop-after", "stop_after", default=None, metavar="PASS",
+              help="Stop after this pass (e.g. lower-pipeline-loops).  [default: run them all]")
+def command(file: Path, pipeline: str, target: str, dump_dir: Path | None, stop_after: str | None) -> None:
+    """Lower the kernels of FILE and print the lowered IR."""
+    from pypto_verify.frontend import read_file
+    from pypto_verify.lowering.pass_base import LowerOptions
+    from pypto_verify.lowering.pipeline import lower, passes
+    from pypto_verify.printer import print_module
+
+    if stop_after is not None and stop_after not in {p.name for p in passes(pipeline)}:
+        raise click.BadParameter(f"{stop_after!r} is not a pass of the {pipeline} pipeline; choose from "
+                                 + ", ".join(p.name for p in passes(pipeline)), param_hint="--stop-after")
+    parsed = read_file(file)
+    for error in parsed.errors:
+        click.echo(str(error), err=True)
+    if parsed.module is None:
+        sys.exit(2)
+    options = LowerOptions(mode=pipeline, target=TARGETS[target])  # type: ignore[arg-type]
+    result = lower(parsed.module, options, keep_dumps=dump_dir is not None, stop_after=stop_after)
+    if dump_dir is not None:
+        dump_dir.mkdir(parents=True, exist_ok=True)
+        for name, module in result.dumps:
+            (dump_dir / f"{name}.py").write_text(print_module(module))
+    click.echo(print_module(result.module), nl=False)
+    for error in result.errors:
+        click.echo(str(error), err=True)
+    if result.errors:
+        sys.exit(1)
+    sys.exit(2 if parsed.errors else 0)

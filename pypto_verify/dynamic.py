@@ -1,0 +1,401 @@
+"""The dynamic check PV201: simulate the emitted PTO and compare it with the source's reference.
+
+Owns: the comparison of L0C_RULES.md "Dynamic check" — seeded inputs, sample values for runtime
+scalars, running `lowering.pto_emit` + `sim` against `pypto_verify.reference`, and the tolerance.
+Input: a source kernel (Form 1 / Form 2) and its lowered function. Output: a `SimOutcome`
+(`match` / `mismatch` / `skipped`, with the first differing element). PV202 (the simulator
+rejecting the PTO as illegal) is reported as a `mismatch` with `rule == "PV202"`.
+Like `lowering/pipeline.py`, this module connects stages (emitter, simulator, reference); `cli`
+sits on top.
+
+Conventions:
+- Inputs: one array per tensor parameter, shapes and dtypes from the *source* kernel's parameters,
+  drawn from `numpy.random.default_rng(seed)` in parameter order: floats ~ N(0, 1) rounded to the
+  dtype (round half to even), integers uniform in [-3, 3]. Output tensors get random contents too,
+  so an element the kernel never writes, or an atomic add, is compared as well.
+- Runtime scalars (scalar parameters, and tensors read by `tensor.read`) get one sample value,
+  the same for all of them: the first candidate for which the reference runs with every slice in
+  range. Candidates, in order: each distinct tensor dimension (largest first), its half and its
+  quarter, then 16, 1 and 0. A tensor that `tensor.read` reads is filled with that value
+  everywhere (so every read returns it, wherever it reads; the emitter turns each read tensor
+  into one scalar argument). `scalars=` overrides by parameter name.
+- Tolerance: integers exact; fp32 `|sim - ref| <= atol + 1e-4 * |ref|`; bf16 / fp16
+  `<= atol + 1e-2 * |ref|`, with `atol = 1e-6 * max(K, 16)` (fp32) or `1e-3 + 1e-6 * max(K, 16)`
+  (bf16 / fp16), K the longest reduction the reference accumulated into a stored value (the error
+  of reordering K f32 additions grows like K * eps). NaN on one side only is a difference; NaN on
+  both sides is not.
+- A source given as Form 3 (lowered IR, no source) is `skipped` ("no source to compare").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pypto_verify import ops
+from pypto_verify.ir import (
+    Call, DType, Function, Module, ScalarType, TensorType, TileType, display_name, type_env,
+    var_like, walk_exprs, walk_stmts, stmt_exprs,
+)
+from pypto_verify.lowering.pto_emit import EmitError, EmittedFunction, emit_function, emit_module
+from pypto_verify.reference import ReferenceError, run_reference, to_dtype
+
+PV201 = "PV201"
+PV202 = "PV202"
+
+RTOL = {DType.FP32: 1e-4, DType.BF16: 1e-2, DType.FP16: 1e-2}
+ATOL_PER_K = 1e-6
+ATOL_LOW_PRECISION = 1e-3
+INT_RANGE = 3
+
+
+@dataclass(frozen=True, slots=True)
+class SimOutcome:
+    """The verdict of the dynamic check for one kernel."""
+
+    status: str
+    """`match`, `mismatch` or `skipped`."""
+    message: str
+    """One line for the report: the first difference, or why it was skipped."""
+    first_difference: dict | None = None
+    """`{"tensor", "index", "sim", "reference", "magnitude", "count", "total"}` on a mismatch."""
+    reason: str = ""
+    """Why the check was skipped (empty otherwise)."""
+    rule: str = PV201
+    """`PV201`, or `PV202` when the simulator rejected the PTO as illegal."""
+    scalars: dict[str, int] = field(default_factory=dict)
+    """The sample values given to runtime scalars."""
+
+
+def _skipped(reason: str) -> SimOutcome:
+    return SimOutcome("skipped", reason, None, reason)
+
+
+# ---------------------------------------------------------------------------------------------- forms
+
+
+def is_lowered(fn: Function) -> bool:
+    """True when *fn* is Form 3 (lowered IR: buffer roots or tiles with MemRefs), i.e. no source."""
+    for stmt in walk_stmts(fn.body):
+        for expr in stmt_exprs(stmt):
+            if any(isinstance(x, Call) and x.op == ops.ALLOC for x in walk_exprs(expr)):
+                return True
+    return any(isinstance(t, TileType) and t.memref is not None for t in type_env(fn).values())
+
+
+def read_tensors(fn: Function) -> list[str]:
+    """The tensor parameters *fn* reads runtime scalars from (`tensor.read`), in first-read order."""
+    params = {p.name for p in fn.params if isinstance(p.type, TensorType)}
+    found: list[str] = []
+    for stmt in walk_stmts(fn.body):
+        for expr in stmt_exprs(stmt):
+            for x in walk_exprs(expr):
+                if isinstance(x, Call) and x.op == ops.T_READ and x.args:
+                    v = var_like(x.args[0])
+                    if v is not None and v.name in params and v.name not in found:
+                        found.append(v.name)
+    return found
+
+
+# ---------------------------------------------------------------------------------------------- inputs
+
+
+def make_inputs(fn: Function, seed: int = 0, fill: Mapping[str, int] | None = None
+                ) -> dict[str, np.ndarray]:
+    """Seeded inputs for every tensor parameter of *fn* (see the module docstring); tensors named
+    in *fill* are filled with that value instead."""
+    rng = np.random.default_rng(seed)
+    fill = dict(fill or {})
+    inputs: dict[str, np.ndarray] = {}
+    for p in fn.params:
+        if not isinstance(p.type, TensorType):
+            continue
+        shape = ops.static_shape(p.type.shape)
+        if shape is None:
+            raise ReferenceError(f"tensor parameter `{p.name}` has a symbolic shape")
+        dtype = p.type.dtype
+        if dtype.is_float:
+            data = to_dtype(rng.standard_normal(shape), dtype)
+        else:
+            data = rng.integers(-INT_RANGE, INT_RANGE + 1, size=shape).astype(np.int64)
+            if dtype is DType.BOOL:
+                data = (data > 0).astype(np.int64)
+        if p.name in fill:
+            data = np.full(shape, fill[p.name], dtype=data.dtype)
+        inputs[p.name] = data
+    return inputs
+
+
+def scalar_names(fn: Function) -> list[str]:
+    """Every runtime scalar of *fn*: its scalar parameters, then the tensors it reads scalars from."""
+    return [p.name for p in fn.params if isinstance(p.type, ScalarType)] + read_tensors(fn)
+
+
+def scalar_candidates(fn: Function) -> list[int]:
+    """Sample values to try for runtime scalars, in order (module docstring)."""
+    dims = sorted({d for p in fn.params if isinstance(p.type, TensorType)
+                   for d in (ops.static_shape(p.type.shape) or ()) if d > 1}, reverse=True)
+    out: list[int] = []
+    for d in dims:
+        for value in (d, d // 2, d // 4):
+            if value > 0 and value not in out:
+                out.append(value)
+    for value in (16, 1, 0):
+        if value not in out:
+            out.append(value)
+    return out
+
+
+def _choose_scalars(fn: Function, seed: int, given: Mapping[str, int]):
+    """The scalar values, the inputs and the reference result for *fn*."""
+    names = scalar_names(fn)
+    reads = set(read_tensors(fn))
+    missing = [n for n in names if n not in given]
+    candidates = scalar_candidates(fn) if missing else [None]
+    last: ReferenceError | None = None
+    for candidate in candidates:
+        values = {n: (given[n] if n in given else candidate) for n in names}
+        inputs = make_inputs(fn, seed, {n: values[n] for n in names if n in reads})
+        try:
+            result = run_reference(fn, inputs, {n: values[n] for n in names if n not in reads})
+        except ReferenceError as error:
+            last = error
+            if not missing:
+                raise
+            continue
+        return values, inputs, result
+    assert last is not None
+    raise ReferenceError(f"no sample value keeps every slice in range ({last})")
+
+
+# ---------------------------------------------------------------------------------------------- comparison
+
+
+def tolerance(dtype: DType, max_k: int) -> tuple[float, float]:
+    """`(atol, rtol)` for a tensor of *dtype* after reductions of length up to *max_k*."""
+    if not dtype.is_float:
+        return 0.0, 0.0
+    atol = ATOL_PER_K * max(max_k, 16)
+    if dtype is not DType.FP32:
+        atol += ATOL_LOW_PRECISION
+    return atol, RTOL.get(dtype, 1e-2)
+
+
+def first_difference(name: str, dtype: DType, got: np.ndarray, want: np.ndarray, max_k: int
+                     ) -> dict | None:
+    """The first element (row-major) where *got* and *want* differ beyond tolerance, or None."""
+    got = np.asarray(got)
+    want = np.asarray(want)
+    if got.shape != want.shape:
+        return {"tensor": name, "index": None, "sim": list(got.shape), "reference": list(want.shape),
+                "magnitude": None, "count": int(want.size), "total": int(want.size)}
+    if dtype.is_float:
+        g, w = got.astype(np.float64), want.astype(np.float64)
+        atol, rtol = tolerance(dtype, max_k)
+        with np.errstate(invalid="ignore"):
+            close = np.abs(g - w) <= atol + rtol * np.abs(w)
+        both_nan = np.isnan(g) & np.isnan(w)
+        bad = ~(close | both_nan)
+    else:
+        g, w = got.astype(np.int64), want.astype(np.int64)
+        bad = g != w
+    count = int(bad.sum())
+    if count == 0:
+        return None
+    index = tuple(int(i) for i in np.argwhere(bad)[0])
+    sim_value, ref_value = g[index].item(), w[index].item()
+    magnitude = abs(sim_value - ref_value) if not (np.isnan(sim_value) or np.isnan(ref_value)) else float("nan")
+    return {"tensor": name, "index": list(index), "sim": sim_value, "reference": ref_value,
+            "magnitude": magnitude, "count": count, "total": int(bad.size)}
+
+
+def describe(diff: dict) -> str:
+    """The one-line description of a difference."""
+    if diff["index"] is None:
+        return f"`{diff['tensor']}` has shape {diff['sim']} in the simulation, {diff['reference']} in the reference"
+    where = ", ".join(str(i) for i in diff["index"])
+    sim_value = diff["sim"]
+    note = " (poison: undefined L0C reached the drain)" if isinstance(sim_value, float) and np.isnan(sim_value) else ""
+    return (f"`{diff['tensor']}`[{where}]: sim {_fmt(sim_value)}{note} vs reference {_fmt(diff['reference'])} "
+            f"(|diff| {_fmt(diff['magnitude'])}; {diff['count']} of {diff['total']} elements differ)")
+
+
+def _fmt(value) -> str:
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
+# ---------------------------------------------------------------------------------------------- entry points
+
+
+def _match_params(source: Function, emitted: EmittedFunction, lowered: Function) -> dict[str, str]:
+    """Lowered parameter name -> source parameter name (by name, then display name, then position)."""
+    src_tensors = [p.name for p in source.params if isinstance(p.type, TensorType)]
+    src_scalars = [p.name for p in source.params if isinstance(p.type, ScalarType)]
+    by_display = {display_name(n): n for n in (*src_tensors, *src_scalars)}
+    mapping: dict[str, str] = {}
+    low_tensors = [p.name for p in lowered.params if isinstance(p.type, TensorType)]
+    low_scalars = [p.name for p in lowered.params if isinstance(p.type, ScalarType)]
+    for group, src_group in ((low_tensors, src_tensors), (low_scalars, src_scalars)):
+        for i, name in enumerate(group):
+            if name in src_group:
+                mapping[name] = name
+            elif display_name(name) in by_display:
+                mapping[name] = by_display[display_name(name)]
+            elif i < len(src_group):
+                mapping[name] = src_group[i]
+    return mapping
+
+
+def simulate_kernel(source_fn: Function | None, lowered_fn: Function, *, seed: int = 0,
+                    target: str = "a2a3", scalars: Mapping[str, int] | None = None) -> SimOutcome:
+    """PV201 for one kernel: the emitted PTO of *lowered_fn*, simulated on seeded inputs, against
+    the reference of *source_fn*."""
+    from pypto_verify.sim import SimError, simulate
+
+    if source_fn is None or is_lowered(source_fn):
+        return _skipped("no source to compare")
+    try:
+        emitted = emit_function(lowered_fn, target)
+    except EmitError as error:
+        return _skipped(f"emit: {error.message}")
+    try:
+        values, inputs, reference = _choose_scalars(source_fn, seed, dict(scalars or {}))
+    except ReferenceError as error:
+        return _skipped(f"reference: {error}")
+    mapping = _match_params(source_fn, emitted, lowered_fn)
+    args: dict[str, object] = {}
+    for binding in emitted.args:
+        source_name = mapping.get(binding.param, binding.param)
+        if binding.kind == "tensor":
+            if source_name not in inputs:
+                return _skipped(f"lowered parameter `{binding.param}` has no source tensor")
+            args[binding.name] = inputs[source_name]
+        else:
+            if source_name not in values:
+                return _skipped(f"lowered scalar `{binding.param}` has no source value")
+            args[binding.name] = int(values[source_name])
+    text = emit_module([emitted], target)
+    try:
+        final = simulate(text, emitted.name, args, target=target)
+    except SimError as error:
+        if error.rule != PV202:
+            raise  # our own emitter wrote text outside the subset: fail fast (STYLE.md §1)
+        return SimOutcome("mismatch", f"PV202 the simulator rejected the PTO: {error}", None, "",
+                          PV202, values)
+    dtypes = {p.name: p.type.dtype for p in source_fn.params if isinstance(p.type, TensorType)}
+    by_source = {mapping.get(b.param, b.param): b.name for b in emitted.args if b.kind == "tensor"}
+    for name, want in reference.outputs.items():
+        if name not in by_source:
+            continue
+        diff = first_difference(name, dtypes[name], final[by_source[name]], want, reference.max_k)
+        if diff is not None:
+            return SimOutcome("mismatch", describe(diff), diff, "", PV201, values)
+    return SimOutcome("match", "match", None, "", PV201, values)
+
+
+# ---------------------------------------------------------------------------------------------- files
+
+
+@dataclass(frozen=True, slots=True)
+class KernelResult:
+    """The dynamic check of one kernel of a file."""
+
+    name: str
+    outcome: SimOutcome
+
+
+def lowered_functions(lowered: Module) -> dict[str, Function]:
+    """The lowered module's functions by name."""
+    return {fn.name: fn for _, fn in lowered.functions()}
+
+
+def find_lowered(name: str, lowered: Mapping[str, Function]) -> Function | None:
+    """The lowered function of source kernel *name*: the same name, else the one outlined from it
+    (`name_<scope>`) when there is exactly one."""
+    if name in lowered:
+        return lowered[name]
+    outlined = [fn for key, fn in lowered.items() if key.startswith(name + "_")]
+    return outlined[0] if len(outlined) == 1 else None
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedKernel:
+    """One kernel of a file, ready for emission: its source (None for Form 3) and lowered form
+    (None when lowering dropped it, with the reason)."""
+
+    name: str
+    source: Function | None
+    lowered: Function | None
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedFile:
+    """A file read and lowered: its input errors and lowering findings (rendered), and its kernels."""
+
+    input_errors: tuple[str, ...]
+    lowering_errors: tuple[str, ...]
+    kernels: tuple[PreparedKernel, ...]
+
+
+def _render(error: object) -> str:
+    render = getattr(error, "render", None)
+    return render() if callable(render) else str(error)
+
+
+def prepare_file(path: str, *, mode: str = "fixed", target: str = "a2a3") -> PreparedFile:
+    """Read *path*, lower its source kernels in *mode* (Form 3 kernels are taken as given)."""
+    from pypto_verify import frontend
+    from pypto_verify.lowering.pass_base import LowerOptions
+    from pypto_verify.lowering.pipeline import lower
+    from pypto_verify.target import get_target
+
+    parsed = frontend.read_file(path)
+    input_errors = tuple(_render(e) for e in parsed.errors)
+    if parsed.module is None:
+        return PreparedFile(input_errors, (), ())
+    functions = [k[-1] if isinstance(k, tuple) else k for k in frontend.kernels(parsed.module)]
+    result = lower(parsed.module, LowerOptions(mode=mode, target=get_target(target)))  # type: ignore[arg-type]
+    lowered = lowered_functions(result.module) if result.module is not None else {}
+    errors = list(result.errors)
+    kernels: list[PreparedKernel] = []
+    for fn in functions:
+        if is_lowered(fn):
+            kernels.append(PreparedKernel(fn.name, None, lowered.get(fn.name, fn)))
+            continue
+        low = find_lowered(fn.name, lowered)
+        reason = ""
+        if low is None:
+            mine = [e for e in errors if getattr(e, "function", getattr(e, "kernel", None)) in (fn.name, None)]
+            reason = "lowering failed" + (f": {_render(mine[0]).splitlines()[0]}" if mine else "")
+        kernels.append(PreparedKernel(fn.name, fn, low, reason))
+    return PreparedFile(input_errors, tuple(_render(e) for e in errors), tuple(kernels))
+
+
+def emit_file(prepared: PreparedFile, *, target: str = "a2a3") -> tuple[str, list[tuple[str, str]]]:
+    """One PTO module with a `func.func` per kernel that emits, and `(kernel, reason)` for the others."""
+    emitted: list[EmittedFunction] = []
+    failed: list[tuple[str, str]] = []
+    for kernel in prepared.kernels:
+        if kernel.lowered is None:
+            failed.append((kernel.name, kernel.reason))
+            continue
+        try:
+            emitted.append(emit_function(kernel.lowered, target))
+        except EmitError as error:
+            failed.append((kernel.name, f"emit: {error.message}"))
+    return (emit_module(emitted, target) if emitted else ""), failed
+
+
+def simulate_file(prepared: PreparedFile, *, seed: int = 0, target: str = "a2a3") -> list[KernelResult]:
+    """PV201 for every kernel of a prepared file."""
+    results: list[KernelResult] = []
+    for kernel in prepared.kernels:
+        if kernel.lowered is None:
+            results.append(KernelResult(kernel.name, _skipped(kernel.reason or "not lowered")))
+            continue
+        results.append(KernelResult(kernel.name, simulate_kernel(kernel.source, kernel.lowered,
+                                                                 seed=seed, target=target)))
+    return results

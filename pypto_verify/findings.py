@@ -1,0 +1,248 @@
+"""Findings: the Datalog output relations joined back to names, windows and source lines.
+
+Owns: `Finding` and `Note` (STYLE.md §9), and `datalog_findings(relations, facts)` which turns the rows
+of `pv001` ... `pv010` into findings whose messages name both windows (`mem_acc_4[0:16384]`), the values
+and the producing ops with their source lines. Input: the engine's output relations and the `FactSet`
+(with its side table). Messages are one sentence, lowercase, no full stop; values in backticks.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from pypto_verify.facts import FactSet, KernelTable
+from pypto_verify.ir import Span, display_name
+from pypto_verify.rules import RULES, Rule, Severity
+
+Row = tuple
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A secondary location: the producer, the other window, a counterexample."""
+
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One reported problem (or, for PV010, one piece of information)."""
+
+    rule: Rule
+    span: Span
+    message: str
+    kernel: str
+    """`Program.function`, or the function name for free functions."""
+    function: str
+    notes: tuple[Note, ...] = ()
+    windows: tuple[str, ...] = ()
+    values: tuple[str, ...] = ()
+    producers: tuple[str, ...] = ()
+    counterexample: dict | None = None
+
+    @property
+    def severity(self) -> Severity:
+        return self.rule.severity
+
+    def sort_key(self) -> tuple:
+        return (self.span.path, self.span.line, self.span.col, self.rule.id, self.message)
+
+    def to_json(self) -> dict:
+        return {
+            "rule": self.rule.id, "name": self.rule.name, "severity": self.rule.severity.value,
+            "path": self.span.path, "line": self.span.line, "col": self.span.col,
+            "kernel": self.kernel, "function": self.function, "message": self.message,
+            "windows": list(self.windows), "values": list(self.values), "producers": list(self.producers),
+            "counterexample": self.counterexample,
+            "notes": [{"path": n.span.path, "line": n.span.line, "col": n.span.col, "message": n.message}
+                      for n in self.notes],
+        }
+
+    def render(self) -> str:
+        """`path:line:col: PV004 clobbered-read: <message>` then indented notes."""
+        lines = [f"{self.span}: {self.rule.id} {self.rule.name}: {self.message}"]
+        lines += [f"  {n.span}: note: {n.message}" for n in self.notes]
+        return "\n".join(lines)
+
+
+@dataclass
+class _Kernel:
+    """Indexes over one kernel's facts, for building messages."""
+
+    table: KernelTable
+    kernel_name: str
+    def_point: dict[int, int] = field(default_factory=dict)
+    op_at: dict[int, str] = field(default_factory=dict)
+    window_of: dict[int, int] = field(default_factory=dict)
+
+    def span(self, p: int) -> Span:
+        line, col = self.table.points.get(p, (0, 0))
+        return Span(self.table.path, line, col)
+
+    def name(self, v: int) -> str:
+        return display_name(self.table.value_name(v))
+
+    def win(self, w: int) -> str:
+        return self.table.windows.get(w, f"w{w}")
+
+    def producer(self, p: int) -> str:
+        """`tile.matmul (line 37)`."""
+        return f"{self.op_at.get(p, 'op')} (line {self.span(p).line})"
+
+    def defined(self, v: int) -> str:
+        """`` `acc_t` (line 37) `` or just the name when it has no line."""
+        p = self.def_point.get(v)
+        line = self.span(p).line if p is not None else 0
+        return f"`{self.name(v)}` (line {line})" if line else f"`{self.name(v)}`"
+
+
+def _index(facts: FactSet, kernel_names: dict[int, str]) -> dict[int, _Kernel]:
+    out = {k: _Kernel(t, kernel_names.get(k, t.function)) for k, t in facts.kernels.items()}
+    for k, p, v in facts.rows["defines"]:
+        out[k].def_point.setdefault(v, p)
+    for k, p, name in facts.rows["op"]:
+        out[k].op_at[p] = name
+    for k, v, w in facts.rows["window"]:
+        out[k].window_of[v] = w
+    return out
+
+
+def datalog_findings(relations: dict[str, list[Row]], facts: FactSet,
+                     kernel_names: dict[int, str] | None = None) -> list[Finding]:
+    """Findings for every row of the rule relations, deduplicated and sorted."""
+    index = _index(facts, kernel_names or {})
+    found: dict[tuple, Finding] = {}
+    for rule_id, build in _BUILDERS.items():
+        relation = RULES[rule_id].relation
+        for row in relations.get(relation, ()):
+            kern = index[row[0]]
+            finding = build(kern, row[1:], relations)
+            if finding is not None:
+                found.setdefault((finding.rule.id, finding.span, finding.message), finding)
+    return sorted(found.values(), key=Finding.sort_key)
+
+
+def _finding(rule_id: str, kern: _Kernel, point: int, message: str, **extra) -> Finding:
+    return Finding(RULES[rule_id], kern.span(point), message, kern.kernel_name, kern.table.function, **extra)
+
+
+def _pv001(kern: _Kernel, row: Row, rel) -> Finding:
+    s, rv, arm, v, wv, wrv = row
+    arm_name = "then" if arm == 1 else "else"
+    p = kern.def_point.get(v, s)
+    message = (f"Acc phi `{kern.name(rv)}` is on {kern.win(wrv)} but its {arm_name} arm yields {kern.defined(v)} "
+               f"on {kern.win(wv)}; no Acc->Acc copy exists")
+    notes = (Note(kern.span(p), f"`{kern.name(v)}` written here by {kern.op_at.get(p, 'its producer')}"),)
+    return _finding("PV001", kern, s, message, notes=notes, windows=(kern.win(wrv), kern.win(wv)),
+                    values=(kern.name(rv), kern.name(v)), producers=_producers_of(kern, rel, s, rv))
+
+
+def _producers_of(kern: _Kernel, rel, s: int, v: int) -> tuple[str, ...]:
+    rows = [r for r in rel.get("reaching_producer", ()) if r[0] == kern.table.kernel and r[1] == v]
+    return tuple(kern.producer(r[2]) for r in sorted(rows))
+
+
+_ROLE = {0: "init", 1: "yield", 2: "return var"}
+
+
+def _pv002(kern: _Kernel, row: Row, rel) -> Finding:
+    s, ia, wia, v, role, wv = row
+    message = (f"loop-carried accumulator `{kern.name(ia)}` is on {kern.win(wia)} but its {_ROLE[role]} "
+               f"{kern.defined(v)} is on {kern.win(wv)}")
+    p = kern.def_point.get(v, s)
+    return _finding("PV002", kern, s, message, notes=(Note(kern.span(p), f"`{kern.name(v)}` defined here"),),
+                    windows=(kern.win(wia), kern.win(wv)), values=(kern.name(ia), kern.name(v)))
+
+
+def _pv003(kern: _Kernel, row: Row, rel) -> Finding:
+    p, a, wa, b, wb = row
+    op = kern.op_at.get(p, "op")
+    message = (f"`{kern.name(b)}` = {op}({kern.name(a)}, ...) writes {kern.win(wb)} but accumulates in place "
+               f"over {kern.defined(a)} on {kern.win(wa)}")
+    return _finding("PV003", kern, p, message, windows=(kern.win(wa), kern.win(wb)),
+                    values=(kern.name(a), kern.name(b)), producers=(kern.producer(p),))
+
+
+def _pv004(kern: _Kernel, row: Row, rel) -> Finding:
+    p, v = row
+    writers = sorted((r[3], r[4]) for r in rel.get("pv004_clobber_writer", ())
+                     if r[0] == kern.table.kernel and r[1] == p and r[2] == v)
+    w = kern.win(kern.window_of.get(v, 0))
+    if writers:
+        q, t = writers[0]
+        message = (f"`{kern.name(v)}` is read from {w} after {kern.defined(t)} overwrote it")
+        notes = (Note(kern.span(q), f"`{kern.name(t)}` written here by {kern.op_at.get(q, 'op')}"),)
+        wt = kern.win(kern.window_of.get(t, 0))
+        return _finding("PV004", kern, p, message, notes=notes, windows=(w, wt),
+                        values=(kern.name(v), kern.name(t)), producers=(kern.producer(q),))
+    return _finding("PV004", kern, p, f"`{kern.name(v)}` is read from {w} after another value overwrote it",
+                    windows=(w,), values=(kern.name(v),))
+
+
+def _pv005(kern: _Kernel, row: Row, rel) -> Finding:
+    p, a, wa, b, wb = row
+    message = f"`{kern.name(b)}` copies Acc value `{kern.name(a)}` from {kern.win(wa)} to {kern.win(wb)}; no L0C->L0C path exists"
+    return _finding("PV005", kern, p, message, windows=(kern.win(wa), kern.win(wb)),
+                    values=(kern.name(a), kern.name(b)))
+
+
+def _pv006(kern: _Kernel, row: Row, rel) -> Finding:
+    p, v, pos = row
+    op = kern.op_at.get(p, "this statement")
+    message = (f"{op} reads Acc value {kern.defined(v)} as operand {pos}; only matmul_acc and the FIXPIPE "
+               f"drain read L0C")
+    return _finding("PV006", kern, p, message, windows=(kern.win(kern.window_of.get(v, 0)),), values=(kern.name(v),))
+
+
+def _pv007(kern: _Kernel, row: Row, rel) -> Finding:
+    p, out, w = row
+    message = (f"`{kern.name(out)}` = {kern.op_at.get(p, 'matmul_acc')} accumulates into {kern.win(w)} before "
+               f"any matmul or init_cond initialised it")
+    return _finding("PV007", kern, p, message, windows=(kern.win(w),), values=(kern.name(out),),
+                    producers=(kern.producer(p),))
+
+
+def _pv008(kern: _Kernel, row: Row, rel) -> Finding | None:
+    p, n, cap = row
+    rows = sorted(r for r in rel.get("pv008_l0c_capacity", ()) if r[0] == kern.table.kernel)
+    if rows and rows[0][1] != p:
+        return None  # one finding per kernel: at the first point over capacity
+    message = f"co-live Acc buffers need {n} bytes at this point, L0C has {cap}"
+    return _finding("PV008", kern, p, message)
+
+
+def _pv009(kern: _Kernel, row: Row, rel) -> Finding | None:
+    r, w, n = row
+    windows = sorted(x[2] for x in rel.get("pv009_fragmented_chain", ())
+                     if x[0] == kern.table.kernel and x[1] == r)
+    if windows and windows[0] != w:
+        return None  # one finding per chain
+    p = kern.def_point.get(r, 0)
+    names = ", ".join(kern.win(x) for x in windows)
+    message = f"one accumulator chain (from {kern.defined(r)}) spans {n} Acc windows: {names}"
+    return _finding("PV009", kern, p, message, windows=tuple(kern.win(x) for x in windows), values=(kern.name(r),))
+
+
+def _pv010(kern: _Kernel, row: Row, rel) -> Finding | None:
+    s, v, w, p, wp = row
+    rows = sorted(x for x in rel.get("pv010_acc_phi", ()) if x[0] == kern.table.kernel and x[1] == s and x[2] == v)
+    if rows and rows[0][4] != p:
+        return None  # one info finding per phi / carry, listing all producers
+    producers = tuple(f"{kern.producer(x[4])} on {kern.win(x[5])}" for x in rows)
+    message = f"`{kern.name(v)}` on {kern.win(w)} is reached by " + "; ".join(producers)
+    return _finding("PV010", kern, s, message, windows=(kern.win(w),), values=(kern.name(v),), producers=producers)
+
+
+_BUILDERS = {
+    "PV001": _pv001, "PV002": _pv002, "PV003": _pv003, "PV004": _pv004, "PV005": _pv005,
+    "PV006": _pv006, "PV007": _pv007, "PV008": _pv008, "PV009": _pv009, "PV010": _pv010,
+}
+
+
+def by_kernel(findings: list[Finding]) -> dict[str, list[Finding]]:
+    out: dict[str, list[Finding]] = defaultdict(list)
+    for f in findings:
+        out[f.kernel].append(f)
+    return out

@@ -1,0 +1,112 @@
+"""The frontend: a kernel file (any of the three forms of KERNEL_LANGUAGE.md) → `ir.Module`.
+
+Owns: the public API — `read_file`, `read_source`, `ParseResult`, `kernels`, `is_lowered`. The file is
+read with `ast` only, never imported or executed; module constants (and constants imported from
+sibling modules) are evaluated statically (`constants.py`), Form 1 rebinding becomes SSA (`ssa.py`),
+annotations are read and checked (`types.py`), the walk itself is `reader.py`. Rule: PV000 — every
+input problem is one `InputError`; a function with one is left out, the rest of the file is read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pypto_verify import ir, ops
+from pypto_verify.diagnostics import InputError
+from pypto_verify.frontend.reader import ModuleReader, parse_tree
+
+__all__ = ["ParseResult", "read_file", "read_source", "kernels", "is_lowered"]
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    module: ir.Module
+    """Every function that parsed (a function with an input error is left out)."""
+    errors: tuple[InputError, ...]
+    """One per problem, in source order."""
+    warnings: tuple[InputError, ...]
+    """E.g. an unknown op made opaque, a runtime scalar made symbolic."""
+
+
+def read_file(path: str | Path) -> ParseResult:
+    """Read the kernel file at *path*; never raises for bad input (an unreadable file is one error)."""
+    name = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        return _failed(name, "unreadable file", error.strerror or type(error).__name__)
+    if b"\x00" in data:
+        return _failed(name, "binary file", "it contains NUL bytes; a kernel file is Python source text")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return _failed(name, "binary file", f"it is not UTF-8 text (byte {error.start})")
+    return read_source(text, name)
+
+
+def read_source(text: str, path: str = "<string>") -> ParseResult:
+    """Read kernel source *text* (reported as *path*; siblings resolve relative to its directory)."""
+    tree, error = parse_tree(path, text)
+    if tree is None:
+        assert error is not None
+        return ParseResult(ir.Module(path, ()), (error,), ())
+    result = ModuleReader(path, text, tree).read()
+    errors = tuple(sorted(result.errors, key=_order))
+    warnings = tuple(sorted(result.warnings, key=_order))
+    return ParseResult(result.module, errors, warnings)
+
+
+def kernels(module: ir.Module) -> list[tuple[ir.Program, ir.Function]]:
+    """The functions that are kernels: kind InCore / AIC / AIV, or any function holding a tile op or a
+    tensor-level matmul (docs/ir-conventions.md, "Functions and programs")."""
+    return [(program, fn) for program, fn in module.functions() if _is_kernel(fn)]
+
+
+def is_lowered(fn: ir.Function) -> bool:
+    """True when *fn* carries MemRefs or `tile.alloc` roots (Form 3)."""
+    for param in fn.params:
+        if _has_memref(param.type):
+            return True
+    if any(_has_memref(t) for t in fn.return_types):
+        return True
+    for stmt in ir.walk_stmts(fn.body):
+        if isinstance(stmt, ir.Assign):
+            if _has_memref(stmt.type) or isinstance(stmt.type, ir.PtrType):
+                return True
+            if isinstance(stmt.value, ir.Call) and stmt.value.op == ops.ALLOC:
+                return True
+        elif isinstance(stmt, (ir.For, ir.If)):
+            if any(_has_memref(t) for t in stmt.return_types):
+                return True
+    return False
+
+
+_KERNEL_KINDS = (ir.FunctionKind.INCORE, ir.FunctionKind.AIC, ir.FunctionKind.AIV)
+
+
+def _is_kernel(fn: ir.Function) -> bool:
+    if fn.kind in _KERNEL_KINDS:
+        return True
+    for stmt in ir.walk_stmts(fn.body):
+        for expr in ir.stmt_exprs(stmt):
+            for sub in ir.walk_exprs(expr):
+                if isinstance(sub, ir.Call) and (sub.op.startswith("tile.") or sub.op in ops.TENSOR_MADS):
+                    return True
+    return False
+
+
+def _has_memref(t: ir.Type | None) -> bool:
+    if isinstance(t, (ir.TensorType, ir.TileType)):
+        return t.memref is not None
+    if isinstance(t, ir.TupleType):
+        return any(_has_memref(item) for item in t.items)
+    return False
+
+
+def _failed(path: str, what: str, why: str) -> ParseResult:
+    return ParseResult(ir.Module(path, ()), (InputError(ir.Span(path, 1, 1), what, why),), ())
+
+
+def _order(error: InputError) -> tuple[int, int]:
+    return (error.span.line, error.span.col)

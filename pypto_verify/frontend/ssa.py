@@ -1,0 +1,214 @@
+"""Python rebinding → SSA: names, bindings, and the scans that decide carries and phis.
+
+Owns: the naming scheme of docs/ir-conventions.md "Names and SSA" (`acc`, `acc__ssa_vN`,
+`acc__iter_vN`, `acc__phi_vN`, `acc__rv_vN`, `x__slice_vN`; N counts per base name within a
+function, from 1), `Binding` (what a source name currently means), and the syntactic scans over a
+function body: which names are GM tensors (rebound only by self-updates, so they keep their name and
+never become phis or iter_args), which names a loop body assigns, which names hold accumulators.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from pypto_verify.ir import Type, Var
+
+NO_STATIC: Any = object()
+"""`Binding.static` when the name holds no static value."""
+
+
+@dataclass
+class Binding:
+    """What a source name means at a point of the function."""
+
+    var: Var | None
+    """The SSA value (a `Var` or an `IterArg`); None for a purely static binding (a helper param bound to a config)."""
+    static: Any = NO_STATIC
+    """The static value when known (`n = 4`, a helper parameter bound to a constant)."""
+    type: Type | None = None
+    poison: str | None = None
+    """Why reading the name is an input error here (`defined only inside the loop at line 12`)."""
+    scoped: bool = False
+    """A loop variable or an iter_arg: never carried by an enclosing loop, never a phi."""
+
+
+class Names:
+    """The SSA names of one function: the first definition keeps the user's name."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+        self.counters: dict[str, int] = {}
+
+    def first(self, name: str) -> str:
+        """*name* itself when no definition used it yet, else a fresh `name__ssa_vN`."""
+        if name not in self.used:
+            self.used.add(name)
+            return name
+        return self.fresh(name, "ssa")
+
+    def fresh(self, name: str, kind: str) -> str:
+        """`base__kind_vN` with N the next count of the base name."""
+        base = name.split("__", 1)[0] if "__" in name and not name.startswith("__") else name
+        while True:
+            n = self.counters.get(base, 0) + 1
+            self.counters[base] = n
+            candidate = f"{base}__{kind}_v{n}"
+            if candidate not in self.used:
+                self.used.add(candidate)
+                return candidate
+
+    def reserve(self, name: str) -> None:
+        self.used.add(name)
+
+
+# ---------------------------------------------------------------------------------------------- scans
+
+
+def _walk_same_scope(nodes: list[ast.stmt]) -> list[ast.AST]:
+    """Every node of *nodes*, not descending into nested functions, classes or lambdas."""
+    out: list[ast.AST] = []
+    stack: list[ast.AST] = list(reversed(nodes))
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+    return out
+
+
+def assigned_names(body: list[ast.stmt]) -> list[str]:
+    """Names *body* rebinds (assignment targets and item-store bases), in order; loop variables and
+    `with ... as` targets excluded (they are scoped to their statement)."""
+    scoped: set[int] = set()
+    for node in _walk_same_scope(body):
+        if isinstance(node, ast.For):
+            scoped.update(id(n) for n in ast.walk(node.target))
+        elif isinstance(node, ast.With):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    scoped.update(id(n) for n in ast.walk(item.optional_vars))
+        elif isinstance(node, ast.comprehension):
+            scoped.update(id(n) for n in ast.walk(node.target))
+    names: list[str] = []
+    seen: set[str] = set()
+    for node in _walk_same_scope(body):
+        name: str | None = None
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in scoped:
+            name = node.id
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name):
+            name = node.value.id
+        if name is not None and name not in seen:
+            seen.add(name)
+            names.append(name)
+    return names
+
+
+_SELF_UPDATE_FIRST = frozenset({"assemble", "tensor.assemble", "write", "tensor.write", "tensor.set_validshape"})
+"""Ops whose first operand is the tensor they update: `y = pl.assemble(y, acc, [0, 0])`."""
+_SELF_UPDATE_LAST = frozenset({"store", "tile.store"})
+"""Ops whose last positional operand is the tensor they update: `out = pl.tile.store(c, [0, 0], out)`."""
+
+
+def gm_names(params: list[str], body: list[ast.stmt], pl_path: Callable[[ast.expr], str | None]) -> set[str]:
+    """Names every later binding of which is a self-update of a tensor (item store, `assemble` into
+    itself, `store` into itself): they keep their name (docs/ir-conventions.md, tensor-typed names)."""
+    first_seen: set[str] = set(params)
+    ok: dict[str, bool] = {}
+    for node in _walk_same_scope(body):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = node.value
+            for target in targets:
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                    name = target.value.id
+                    ok.setdefault(name, True)
+                    first_seen.add(name)
+                    continue
+                for leaf in ast.walk(target):
+                    if not (isinstance(leaf, ast.Name) and isinstance(leaf.ctx, ast.Store)):
+                        continue
+                    name = leaf.id
+                    if name not in first_seen:
+                        first_seen.add(name)
+                        ok.setdefault(name, True)
+                        continue
+                    if not (isinstance(target, ast.Name) and isinstance(node, (ast.Assign, ast.AnnAssign))
+                            and _is_self_update(name, value, pl_path)):
+                        ok[name] = False
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            for leaf in ast.walk(node.target):
+                if isinstance(leaf, ast.Name):
+                    if leaf.id in first_seen:
+                        ok[leaf.id] = False
+                    first_seen.add(leaf.id)
+        elif isinstance(node, ast.With):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    for leaf in ast.walk(item.optional_vars):
+                        if isinstance(leaf, ast.Name):
+                            if leaf.id in first_seen:
+                                ok[leaf.id] = False
+                            first_seen.add(leaf.id)
+    return {name for name in first_seen if ok.get(name, True)}
+
+
+def _is_self_update(name: str, value: ast.expr | None, pl_path: Callable[[ast.expr], str | None]) -> bool:
+    if not isinstance(value, ast.Call) or not value.args:
+        return False
+    path = pl_path(value.func)
+    if path in _SELF_UPDATE_FIRST:
+        first = value.args[0]
+        return isinstance(first, ast.Name) and first.id == name
+    if path in _SELF_UPDATE_LAST:
+        last = value.args[-1]
+        return isinstance(last, ast.Name) and last.id == name
+    return False
+
+
+_MATMULS = frozenset({"matmul", "matmul_acc", "matmul_bias", "tile.matmul", "tile.matmul_acc", "tile.matmul_bias",
+                      "tensor.matmul", "tensor.matmul_acc", "tensor.matmul_bias"})
+
+
+def is_matmul_call(node: ast.AST, pl_path: Callable[[ast.expr], str | None]) -> bool:
+    return isinstance(node, ast.Call) and pl_path(node.func) in _MATMULS
+
+
+def accumulator_names(body: list[ast.stmt], pl_path: Callable[[ast.expr], str | None]) -> set[str]:
+    """Names that hold an accumulator somewhere in *body*: matmul results and matmul_acc's acc operand."""
+    names: set[str] = set()
+    for node in _walk_same_scope(body):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and is_matmul_call(node.value, pl_path):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        if isinstance(node, ast.Call) and is_matmul_call(node, pl_path):
+            path = pl_path(node.func) or ""
+            if path.endswith("matmul_acc") and node.args and isinstance(node.args[0], ast.Name):
+                names.add(node.args[0].id)
+    return names
+
+
+def touches(node: ast.AST, acc_names: set[str], pl_path: Callable[[ast.expr], str | None]) -> str | None:
+    """The accumulator name (or matmul) *node* mentions, or None."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and sub.id in acc_names:
+            return f"the accumulator `{sub.id}`"
+        if is_matmul_call(sub, pl_path):
+            return f"a `{ast.unparse(sub.func)}`"  # type: ignore[attr-defined]
+    return None
+
+
+@dataclass
+class Frame:
+    """The per-body state of a reader: the current bindings, the GM names and accumulator names of
+    the function (or inlined helper) being read."""
+
+    env: dict[str, Binding]
+    gm: set[str]
+    acc: set[str]
+    scope: Any
+    """The module scope names resolve in (the helper's module for an inlined helper)."""
+    helper_stack: tuple[str, ...] = field(default=())

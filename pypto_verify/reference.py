@@ -1,0 +1,664 @@
+"""The value-semantic reference: what a *source* kernel computes, with no buffers at all.
+
+Owns: an interpreter of the source IR (KERNEL_LANGUAGE.md Form 1 tensor level and Form 2 tile level)
+on numpy arrays, the right-hand side of the dynamic check PV201 (L0C_RULES.md "Dynamic check";
+`pypto_verify.dynamic` runs it against the simulated PTO). Input: one `ir.Function`, its tensor
+arguments (numpy arrays of values) and its runtime scalars. Output: the final contents of every
+tensor parameter, as values (`float32` for float dtypes, `int64` for integer ones).
+
+Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
+- Every value is an array: no windows, no aliasing except GM tensors, which are references updated
+  in statement order (docs/ir-conventions.md: a rebound tensor keeps its name).
+- `tile.create` / `tensor.create` are zero-filled, like the compiler's own debug backend. This is
+  exactly why a reference alone cannot see the L0C defects: only the buffer-accurate simulator,
+  whose arenas start poisoned, can.
+- Cube math: inputs are read in their dtype (bf16 / f16 values are rounded half to even when they
+  enter), products are summed in f32 (in exact integers, wrapped to i32, for int8 inputs). A matmul
+  result is an accumulator value (f32 or i32) whatever the tensor-level dtype says; it is narrowed
+  only where the hardware narrows: the FIXPIPE drain into a narrower tensor (store / assemble) or a
+  move into a narrower tile, and `cast`. `matmul_acc` is `init_cond ? A@B : acc + A@B`;
+  `matmul_bias` adds `bias[0, :]` to every row.
+- Leading unit dimensions (`w[e : e + 1, :, k0 : k0 + K]`) are carried through matmuls and dropped
+  or added back wherever a value meets a window of the same squeezed shape.
+- `tensor.assemble(..., atomic=AtomicType.Add)` / `tile.store(..., atomic=...)` add into GM: the
+  value is converted to the tensor's dtype, added in f32 and rounded once.
+- Vector ops (`add sub mul div maximum minimum exp relu muls adds`, scalar right operands) compute
+  in f32 and round to the result dtype; `cast` rounds half to even (float to int saturates).
+- Loops of every kind run sequentially (a pipeline stage does not change values); `if`s pick an arm
+  and bind the phis; iter_args are carried; `tensor.read` returns an element of a GM tensor.
+- Slices and loads must lie inside their tensor: a window out of range is a `ReferenceError` (so the
+  dynamic driver can reject a sample scalar that makes the kernel read out of bounds).
+
+An op with no semantics here is a `ReferenceError` naming it; the comparison then reports
+`skipped`. Layering: imports only `ir` and `ops` (STYLE.md §1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from pypto_verify import ops
+from pypto_verify.ir import (
+    Assign, BinOp, BoolOp, Call, Compare, Const, DType, DictExpr, Eval, Expr, For, Function, If,
+    ListExpr, Return, ScalarType, Scope, Stmt, Sym, TensorType, TileType, TupleExpr,
+    UnaryOp, Var, Yield,
+)
+
+
+class ReferenceError(Exception):
+    """The reference cannot evaluate the kernel: an op it has no semantics for, or a bad window."""
+
+
+@dataclass(eq=False, slots=True)
+class Value:
+    """An array of values and the element type it stands for.
+
+    `data` holds float32 values already rounded to `dtype` for float dtypes, int64 values already
+    wrapped to `dtype` for integer ones. GM tensors are shared `Value` objects updated in place;
+    every other op makes a new one. `k` is the reduction length accumulated into a matmul result
+    (used for the comparison's tolerance).
+    """
+
+    data: np.ndarray
+    dtype: DType
+    k: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ReferenceResult:
+    """The reference's answer: the final tensor parameters, and the longest reduction it saw."""
+
+    outputs: dict[str, np.ndarray]
+    max_k: int
+
+
+# ---------------------------------------------------------------------------------------------- numerics
+
+
+def round_bf16(values: np.ndarray) -> np.ndarray:
+    """float32 *values* rounded half to even to bf16 precision (NaN stays NaN, overflow is inf)."""
+    values = np.ascontiguousarray(values, dtype=np.float32)
+    bits = values.view(np.uint32).astype(np.uint64)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
+    out = (rounded & 0xFFFFFFFF).astype(np.uint32).view(np.float32)
+    return np.where(np.isnan(values), values, out)
+
+
+_INT_RANGE = {
+    DType.INT8: (-(2**7), 2**7 - 1), DType.INT32: (-(2**31), 2**31 - 1),
+    DType.INT64: (-(2**63), 2**63 - 1), DType.INDEX: (-(2**63), 2**63 - 1), DType.BOOL: (0, 1),
+}
+
+
+def to_dtype(values: np.ndarray, dtype: DType, mode: str = "rint") -> np.ndarray:
+    """*values* (any numeric array) as the values of *dtype*: float32 rounded half to even for
+    float dtypes; int64 for integer ones (floats rounded by *mode* and saturated, ints wrapped)."""
+    values = np.asarray(values)
+    if dtype.is_float:
+        as_f32 = values.astype(np.float32)
+        if dtype is DType.BF16:
+            return round_bf16(as_f32)
+        if dtype is DType.FP16:
+            return as_f32.astype(np.float16).astype(np.float32)
+        return as_f32
+    lo, hi = _INT_RANGE[dtype]
+    if values.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            rounded = _ROUNDING.get(mode, np.rint)(values.astype(np.float64))
+            rounded = np.nan_to_num(rounded, nan=0.0, posinf=hi, neginf=lo)
+        return np.clip(rounded, lo, hi).astype(np.int64)
+    ints = values.astype(np.int64)
+    if dtype in (DType.INT64, DType.INDEX):
+        return ints
+    if dtype is DType.BOOL:
+        return (ints != 0).astype(np.int64)
+    span = hi - lo + 1
+    return (ints - lo) % span + lo
+
+
+def _round_half_away(x: np.ndarray) -> np.ndarray:
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
+_ROUNDING = {
+    "rint": np.rint, "none": np.rint, "round": _round_half_away, "floor": np.floor,
+    "ceil": np.ceil, "trunc": np.trunc,
+}
+
+
+def _acc_dtype(dtype: DType) -> DType:
+    return ops.acc_dtype(dtype)
+
+
+def _product(a: Value, b: Value) -> np.ndarray:
+    """`a @ b` as the cube computes it (2-D operands)."""
+    if a.dtype.is_float != b.dtype.is_float:
+        raise ReferenceError(f"matmul of {a.dtype.value} by {b.dtype.value}")
+    if a.dtype.is_float:
+        return np.matmul(a.data.astype(np.float32), b.data.astype(np.float32))
+    return to_dtype(np.matmul(a.data.astype(np.int64), b.data.astype(np.int64)), DType.INT32)
+
+
+def _squeeze(shape: tuple[int, ...]) -> tuple[int, ...]:
+    dims = list(shape)
+    while len(dims) > 2 and dims[0] == 1:
+        dims.pop(0)
+    return tuple(dims)
+
+
+def _fit(data: np.ndarray, shape: tuple[int, ...], what: str) -> np.ndarray:
+    """*data* reshaped to *shape* when they differ only by leading unit dimensions."""
+    if data.shape == tuple(shape):
+        return data
+    if _squeeze(data.shape) == _squeeze(tuple(shape)):
+        return data.reshape(shape)
+    raise ReferenceError(f"{what}: shape {list(data.shape)} does not fit {list(shape)}")
+
+
+def _as_2d(value: Value, what: str) -> np.ndarray:
+    squeezed = _squeeze(value.data.shape)
+    if len(squeezed) != 2:
+        raise ReferenceError(f"{what}: operand of shape {list(value.data.shape)} is not 2-D")
+    return value.data.reshape(squeezed)
+
+
+# ---------------------------------------------------------------------------------------------- interpreter
+
+
+_VECTOR_BINARY = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
+    "maximum": np.maximum, "minimum": np.minimum, "max": np.maximum, "min": np.minimum,
+}
+_VECTOR_SCALAR = {"adds": np.add, "muls": np.multiply, "subs": np.subtract, "divs": np.divide}
+_VECTOR_UNARY = {"exp": np.exp, "relu": lambda x: np.maximum(x, np.float32(0))}
+
+
+class _Stop(Exception):
+    """A `Return` statement: stop the function."""
+
+
+class _Interpreter:
+    """Runs one function's statements on an environment of names -> Value | int | bool | float."""
+
+    def __init__(self, fn: Function) -> None:
+        self.fn = fn
+        self.env: dict[str, Any] = {}
+        self.max_k = 0
+
+    # statements -------------------------------------------------------------------------
+    def body(self, stmts: tuple[Stmt, ...]) -> tuple[Any, ...] | None:
+        """Run *stmts*; the values of the `Yield` that ends them, if any."""
+        for stmt in stmts:
+            if isinstance(stmt, Yield):
+                return tuple(self.expr(v) for v in stmt.values)
+            self.stmt(stmt)
+        return None
+
+    def stmt(self, stmt: Stmt) -> None:
+        if isinstance(stmt, Assign):
+            self.env[stmt.target.name] = self.expr(stmt.value)
+        elif isinstance(stmt, Eval):
+            self.expr(stmt.value)
+        elif isinstance(stmt, For):
+            self.loop(stmt)
+        elif isinstance(stmt, If):
+            arm = stmt.then_body if self._truth(self.expr(stmt.cond), stmt.cond) else stmt.else_body
+            yielded = self.body(arm)
+            self._bind(stmt.return_vars, yielded, "if")
+        elif isinstance(stmt, Scope):
+            self.body(stmt.body)
+        elif isinstance(stmt, Return):
+            raise _Stop()
+        else:
+            raise ReferenceError(f"statement {type(stmt).__name__} has no reference semantics")
+
+    def loop(self, stmt: For) -> None:
+        start, stop, step = (self._int(self.expr(e), e) for e in (stmt.start, stmt.stop, stmt.step))
+        if step <= 0:
+            raise ReferenceError(f"loop step {step} is not positive")
+        carries = tuple(self.expr(e) for e in stmt.inits)
+        for i in range(start, stop, step):
+            self.env[stmt.loop_var.name] = i
+            for arg, value in zip(stmt.iter_args, carries):
+                self.env[arg.name] = value
+            yielded = self.body(stmt.body)
+            if stmt.iter_args:
+                if yielded is None or len(yielded) != len(stmt.iter_args):
+                    raise ReferenceError("loop body does not yield one value per iter_arg")
+                carries = yielded
+        self._bind(stmt.return_vars, carries, "loop")
+
+    def _bind(self, names: tuple[Var, ...], values: tuple[Any, ...] | None, what: str) -> None:
+        if not names:
+            return
+        if values is None or len(values) != len(names):
+            raise ReferenceError(f"{what} yields {0 if values is None else len(values)} values for "
+                                 f"{len(names)} results")
+        for name, value in zip(names, values):
+            self.env[name.name] = value
+
+    # expressions ------------------------------------------------------------------------
+    def expr(self, expr: Expr) -> Any:
+        if isinstance(expr, Var):
+            if expr.name not in self.env:
+                raise ReferenceError(f"`{expr.name}` is read before it is defined")
+            return self.env[expr.name]
+        if isinstance(expr, Const):
+            return expr.value
+        if isinstance(expr, Sym):
+            return expr
+        if isinstance(expr, (ListExpr, TupleExpr)):
+            return [self.expr(e) for e in expr.items]
+        if isinstance(expr, DictExpr):
+            return expr
+        if isinstance(expr, BinOp):
+            return _binop(expr.op, self.expr(expr.lhs), self.expr(expr.rhs))
+        if isinstance(expr, Compare):
+            a, b = self.expr(expr.lhs), self.expr(expr.rhs)
+            return {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b,
+                    ">=": a >= b}[expr.op]
+        if isinstance(expr, UnaryOp):
+            a = self.expr(expr.operand)
+            return (not a) if expr.op == "not" else -a
+        if isinstance(expr, BoolOp):
+            values = [self._truth(self.expr(e), e) for e in expr.operands]
+            return all(values) if expr.op == "and" else any(values)
+        if isinstance(expr, Call):
+            return self.call(expr)
+        raise ReferenceError(f"expression {type(expr).__name__} has no reference semantics")
+
+    def _truth(self, value: Any, expr: Expr) -> bool:
+        if isinstance(value, (bool, int, np.integer, np.bool_)):
+            return bool(value)
+        raise ReferenceError(f"condition is not a scalar: {type(value).__name__}")
+
+    def _int(self, value: Any, expr: Expr) -> int:
+        if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            return int(value)
+        raise ReferenceError(f"expected an integer, got {value!r}")
+
+    # ops -------------------------------------------------------------------------------
+    def call(self, call: Call) -> Any:
+        op = call.op
+        family, _, name = op.partition(".")
+        handler = _HANDLERS.get(op)
+        if handler is not None:
+            return handler(self, call)
+        if family in ("tile", "tensor"):
+            if name in _VECTOR_BINARY or name in _VECTOR_SCALAR:
+                return self.vector_binary(call, name)
+            if name in _VECTOR_UNARY:
+                return self.vector_unary(call, name)
+        raise ReferenceError(f"no reference semantics for `{op}`")
+
+    def arg(self, call: Call, index: int, keyword: str | None = None) -> Any:
+        if len(call.args) > index:
+            return self.expr(call.args[index])
+        if keyword is not None and call.kwarg(keyword) is not None:
+            return self.expr(call.kwarg(keyword))  # type: ignore[arg-type]
+        raise ReferenceError(f"`{call.op}` is missing operand {index + 1}")
+
+    def value(self, call: Call, index: int, keyword: str | None = None) -> Value:
+        value = self.arg(call, index, keyword)
+        if not isinstance(value, Value):
+            raise ReferenceError(f"`{call.op}` operand {index + 1} is not a tensor or tile")
+        return value
+
+    def ints(self, value: Any, what: str) -> tuple[int, ...]:
+        if not isinstance(value, list):
+            raise ReferenceError(f"{what} is not a list")
+        return tuple(self._int(v, None) for v in value)  # type: ignore[arg-type]
+
+    def dtype_kw(self, call: Call, *names: str, position: int | None = None) -> DType | None:
+        for name in names:
+            dtype = ops.dtype_of_sym(call.kwarg(name))
+            if dtype is not None:
+                return dtype
+        if position is not None and len(call.args) > position:
+            return ops.dtype_of_sym(call.args[position])
+        return None
+
+    def window(self, src: Value, offsets: tuple[int, ...], shape: tuple[int, ...], what: str
+               ) -> tuple[slice, ...]:
+        dims = src.data.shape
+        if len(offsets) != len(dims) or len(shape) != len(dims):
+            # A 2-D window of a 3-D tensor with a leading unit dim, or the other way round.
+            if len(offsets) == len(dims) and _squeeze(shape) == _squeeze((1,) * (len(dims) - len(shape)) + tuple(shape)):
+                shape = (1,) * (len(dims) - len(shape)) + tuple(shape)
+            else:
+                raise ReferenceError(f"{what}: window rank {len(shape)} / offsets rank {len(offsets)} "
+                                     f"for a tensor of shape {list(dims)}")
+        for o, s, d in zip(offsets, shape, dims):
+            if o < 0 or s < 0 or o + s > d:
+                raise ReferenceError(f"{what}: window offsets {list(offsets)} sizes {list(shape)} exceed "
+                                     f"the shape {list(dims)}")
+        return tuple(slice(o, o + s) for o, s in zip(offsets, shape))
+
+    def write(self, dst: Value, offsets: tuple[int, ...], src: Value, atomic: bool, what: str) -> None:
+        """GM write: FIXPIPE-narrow *src* into *dst*'s window (adding, under atomic)."""
+        index = self.window(dst, offsets, _window_shape(src.data.shape, dst.data.ndim), what)
+        target_shape = dst.data[index].shape
+        data = _fit(to_dtype(src.data, dst.dtype), target_shape, what)
+        if atomic:
+            if dst.dtype.is_float:
+                data = to_dtype(dst.data[index].astype(np.float32) + data.astype(np.float32), dst.dtype)
+            else:
+                data = to_dtype(dst.data[index] + data, dst.dtype)
+        dst.data[index] = data
+        self.max_k = max(self.max_k, src.k)
+
+    # matmuls ---------------------------------------------------------------------------
+    def matmul(self, call: Call) -> Value:
+        parts = ops.matmul_parts(call)
+        a, b = self.expr(parts.lhs), self.expr(parts.rhs)
+        if not isinstance(a, Value) or not isinstance(b, Value):
+            raise ReferenceError(f"`{call.op}` operands are not tensors or tiles")
+        a2, b2 = _as_2d(a, call.op), _as_2d(b, call.op)
+        if parts.a_trans:
+            a2 = a2.T
+        if parts.b_trans:
+            b2 = b2.T
+        if a2.shape[1] != b2.shape[0]:
+            raise ReferenceError(f"`{call.op}`: {list(a2.shape)} @ {list(b2.shape)}")
+        product = _product(Value(a2, a.dtype), Value(b2, b.dtype))
+        k = a2.shape[1]
+        acc_dtype = _acc_dtype(a.dtype)
+        batch = tuple(b.data.shape[:-2]) if b.data.ndim > 2 else tuple(a.data.shape[:-2])
+        out_shape = (*batch, *product.shape)
+        if parts.bias is not None:
+            bias = self.expr(parts.bias)
+            if not isinstance(bias, Value):
+                raise ReferenceError(f"`{call.op}` bias is not a tensor or tile")
+            row = bias.data.reshape(-1, bias.data.shape[-1])[0]
+            if row.shape[0] != product.shape[1]:
+                raise ReferenceError(f"`{call.op}`: bias of {row.shape[0]} for {product.shape[1]} columns")
+            product = product + (row.astype(np.float32) if acc_dtype.is_float else row.astype(np.int64))
+        if parts.acc is not None:
+            acc = self.expr(parts.acc)
+            init = parts.init_cond is not None and self._truth(self.expr(parts.init_cond), parts.init_cond)
+            if not init:
+                if not isinstance(acc, Value):
+                    raise ReferenceError(f"`{call.op}` accumulator is not a tensor or tile")
+                acc2 = _as_2d(acc, call.op)
+                if acc2.shape != product.shape:
+                    raise ReferenceError(f"`{call.op}`: accumulator {list(acc2.shape)} for a "
+                                         f"{list(product.shape)} product")
+                if acc_dtype.is_float:
+                    product = acc2.astype(np.float32) + product
+                else:
+                    product = to_dtype(acc2 + product, DType.INT32)
+                k += acc.k
+        data = to_dtype(product, acc_dtype).reshape(out_shape)
+        return Value(data, acc_dtype, k)
+
+    # vector -----------------------------------------------------------------------------
+    def vector_binary(self, call: Call, name: str) -> Value:
+        a = self.value(call, 0)
+        rhs = self.arg(call, 1)
+        fn = _VECTOR_BINARY.get(name) or _VECTOR_SCALAR[name]
+        if isinstance(rhs, Value):
+            b = _fit(rhs.data, a.data.shape, call.op) if rhs.data.shape != a.data.shape else rhs.data
+            dtype = a.dtype
+            if not (a.dtype.is_float and rhs.dtype.is_float) and a.dtype != rhs.dtype:
+                raise ReferenceError(f"`{call.op}` of {a.dtype.value} and {rhs.dtype.value}")
+        elif isinstance(rhs, (int, float, np.number)) and not isinstance(rhs, bool):
+            b = np.float32(rhs) if a.dtype.is_float else np.int64(rhs)
+            dtype = a.dtype
+        else:
+            raise ReferenceError(f"`{call.op}` right operand is not a tensor, tile or number")
+        if dtype.is_float:
+            result = fn(a.data.astype(np.float32), np.asarray(b, dtype=np.float32))
+        elif name in ("div", "divs"):
+            x, y = a.data.astype(np.int64), np.asarray(b, dtype=np.int64)
+            if np.any(y == 0):
+                raise ReferenceError(f"`{call.op}`: integer division by zero")
+            q = np.abs(x) // np.abs(y)
+            result = np.where((x >= 0) == (y >= 0), q, -q)
+        else:
+            result = fn(a.data.astype(np.int64), np.asarray(b, dtype=np.int64))
+        out = self.dtype_kw(call, "dtype") or dtype
+        return Value(to_dtype(result, out), out)
+
+    def vector_unary(self, call: Call, name: str) -> Value:
+        a = self.value(call, 0)
+        if name == "exp" and not a.dtype.is_float:
+            raise ReferenceError(f"`{call.op}` of an integer tile")
+        with np.errstate(over="ignore"):
+            data = a.data.astype(np.float32) if a.dtype.is_float else a.data
+            result = _VECTOR_UNARY[name](data)
+        return Value(to_dtype(result, a.dtype), a.dtype)
+
+
+def _window_shape(shape: tuple[int, ...], rank: int) -> tuple[int, ...]:
+    dims = list(shape)
+    while len(dims) > rank and dims[0] == 1:
+        dims.pop(0)
+    while len(dims) < rank:
+        dims.insert(0, 1)
+    return tuple(dims)
+
+
+def _binop(op: str, a: Any, b: Any) -> Any:
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op == "//":
+        if b == 0:
+            raise ReferenceError("integer division by zero")
+        return a // b
+    if op == "%":
+        if b == 0:
+            raise ReferenceError("integer modulo by zero")
+        return a % b
+    if op == "/":
+        return a / b
+    if op == "**":
+        return a ** b
+    if op == "min":
+        return min(a, b)
+    if op == "max":
+        return max(a, b)
+    raise ReferenceError(f"scalar operator {op}")
+
+
+# ---------------------------------------------------------------------------------------------- op handlers
+
+
+def _create(it: _Interpreter, call: Call) -> Value:
+    shape = it.ints(it.arg(call, 0, "shape"), f"`{call.op}` shape")
+    dtype = it.dtype_kw(call, "dtype", position=1)
+    if dtype is None:
+        raise ReferenceError(f"`{call.op}` has no dtype")
+    data = np.zeros(shape, dtype=np.float32 if dtype.is_float else np.int64)
+    return _Tensor(data, dtype) if call.op == ops.T_CREATE else Value(data, dtype)
+
+
+def _full(it: _Interpreter, call: Call) -> Value:
+    shape = it.ints(it.arg(call, 0, "shape"), f"`{call.op}` shape")
+    fill = call.kwarg("value")
+    fill_value = it.expr(fill) if fill is not None else it.arg(call, 1)
+    dtype = it.dtype_kw(call, "dtype", position=2) or DType.FP32
+    data = to_dtype(np.full(shape, fill_value, dtype=np.float64), dtype)
+    return Value(data, dtype)
+
+
+def _slice(it: _Interpreter, call: Call) -> Value:
+    src = it.value(call, 0)
+    shape = it.ints(it.arg(call, 1, "shape"), f"`{call.op}` shape")
+    offsets = it.ints(it.arg(call, 2, "offsets"), f"`{call.op}` offsets")
+    index = it.window(src, offsets, shape, f"`{call.op}`")
+    data = src.data[index].copy()
+    valid = call.kwarg("valid_shape")
+    if valid is not None:
+        extent = it.ints(it.expr(valid), f"`{call.op}` valid_shape")
+        data = data[tuple(slice(0, v) for v in _window_shape(extent, data.ndim))].copy()
+    return Value(data.reshape(shape) if valid is None else data, src.dtype)
+
+
+def _assemble(it: _Interpreter, call: Call) -> Value:
+    dst = it.value(call, 0)
+    src = it.value(call, 1)
+    offsets = it.ints(it.arg(call, 2, "offsets"), f"`{call.op}` offsets")
+    atomic = _is_atomic(call.kwarg("atomic"))
+    if call.op == ops.ASSEMBLE:
+        # Tile level (Acc -> Mat window): value semantics, a new tile.
+        result = Value(dst.data.copy(), dst.dtype, max(dst.k, src.k))
+        index = result_index = it.window(result, offsets, _window_shape(src.data.shape, dst.data.ndim),
+                                         f"`{call.op}`")
+        data = _fit(to_dtype(src.data, dst.dtype), result.data[result_index].shape, call.op)
+        if atomic:
+            data = to_dtype(result.data[index] + data, dst.dtype)
+        result.data[index] = data
+        return result
+    it.write(dst, offsets, src, atomic, f"`{call.op}`")
+    return dst
+
+
+def _is_atomic(expr: Expr | None) -> bool:
+    return isinstance(expr, Sym) and expr.path.endswith("Add")
+
+
+def _load(it: _Interpreter, call: Call) -> Value:
+    src = it.value(call, 0)
+    offsets = it.ints(it.arg(call, 1, "offsets"), f"`{call.op}` offsets")
+    shape = it.ints(it.arg(call, 2, "shape"), f"`{call.op}` shape")
+    valid_expr = call.args[3] if len(call.args) > 3 else call.kwarg("valid_shape")
+    extent = it.ints(it.expr(valid_expr), f"`{call.op}` valid shape") if valid_expr is not None else shape
+    index = it.window(src, offsets, extent, f"`{call.op}`")
+    data = src.data[index].copy()
+    if tuple(extent) == tuple(shape):
+        data = _fit(data, shape, call.op)
+    return Value(data, src.dtype)
+
+
+def _store(it: _Interpreter, call: Call) -> Value:
+    tile = it.value(call, 0)
+    offsets = it.ints(it.arg(call, 1, "offsets"), f"`{call.op}` offsets")
+    dst = it.value(call, 2, "output_tensor")
+    it.write(dst, offsets, tile, _is_atomic(call.kwarg("atomic")), f"`{call.op}`")
+    return dst
+
+
+def _extract(it: _Interpreter, call: Call) -> Value:
+    src = it.value(call, 0)
+    row, col = it._int(it.arg(call, 1), None), it._int(it.arg(call, 2), None)  # type: ignore[arg-type]
+    shape = it.ints(it.arg(call, 3, "shape"), f"`{call.op}` shape")
+    data = _as_2d(src, call.op)
+    rows, cols = _squeeze(shape)[-2:] if len(shape) >= 2 else (1, shape[0])
+    if row < 0 or col < 0 or row + rows > data.shape[0] or col + cols > data.shape[1]:
+        raise ReferenceError(f"`{call.op}`: window [{row}:{row + rows}, {col}:{col + cols}] exceeds "
+                             f"{list(data.shape)}")
+    return Value(data[row:row + rows, col:col + cols].copy().reshape(shape), src.dtype)
+
+
+def _move(it: _Interpreter, call: Call) -> Value:
+    src = it.value(call, 0)
+    dtype = it.dtype_kw(call, "dtype", "target_type") or src.dtype
+    return Value(to_dtype(src.data, dtype), dtype, src.k)
+
+
+def _transpose_view(it: _Interpreter, call: Call) -> Value:
+    src = it.value(call, 0)
+    return Value(_as_2d(src, call.op).T.copy(), src.dtype, src.k)
+
+
+def _cast(it: _Interpreter, call: Call) -> Value:
+    src = it.value(call, 0)
+    dtype = it.dtype_kw(call, "target_type", "dtype", position=1)
+    if dtype is None:
+        raise ReferenceError(f"`{call.op}` has no target type")
+    mode = call.kwarg("mode")
+    mode_name = mode.value if isinstance(mode, Const) and isinstance(mode.value, str) else "rint"
+    return Value(to_dtype(src.data, dtype, mode_name), dtype, src.k)
+
+
+def _reshape(it: _Interpreter, call: Call) -> Value:
+    src = it.value(call, 0)
+    shape = it.ints(it.arg(call, 1, "shape"), f"`{call.op}` shape")
+    if int(np.prod(shape)) != src.data.size:
+        raise ReferenceError(f"`{call.op}`: {list(src.data.shape)} to {list(shape)}")
+    # A reshaped GM tensor is a view of the same memory: writes through it reach the original.
+    kind = _Tensor if isinstance(src, _Tensor) else Value
+    return kind(src.data.reshape(shape), src.dtype, src.k)
+
+
+def _read(it: _Interpreter, call: Call) -> int | float:
+    src = it.value(call, 0)
+    index = it.ints(it.arg(call, 1, "indices"), f"`{call.op}` indices")
+    try:
+        element = src.data[tuple(index)] if len(index) == src.data.ndim else src.data.reshape(-1)[index[0]]
+    except IndexError:
+        raise ReferenceError(f"`{call.op}`: index {list(index)} out of range {list(src.data.shape)}") from None
+    return int(element) if not src.dtype.is_float else float(element)
+
+
+def _alloc(it: _Interpreter, call: Call) -> None:
+    return None
+
+
+class _Tensor(Value):
+    """A GM tensor made by `tensor.create` (shared, updated in place, like a parameter)."""
+
+    __slots__ = ()
+
+
+_HANDLERS = {
+    ops.T_CREATE: _create, ops.CREATE: _create, "tensor.full": _full, "tile.full": _full,
+    ops.T_SLICE: _slice, ops.T_ASSEMBLE: _assemble, ops.ASSEMBLE: _assemble,
+    ops.T_MATMUL: _Interpreter.matmul, ops.T_MATMUL_ACC: _Interpreter.matmul,
+    ops.T_MATMUL_BIAS: _Interpreter.matmul,
+    ops.MATMUL: _Interpreter.matmul, ops.MATMUL_ACC: _Interpreter.matmul,
+    ops.MATMUL_BIAS: _Interpreter.matmul,
+    ops.LOAD: _load, ops.STORE: _store, ops.EXTRACT: _extract, ops.MOVE: _move,
+    ops.TRANSPOSE_VIEW: _transpose_view, ops.T_CAST: _cast, "tile.cast": _cast,
+    ops.T_RESHAPE: _reshape, "tile.reshape": _reshape, ops.T_READ: _read, ops.ALLOC: _alloc,
+}
+
+
+# ---------------------------------------------------------------------------------------------- entry point
+
+
+def tensor_params(fn: Function) -> list[tuple[str, TensorType]]:
+    """The tensor parameters of *fn*, in order."""
+    return [(p.name, p.type) for p in fn.params if isinstance(p.type, TensorType)]
+
+
+def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
+                  scalars: Mapping[str, int | bool | float] | None = None) -> ReferenceResult:
+    """Run the source kernel *fn* on *inputs* (one array per tensor parameter, by name) and
+    *scalars* (one value per scalar parameter); the final tensors by parameter name."""
+    scalars = dict(scalars or {})
+    it = _Interpreter(fn)
+    tensors: dict[str, Value] = {}
+    for p in fn.params:
+        if isinstance(p.type, TensorType):
+            if p.name not in inputs:
+                raise ReferenceError(f"no input for tensor parameter `{p.name}`")
+            shape = ops.static_shape(p.type.shape)
+            data = np.asarray(inputs[p.name])
+            if shape is not None and tuple(data.shape) != shape:
+                raise ReferenceError(f"input `{p.name}` has shape {list(data.shape)}, expected {list(shape)}")
+            value = _Tensor(to_dtype(data, p.type.dtype).copy(), p.type.dtype)
+            tensors[p.name] = value
+            it.env[p.name] = value
+        elif isinstance(p.type, ScalarType):
+            if p.name not in scalars:
+                raise ReferenceError(f"no value for scalar parameter `{p.name}`")
+            it.env[p.name] = scalars[p.name]
+        elif isinstance(p.type, TileType):
+            raise ReferenceError(f"tile parameter `{p.name}` has no reference semantics")
+        else:
+            raise ReferenceError(f"parameter `{p.name}` has no type")
+    with np.errstate(all="ignore"):
+        try:
+            it.body(fn.body)
+        except _Stop:
+            pass
+    return ReferenceResult({name: v.data.copy() for name, v in tensors.items()}, it.max_k)

@@ -1,0 +1,260 @@
+"""The census of accumulator idiom sites in source IR (issue: `pypto-verify sites`).
+
+Owns: finding and classifying the three written forms of a K reduction's initialisation:
+- `if-phi`: an `if` whose arms produce one accumulator by a fresh matmul and by a matmul_acc (either
+  arm order, any condition; one site per `if`, however many accumulators it seeds);
+- `seed-before-loop`: a fresh matmul whose result enters a loop that accumulates into it;
+- `init-cond`: a `matmul_acc(..., init_cond=...)` written by the user.
+Input: a parsed `ir.Module` (source form, before lowering). Output: `Site` records with a class:
+loop kind, condition form, accumulators, nesting depth, consumer.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from pypto_verify import ops
+from pypto_verify.ir import (
+    Assign, BinOp, BoolOp, Call, Compare, Const, Expr, For, Function, If, Module, Scope, Stmt, UnaryOp,
+    Yield, display_name, var_like, walk_exprs, walk_stmts,
+)
+
+FRESH = (ops.MATMUL, ops.MATMUL_BIAS, ops.T_MATMUL, ops.T_MATMUL_BIAS)
+ACCUMULATE = (ops.MATMUL_ACC, ops.T_MATMUL_ACC)
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """One idiom site: where, which form, and its class."""
+
+    path: str
+    line: int
+    function: str
+    form: str
+    """`if-phi`, `seed-before-loop` or `init-cond`."""
+    loop: str
+    """The kind of the enclosing K loop (`pipeline`, `range`, ...) or `none`."""
+    condition: str
+    """`derived-offset`, `loop-index`, `offset-loop-var`, `combined`, `other` (or `-` for seed-before-loop)."""
+    accumulators: int
+    nesting: int
+    """How many loops enclose the site."""
+    consumer: str
+    """What reads the chain after the loop: `store`, `assemble`, `atomic-assemble`, `cast`, `vector`, ..."""
+
+    @property
+    def klass(self) -> str:
+        return f"{self.form}/{self.loop}/{self.condition}/acc{self.accumulators}/{self.consumer}"
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "line": self.line, "function": self.function, "form": self.form,
+                "class": self.klass, "loop": self.loop, "condition": self.condition,
+                "accumulators": self.accumulators, "nesting": self.nesting, "consumer": self.consumer}
+
+
+def find_sites(module: Module) -> list[Site]:
+    """Every idiom site of every function of *module*, in source order."""
+    sites: list[Site] = []
+    for _, fn in module.functions():
+        sites.extend(_FunctionCensus(module.path, fn).run())
+    return sorted(sites, key=lambda s: (s.path, s.line, s.form))
+
+
+def summarise(sites: list[Site]) -> dict[str, dict[str, int]]:
+    """Counts by form and by each class dimension."""
+    out: dict[str, dict[str, int]] = {}
+    for key in ("form", "loop", "condition", "accumulators", "consumer"):
+        out[key] = dict(sorted(Counter(str(getattr(s, key)) for s in sites).items()))
+    return out
+
+
+class _FunctionCensus:
+    def __init__(self, path: str, fn: Function) -> None:
+        self.path, self.fn = path, fn
+        self.producer: dict[str, Call] = {}
+        self.defs: dict[str, Expr] = {}
+        for stmt in walk_stmts(fn.body):
+            if isinstance(stmt, Assign):
+                self.defs[stmt.target.name] = stmt.value
+                if isinstance(stmt.value, Call):
+                    self.producer[stmt.target.name] = stmt.value
+        self.readers = self._readers()
+
+    def run(self) -> list[Site]:
+        out: list[Site] = []
+        self._walk(self.fn.body, loops=(), out=out)
+        return out
+
+    def _walk(self, body: tuple[Stmt, ...], loops: tuple[For, ...], out: list[Site]) -> None:
+        for index, stmt in enumerate(body):
+            if isinstance(stmt, If):
+                site = self._if_site(stmt, loops)
+                if site is not None:
+                    out.append(site)
+                self._walk(stmt.then_body, loops, out)
+                self._walk(stmt.else_body, loops, out)
+            elif isinstance(stmt, For):
+                out.extend(self._seed_sites(stmt, loops))
+                self._walk(stmt.body, loops + (stmt,), out)
+            elif isinstance(stmt, Scope):
+                self._walk(stmt.body, loops, out)
+            elif isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op in ACCUMULATE:
+                if ops.matmul_parts(stmt.value).init_cond is not None:
+                    out.append(self._site(stmt.span.line, "init-cond", loops, "-", 1,
+                                          self._consumer(stmt.target.name)))
+
+    # -- if-phi ----------------------------------------------------------------------------------
+
+    def _if_site(self, stmt: If, loops: tuple[For, ...]) -> Site | None:
+        then_y, else_y = _yields(stmt.then_body), _yields(stmt.else_body)
+        seeded = 0
+        consumer = "none"
+        for i, rv in enumerate(stmt.return_vars):
+            kinds = {self._arm_kind(then_y, i), self._arm_kind(else_y, i)}
+            if kinds == {"fresh", "accumulate"}:
+                seeded += 1
+                if consumer == "none":
+                    consumer = self._consumer(rv.name)
+        if not seeded:
+            return None
+        return self._site(stmt.span.line, "if-phi", loops, self._condition(stmt.cond, loops), seeded, consumer)
+
+    def _arm_kind(self, values: tuple[Expr, ...] | None, i: int) -> str:
+        if values is None or i >= len(values):
+            return "none"
+        v = var_like(values[i])
+        call = self.producer.get(v.name) if v is not None else None
+        if call is None:
+            return "none"
+        if call.op in FRESH:
+            return "fresh"
+        if call.op in ACCUMULATE:
+            return "accumulate"
+        return "none"
+
+    def _condition(self, cond: Expr, loops: tuple[For, ...]) -> str:
+        if isinstance(cond, (BoolOp, UnaryOp)):
+            return "combined"
+        if not isinstance(cond, Compare):
+            return "other"
+        loop_vars = {loop.loop_var.name: loop for loop in loops}
+        for side, other in ((cond.lhs, cond.rhs), (cond.rhs, cond.lhs)):
+            v = var_like(side)
+            if v is None:
+                continue
+            if v.name in loop_vars:
+                loop = loop_vars[v.name]
+                if cond.op != "==" or not _is_zero(other):
+                    return "other"
+                step = ops.const_int(loop.step)
+                return "offset-loop-var" if step is not None and step > 1 else "loop-index"
+            definition = self.defs.get(v.name)
+            if isinstance(definition, BinOp) and any(
+                    var_like(e) is not None and var_like(e).name in loop_vars for e in walk_exprs(definition)):
+                return "derived-offset" if cond.op == "==" and _is_zero(other) else "other"
+        return "other"
+
+    # -- seed before loop ------------------------------------------------------------------------
+
+    def _seed_sites(self, loop: For, loops: tuple[For, ...]) -> list[Site]:
+        out = []
+        for arg, init in zip(loop.iter_args, loop.inits):
+            v = var_like(init)
+            call = self.producer.get(v.name) if v is not None else None
+            if call is None or call.op not in FRESH:
+                continue
+            if self._accumulates_into(loop.body, arg.name):
+                i = loop.iter_args.index(arg)
+                rv = loop.return_vars[i].name if i < len(loop.return_vars) else ""
+                out.append(self._site(call.span.line or loop.span.line, "seed-before-loop", loops + (loop,), "-", 1,
+                                      self._consumer(rv)))
+        return out
+
+    def _accumulates_into(self, body: tuple[Stmt, ...], name: str) -> bool:
+        for stmt in walk_stmts(body):
+            if isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op in ACCUMULATE:
+                acc = var_like(ops.matmul_parts(stmt.value).acc)
+                if acc is not None and acc.name == name:
+                    return True
+        return False
+
+    # -- shared ----------------------------------------------------------------------------------
+
+    def _site(self, line: int, form: str, loops: tuple[For, ...], condition: str, accumulators: int,
+              consumer: str) -> Site:
+        loop = loops[-1].kind.value if loops else "none"
+        return Site(self.path, line, self.fn.name, form, loop, condition, accumulators, len(loops), consumer)
+
+    def _readers(self) -> dict[str, list[Stmt]]:
+        readers: dict[str, list[Stmt]] = {}
+        for stmt in walk_stmts(self.fn.body):
+            exprs: tuple[Expr, ...] = ()
+            if isinstance(stmt, Assign):
+                exprs = (stmt.value,)
+            elif isinstance(stmt, Yield):
+                exprs = stmt.values
+            elif isinstance(stmt, For):
+                exprs = stmt.inits
+            for expr in exprs:
+                for e in walk_exprs(expr):
+                    v = var_like(e)
+                    if v is not None:
+                        readers.setdefault(v.name, []).append(stmt)
+        return readers
+
+    def _consumer(self, name: str, depth: int = 0) -> str:
+        """What finally reads the chain *name*: follows phis, carries and copies to the first real reader."""
+        if depth > 16:
+            return "none"
+        for stmt in self.readers.get(name, []):
+            if isinstance(stmt, Assign) and isinstance(stmt.value, Call):
+                op = stmt.value.op
+                if op in ACCUMULATE and var_like(ops.matmul_parts(stmt.value).acc) is not None and \
+                        var_like(ops.matmul_parts(stmt.value).acc).name == name:
+                    return self._consumer(stmt.target.name, depth + 1)
+                return _consumer_kind(stmt.value)
+            if isinstance(stmt, Assign) and var_like(stmt.value) is not None:
+                return self._consumer(stmt.target.name, depth + 1)
+        for stmt in walk_stmts(self.fn.body):
+            if isinstance(stmt, For):
+                y = _yields(stmt.body)
+                for i, rv in enumerate(stmt.return_vars):
+                    if y and i < len(y) and var_like(y[i]) is not None and var_like(y[i]).name == name:
+                        return self._consumer(rv.name, depth + 1)
+                for i, init in enumerate(stmt.inits):
+                    if var_like(init) is not None and var_like(init).name == name and i < len(stmt.iter_args):
+                        return self._consumer(stmt.iter_args[i].name, depth + 1)
+            if isinstance(stmt, If):
+                for arm in (stmt.then_body, stmt.else_body):
+                    y = _yields(arm)
+                    for i, rv in enumerate(stmt.return_vars):
+                        if y and i < len(y) and var_like(y[i]) is not None and var_like(y[i]).name == name:
+                            return self._consumer(rv.name, depth + 1)
+        return "none"
+
+
+def _consumer_kind(call: Call) -> str:
+    op = call.op.split(".", 1)[-1]
+    if op in ("store", "assemble"):
+        atomic = call.kwarg("atomic")
+        return "atomic-assemble" if atomic is not None else ("assemble" if op == "assemble" else "store")
+    if op in ("cast",):
+        return "cast"
+    if op in ("reshape",):
+        return "reshape"
+    if op in ("move",):
+        return "move"
+    return "vector"
+
+
+def _yields(body: tuple[Stmt, ...]) -> tuple[Expr, ...] | None:
+    return body[-1].values if body and isinstance(body[-1], Yield) else None
+
+
+def _is_zero(expr: Expr) -> bool:
+    return isinstance(expr, Const) and expr.value == 0 and not isinstance(expr.value, bool)
+
+
+def display(site: Site) -> str:
+    return f"{site.path}:{site.line}: {site.form} in `{display_name(site.function)}` [{site.klass}]"

@@ -1,0 +1,874 @@
+"""SMT encoding: a small term language printed as SMT-LIB, IR expressions as terms, and the
+iteration space of a site as functions of one normalised step index.
+
+Owns: `Term` (hash-consed; Int, Bool and the uninterpreted sort `Tile`), `render` (SMT-LIB text,
+deterministic, with common subterms named), `ExprEncoder` (index arithmetic and conditions of the IR)
+and `ChainEncoding` (a `sites.Site` as terms over the step index `n`). Nothing here imports z3: the
+query text is the cache key, and a cache hit must not pay for z3 (L0C_RULES.md, "Z3 obligations";
+STYLE.md §10). `solver.py` hands the text to `z3.parse_smt2_string` on a miss.
+
+Arithmetic. The IR's `+ - * // % min max` and `== != < <= > >= and or not` on Python ints. SMT-LIB's
+`div` / `mod` are Euclidean (the remainder is never negative), which equals Python's floor division for
+a positive divisor; for a negative divisor floor(a / b) = floor(-a / -b), so `a // b` is encoded as
+`(div a b)` when b > 0 and `(div (- a) (- b))` when b < 0, and `a % b` as `a - b * (a // b)`. A zero
+divisor (Python raises) is left to SMT-LIB's unspecified `(div a 0)`.
+
+Tiles. `Tile` is uninterpreted: `mm[...]` is the product of one block pair, applied to the blocks'
+global offsets and extents (the global K offset among them, so the L0 blocks a lowering splits a
+source block into are `mm(k0)`, `mm(k0 + k)`, ... in K order), `add(acc, x)` accumulates and
+`addbias(x, b)` adds a bias row. Nothing is assumed about them (no associativity, no commutativity),
+so an equality the solver proves is one of the K-ordered sequence of steps itself.
+
+Iteration space. The MADs of a site, flattened in execution order, are its *steps* 0 .. N-1; a loop
+body must run the same number of steps in every iteration (its count may be symbolic, but not depend
+on a loop variable of the site). Each MAD, create and drain of the site model is decoded from `n` by
+exact integer division: in a loop of `S` steps per iteration starting at offset `o`, an item whose
+first position inside the body is `lo` runs in iteration `i = (n - o - lo) div S` (unique, because an
+item never spans a whole body), and the loop variable is `start + i * step`. So "the step at `n`",
+"a drain right before step `n`" are quantifier-free functions of `n`, usable under negation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import weakref
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from pypto_verify import ir
+from pypto_verify.ir import BinOp, BoolOp, Call, Compare, Const, Expr, UnaryOp, Var, display_name, var_like
+
+from pypto_verify.smt import sites as S
+
+INT, BOOL, TILE = "Int", "Bool", "Tile"
+
+# ---------------------------------------------------------------------------------------------- terms
+
+
+class Term:
+    """An SMT term: `head` is `int` / `bool` (a literal `value`), `const` (a declared constant `value`),
+    `app` (an uninterpreted function `value` applied to `args`) or an SMT-LIB builtin (`+`, `ite`, ...).
+    Terms are hash-consed: equal terms are the same object."""
+
+    __slots__ = ("head", "args", "value", "sort", "_hash", "__weakref__")
+    _table: "weakref.WeakValueDictionary[tuple, Term]" = weakref.WeakValueDictionary()
+
+    head: str
+    args: tuple["Term", ...]
+    value: object
+    sort: str
+
+    def __new__(cls, head: str, args: tuple["Term", ...] = (), value: object = None, sort: str = INT) -> "Term":
+        key = (head, tuple(id(a) for a in args), type(value).__name__, value, sort)
+        found = cls._table.get(key)
+        if found is not None:
+            return found
+        self = object.__new__(cls)
+        self.head, self.args, self.value, self.sort = head, args, value, sort
+        self._hash = hash(key)
+        cls._table[key] = self
+        return self
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __repr__(self) -> str:
+        return render_term(self)
+
+    @property
+    def is_lit(self) -> bool:
+        return self.head in ("int", "bool")
+
+
+def lit(value: int | bool) -> Term:
+    """An Int or Bool literal."""
+    if isinstance(value, bool):
+        return Term("bool", (), value, BOOL)
+    return Term("int", (), int(value), INT)
+
+
+TRUE, FALSE, ZERO, ONE = lit(True), lit(False), lit(0), lit(1)
+
+
+def const(name: str, sort: str = INT) -> Term:
+    """A declared constant (a free symbol)."""
+    return Term("const", (), name, sort)
+
+
+def app(fn: str, args: Iterable[Term], sort: str) -> Term:
+    """An uninterpreted function application."""
+    return Term("app", tuple(args), fn, sort)
+
+
+def _b(head: str, *args: Term, sort: str = INT) -> Term:
+    return Term(head, tuple(args), None, sort)
+
+
+def add(*terms: Term) -> Term:
+    items: list[Term] = []
+    total = 0
+    for t in terms:
+        for part in (t.args if t.head == "+" else (t,)):
+            if part.head == "int":
+                total += part.value  # type: ignore[operator]
+            else:
+                items.append(part)
+    if total:
+        items.append(lit(total))
+    if not items:
+        return ZERO
+    return items[0] if len(items) == 1 else _b("+", *items)
+
+
+def neg(a: Term) -> Term:
+    return lit(-a.value) if a.head == "int" else mul(lit(-1), a)  # type: ignore[operator]
+
+
+def sub(a: Term, b: Term) -> Term:
+    if b.head == "int":
+        return add(a, lit(-b.value))  # type: ignore[operator]
+    if a is b:
+        return ZERO
+    return add(a, neg(b))
+
+
+def mul(a: Term, b: Term) -> Term:
+    if a.head == "int" and b.head == "int":
+        return lit(a.value * b.value)  # type: ignore[operator]
+    if b.head == "int":
+        a, b = b, a
+    if a.head == "int":
+        if a.value == 0:
+            return ZERO
+        if a.value == 1:
+            return b
+        if b.head == "*" and b.args[0].head == "int":
+            return mul(lit(a.value * b.args[0].value), b.args[1])  # type: ignore[operator]
+        if b.head == "+":
+            return add(*(mul(a, x) for x in b.args))
+    return _b("*", a, b)
+
+
+def floordiv(a: Term, b: Term) -> Term:
+    """Python's `a // b` (module docstring)."""
+    if a.head == "int" and b.head == "int" and b.value != 0:
+        return lit(a.value // b.value)  # type: ignore[operator]
+    if b.head == "int":
+        if b.value == 1:
+            return a
+        if b.value > 0:  # type: ignore[operator]
+            return _b("div", a, b)
+        if b.value < 0:  # type: ignore[operator]
+            return _b("div", neg(a), neg(b))
+    return ite(gt(b, ZERO), _b("div", a, b), ite(lt(b, ZERO), _b("div", neg(a), neg(b)), _b("div", a, b)))
+
+
+def floormod(a: Term, b: Term) -> Term:
+    """Python's `a % b` (module docstring)."""
+    if a.head == "int" and b.head == "int" and b.value != 0:
+        return lit(a.value % b.value)  # type: ignore[operator]
+    if b.head == "int" and b.value > 0:  # type: ignore[operator]
+        return ZERO if b.value == 1 else _b("mod", a, b)
+    return sub(a, mul(b, floordiv(a, b)))
+
+
+def eq(a: Term, b: Term) -> Term:
+    if a is b:
+        return TRUE
+    if a.is_lit and b.is_lit:
+        return lit(a.value == b.value)
+    if a.sort == BOOL and b.is_lit:
+        return a if b.value else not_(a)
+    if b.sort == BOOL and a.is_lit:
+        return b if a.value else not_(b)
+    if a.sort == INT and (a.head == "+" or b.head == "+"):
+        diff = sub(a, b)
+        if diff.head == "int":
+            return lit(diff.value == 0)
+    return _b("=", a, b, sort=BOOL)
+
+
+def ne(a: Term, b: Term) -> Term:
+    return not_(eq(a, b))
+
+
+def lt(a: Term, b: Term) -> Term:
+    if a.head == "int" and b.head == "int":
+        return lit(a.value < b.value)  # type: ignore[operator]
+    return _b("<", a, b, sort=BOOL)
+
+
+def le(a: Term, b: Term) -> Term:
+    if a.head == "int" and b.head == "int":
+        return lit(a.value <= b.value)  # type: ignore[operator]
+    if a is b:
+        return TRUE
+    return _b("<=", a, b, sort=BOOL)
+
+
+def gt(a: Term, b: Term) -> Term:
+    return lt(b, a)
+
+
+def ge(a: Term, b: Term) -> Term:
+    return le(b, a)
+
+
+def and_(*terms: Term) -> Term:
+    items: list[Term] = []
+    for t in terms:
+        for part in (t.args if t.head == "and" else (t,)):
+            if part is FALSE:
+                return FALSE
+            if part is not TRUE and part not in items:
+                items.append(part)
+    if not items:
+        return TRUE
+    return items[0] if len(items) == 1 else _b("and", *items, sort=BOOL)
+
+
+def or_(*terms: Term) -> Term:
+    items: list[Term] = []
+    for t in terms:
+        for part in (t.args if t.head == "or" else (t,)):
+            if part is TRUE:
+                return TRUE
+            if part is not FALSE and part not in items:
+                items.append(part)
+    if not items:
+        return FALSE
+    return items[0] if len(items) == 1 else _b("or", *items, sort=BOOL)
+
+
+def not_(a: Term) -> Term:
+    if a.head == "bool":
+        return lit(not a.value)
+    if a.head == "not":
+        return a.args[0]
+    return _b("not", a, sort=BOOL)
+
+
+def implies(a: Term, b: Term) -> Term:
+    return or_(not_(a), b)
+
+
+def ite(c: Term, a: Term, b: Term) -> Term:
+    if c is TRUE or a is b:
+        return a
+    if c is FALSE:
+        return b
+    if a.sort == BOOL:
+        if a is TRUE and b is FALSE:
+            return c
+        if a is FALSE and b is TRUE:
+            return not_(c)
+    return _b("ite", c, a, b, sort=a.sort)
+
+
+def minimum(a: Term, b: Term) -> Term:
+    return ite(le(a, b), a, b)
+
+
+def maximum(a: Term, b: Term) -> Term:
+    return ite(le(a, b), b, a)
+
+
+def consts_in(term: Term) -> set[str]:
+    """The names of the constants *term* mentions."""
+    out: set[str] = set()
+    stack, seen = [term], set()
+    while stack:
+        t = stack.pop()
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        if t.head == "const":
+            out.add(t.value)  # type: ignore[arg-type]
+        stack.extend(t.args)
+    return out
+
+
+def substitute(term: Term, values: Mapping[Term, Term]) -> Term:
+    """*term* with each key replaced by its value (rebuilt through the folding constructors)."""
+    memo: dict[int, Term] = {}
+
+    def go(t: Term) -> Term:
+        if t in values:
+            return values[t]
+        if not t.args:
+            return t
+        key = id(t)
+        if key not in memo:
+            args = tuple(go(a) for a in t.args)
+            memo[key] = t if all(x is y for x, y in zip(args, t.args)) else _rebuild(t, args)
+        return memo[key]
+
+    return go(term)
+
+
+_REBUILD = {
+    "+": lambda a: add(*a), "*": lambda a: mul(*a), "div": lambda a: _b("div", *a), "mod": lambda a: _b("mod", *a),
+    "=": lambda a: eq(*a), "<": lambda a: lt(*a), "<=": lambda a: le(*a), "and": lambda a: and_(*a),
+    "or": lambda a: or_(*a), "not": lambda a: not_(*a), "ite": lambda a: ite(*a),
+}
+
+
+def _rebuild(t: Term, args: tuple[Term, ...]) -> Term:
+    if t.head == "app":
+        return app(t.value, args, t.sort)  # type: ignore[arg-type]
+    return _REBUILD[t.head](args)
+
+
+# ---------------------------------------------------------------------------------------------- SMT-LIB
+
+
+def quote(name: str) -> str:
+    """An SMT-LIB quoted symbol (the names we make never contain `|` or `\\`)."""
+    return f"|{name}|"
+
+
+def render_term(term: Term, names: Mapping[int, str] | None = None) -> str:
+    """*term* as an SMT-LIB s-expression; *names* maps shared subterms (by id) to their definitions."""
+    parts: list[str] = []
+
+    def go(t: Term, top: bool) -> None:
+        if names is not None and not top and id(t) in names:
+            parts.append(names[id(t)])
+            return
+        if t.head == "int":
+            parts.append(str(t.value) if t.value >= 0 else f"(- {-t.value})")  # type: ignore[operator]
+        elif t.head == "bool":
+            parts.append("true" if t.value else "false")
+        elif t.head == "const":
+            parts.append(quote(t.value))  # type: ignore[arg-type]
+        else:
+            head = quote(t.value) if t.head == "app" else t.head  # type: ignore[arg-type]
+            parts.append(f"({head}")
+            for a in t.args:
+                parts.append(" ")
+                go(a, False)
+            parts.append(")")
+
+    go(term, True)
+    return "".join(parts)
+
+
+def render(assertions: Iterable[Term], witnesses: Iterable[tuple[str, Term]] = ()) -> str:
+    """The SMT-LIB text of one query: declarations (sorted), shared subterms as `define-fun`s, the
+    assertions in order, one `(declare-const |w!name| ...)` + equality per witness, `(check-sat)`.
+    Deterministic: the same terms give the same text, which is the verdict cache's key."""
+    witnesses = tuple(witnesses)
+    roots = [*assertions, *(t for _, t in witnesses)]
+    consts: dict[str, str] = {}
+    funs: dict[str, tuple[tuple[str, ...], str]] = {}
+    uses: dict[int, int] = {}
+    order: list[Term] = []
+    seen: set[int] = set()
+    for root in roots:
+        stack: list[tuple[Term, bool]] = [(root, False)]
+        while stack:
+            t, done = stack.pop()
+            if done:
+                order.append(t)
+                continue
+            uses[id(t)] = uses.get(id(t), 0) + 1
+            if id(t) in seen:
+                continue
+            seen.add(id(t))
+            if t.head == "const":
+                consts[t.value] = t.sort  # type: ignore[index]
+            elif t.head == "app":
+                sig = (tuple(a.sort for a in t.args), t.sort)
+                old = funs.setdefault(t.value, sig)  # type: ignore[arg-type]
+                assert old == sig, f"function {t.value} used with two signatures"
+            stack.append((t, True))
+            for a in reversed(t.args):
+                stack.append((a, False))
+    names: dict[int, str] = {}
+    lines = []
+    if any(t.sort == TILE for t in order) or any(s == TILE for s in consts.values()):
+        lines.append("(declare-sort Tile 0)")
+    for name in sorted(funs):
+        args, sort = funs[name]
+        lines.append(f"(declare-fun {quote(name)} ({' '.join(args)}) {sort})")
+    for name in sorted(consts):
+        lines.append(f"(declare-const {quote(name)} {consts[name]})")
+    for t in order:
+        if uses.get(id(t), 0) > 1 and t.args and _size(t) > 2:
+            name = quote(f"t!{len(names)}")
+            lines.append(f"(define-fun {name} () {t.sort} {render_term(t, names)})")
+            names[id(t)] = name
+    for a in assertions:
+        lines.append(f"(assert {render_term(a, names)})")
+    for wname, t in witnesses:
+        lines.append(f"(declare-const {quote('w!' + wname)} {t.sort})")
+        lines.append(f"(assert (= {quote('w!' + wname)} {render_term(t, names)}))")
+    lines.append("(check-sat)")
+    return "\n".join(lines) + "\n"
+
+
+def _size(t: Term, limit: int = 3) -> int:
+    n, stack = 0, [t]
+    while stack and n < limit:
+        x = stack.pop()
+        n += 1
+        stack.extend(x.args)
+    return n
+
+
+# ---------------------------------------------------------------------------------------------- IR expressions
+
+
+MARK = "!"
+"""Prefix of internal constants (the step index, decode markers); never a user name."""
+
+
+@dataclass
+class Symbols:
+    """The free symbols of one query side: user names (display names) for parameters, runtime scalars
+    and context loop variables, shared by the source and the lowered encoding of a site."""
+
+    scalars: S.Scalars
+    names: dict[str, str] = field(default_factory=dict)
+    """SSA name -> symbol name."""
+    approximations: list[str] = field(default_factory=list)
+    free: dict[str, Term] = field(default_factory=dict)
+    """Symbol name -> constant, for every free Int symbol used (nonnegative by assumption)."""
+
+    def symbol(self, ssa: str) -> Term:
+        name = self.names.get(ssa)
+        if name is None:
+            name = display_name(ssa) or ssa
+            self.names[ssa] = name
+        t = const(name)
+        self.free[name] = t
+        return t
+
+    def note(self, what: str) -> None:
+        if what not in self.approximations:
+            self.approximations.append(what)
+
+
+class ExprEncoder:
+    """IR expressions as terms, in one scope: `loop_vars` values the site's loop variables; scalar
+    definitions are inlined (`k0 = kb * 256`), runtime reads inside the iteration space become
+    `read.<tensor>(indices)`, other names are free symbols named as the user wrote them."""
+
+    def __init__(self, symbols: Symbols, loop_vars: Mapping[str, Term] | None = None) -> None:
+        self.symbols = symbols
+        self.loop_vars = dict(loop_vars or {})
+        self.memo: dict[str, Term] = {}
+
+    def bind(self, name: str, value: Term) -> ExprEncoder:
+        """This scope with one more loop variable."""
+        inner = ExprEncoder(self.symbols, self.loop_vars)
+        inner.loop_vars[name] = value
+        return inner
+
+    def int_(self, expr: Expr) -> Term:
+        t = self.term(expr)
+        return ite(t, ONE, ZERO) if t.sort == BOOL else t
+
+    def bool_(self, expr: Expr) -> Term:
+        t = self.term(expr)
+        return t if t.sort == BOOL else ne(t, ZERO)
+
+    def term(self, expr: Expr) -> Term:
+        if isinstance(expr, Const):
+            if isinstance(expr.value, bool):
+                return lit(expr.value)
+            if isinstance(expr.value, int):
+                return lit(expr.value)
+            return self._opaque(expr, "a non-integer literal")
+        v = var_like(expr)
+        if v is not None:
+            return self.name(v.name)
+        if isinstance(expr, BinOp):
+            a, b = self.int_(expr.lhs), self.int_(expr.rhs)
+            op = expr.op
+            if op == "+":
+                return add(a, b)
+            if op == "-":
+                return sub(a, b)
+            if op == "*":
+                return mul(a, b)
+            if op == "//":
+                return floordiv(a, b)
+            if op == "%":
+                return floormod(a, b)
+            if op == "min":
+                return minimum(a, b)
+            if op == "max":
+                return maximum(a, b)
+            return self._opaque(expr, f"the operator `{op}`")
+        if isinstance(expr, UnaryOp):
+            if expr.op == "not":
+                return not_(self.bool_(expr.operand))
+            return neg(self.int_(expr.operand))
+        if isinstance(expr, Compare):
+            a, b = self.term(expr.lhs), self.term(expr.rhs)
+            if a.sort != b.sort:
+                a = ite(a, ONE, ZERO) if a.sort == BOOL else a
+                b = ite(b, ONE, ZERO) if b.sort == BOOL else b
+            return {"==": eq, "!=": ne, "<": lt, "<=": le, ">": gt, ">=": ge}[expr.op](a, b)
+        if isinstance(expr, BoolOp):
+            parts = [self.bool_(e) for e in expr.operands]
+            return and_(*parts) if expr.op == "and" else or_(*parts)
+        if isinstance(expr, Call):
+            return self._call(expr, None)
+        return self._opaque(expr, f"`{type(expr).__name__}`")
+
+    def name(self, ssa: str) -> Term:
+        if ssa in self.loop_vars:
+            return self.loop_vars[ssa]
+        if ssa in self.memo:
+            return self.memo[ssa]
+        definition = self.symbols.scalars.defs.get(ssa)
+        if definition is None:
+            t = self.symbols.symbol(ssa)
+        elif isinstance(definition, Call):
+            t = self._call(definition, ssa)
+        else:
+            self.memo[ssa] = self.symbols.symbol(ssa)  # a cycle (never in SSA) stays a symbol
+            t = self.term(definition)
+        self.memo[ssa] = t
+        return t
+
+    def _call(self, call: Call, ssa: str | None) -> Term:
+        """A scalar produced by a call: a runtime read is a function of its indices; where the indices do
+        not depend on the iteration it is the symbol the user named (`k_start`)."""
+        if call.op in S.READ_OPS and call.args:
+            tensor = var_like(call.args[0])
+            index_exprs = call.args[1].items if len(call.args) > 1 and isinstance(call.args[1], ir.ListExpr) else call.args[1:]
+            indices = [self.int_(e) for e in index_exprs]
+            if ssa is not None and not any(_iterates(i) for i in indices):
+                return self.symbols.symbol(ssa)
+            base = display_name(tensor.name) if tensor is not None else "tensor"
+            return app(f"read.{base}", indices, INT) if indices else self.symbols.symbol(ssa or base)
+        args = [a for a in call.args if not isinstance(a, ir.Sym)]
+        if all(self._scalar_operand(a) for a in args):
+            terms = [self.int_(a) for a in args]
+            if ssa is not None and not any(_iterates(t) for t in terms):
+                return self.symbols.symbol(ssa)
+            return app(f"fn.{call.op}", terms, INT)
+        if ssa is not None and not self.loop_vars:
+            return self.symbols.symbol(ssa)
+        return self._opaque(call, f"`{call.op}`")
+
+    def _scalar_operand(self, expr: Expr) -> bool:
+        """*expr* is an index expression over scalars (so a call of it is a function of them)."""
+        for e in ir.walk_exprs(expr):
+            v = var_like(e)
+            if v is not None and not (v.name in self.loop_vars or v.name in self.symbols.scalars.defs
+                                      or v.name in self.symbols.scalars.params):
+                return False
+            if isinstance(e, (Call, ir.Sym)) or (isinstance(e, Const) and isinstance(e.value, (str, float))):
+                return False
+        return True
+
+    def _opaque(self, expr: Expr, what: str) -> Term:
+        """An expression we do not model: a function of the loop variables in scope (deterministic, so
+        sound for proofs); a model that uses it is only an approximation."""
+        self.symbols.note(f"{what} is not modelled")
+        key = "opaque." + hashlib.sha1(repr(expr).encode()).hexdigest()[:10]
+        return app(key, tuple(self.loop_vars[k] for k in sorted(self.loop_vars)), INT) if self.loop_vars \
+            else const(MARK + key)
+
+
+def _iterates(t: Term) -> bool:
+    """*t* depends on the step index (a decoded loop variable)."""
+    return any(name.startswith(MARK) for name in consts_in(t))
+
+
+# ---------------------------------------------------------------------------------------------- chains
+
+
+@dataclass(frozen=True)
+class StepTemplate:
+    """One MAD of a site model, decoded from the step index: `at` holds exactly at its steps."""
+
+    index: int
+    mad: S.Mad
+    at: Term
+    reset: Term
+    bias: Term
+    mm: Term
+    bias_row: Term | None
+    loop_values: tuple[tuple[str, Term], ...]
+    """The user's loop variables at this step (display name, value), outermost first."""
+    guards: tuple[tuple[S.Branch, bool], ...]
+    """The enclosing branches on the path to this MAD and the arm taken."""
+    sub_block: Term | None
+    """Which L0 block of a refined source MAD (`sites.Mad.sub_blocks` > 1)."""
+    approximate: bool
+    """Its operands could not be traced (PV105 then compares by step index only)."""
+
+    def value(self, prev: Term) -> Term:
+        """The accumulator after this step, given the value before it."""
+        fresh = app("addbias", (self.mm, self.bias_row), TILE) if self.bias_row is not None else self.mm
+        return ite(self.reset, ite(self.bias, fresh, self.mm), app("add", (prev, self.mm), TILE))
+
+
+@dataclass(frozen=True)
+class EventTemplate:
+    """A create or a drain of a site model: `at` holds when it lies right before step `n`."""
+
+    item: S.Create | S.Drain
+    at: Term
+    loop_values: tuple[tuple[str, Term], ...]
+
+
+class ChainEncoding:
+    """A site's iteration space as terms over the step index `n` (module docstring)."""
+
+    def __init__(self, site: S.Site, n: Term, symbols: Symbols, side: str) -> None:
+        self.site = site
+        self.n = n
+        self.symbols = symbols
+        self.side = side
+        self.steps: list[StepTemplate] = []
+        self.creates: list[EventTemplate] = []
+        self.drains: list[EventTemplate] = []
+        self.assumptions: list[Term] = []
+        self.unsupported = site.unsupported
+        self.approximations: list[str] = []
+        top = ExprEncoder(symbols)
+        self._context(top)
+        if not self.unsupported:
+            try:
+                self.total = self._count(site.body, top)
+                self._decode(site.body, n, top)
+            except S.Unsupported as error:
+                self.unsupported = str(error)
+        if self.unsupported:
+            self.total = ZERO
+            self.steps, self.creates, self.drains = [], [], []
+
+    # -- context
+
+    def _context(self, enc: ExprEncoder) -> None:
+        for ctx in self.site.context:
+            if isinstance(ctx, S.ContextLoop):
+                v = enc.name(ctx.var)
+                start, stop, step = enc.int_(ctx.start), enc.int_(ctx.stop), enc.int_(ctx.step)
+                if step.head == "int" and step.value > 0:  # type: ignore[operator]
+                    self.assumptions += [le(start, v), lt(v, stop), eq(floormod(sub(v, start), step), ZERO)]
+                elif step.head == "int" and step.value < 0:  # type: ignore[operator]
+                    self.assumptions += [le(v, start), lt(stop, v)]
+            else:
+                c = enc.bool_(ctx.cond)
+                self.assumptions.append(c if ctx.holds else not_(c))
+
+    # -- counts
+
+    def trip(self, loop: S.Loop, enc: ExprEncoder) -> Term:
+        """How many times *loop* runs: `max(0, ceil((stop - start) / step))`, Python's `range`."""
+        start, stop, step = enc.int_(loop.start), enc.int_(loop.stop), enc.int_(loop.step)
+        return trip_count(start, stop, step)
+
+    def _count(self, body: tuple[S.Item, ...], enc: ExprEncoder) -> Term:
+        """Steps *body* runs (in *enc*'s scope, where the loop variables of the site are markers)."""
+        total = ZERO
+        for item in body:
+            total = add(total, self._item_count(item, enc))
+        return total
+
+    def _item_count(self, item: S.Item, enc: ExprEncoder) -> Term:
+        if isinstance(item, S.Mad):
+            return lit(item.sub_blocks)
+        if isinstance(item, S.Loop):
+            inner = enc.bind(item.var, const(f"{MARK}var.{item.var}"))
+            per = self._count(item.body, inner)
+            if _iterates(per):
+                raise S.Unsupported(f"the number of MADs per iteration of `{display_name(item.var)}` (line "
+                                    f"{item.span.line}) depends on the iteration")
+            trips = self.trip(item, enc)
+            return mul(trips, per)
+        if isinstance(item, S.Branch):
+            return ite(enc.bool_(item.cond), self._count(item.then, enc), self._count(item.orelse, enc))
+        return ZERO
+
+    # -- decode
+
+    def _decode(self, body: tuple[S.Item, ...], n: Term, top: ExprEncoder) -> None:
+        """Templates for every MAD, create and drain of the site, each decoded from *n* on its own."""
+        for path in _leaf_paths(body, ()):
+            self._leaf(path, n, top)
+
+    def _leaf(self, path: tuple[tuple[tuple[S.Item, ...], int, bool], ...], n: Term, top: ExprEncoder) -> None:
+        """Decode one leaf: at each level, the loops on its path divide the index by their per-iteration
+        count after removing the leaf's first position inside the body (module docstring)."""
+        m, enc = n, top
+        guards: list[Term] = []
+        values: tuple[tuple[str, Term], ...] = ()
+        branches: tuple[tuple[S.Branch, bool], ...] = ()
+        for level, (block, index, arm) in enumerate(path):
+            item = block[index]
+            offset = self._count(block[:index], enc)
+            m = sub(m, offset)
+            if level == len(path) - 1:
+                self._emit(item, m, enc, guards, values, branches)
+                return
+            if isinstance(item, S.Branch):
+                c = enc.bool_(item.cond)
+                guards.append(c if arm else not_(c))
+                branches = (*branches, (item, arm))
+                continue
+            assert isinstance(item, S.Loop)
+            marker = enc.bind(item.var, const(f"{MARK}var.{item.var}"))
+            per = self._count(item.body, marker)
+            trips = self.trip(item, enc)
+            lo = self._first_position(path[level + 1:], marker)
+            if per.head == "int" and per.value == 0:
+                # a loop without MADs: all its items sit at one position, in an unknown iteration
+                i = const(f"{MARK}iter.{item.var}.{len(self.drains) + len(self.creates)}")
+                self.approximations.append(f"the iteration of `{display_name(item.var)}` (line {item.span.line}) "
+                                           "at which an item of a MAD-free loop runs")
+            else:
+                i = _div_cases(sub(m, lo), per)
+            guards += [le(ZERO, i), lt(i, trips)]
+            value = add(enc.int_(item.start), mul(i, enc.int_(item.step)))
+            enc = enc.bind(item.var, value)
+            values = (*values, (display_name(item.var), value))
+            m = sub(m, mul(i, per))
+
+    def _first_position(self, rest: tuple[tuple[tuple[S.Item, ...], int, bool], ...], enc: ExprEncoder) -> Term:
+        """The leaf's smallest position relative to the body that holds `rest[0]` (all inner loops in
+        their first iteration). Inside a loop every count is loop-invariant, so markers do not matter."""
+        total = ZERO
+        for block, index, _ in rest:
+            total = add(total, self._count(block[:index], enc))
+        return total
+
+    def _emit(self, item: S.Item, m: Term, enc: ExprEncoder, guards: list[Term],
+              values: tuple[tuple[str, Term], ...], branches: tuple[tuple[S.Branch, bool], ...]) -> None:
+        if isinstance(item, S.Mad):
+            self._mad(item, m, enc, guards, values, branches)
+        elif isinstance(item, S.Create):
+            self.creates.append(EventTemplate(item, and_(*guards, eq(m, ZERO)), values))
+        elif isinstance(item, S.Drain):
+            self.drains.append(EventTemplate(item, and_(*guards, eq(m, ZERO)), values))
+
+    def _mad(self, mad: S.Mad, m: Term, enc: ExprEncoder, guards: list[Term],
+             values: tuple[tuple[str, Term], ...], branches: tuple[tuple[S.Branch, bool], ...]) -> None:
+        sub_block: Term | None = None
+        if mad.sub_blocks > 1:
+            sub_block = m
+            at = and_(*guards, le(ZERO, m), lt(m, lit(mad.sub_blocks)))
+        else:
+            at = and_(*guards, eq(m, ZERO))
+        reset = TRUE if mad.kind in ("fresh", "bias") else (enc.bool_(mad.init_cond) if mad.init_cond is not None else FALSE)
+        bias = TRUE if mad.kind == "bias" else FALSE
+        if sub_block is not None:
+            first = eq(sub_block, ZERO)
+            reset, bias = and_(reset, first), and_(bias, first)
+        mm, exact = self._mm(mad, enc, sub_block)
+        bias_row = None
+        if mad.kind == "bias":
+            row = mad.bias
+            if row is None:
+                exact = False
+                bias_row = app("bias?", (self.n,), TILE)
+            else:
+                bias_row = app(f"bias[{row.root}]", [*(enc.int_(a) for a in row.root_args),
+                                                      *(enc.int_(o) for o in row.offsets),
+                                                      *(lit(e) for e in row.extents)], TILE)
+        self.steps.append(StepTemplate(len(self.steps), mad, at, reset, bias, mm, bias_row, values, branches,
+                                       sub_block, not exact))
+
+    def _mm(self, mad: S.Mad, enc: ExprEncoder, sub_block: Term | None) -> tuple[Term, bool]:
+        """The block product of *mad* (of L0 block *sub_block* of it, for a refined source MAD)."""
+        lk, rk = mad.lhs_k_root, mad.rhs_k_root
+        if mad.lhs is None or mad.rhs is None or lk is None or rk is None:
+            # UNSOUND: untraced operands are identified by the step index alone, so PV105 then assumes
+            # the lowered step n reads the blocks the source step n reads (listed under Known limits).
+            return app("mm?", (self.n,), TILE), False
+        args: list[Term] = []
+        for operand, kdim in ((mad.lhs, lk), (mad.rhs, rk)):
+            offsets = [enc.int_(o) for o in operand.offsets]
+            extents = [lit(e) for e in operand.extents]
+            if sub_block is not None and mad.sub_width:
+                width, total = mad.sub_width, operand.extents[kdim]
+                offsets[kdim] = add(offsets[kdim], mul(sub_block, lit(width)))
+                last = total - (mad.sub_blocks - 1) * width
+                extents[kdim] = lit(width) if last == width else ite(eq(sub_block, lit(mad.sub_blocks - 1)),
+                                                                     lit(last), lit(width))
+            args += [*(enc.int_(a) for a in operand.root_args), *offsets, *extents]
+        name = f"mm[{mad.lhs.root}/{lk}/{len(mad.lhs.root_args)},{mad.rhs.root}/{rk}/{len(mad.rhs.root_args)}]"
+        return app(name, args, TILE), True
+
+    # -- functions of n
+
+    def reset_at(self) -> Term:
+        """The step at `n` initialises the accumulator."""
+        return or_(*(and_(s.at, s.reset) for s in self.steps))
+
+    def bias_at(self) -> Term:
+        """The step at `n` adds the bias row."""
+        return or_(*(and_(s.at, s.bias) for s in self.steps))
+
+    def drain_at(self) -> Term:
+        """A drain lies between step `n - 1` and step `n`."""
+        return or_(*(d.at for d in self.drains))
+
+    def create_at(self) -> Term:
+        """A create lies between step `n - 1` and step `n`."""
+        return or_(*(c.at for c in self.creates))
+
+    def value_at(self, prev: Term) -> Term:
+        """The accumulator after step `n`, given *prev* before it."""
+        out = prev
+        for s in reversed(self.steps):
+            out = ite(s.at, s.value(prev), out)
+        return out
+
+    def template_at(self) -> Term:
+        """Which step template runs at `n` (its index + 1; 0 when none)."""
+        out = ZERO
+        for s in reversed(self.steps):
+            out = ite(s.at, lit(s.index + 1), out)
+        return out
+
+
+def trip_count(start: Term, stop: Term, step: Term) -> Term:
+    """How many values `range(start, stop, step)` has."""
+    if step.head == "int":
+        s = step.value
+        if s > 0:  # type: ignore[operator]
+            span = sub(stop, start)
+            return ite(gt(span, ZERO), floordiv(add(span, lit(s - 1)), step), ZERO)  # type: ignore[operator]
+        if s < 0:  # type: ignore[operator]
+            span = sub(start, stop)
+            return ite(gt(span, ZERO), floordiv(add(span, lit(-s - 1)), neg(step)), ZERO)  # type: ignore[operator]
+        return ZERO
+    up = ite(gt(sub(stop, start), ZERO), floordiv(add(sub(stop, start), sub(step, ONE)), step), ZERO)
+    down = ite(gt(sub(start, stop), ZERO), floordiv(add(sub(start, stop), sub(neg(step), ONE)), neg(step)), ZERO)
+    return ite(gt(step, ZERO), up, ite(lt(step, ZERO), down, ZERO))
+
+
+def _div_cases(a: Term, per: Term) -> Term:
+    """`a // per` for a symbolic per-iteration count: the cases of an `ite` count are split so each
+    division is by a literal where possible."""
+    if per.head == "ite":
+        return ite(per.args[0], _div_cases(a, per.args[1]), _div_cases(a, per.args[2]))
+    if per.head == "int" and per.value == 0:
+        return ZERO
+    return floordiv(a, per)
+
+
+def _leaf_paths(body: tuple[S.Item, ...], prefix: tuple) -> list[tuple]:
+    """Every MAD, create and drain of *body* with its path: `(block, index, arm)` per level, where
+    *arm* says which arm of a branch the next level is in."""
+    out: list[tuple] = []
+    for index, item in enumerate(body):
+        if isinstance(item, S.Loop):
+            out += _leaf_paths(item.body, (*prefix, (body, index, True)))
+        elif isinstance(item, S.Branch):
+            out += _leaf_paths(item.then, (*prefix, (body, index, True)))
+            out += _leaf_paths(item.orelse, (*prefix, (body, index, False)))
+        else:
+            out.append((*prefix, (body, index, True)))
+    return out

@@ -1,0 +1,466 @@
+"""Obligations: one builder per SMT rule (PV101-PV105), each an `Obligation` — data, not a check.
+
+Owns: what each rule of L0C_RULES.md ("Z3 obligations") asks of a site, as an SMT query over one step
+index `n` (`encode.ChainEncoding`): the assumptions (the domain of `n`, the context of the site), the
+violation (satisfiable exactly when the rule fails at step `n`), the witnesses read back from a model,
+and how to explain a model to the user in the names they wrote. `solver.discharge` decides them.
+
+The rules, for a lowered site L and (when there is a source) the source site S it came from, both
+flattened into steps 0 .. N-1 (the source refined to the lowering's L0 blocks, `sites.refine`):
+
+- PV101 predication-is-phi: for every step both run, L initialises exactly where S does.
+- PV102 initialise-first: no step of L accumulates into an undefined accumulator — the first step, and
+  the first after a create (zero-trip and one-trip loops, split-K slices that start at a runtime
+  `k_base`, pipelined main loops with a literal or runtime remainder are all steps of the one index).
+  Induction: if no step accumulates on undefined, every step's input is defined, because each step
+  writes the accumulator and only a create undefines it.
+- PV103 no-lost-partial-sums: no step of L initialises while the value of the step before it was never
+  drained (a drain right before step `n` starts a new output tile) — unless S initialises there too.
+- PV104 bias-once: in a biased chain, the bias is added on exactly the first step of each output tile
+  (the first step, and the first after a drain or a create): not twice, and not never.
+- PV105 reduction-equivalence: L and S run the same number of steps; with `mm` / `add` uninterpreted the
+  value after step 0 is equal from the common initial value (one-trip case), the value after step n is
+  equal whenever the value before it was (induction step, for a free `Tile` value), and drains lie at
+  the same positions. Zero trips: equal counts make both drain the initial value.
+
+Form 3 input has no source: PV101 and PV105 do not apply, and PV103 has no source to excuse a reset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pypto_verify import rules
+from pypto_verify.ir import Span
+from pypto_verify.rules import Rule
+
+from pypto_verify.smt import encode as E
+from pypto_verify.smt import sites as S
+
+Explain = Callable[[dict[str, int | bool]], tuple[str, dict[str, int | str], Span | None]]
+
+
+@dataclass(frozen=True)
+class Obligation:
+    """One SMT query: the rule fails on the site iff `assumptions` and `violation` are satisfiable."""
+
+    rule: Rule
+    site: str
+    case: str
+    """Which part of the rule (`count`, `first`, `step`, `drains` for PV105; "" otherwise)."""
+    assumptions: tuple[E.Term, ...]
+    violation: E.Term
+    witnesses: tuple[tuple[str, E.Term], ...]
+    """Named terms read back from a model: the step index, the templates, loop variables, symbols."""
+    approximations: tuple[str, ...]
+    """What the encoding over-approximates: a model then proves nothing (inconclusive, not refuted)."""
+    span: Span
+    explain: Explain
+    """From witness values to (message, counterexample in the user's names, span of the offending op)."""
+    proved: str
+    """One sentence saying what holds when the violation is unsatisfiable."""
+    function: str = ""
+
+
+N = E.const(E.MARK + "n")
+"""The normalised step index shared by both sides of a query."""
+UNDEF = E.const(E.MARK + "undef", E.TILE)
+"""The contents of a freshly created accumulator."""
+PREV = E.const(E.MARK + "prev", E.TILE)
+"""The accumulator before step `n` (induction hypothesis: equal on both sides)."""
+INIT = E.const(E.MARK + "init", E.TILE)
+"""The value an externally defined chain starts from."""
+
+
+class Side:
+    """One site encoded for one query (`encode.ChainEncoding`) with the names its witnesses use."""
+
+    def __init__(self, site: S.Site, tag: str, symbols: E.Symbols) -> None:
+        self.site = site
+        self.tag = tag
+        self.chain = E.ChainEncoding(site, N, symbols, tag)
+
+    @property
+    def ok(self) -> bool:
+        return not self.chain.unsupported
+
+    def witnesses(self) -> list[tuple[str, E.Term]]:
+        out: list[tuple[str, E.Term]] = [(f"{self.tag}.tpl", self.chain.template_at()), (f"{self.tag}.N", self.chain.total)]
+        for step in self.chain.steps:
+            for name, value in step.loop_values:
+                out.append((f"{self.tag}{step.index}.{name}", value))
+            if step.sub_block is not None:
+                out.append((f"{self.tag}{step.index}.#", step.sub_block))
+        return out
+
+    def step(self, values: dict[str, int | bool]) -> E.StepTemplate | None:
+        """The template running at the model's `n`, if any."""
+        index = values.get(f"{self.tag}.tpl", 0)
+        return self.chain.steps[index - 1] if isinstance(index, int) and index > 0 else None
+
+    def where(self, values: dict[str, int | bool]) -> tuple[list[tuple[str, int]], E.StepTemplate | None]:
+        """The user's loop variables at the model's step, outermost first."""
+        step = self.step(values)
+        if step is None:
+            return [], None
+        out = []
+        for name, _ in step.loop_values:
+            value = values.get(f"{self.tag}{step.index}.{name}")
+            if isinstance(value, int) and not isinstance(value, bool):
+                out.append((name, value))
+        return out, step
+
+
+def _symbols(site: S.Site) -> E.Symbols:
+    return E.Symbols(site.scalars)
+
+
+def _free_assumptions(*symbol_sets: E.Symbols) -> list[E.Term]:
+    """Runtime scalars and context variables are indices: nonnegative (a precondition, documented)."""
+    names: dict[str, E.Term] = {}
+    for symbols in symbol_sets:
+        names.update(symbols.free)
+    return [E.le(E.ZERO, t) for _, t in sorted(names.items())]
+
+
+def _free_witnesses(*symbol_sets: E.Symbols) -> list[tuple[str, E.Term]]:
+    names: dict[str, E.Term] = {}
+    for symbols in symbol_sets:
+        names.update(symbols.free)
+    return [(f"sym.{name}", t) for name, t in sorted(names.items())]
+
+
+def _approximations(*sides: Side) -> tuple[str, ...]:
+    out: list[str] = []
+    for side in sides:
+        for a in (*side.chain.symbols.approximations, *side.chain.approximations):
+            if a not in out:
+                out.append(a)
+    return tuple(out)
+
+
+def _assignments(pairs: list[tuple[str, int]]) -> str:
+    return ", ".join(f"{name} = {value}" for name, value in pairs)
+
+
+def _symbol_values(values: dict[str, int | bool], sides: tuple[Side, ...]) -> list[tuple[str, int]]:
+    """The free symbols a counterexample depends on (those the sites mention), as name = value."""
+    out = []
+    seen: set[str] = set()
+    for side in sides:
+        for name in sorted(side.chain.symbols.free):
+            value = values.get(f"sym.{name}")
+            if name not in seen and isinstance(value, int) and not isinstance(value, bool):
+                seen.add(name)
+                out.append((name, value))
+    return out
+
+
+def _counterexample(where: list[tuple[str, int]], symbols: list[tuple[str, int]], **extra: int | str) -> dict[str, int | str]:
+    out: dict[str, int | str] = {}
+    for name, value in (*where, *symbols):
+        out.setdefault(name, value)
+    out.update(extra)
+    return out
+
+
+def _at_text(where: list[tuple[str, int]], symbols: list[tuple[str, int]]) -> str:
+    shown = list(where)
+    names = {n for n, _ in where}
+    shown += [(n, v) for n, v in symbols if n not in names]
+    return f"at {_assignments(shown)}" if shown else "on the straight-line step"
+
+
+def _reset_text(step: E.StepTemplate) -> str:
+    """How the user wrote the choice between initialising and accumulating at this MAD."""
+    mad = step.mad
+    if mad.kind == "acc" and mad.init_cond is not None:
+        return f"init_cond ({S.expr_text(mad.init_cond)})"
+    if step.guards:
+        branch, arm = step.guards[-1]
+        return f"the `if {S.expr_text(branch.cond)}`"
+    return f"`{_op_name(mad.op)}`"
+
+
+def _op_name(op: str) -> str:
+    return op.split(".", 1)[-1]
+
+
+def _behaviour(reset: bool, bias: bool = False) -> str:
+    if bias:
+        return "initialises with the bias"
+    return "initialises" if reset else "accumulates"
+
+
+def _base(site: S.Site, *sides: Side) -> list[E.Term]:
+    out: list[E.Term] = []
+    for side in sides:
+        out += side.chain.assumptions
+    return out
+
+
+def _inapplicable(rule: Rule, site: S.Site, reason: str) -> Obligation:
+    """An obligation that cannot be posed: it is reported inconclusive with *reason* (never passed)."""
+    def explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
+        return reason, {}, None
+    return Obligation(rule, site.id, "", (), E.TRUE, (), (reason,), site.span, explain, "", site.function)
+
+
+# ---------------------------------------------------------------------------------------------- PV101
+
+
+def predication_is_phi(lowered: S.Site, source: S.Site) -> Obligation:
+    """PV101: on every step both chains run, the lowered MAD initialises exactly where the source's
+    MAD (its `if` arm, its `init_cond`) initialises."""
+    sym_l, sym_s = _symbols(lowered), _symbols(source)
+    low, src = Side(lowered, "l", sym_l), Side(source, "s", sym_s)
+    if not (low.ok and src.ok):
+        return _inapplicable(rules.PREDICATION_IS_PHI, lowered, low.chain.unsupported or src.chain.unsupported)
+    assumptions = [*_base(lowered, low, src), E.le(E.ZERO, N), E.lt(N, low.chain.total), E.lt(N, src.chain.total)]
+    violation = E.ne(low.chain.reset_at(), src.chain.reset_at())
+    witnesses = [("n", N), *low.witnesses(), *src.witnesses()]
+    witnesses.append(("l.reset", low.chain.reset_at()))
+    assumptions += _free_assumptions(sym_l, sym_s)
+    witnesses += _free_witnesses(sym_l, sym_s)
+
+    def explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
+        where, src_step = src.where(values)
+        low_where, low_step = low.where(values)
+        symbols = _symbol_values(values, (src, low))
+        lowered_resets = bool(values.get("l.reset"))
+        line = f" (line {low_step.mad.span.line})" if low_step is not None else ""
+        cond = _reset_text(src_step) if src_step is not None else "the source"
+        message = (f"{_at_text(where or low_where, symbols)} the lowered MAD{line} {_behaviour(lowered_resets)} where "
+                   f"{cond} {'accumulates' if lowered_resets else 'initialises'}")
+        cx = _counterexample(where or low_where, symbols, lowered=_behaviour(lowered_resets),
+                             source=_behaviour(not lowered_resets))
+        return message, cx, low_step.mad.span if low_step is not None else None
+
+    return Obligation(rules.PREDICATION_IS_PHI, lowered.id, "", tuple(assumptions), violation, tuple(witnesses),
+                      _approximations(low, src), lowered.span, explain,
+                      "the lowered predicate initialises exactly where the source does", lowered.function)
+
+
+# ---------------------------------------------------------------------------------------------- PV102
+
+
+def initialise_first(lowered: S.Site, source: S.Site | None = None) -> Obligation:
+    """PV102: the first step of the chain, and the first after each create, initialises it."""
+    sym_l = _symbols(lowered)
+    low = Side(lowered, "l", sym_l)
+    src = Side(source, "s", _symbols(source)) if source is not None else None
+    if not low.ok:
+        return _inapplicable(rules.INITIALISE_FIRST, lowered, low.chain.unsupported)
+    sides = (low,) if src is None or not src.ok else (low, src)
+    undefined = E.or_(low.chain.create_at(), E.eq(N, E.ZERO) if lowered.initial == "undefined" else E.FALSE)
+    assumptions = [*_base(lowered, *sides), E.le(E.ZERO, N), E.lt(N, low.chain.total)]
+    violation = E.and_(E.not_(low.chain.reset_at()), undefined)
+    witnesses = [("n", N), ("created", low.chain.create_at())]
+    for side in sides:
+        witnesses += side.witnesses()
+    symbol_sets = [side.chain.symbols for side in sides]
+    assumptions += _free_assumptions(*symbol_sets)
+    witnesses += _free_witnesses(*symbol_sets)
+
+    def explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
+        low_where, low_step = low.where(values)
+        where, src_step = (src.where(values) if len(sides) > 1 else ([], None))
+        shown_step = src_step or low_step
+        symbols = _symbol_values(values, sides)
+        at = _at_text(where or low_where, symbols)
+        created = bool(values.get("created")) and values.get("n", 0) != 0
+        moment = "after the accumulator is created again" if created else "on the first iteration"
+        if shown_step is None:
+            message = f"{at} the MAD accumulates into an uninitialised L0C window"
+        elif shown_step.mad.kind == "acc" and shown_step.mad.init_cond is not None:
+            message = (f"{_reset_text(shown_step)} does not initialise the accumulator {moment}: {at} the MAD "
+                       "accumulates into an uninitialised L0C window")
+        else:
+            line = shown_step.mad.span.line
+            message = (f"the first MAD executed on `{lowered.name}` {moment} accumulates: {at} line {line} runs "
+                       f"`{_op_name(shown_step.mad.op)}` into an uninitialised L0C window")
+        cx = _counterexample(where or low_where, symbols, lowered="accumulates", expected="initialises")
+        return message, cx, low_step.mad.span if low_step is not None else None
+
+    return Obligation(rules.INITIALISE_FIRST, lowered.id, "", tuple(assumptions), violation, tuple(witnesses),
+                      _approximations(*sides), lowered.span, explain,
+                      "the first MAD (and the first after each create) initialises the accumulator",
+                      lowered.function)
+
+
+# ---------------------------------------------------------------------------------------------- PV103
+
+
+def no_lost_partial_sums(lowered: S.Site, source: S.Site | None = None) -> Obligation:
+    """PV103: no step initialises while the previous step's value was never drained, unless the source
+    initialises at the same step (Form 3: no source excuses it)."""
+    sym_l = _symbols(lowered)
+    low = Side(lowered, "l", sym_l)
+    src = Side(source, "s", _symbols(source)) if source is not None else None
+    if not low.ok:
+        return _inapplicable(rules.NO_LOST_PARTIAL_SUMS, lowered, low.chain.unsupported)
+    if src is not None and not src.ok:
+        return _inapplicable(rules.NO_LOST_PARTIAL_SUMS, lowered, src.chain.unsupported)
+    sides = (low,) if src is None else (low, src)
+    assumptions = [*_base(lowered, *sides), E.le(E.ONE, N), E.lt(N, low.chain.total)]
+    violation = E.and_(low.chain.reset_at(), E.not_(low.chain.drain_at()))
+    if src is not None:
+        violation = E.and_(violation, E.not_(E.and_(E.lt(N, src.chain.total), src.chain.reset_at())))
+    witnesses = [("n", N)]
+    for side in sides:
+        witnesses += side.witnesses()
+    symbol_sets = [side.chain.symbols for side in sides]
+    assumptions += _free_assumptions(*symbol_sets)
+    witnesses += _free_witnesses(*symbol_sets)
+
+    def explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
+        low_where, low_step = low.where(values)
+        where, src_step = (src.where(values) if src is not None else ([], None))
+        symbols = _symbol_values(values, sides)
+        at = _at_text(where or low_where, symbols)
+        line = f" (line {low_step.mad.span.line})" if low_step is not None else ""
+        how = f" by {_reset_text(low_step)}" if low_step is not None else ""
+        tail = " where the source accumulates" if src is not None else ""
+        message = (f"{at} the MAD{line} re-initialises `{lowered.name}`{how} and discards partial sums that were "
+                   f"never drained{tail}")
+        cx = _counterexample(where or low_where, symbols, lowered="initialises",
+                             **({"source": "accumulates"} if src is not None else {"drained": "no"}))
+        return message, cx, low_step.mad.span if low_step is not None else None
+
+    return Obligation(rules.NO_LOST_PARTIAL_SUMS, lowered.id, "", tuple(assumptions), violation, tuple(witnesses),
+                      _approximations(*sides), lowered.span, explain,
+                      "every re-initialisation follows a drain" + (" or mirrors the source" if src else ""),
+                      lowered.function)
+
+
+# ---------------------------------------------------------------------------------------------- PV104
+
+
+def bias_once(lowered: S.Site) -> Obligation:
+    """PV104: a biased chain adds the bias on the first step of each output tile and on no other."""
+    sym_l = _symbols(lowered)
+    low = Side(lowered, "l", sym_l)
+    if not low.ok:
+        return _inapplicable(rules.BIAS_ONCE, lowered, low.chain.unsupported)
+    first = E.or_(E.eq(N, E.ZERO), low.chain.drain_at(), low.chain.create_at())
+    assumptions = [*_base(lowered, low), E.le(E.ZERO, N), E.lt(N, low.chain.total)]
+    violation = E.ne(low.chain.bias_at(), first)
+    witnesses = [("n", N), ("first", first), ("bias", low.chain.bias_at()), *low.witnesses()]
+    assumptions += _free_assumptions(sym_l)
+    witnesses += _free_witnesses(sym_l)
+
+    def explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
+        where, step = low.where(values)
+        symbols = _symbol_values(values, (low,))
+        at = _at_text(where, symbols)
+        if values.get("bias"):
+            message = f"{at} the bias is added again in an output tile that already has it"
+        else:
+            message = f"{at} an output tile of `{lowered.name}` starts without adding the bias"
+        cx = _counterexample(where, symbols, bias="added" if values.get("bias") else "missing",
+                             first_step_of_tile="yes" if values.get("first") else "no")
+        return message, cx, step.mad.span if step is not None else None
+
+    return Obligation(rules.BIAS_ONCE, lowered.id, "", tuple(assumptions), violation, tuple(witnesses),
+                      _approximations(low), lowered.span, explain,
+                      "the bias is added exactly once per output tile, on its first step", lowered.function)
+
+
+# ---------------------------------------------------------------------------------------------- PV105
+
+
+def reduction_equivalence(lowered: S.Site, source: S.Site) -> tuple[Obligation, ...]:
+    """PV105: the lowered chain computes the source chain's sequence of steps (module docstring):
+    equal step counts, equal value after the first step, the induction step, equal drain positions."""
+    sym_l, sym_s = _symbols(lowered), _symbols(source)
+    low, src = Side(lowered, "l", sym_l), Side(source, "s", sym_s)
+    rule = rules.REDUCTION_EQUIVALENCE
+    if not (low.ok and src.ok):
+        return (_inapplicable(rule, lowered, low.chain.unsupported or src.chain.unsupported),)
+    base = [*_base(lowered, low, src), *_free_assumptions(sym_l, sym_s)]
+    symbols = _free_witnesses(sym_l, sym_s)
+    approximations = _approximations(low, src)
+    # UNSOUND: with untraced operands both sides use `mm?(n)`; the proof then assumes the blocks agree.
+    traced = all(not s.approximate for s in (*low.chain.steps, *src.chain.steps))
+    note = "" if traced else " (operands compared by step only)"
+    out: list[Obligation] = []
+
+    def count_explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
+        sv = _symbol_values(values, (src, low))
+        n_l, n_s = values.get("l.N"), values.get("s.N")
+        where = f"with {_assignments(sv)} " if sv else ""
+        message = f"{where}the lowered chain runs {n_l} MADs where the source runs {n_s}"
+        return message, _counterexample([], sv, lowered_steps=int(n_l or 0), source_steps=int(n_s or 0)), None
+
+    out.append(Obligation(rule, lowered.id, "count", tuple(base), E.ne(low.chain.total, src.chain.total),
+                          (("l.N", low.chain.total), ("s.N", src.chain.total), *symbols), approximations,
+                          lowered.span, count_explain, "both chains run the same number of steps",
+                          lowered.function))
+
+    def value_explain(case: str) -> Explain:
+        def explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
+            where, src_step = src.where(values)
+            low_where, low_step = low.where(values)
+            sv = _symbol_values(values, (src, low))
+            at = _at_text(where or low_where, sv)
+            line = f" (line {low_step.mad.span.line})" if low_step is not None else ""
+            first = " from the same initial value" if case == "first" else " from the same partial sum"
+            message = f"{at} the lowered MAD{line} computes a different accumulate step than the source{first}"
+            cx = _counterexample(where or low_where, sv, step=int(values.get("n", 0)))
+            return message, cx, low_step.mad.span if low_step is not None else None
+        return explain
+
+    initial = UNDEF if lowered.initial == "undefined" and source.initial == "undefined" else INIT
+    for case, prev, domain in (("first", initial, [E.eq(N, E.ZERO)]), ("step", PREV, [E.le(E.ONE, N)])):
+        before_l = E.ite(low.chain.create_at(), UNDEF, prev)
+        before_s = E.ite(src.chain.create_at(), UNDEF, prev)
+        assumptions = [*base, *domain, E.lt(N, low.chain.total), E.lt(N, src.chain.total)]
+        violation = E.ne(low.chain.value_at(before_l), src.chain.value_at(before_s))
+        witnesses = (("n", N), *low.witnesses(), *src.witnesses(), *symbols)
+        proved = ("the first step computes the same value" if case == "first"
+                  else "each step computes the same value from the same partial sum") + note
+        out.append(Obligation(rule, lowered.id, case, tuple(assumptions), violation, witnesses, approximations,
+                              lowered.span, value_explain(case), proved, lowered.function))
+
+    def drain_explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
+        sv = _symbol_values(values, (src, low))
+        n = int(values.get("n", 0))
+        lowered_drains = bool(values.get("l.drain"))
+        who, other = ("lowered", "source") if lowered_drains else ("source", "lowered")
+        message = (f"{'with ' + _assignments(sv) + ' ' if sv else ''}the {who} chain drains `{lowered.name}` after "
+                   f"{n} MADs where the {other} does not")
+        return message, _counterexample([], sv, after_steps=n, drained_by=who), None
+
+    assumptions = [*base, E.le(E.ZERO, N), E.le(N, low.chain.total), E.le(N, src.chain.total)]
+    out.append(Obligation(rule, lowered.id, "drains", tuple(assumptions),
+                          E.ne(low.chain.drain_at(), src.chain.drain_at()),
+                          (("n", N), ("l.drain", low.chain.drain_at()), *symbols), approximations, lowered.span,
+                          drain_explain, "both chains drain at the same steps", lowered.function))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------------- all
+
+
+RULE_ORDER = (rules.PREDICATION_IS_PHI, rules.INITIALISE_FIRST, rules.NO_LOST_PARTIAL_SUMS, rules.BIAS_ONCE,
+              rules.REDUCTION_EQUIVALENCE)
+
+
+def site_obligations(lowered: S.Site, source: S.Site | None, *, has_source: bool) -> list[Obligation]:
+    """Every obligation of one site. With a source module (*has_source*) but no matched source site,
+    PV101 and PV105 are posed as inconclusive (their spec is missing), never skipped."""
+    out: list[Obligation] = []
+    if source is not None:
+        out.append(predication_is_phi(lowered, source))
+    elif has_source:
+        out.append(_inapplicable(rules.PREDICATION_IS_PHI, lowered, "no source chain shares a MAD span with it"))
+    out.append(initialise_first(lowered, source))
+    out.append(no_lost_partial_sums(lowered, source))
+    if lowered.biased or (source is not None and source.biased):
+        out.append(bias_once(lowered))
+    if source is not None:
+        out.extend(reduction_equivalence(lowered, source))
+    elif has_source:
+        out.append(_inapplicable(rules.REDUCTION_EQUIVALENCE, lowered, "no source chain shares a MAD span with it"))
+    return out

@@ -1,0 +1,880 @@
+"""Accumulator sites: every L0C reduction chain of a module, as a model of its iteration space.
+
+Owns: finding the chains (L0C_RULES.md, "Z3 obligations": a chain runs from its initialising write
+through its K iterations to its drain), projecting each function body onto one chain, and matching the
+chains of a source module with those of its lowering. Input: an `ir.Module` in any form (Form 1 tensor
+level, Form 2 tile level, or lowered / Form 3). Output: `Site` records; `encode.py` turns them into terms.
+
+A chain is a class of values under the flows of the IR: `matmul_acc`'s acc operand and its result, a
+loop's init / iter_arg / yield / return var, an if's arm yields and its phi, an identity copy `x = y`.
+A class is a chain when a MAD (`matmul`, `matmul_bias`, `matmul_acc`, tile or tensor level) writes one of
+its values. Projecting the function body onto the chain keeps five kinds of item, in program order:
+
+- `Mad`: one MAD on the chain (it resets when it is `matmul` / `matmul_bias`, or a `matmul_acc` whose
+  `init_cond` holds; it accumulates otherwise), with where its operands lie in the GM tensors;
+- `Loop`: a loop whose body holds items (its start / stop / step as written, possibly symbolic);
+- `Branch`: an `if` whose arms hold items (an if-phi seed is a `Branch` of two `Mad`s);
+- `Create`: a `tile.create` / `tensor.create` of the chain (the L0C contents become undefined);
+- `Drain`: any read of the chain's current value other than a flow: a store, an assemble, a move, a
+  return, a vector op or cast in Form 1 (FIXPIPE or the tensor-level equivalent).
+
+The region of a site is the smallest part of the function that holds one chain instance: enclosing loops
+that do not carry the chain (an `mb` loop over output tiles that creates a fresh accumulator each time,
+`pl.spmd` blocks) become *context* loops whose variables are free symbols with their domain as an
+assumption, so a source whose scope is outlined into a kernel still matches its lowering. A loop that
+carries the chain (an `nb` loop that stores each output tile and restarts the same accumulator) stays in
+the model: the reset after a drain starts a new output tile.
+
+Chains the model cannot express exactly are *unsupported* (the site keeps its reason, and every obligation
+on it is inconclusive): a read of a value after the chain moved on (PV004 reports those), a chain carried
+by two iter_args of one loop, or a value of the chain defined by an op that is neither a MAD nor a create
+in the middle of the chain.
+
+Sites are matched source <-> lowered by the spans of their MADs: the passes keep the span of the source op
+a lowered op came from (`dataclasses.replace`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import Union
+
+from pypto_verify import ops
+from pypto_verify.ir import (
+    NO_SPAN, Assign, BinOp, BoolOp, Call, Compare, Const, Eval, Expr, For, Function, If, IterArg,
+    ListExpr, LoopKind, Module, Param, Return, ScalarType, Scope, Span, Stmt, TensorType, TileType,
+    TupleExpr, Type, UnaryOp, Var, Yield, display_name, final_yield, type_env, var_like, walk_exprs,
+)
+
+FRESH_OPS = (ops.MATMUL, ops.T_MATMUL)
+BIAS_OPS = (ops.MATMUL_BIAS, ops.T_MATMUL_BIAS)
+ACC_OPS = (ops.MATMUL_ACC, ops.T_MATMUL_ACC)
+ALL_MADS = (*FRESH_OPS, *BIAS_OPS, *ACC_OPS)
+CREATE_OPS = (ops.CREATE, ops.T_CREATE)
+READ_OPS = (ops.T_READ, "tile.read", "read")
+"""Ops that read one runtime scalar out of a tensor (`pl.read(seq_lens, [b])`)."""
+
+
+# ---------------------------------------------------------------------------------------------- model
+
+
+@dataclass(frozen=True, slots=True)
+class Operand:
+    """Where a MAD operand's block lies: in the GM tensor `root`, `extents` elements from `offsets`.
+
+    `offsets` and `extents` are in the root's dimensions; `dims[d]` is the root dimension of the value's
+    dimension d (a transpose view swaps them, a 3-D load of a unit batch dimension drops one). A root that
+    is not a GM tensor (an opaque op, e.g. a cast of a slice) is named by its source position, and
+    `root_args` then holds the offsets of that op's own operands, so each iteration's block stays apart.
+    """
+
+    root: str
+    offsets: tuple[Expr, ...]
+    extents: tuple[int, ...]
+    dims: tuple[int, ...]
+    root_args: tuple[Expr, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Mad:
+    """One MAD on the chain; `kind` is `fresh` (matmul), `bias` (matmul_bias) or `acc` (matmul_acc)."""
+
+    op: str
+    kind: str
+    init_cond: Expr | None
+    """True on the iterations where a `matmul_acc` initialises; None means it always accumulates."""
+    lhs: Operand | None
+    rhs: Operand | None
+    bias: Operand | None
+    a_trans: bool
+    b_trans: bool
+    target: str
+    span: Span
+    call_span: Span
+    sub_blocks: int = 1
+    """How many L0 blocks this (source) MAD stands for: the lowering splits its K block into that many,
+    in K order; the first carries the reset, the others accumulate (set by `refine`)."""
+    sub_width: int | None = None
+    """The K width of each L0 block but the last (set by `refine`)."""
+
+    @property
+    def k_extent(self) -> int | None:
+        """The K width of this MAD's block (from its left operand), when known."""
+        dim = self.lhs_k_root
+        return None if dim is None or self.lhs is None else self.lhs.extents[dim]
+
+    @property
+    def lhs_k_root(self) -> int | None:
+        """The root dimension of the left operand's K dimension."""
+        if self.lhs is None:
+            return None
+        dim = -2 if self.a_trans else -1
+        return self.lhs.dims[dim] if len(self.lhs.dims) >= 2 else None
+
+    @property
+    def rhs_k_root(self) -> int | None:
+        """The root dimension of the right operand's K dimension."""
+        if self.rhs is None:
+            return None
+        dim = -1 if self.b_trans else -2
+        return self.rhs.dims[dim] if len(self.rhs.dims) >= 2 else None
+
+
+@dataclass(frozen=True, slots=True)
+class Loop:
+    """A loop holding chain items; `var` is the loop variable's SSA name."""
+
+    var: str
+    start: Expr
+    stop: Expr
+    step: Expr
+    body: tuple[Item, ...]
+    kind: LoopKind
+    carried: bool
+    """The loop carries the chain in an iter_arg."""
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Branch:
+    """An `if` whose arms hold chain items."""
+
+    cond: Expr
+    then: tuple[Item, ...]
+    orelse: tuple[Item, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Create:
+    """The chain's accumulator is (re)created: its L0C contents are undefined from here."""
+
+    target: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Drain:
+    """The chain's current value is read out (store, assemble, move, return, a Form 1 vector op)."""
+
+    op: str
+    span: Span
+
+
+Item = Union[Mad, Loop, Branch, Create, Drain]
+
+
+@dataclass(frozen=True, slots=True)
+class ContextLoop:
+    """An enclosing loop that does not carry the chain: its variable is a free symbol in its domain."""
+
+    var: str
+    start: Expr
+    stop: Expr
+    step: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class ContextGuard:
+    """An enclosing `if` condition that holds for the whole chain."""
+
+    cond: Expr
+    holds: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Scalars:
+    """How the scalar names of one function are valued: inline definitions, runtime reads, params."""
+
+    defs: dict[str, Expr] = field(default_factory=dict)
+    """Scalar SSA names defined by index arithmetic, a copy, a literal, or a call (read / opaque)."""
+    params: frozenset[str] = frozenset()
+    """Scalar parameters (runtime values)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """One accumulator chain of one function, with the model of its iteration space."""
+
+    id: str
+    """Stable id: `<function>:<line of the chain's first MAD>`."""
+    function: str
+    name: str
+    """The accumulator as the user named it (`acc`)."""
+    span: Span
+    """The chain's first MAD."""
+    path: str
+    body: tuple[Item, ...]
+    context: tuple[ContextLoop | ContextGuard, ...]
+    scalars: Scalars
+    initial: str
+    """`undefined` (the chain starts from a create or from nothing) or `external` (a parameter)."""
+    unsupported: str = ""
+    """Why the model cannot express this chain exactly ("" when it can)."""
+    mad_spans: frozenset[Span] = frozenset()
+
+    @property
+    def mads(self) -> tuple[Mad, ...]:
+        """Every MAD of the chain, in program order."""
+        return tuple(item for item in walk_items(self.body) if isinstance(item, Mad))
+
+    @property
+    def biased(self) -> bool:
+        """The chain adds a bias row (it has a `matmul_bias`)."""
+        return any(m.kind == "bias" for m in self.mads)
+
+
+def walk_items(body: tuple[Item, ...]) -> Iterator[Item]:
+    """Every item of *body*, pre-order, descending into loops and branches."""
+    for item in body:
+        yield item
+        if isinstance(item, Loop):
+            yield from walk_items(item.body)
+        elif isinstance(item, Branch):
+            yield from walk_items(item.then)
+            yield from walk_items(item.orelse)
+
+
+# ---------------------------------------------------------------------------------------------- extraction
+
+
+def extract_sites(module: Module) -> list[Site]:
+    """Every accumulator chain of every function of *module*, in program order."""
+    sites: list[Site] = []
+    for _, fn in module.functions():
+        sites.extend(function_sites(fn, module.path))
+    return sites
+
+
+def function_sites(fn: Function, path: str = "") -> list[Site]:
+    """The chains of one function."""
+    classes = _chain_classes(fn)
+    if not classes:
+        return []
+    types = _types(fn)
+    defs = _definitions(fn)
+    origins = _Origins(fn, types, defs)
+    scalars = _scalars(fn, types)
+    sites = []
+    for members, first in classes:
+        sites.append(_Projector(fn, path, members, first, defs, origins, scalars).site())
+    sites.sort(key=lambda s: (s.span.line, s.span.col))
+    return _unique_ids(sites)
+
+
+def _unique_ids(sites: list[Site]) -> list[Site]:
+    seen: dict[str, int] = {}
+    out = []
+    for site in sites:
+        n = seen.get(site.id, 0)
+        seen[site.id] = n + 1
+        out.append(site if n == 0 else replace(site, id=f"{site.id}.{n + 1}"))
+    return out
+
+
+class _UnionFind:
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, x: str) -> str:
+        self.parent.setdefault(x, x)
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[rb] = ra
+
+
+def _chain_classes(fn: Function) -> list[tuple[frozenset[str], Assign]]:
+    """Each chain as (its value names, its first MAD), in program order of the first MAD."""
+    uf = _UnionFind()
+    mad_outputs: list[Assign] = []
+
+    def name(expr: Expr | None) -> str | None:
+        v = var_like(expr)
+        return v.name if v is not None else None
+
+    def visit(body: tuple[Stmt, ...]) -> None:
+        for stmt in body:
+            if isinstance(stmt, Assign):
+                value = stmt.value
+                if isinstance(value, Call) and value.op in ALL_MADS:
+                    mad_outputs.append(stmt)
+                    uf.find(stmt.target.name)
+                    acc = name(ops.matmul_parts(value).acc) if value.op in ACC_OPS else None
+                    if acc is not None:
+                        uf.union(stmt.target.name, acc)
+                elif var_like(value) is not None:
+                    uf.union(stmt.target.name, var_like(value).name)
+            elif isinstance(stmt, For):
+                yielded = final_yield(stmt.body)
+                for i, arg in enumerate(stmt.iter_args):
+                    if i < len(stmt.inits) and name(stmt.inits[i]) is not None:
+                        uf.union(arg.name, name(stmt.inits[i]))
+                    if i < len(stmt.return_vars):
+                        uf.union(arg.name, stmt.return_vars[i].name)
+                    if yielded is not None and i < len(yielded.values) and name(yielded.values[i]) is not None:
+                        uf.union(arg.name, name(yielded.values[i]))
+                visit(stmt.body)
+            elif isinstance(stmt, If):
+                for arm in (stmt.then_body, stmt.else_body):
+                    yielded = final_yield(arm)
+                    for i, rv in enumerate(stmt.return_vars):
+                        if yielded is not None and i < len(yielded.values) and name(yielded.values[i]) is not None:
+                            uf.union(rv.name, name(yielded.values[i]))
+                visit(stmt.then_body)
+                visit(stmt.else_body)
+            elif isinstance(stmt, Scope):
+                visit(stmt.body)
+
+    visit(fn.body)
+    members: dict[str, set[str]] = {}
+    for x in list(uf.parent):
+        members.setdefault(uf.find(x), set()).add(x)
+    classes: list[tuple[frozenset[str], Assign]] = []
+    seen: set[str] = set()
+    for stmt in mad_outputs:
+        root = uf.find(stmt.target.name)
+        if root in seen:
+            continue
+        seen.add(root)
+        classes.append((frozenset(members[root]), stmt))
+    return classes
+
+
+def _definitions(fn: Function) -> dict[str, Assign]:
+    defs: dict[str, Assign] = {}
+    for stmt in _walk(fn.body):
+        if isinstance(stmt, Assign):
+            defs.setdefault(stmt.target.name, stmt)
+    return defs
+
+
+def _walk(body: tuple[Stmt, ...]) -> Iterator[Stmt]:
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, For):
+            yield from _walk(stmt.body)
+        elif isinstance(stmt, If):
+            yield from _walk(stmt.then_body)
+            yield from _walk(stmt.else_body)
+        elif isinstance(stmt, Scope):
+            yield from _walk(stmt.body)
+
+
+def _types(fn: Function) -> dict[str, Type]:
+    """Every name's type: annotations, then `ops.infer_call_type`, copies and iter_args (two rounds,
+    so a loop body sees types defined after it in the first round)."""
+    env = type_env(fn)
+    for _ in range(2):
+        for stmt in _walk(fn.body):
+            if isinstance(stmt, Assign) and stmt.target.name not in env:
+                value = stmt.value
+                t = None
+                if isinstance(value, Call):
+                    t = ops.infer_call_type(value, env)
+                elif var_like(value) is not None:
+                    t = env.get(var_like(value).name)
+                if t is not None:
+                    env[stmt.target.name] = t
+            elif isinstance(stmt, For):
+                for arg, init in zip(stmt.iter_args, stmt.inits):
+                    v = var_like(init)
+                    if arg.name not in env and v is not None and v.name in env:
+                        env[arg.name] = env[v.name]
+    return env
+
+
+def _scalars(fn: Function, types: dict[str, Type]) -> Scalars:
+    """The scalar definitions of *fn*: what `encode.py` inlines or turns into symbols."""
+    defs: dict[str, Expr] = {}
+    for stmt in _walk(fn.body):
+        if not isinstance(stmt, Assign):
+            continue
+        value = stmt.value
+        t = stmt.type if stmt.type is not None else types.get(stmt.target.name)
+        if isinstance(value, (BinOp, UnaryOp, Compare, BoolOp)):
+            defs[stmt.target.name] = value
+        elif isinstance(value, Const) and not isinstance(value.value, str):
+            defs[stmt.target.name] = value
+        elif var_like(value) is not None and not isinstance(types.get(var_like(value).name), (TileType, TensorType)):
+            defs[stmt.target.name] = value
+        elif isinstance(value, Call) and (value.op in READ_OPS or isinstance(t, ScalarType)):
+            defs[stmt.target.name] = value
+    params = frozenset(p.name for p in fn.params
+                       if isinstance(p.type, ScalarType) or p.type is None)
+    return Scalars(defs, params)
+
+
+# ---------------------------------------------------------------------------------------------- operands
+
+
+class _Origins:
+    """Where each tile / tensor value lies in a GM tensor (see `Operand`), memoised."""
+
+    def __init__(self, fn: Function, types: dict[str, Type], defs: dict[str, Assign]) -> None:
+        self.types = types
+        self.defs = defs
+        self.params: dict[str, Param] = {p.name: p for p in fn.params}
+        self.memo: dict[str, Operand | None] = {}
+
+    def of(self, expr: Expr | None) -> Operand | None:
+        v = var_like(expr)
+        if v is None or isinstance(v, IterArg):
+            return None
+        if v.name not in self.memo:
+            self.memo[v.name] = None  # cycles (never in SSA) stay unknown
+            self.memo[v.name] = self._origin(v.name)
+        return self.memo[v.name]
+
+    def _rank(self, name: str) -> int | None:
+        t = self.types.get(name)
+        if isinstance(t, (TileType, TensorType)):
+            return len(t.shape)
+        return None
+
+    def _origin(self, name: str) -> Operand | None:
+        if name in self.params:
+            t = self.params[name].type
+            if isinstance(t, TensorType):
+                shape = ops.static_shape(t.shape)
+                if shape is None:
+                    return None
+                rank = len(shape)
+                return Operand(display_name(name), tuple(Const(0) for _ in shape), shape, tuple(range(rank)))
+            return None
+        stmt = self.defs.get(name)
+        if stmt is None:
+            return None
+        value = stmt.value
+        if var_like(value) is not None:
+            return self.of(value)
+        if not isinstance(value, Call):
+            return None
+        call = value
+        args = call.args
+        if call.op in (ops.T_SLICE,) and len(args) >= 3:
+            return self._window(self.of(args[0]), args[2], args[1], self._rank(name))
+        if call.op == ops.LOAD and len(args) >= 3:
+            return self._window(self.of(args[0]), args[1], args[2], self._rank(name))
+        if call.op == ops.EXTRACT and len(args) >= 4:
+            return self._window(self.of(args[0]), ListExpr((args[1], args[2])), args[3], self._rank(name))
+        if call.op in (ops.MOVE, "tensor.move") and args:
+            return self.of(args[0])
+        if call.op == ops.TRANSPOSE_VIEW and args:
+            src = self.of(args[0])
+            if src is None or len(src.dims) != 2:
+                return None
+            return replace(src, dims=(src.dims[1], src.dims[0]))
+        if call.op in (ops.T_RESHAPE, "tile.reshape") and len(args) >= 2:
+            return self._reshape(self.of(args[0]), args[1])
+        if call.op in ALL_MADS or call.op in CREATE_OPS:
+            return None
+        return self._opaque(name, stmt, call)
+
+    def _window(self, src: Operand | None, offsets: Expr, shape: Expr, rank: int | None) -> Operand | None:
+        """A sub-block of *src*: `offsets` and `shape` in *src*'s value dimensions; the result keeps the
+        last *rank* of them (a 3-D load of a unit batch dimension gives a 2-D tile)."""
+        if src is None or not isinstance(offsets, (ListExpr, TupleExpr)):
+            return None
+        extents = ops.int_list(shape)
+        if extents is None or len(extents) != len(src.dims) or len(offsets.items) != len(src.dims):
+            return None
+        root_offsets = list(src.offsets)
+        root_extents = list(src.extents)
+        for d, (offset, extent) in enumerate(zip(offsets.items, extents)):
+            r = src.dims[d]
+            root_offsets[r] = _plus(root_offsets[r], offset)
+            root_extents[r] = extent
+        keep = rank if rank is not None else len(extents)
+        dropped = len(extents) - keep
+        if dropped < 0 or any(e != 1 for e in extents[:dropped]):
+            return None
+        return Operand(src.root, tuple(root_offsets), tuple(root_extents), src.dims[dropped:], src.root_args)
+
+    def _reshape(self, src: Operand | None, shape: Expr) -> Operand | None:
+        """A reshape that only adds or drops unit dimensions keeps the block; anything else is unknown."""
+        target = ops.int_list(shape)
+        if src is None or target is None:
+            return None
+        current = [src.extents[r] for r in src.dims]
+        kept = [(r, e) for r, e in zip(src.dims, current) if e != 1]
+        if [e for e in target if e != 1] != [e for _, e in kept]:
+            return None
+        dims: list[int] = []
+        it = iter(kept)
+        unit_roots = [r for r, e in zip(src.dims, current) if e == 1]
+        for e in target:
+            if e != 1:
+                dims.append(next(it)[0])
+            elif unit_roots:
+                dims.append(unit_roots.pop(0))
+            else:
+                return None
+        return replace(src, dims=tuple(dims))
+
+    def _opaque(self, name: str, stmt: Assign, call: Call) -> Operand | None:
+        """An op we do not model (a cast, a vector op): a root of its own, named by its position, whose
+        identity includes the blocks its operands read."""
+        t = self.types.get(name)
+        if not isinstance(t, (TileType, TensorType)):
+            return None
+        shape = ops.static_shape(t.shape)
+        if shape is None:
+            return None
+        root_args: list[Expr] = []
+        for arg in call.args:
+            v = var_like(arg)
+            if v is None or not isinstance(self.types.get(v.name), (TileType, TensorType)):
+                continue
+            inner = self.of(arg)
+            if inner is None:
+                return None
+            root_args.extend(inner.root_args)
+            root_args.extend(inner.offsets)
+        span = stmt.span
+        root = f"{display_name(name)}@{span.line}:{span.col}"
+        return Operand(root, tuple(Const(0) for _ in shape), shape, tuple(range(len(shape))), tuple(root_args))
+
+
+def _plus(a: Expr, b: Expr) -> Expr:
+    if isinstance(a, Const) and a.value == 0:
+        return b
+    if isinstance(b, Const) and b.value == 0:
+        return a
+    return BinOp("+", a, b)
+
+
+# ---------------------------------------------------------------------------------------------- projection
+
+
+class Unsupported(Exception):
+    """The chain cannot be modelled exactly; the message says why (one sentence)."""
+
+
+_AFTER = "<after>"
+"""The current value is one no name denotes (what a loop left that does not carry the chain)."""
+
+
+class _Projector:
+    """The function body projected onto one chain (module docstring)."""
+
+    def __init__(self, fn: Function, path: str, members: frozenset[str], first: Assign,
+                 defs: dict[str, Assign], origins: _Origins, scalars: Scalars) -> None:
+        self.fn = fn
+        self.path = path
+        self.members = members
+        self.first = first
+        self.defs = defs
+        self.origins = origins
+        self.scalars = scalars
+        self.initial = "undefined"
+        self.params = {p.name for p in fn.params}
+
+    def site(self) -> Site:
+        first_span = self.first.span
+        name = display_name(self._chain_name())
+        site_id = f"{self.fn.name}:{first_span.line}"
+        spans = frozenset(s for m in self._mad_stmts() for s in (m.span, m.value.span) if s != NO_SPAN)
+        try:
+            body, _ = self.block(self.fn.body, None)
+            body, context = _strip_context(body)
+            unsupported = ""
+        except Unsupported as error:
+            body, context, unsupported = (), (), str(error)
+        return Site(site_id, self.fn.name, name, first_span, self.path, body, context, self.scalars,
+                    self.initial, unsupported, spans)
+
+    def _chain_name(self) -> str:
+        for stmt in _walk(self.fn.body):
+            if isinstance(stmt, Assign) and stmt.target.name in self.members:
+                if isinstance(stmt.value, Call) and stmt.value.op in CREATE_OPS:
+                    return stmt.target.name
+        return self.first.target.name
+
+    def _mad_stmts(self) -> list[Assign]:
+        return [s for s in _walk(self.fn.body) if isinstance(s, Assign) and s.target.name in self.members
+                and isinstance(s.value, Call) and s.value.op in ALL_MADS]
+
+    # -- reads
+
+    def _is_create(self, name: str) -> bool:
+        seen = set()
+        while name not in seen:
+            seen.add(name)
+            stmt = self.defs.get(name)
+            if stmt is None:
+                return False
+            if isinstance(stmt.value, Call) and stmt.value.op in CREATE_OPS:
+                return True
+            v = var_like(stmt.value)
+            if v is None:
+                return False
+            name = v.name
+        return False
+
+    def read(self, name: str, cur: str | None, items: list[Item], where: Span) -> str:
+        """The chain's value *name* is read: it must be the current one. A stale read of a created value
+        is a fresh `Create` (its contents are undefined again); a stale read of anything else is not
+        modelled."""
+        if name == cur:
+            return cur
+        if cur is None and name in self.params:
+            self.initial = "external"
+            return name
+        if self._is_create(name):
+            stmt = self.defs.get(name)
+            items.append(Create(name, stmt.span if stmt is not None else where))
+            return name
+        raise Unsupported(f"`{display_name(name)}` is read at line {where.line} after the chain moved on "
+                          "(PV004 reports where)")
+
+    def reads_in(self, expr: Expr) -> list[str]:
+        return [e.name for e in walk_exprs(expr) if isinstance(e, Var) and e.name in self.members]
+
+    # -- statements
+
+    def block(self, body: tuple[Stmt, ...], cur: str | None) -> tuple[tuple[Item, ...], str | None]:
+        items: list[Item] = []
+        for stmt in body:
+            if isinstance(stmt, Yield):
+                continue
+            cur = self.stmt(stmt, cur, items)
+        return tuple(items), cur
+
+    def stmt(self, stmt: Stmt, cur: str | None, items: list[Item]) -> str | None:
+        if isinstance(stmt, Assign):
+            return self.assign(stmt, cur, items)
+        if isinstance(stmt, (Eval, Return)):
+            exprs = (stmt.value,) if isinstance(stmt, Eval) else stmt.values
+            read = [n for e in exprs for n in self.reads_in(e)]
+            if read:
+                for n in read:
+                    cur = self.read(n, cur, items, stmt.span)
+                op = stmt.value.op if isinstance(stmt, Eval) and isinstance(stmt.value, Call) else "return"
+                items.append(Drain(op, stmt.span))
+            return cur
+        if isinstance(stmt, For):
+            return self.loop(stmt, cur, items)
+        if isinstance(stmt, If):
+            return self.branch(stmt, cur, items)
+        if isinstance(stmt, Scope):
+            inner, cur = self.block(stmt.body, cur)
+            items.extend(inner)
+            return cur
+        return cur
+
+    def assign(self, stmt: Assign, cur: str | None, items: list[Item]) -> str | None:
+        target, value = stmt.target.name, stmt.value
+        if target not in self.members:
+            read = self.reads_in(value)
+            if read:
+                for n in read:
+                    cur = self.read(n, cur, items, stmt.span)
+                items.append(Drain(value.op if isinstance(value, Call) else "copy", stmt.span))
+            return cur
+        if isinstance(value, Call) and value.op in ALL_MADS:
+            parts = ops.matmul_parts(value)
+            if value.op in ACC_OPS:
+                acc = var_like(parts.acc)
+                if acc is None:
+                    raise Unsupported(f"the accumulator operand of line {stmt.span.line} is not a value")
+                self.read(acc.name, cur, items, stmt.span)
+                kind = "acc"
+            else:
+                kind = "bias" if value.op in BIAS_OPS else "fresh"
+            items.append(Mad(value.op, kind, parts.init_cond if kind == "acc" else None,
+                             self.origins.of(parts.lhs), self.origins.of(parts.rhs),
+                             self.origins.of(parts.bias) if parts.bias is not None else None,
+                             parts.a_trans, parts.b_trans, target, stmt.span, value.span))
+            return target
+        if isinstance(value, Call) and value.op in CREATE_OPS:
+            items.append(Create(target, stmt.span))
+            return target
+        v = var_like(value)
+        if v is not None:
+            self.read(v.name, cur, items, stmt.span)
+            return target
+        if cur is None and not items:
+            self.initial = "external"
+            return target
+        raise Unsupported(f"`{display_name(target)}` (line {stmt.span.line}) joins the chain by "
+                          f"`{value.op if isinstance(value, Call) else type(value).__name__}`, which is neither "
+                          "a MAD nor a create")
+
+    def loop(self, stmt: For, cur: str | None, items: list[Item]) -> str | None:
+        carried = [i for i, arg in enumerate(stmt.iter_args) if arg.name in self.members]
+        if len(carried) > 1:
+            raise Unsupported(f"the loop at line {stmt.span.line} carries the chain in two iter_args")
+        if carried:
+            i = carried[0]
+            init = var_like(stmt.inits[i]) if i < len(stmt.inits) else None
+            if init is not None:
+                self.read(init.name, cur, items, stmt.span)
+            body, end = self.block(stmt.body, stmt.iter_args[i].name)
+            yielded = final_yield(stmt.body)
+            value = var_like(yielded.values[i]) if yielded is not None and i < len(yielded.values) else None
+            if value is None or value.name != end:
+                scratch: list[Item] = []
+                if value is None:
+                    raise Unsupported(f"the loop at line {stmt.span.line} does not yield the chain")
+                self.read(value.name, end, scratch, stmt.span)
+                if scratch:
+                    raise Unsupported(f"the loop at line {stmt.span.line} yields a created value")
+            items.append(Loop(stmt.loop_var.name, stmt.start, stmt.stop, stmt.step, body, stmt.kind, True,
+                              stmt.span))
+            return stmt.return_vars[i].name if i < len(stmt.return_vars) else _AFTER
+        body, _ = self.block(stmt.body, cur)
+        if not body:
+            return cur
+        if _modifies(body):
+            # in every iteration but the first, the current value is what the previous one left
+            body, _ = self.block(stmt.body, _AFTER)
+        items.append(Loop(stmt.loop_var.name, stmt.start, stmt.stop, stmt.step, body, stmt.kind, False,
+                          stmt.span))
+        return _AFTER if _modifies(body) else cur
+
+    def branch(self, stmt: If, cur: str | None, items: list[Item]) -> str | None:
+        phis = [i for i, rv in enumerate(stmt.return_vars) if rv.name in self.members]
+        if len(phis) > 1:
+            raise Unsupported(f"the if at line {stmt.span.line} yields the chain twice")
+        arms = []
+        for arm in (stmt.then_body, stmt.else_body):
+            body, end = self.block(arm, cur)
+            if phis:
+                yielded = final_yield(arm)
+                i = phis[0]
+                value = var_like(yielded.values[i]) if yielded is not None and i < len(yielded.values) else None
+                if value is None:
+                    raise Unsupported(f"an arm of the if at line {stmt.span.line} does not yield the chain")
+                if value.name != end:
+                    extra: list[Item] = []
+                    self.read(value.name, end, extra, stmt.span)
+                    body = (*body, *extra)
+            arms.append(body)
+        then, orelse = arms
+        if then or orelse:
+            items.append(Branch(stmt.cond, then, orelse, stmt.span))
+        if phis:
+            return stmt.return_vars[phis[0]].name
+        return _AFTER if _modifies(then) or _modifies(orelse) else cur
+
+
+def _modifies(body: tuple[Item, ...]) -> bool:
+    return any(isinstance(item, (Mad, Create)) for item in walk_items(body))
+
+
+def _strip_context(body: tuple[Item, ...]) -> tuple[tuple[Item, ...], tuple[ContextLoop | ContextGuard, ...]]:
+    """Peel the enclosing loops that do not carry the chain and the enclosing one-armed ifs (module
+    docstring, "region")."""
+    context: list[ContextLoop | ContextGuard] = []
+    while len(body) == 1:
+        item = body[0]
+        if isinstance(item, Loop) and not item.carried:
+            context.append(ContextLoop(item.var, item.start, item.stop, item.step))
+            body = item.body
+        elif isinstance(item, Branch) and not item.orelse:
+            context.append(ContextGuard(item.cond, True))
+            body = item.then
+        elif isinstance(item, Branch) and not item.then:
+            context.append(ContextGuard(item.cond, False))
+            body = item.orelse
+        else:
+            break
+    return body, tuple(context)
+
+
+# ---------------------------------------------------------------------------------------------- matching
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """A lowered site and the source site it came from (None for Form 3 input or an unmatched chain)."""
+
+    lowered: Site
+    source: Site | None
+
+
+def match_sites(source: list[Site], lowered: list[Site]) -> tuple[list[Pair], list[Site]]:
+    """Pair each lowered site with the source site whose MAD spans it shares most; the source sites
+    left without a lowered chain are returned second. Matched source sites are refined (`refine`) to
+    the lowered chain's L0 block width."""
+    pairs: list[Pair] = []
+    used: set[int] = set()
+    for low in lowered:
+        best, best_score = None, 0
+        for i, src in enumerate(source):
+            score = len(low.mad_spans & src.mad_spans)
+            if score > best_score:
+                best, best_score = i, score
+        if best is None:
+            pairs.append(Pair(low, None))
+            continue
+        used.add(best)
+        src = source[best]
+        pairs.append(Pair(replace(low, id=src.id, name=src.name), refine(src, low)))
+    unmatched = [s for i, s in enumerate(source) if i not in used]
+    return pairs, unmatched
+
+
+def refine(source: Site, lowered: Site) -> Site:
+    """*source* with each MAD split into the L0 blocks its lowering uses (`Mad.sub_blocks`): the source
+    block `[k0, k0 + TK)` is computed by the hardware as `mm(k0)`, `mm(k0 + k)`, ... in K order, so the
+    source chain is compared with the lowered one block by block (TARGET_FACTS.md, AutoTileMatmulL0)."""
+    widths: dict[Span, int] = {}
+    site_width = 0
+    for mad in lowered.mads:
+        k = mad.k_extent
+        if k is None:
+            continue
+        site_width = max(site_width, k)
+        for span in (mad.span, mad.call_span):
+            widths[span] = max(widths.get(span, 0), k)
+
+    def split(item: Item) -> Item:
+        if isinstance(item, Mad):
+            total = item.k_extent
+            k = widths.get(item.span) or widths.get(item.call_span) or site_width
+            if total is None or not k or k >= total:
+                return item
+            return replace(item, sub_blocks=-(-total // k), sub_width=k)
+        if isinstance(item, Loop):
+            return replace(item, body=tuple(split(i) for i in item.body))
+        if isinstance(item, Branch):
+            return replace(item, then=tuple(split(i) for i in item.then), orelse=tuple(split(i) for i in item.orelse))
+        return item
+
+    return replace(source, body=tuple(split(i) for i in source.body))
+
+
+def expr_text(expr: Expr | None) -> str:
+    """*expr* as the user wrote it, with SSA suffixes stripped (`ko == 0`, `(kb == 0) and (nb < 2)`)."""
+    if expr is None:
+        return "None"
+    if isinstance(expr, Var):
+        return display_name(expr.name)
+    if isinstance(expr, Const):
+        return repr(expr.value) if isinstance(expr.value, str) else str(expr.value)
+    if isinstance(expr, BinOp):
+        if expr.op in ("min", "max"):
+            return f"{expr.op}({expr_text(expr.lhs)}, {expr_text(expr.rhs)})"
+        return f"{_operand_text(expr.lhs)} {expr.op} {_operand_text(expr.rhs)}"
+    if isinstance(expr, Compare):
+        return f"{_operand_text(expr.lhs)} {expr.op} {_operand_text(expr.rhs)}"
+    if isinstance(expr, UnaryOp):
+        return f"not {_operand_text(expr.operand)}" if expr.op == "not" else f"-{_operand_text(expr.operand)}"
+    if isinstance(expr, BoolOp):
+        return f" {expr.op} ".join(_operand_text(e) for e in expr.operands)
+    if isinstance(expr, Call):
+        return f"{expr.op}(...)"
+    return type(expr).__name__
+
+
+def _operand_text(expr: Expr) -> str:
+    text = expr_text(expr)
+    return f"({text})" if isinstance(expr, (BinOp, Compare, BoolOp)) and expr.op not in ("min", "max") else text

@@ -1,0 +1,122 @@
+"""PV201 (pypto_verify/dynamic.py): emitted PTO simulated against the reference, on Python-built IR."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import builders as b
+from pypto_verify.dynamic import (
+    first_difference, is_lowered, make_inputs, scalar_candidates, simulate_kernel, tolerance,
+)
+from pypto_verify.ir import DType
+
+SAMPLES = {
+    "gemm_fp32": lambda lowered: b.gemm_predicated(lowered),
+    "gemm_bf16": lambda lowered: b.gemm_predicated(lowered, b.BF16),
+    "gemm_int8": lambda lowered: b.gemm_predicated(lowered, b.INT8, m=16, n=32, k=128, tk=32),
+    "transposed_view": lambda lowered: b.transposed_rhs(lowered, "view"),
+    "transposed_flag": lambda lowered: b.transposed_rhs(lowered, "flag"),
+    "int8_padded": b.int8_padded,
+    "drains": b.drain_variants,
+    "vector_chain": b.vector_chain,
+    "post_if_read_fixed": b.post_if_read,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_correct_lowering_simulates_to_the_reference(name: str) -> None:
+    build = SAMPLES[name]
+    outcome = simulate_kernel(build(False), build(True), seed=3)
+    assert outcome.status == "match", outcome.message
+
+
+def test_coalesced_post_if_read_is_a_mismatch_on_the_post_if_store() -> None:
+    outcome = simulate_kernel(b.post_if_read(False), b.post_if_read(True, coalesced=True))
+    assert outcome.status == "mismatch" and outcome.rule == "PV201"
+    assert outcome.first_difference["tensor"] == "ya"
+    assert outcome.first_difference["index"] == [0, 0]
+    assert "`ya`[0, 0]: sim" in outcome.message
+
+
+def test_uninitialised_accumulator_drains_poison() -> None:
+    fn = b.gemm_predicated(True)
+    loop = fn.body[3]
+    body = list(loop.body)
+    body[2] = replace(body[2], value=body[2].value.with_kwarg("init_cond", None))  # never initialises
+    outcome = simulate_kernel(b.gemm_predicated(False), replace(fn, body=(*fn.body[:3], replace(loop, body=tuple(body)),
+                                                                          *fn.body[4:])))
+    assert outcome.status == "mismatch"
+    assert np.isnan(outcome.first_difference["sim"]) and "poison" in outcome.message
+
+
+def test_acc_to_acc_move_is_rejected_as_pv202() -> None:
+    fn = b.drain_variants(True)
+    body = list(fn.body)
+    body.insert(5, b.assign("c2", b.call("tile.move", "c", target_memory=b.mem(b.Acc)),
+                            b.tile([16, 32], b.FP32, b.Acc, 4096)))
+    outcome = simulate_kernel(b.drain_variants(False), replace(fn, body=tuple(body)))
+    assert outcome.status == "mismatch" and outcome.rule == "PV202"
+    assert "acc -> acc" in outcome.message
+
+
+def test_form3_source_is_skipped() -> None:
+    lowered = b.gemm_predicated(True)
+    assert is_lowered(lowered) and not is_lowered(b.gemm_predicated(False))
+    outcome = simulate_kernel(lowered, lowered)
+    assert outcome.status == "skipped" and outcome.reason == "no source to compare"
+    assert simulate_kernel(None, lowered).status == "skipped"
+
+
+def test_op_outside_the_subset_is_skipped_with_the_reason() -> None:
+    def build(lowered: bool) -> b.Function:
+        fn = b.vector_chain(lowered)
+        body = list(fn.body)
+        body[3] = replace(body[3], value=b.call("tile.recip", "s"))
+        return replace(fn, body=tuple(body))
+    outcome = simulate_kernel(build(False), build(True))
+    assert outcome.status == "skipped" and "tile.recip" in outcome.reason
+
+
+def _offset_kernel(lowered: bool) -> b.Function:
+    """`y = x[off : off + 16, :]` through Vec, `off` a runtime scalar parameter."""
+    return b.function("window", [b.param("x", b.tensor([64, 32], b.FP32)), b.scalar_param("off"),
+                                 b.out("y", b.tensor([16, 32], b.FP32))], [
+        b.assign("t", b.call("tile.load", "x", ["off", 0], [16, 32], target_memory=b.mem(b.Vec)),
+                 b.tile([16, 32], b.FP32, b.Vec, 0 if lowered else None)),
+        b.assign("y", b.call("tile.store", "t", [0, 0], "y")),
+    ])
+
+
+def test_runtime_scalar_gets_a_sample_value_that_keeps_slices_in_range() -> None:
+    outcome = simulate_kernel(_offset_kernel(False), _offset_kernel(True))
+    assert outcome.status == "match"
+    assert outcome.scalars["off"] + 16 <= 64
+    assert scalar_candidates(_offset_kernel(False))[:3] == [64, 32, 16]
+    forced = simulate_kernel(_offset_kernel(False), _offset_kernel(True), scalars={"off": 5})
+    assert forced.status == "match" and forced.scalars == {"off": 5}
+
+
+def test_inputs_are_seeded_and_rounded_to_their_dtype() -> None:
+    fn = b.gemm_predicated(False, b.BF16)
+    first, again, other = make_inputs(fn, 1), make_inputs(fn, 1), make_inputs(fn, 2)
+    assert all(np.array_equal(first[k], again[k]) for k in first)
+    assert not np.array_equal(first["a"], other["a"])
+    bits = first["a"].astype(np.float32).view(np.uint32)
+    assert np.all(bits & 0xFFFF == 0)
+    ints = make_inputs(b.int8_padded(False), 0)["x"]
+    assert ints.min() >= -3 and ints.max() <= 3
+
+
+def test_tolerance_is_by_dtype() -> None:
+    want = np.array([100.0, 0.0], np.float32)
+    assert first_difference("y", DType.FP32, want * (1 + 5e-5), want, 256) is None
+    assert first_difference("y", DType.FP32, want * (1 + 5e-4), want, 256)["index"] == [0]
+    assert first_difference("y", DType.BF16, want * (1 + 5e-3), want, 256) is None
+    assert first_difference("y", DType.INT32, np.array([1, 2]), np.array([1, 3]), 0)["index"] == [1]
+    assert tolerance(DType.INT32, 100) == (0.0, 0.0)
+    both_nan = np.array([np.nan])
+    assert first_difference("y", DType.FP32, both_nan, both_nan, 0) is None
+    assert first_difference("y", DType.FP32, both_nan, np.array([1.0]), 0) is not None

@@ -1,0 +1,122 @@
+"""The value-semantic reference (pypto_verify/reference.py) on Form 1 and Form 2 IR built in Python."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import builders as b
+from pypto_verify.ir import DType, LoopKind
+from pypto_verify.reference import ReferenceError, round_bf16, run_reference, to_dtype
+
+RNG = np.random.default_rng(7)
+
+
+def _normal(*shape: int, dtype: DType = DType.FP32) -> np.ndarray:
+    return to_dtype(RNG.standard_normal(shape), dtype)
+
+
+def test_bf16_rounding_is_half_to_even() -> None:
+    one = np.float32(1.0)
+    ulp = np.float32(2.0 ** -7)
+    values = np.array([one + ulp / 2, one + 3 * ulp / 2, -(one + ulp / 2), np.nan, 3.40e38], np.float32)
+    rounded = round_bf16(values)
+    assert rounded[0] == one and rounded[1] == one + 2 * ulp and rounded[2] == -one
+    assert np.isnan(rounded[3]) and np.isinf(rounded[4])
+
+
+def test_tile_gemm_with_init_cond_is_the_matmul() -> None:
+    a, w = _normal(64, 256), _normal(256, 64)
+    result = run_reference(b.gemm_predicated(False), {"a": a, "b": w, "out": np.zeros((64, 64))})
+    np.testing.assert_allclose(result.outputs["out"], a @ w, rtol=1e-5, atol=1e-4)
+    assert result.max_k == 256
+
+
+def test_int8_inputs_accumulate_exactly_in_int32() -> None:
+    x = RNG.integers(-3, 4, (16, 64))
+    w = RNG.integers(-3, 4, (64, 32))
+    result = run_reference(b.int8_padded(False), {"x": x, "w": w, "y": np.zeros((16, 32), np.int64)})
+    assert result.outputs["y"].dtype == np.int64
+    np.testing.assert_array_equal(result.outputs["y"], x @ w)
+
+
+def test_store_to_a_narrower_tensor_rounds_and_atomic_adds() -> None:
+    x, w = _normal(16, 32), _normal(32, 32)
+    ya = _normal(32, 32)
+    result = run_reference(b.drain_variants(False), {"x": x, "w": w, "yb": np.zeros((16, 32)), "ya": ya})
+    product = np.matmul(x, w)
+    np.testing.assert_array_equal(result.outputs["yb"], round_bf16(product))
+    np.testing.assert_array_equal(result.outputs["ya"][:16], ya[:16])
+    np.testing.assert_allclose(result.outputs["ya"][16:], ya[16:] + product, rtol=1e-6, atol=1e-6)
+
+
+def _form1_proj(init_cond: bool = False) -> b.Function:
+    """Form 1: `acc = create; for kb: acc = matmul_acc(acc, x[:, k0], w[e, :, k0].T, init_cond)`."""
+    m, n, k, tk, e = 16, 32, 128, 32, 1
+    acc_kwargs = {"b_trans": True}
+    if init_cond:
+        acc_kwargs["init_cond"] = b.eq("kb", 0)
+    return b.function("proj", [b.param("x", b.tensor([m, k], b.BF16)), b.param("w", b.tensor([2, n, k], b.BF16)),
+                               b.out("y", b.tensor([1, m, n], b.FP32))], [
+        b.assign("acc", b.call("tensor.create", [m, n], dtype=b.sym("FP32"))),
+        b.loop("kb", 0, k // tk, 1, [
+            b.assign("k0", b.mul("kb", tk)),
+            b.assign("xa", b.call("tensor.slice", "x", [m, tk], [0, "k0"])),
+            b.assign("wb", b.call("tensor.slice", "w", [1, n, tk], [e, 0, "k0"])),
+            b.assign("acc2", b.call("tensor.matmul_acc", b.it("acc_it"), "xa", "wb", **acc_kwargs)),
+            b.yield_("acc2"),
+        ], iter_args=["acc_it"], inits=["acc"], returns=["acc_rv"], kind=LoopKind.PIPELINE, stage=2),
+        b.assign("y", b.call("tensor.assemble", "y", "acc_rv", [0, 0, 0])),
+        b.ret("y"),
+    ])
+
+
+@pytest.mark.parametrize("init_cond", [False, True])
+def test_form1_accumulates_from_a_zero_filled_create(init_cond: bool) -> None:
+    x, w = _normal(16, 128, dtype=DType.BF16), _normal(2, 32, 128, dtype=DType.BF16)
+    result = run_reference(_form1_proj(init_cond), {"x": x, "w": w, "y": np.ones((1, 16, 32))})
+    np.testing.assert_allclose(result.outputs["y"][0], x @ w[1].T, rtol=1e-5, atol=1e-4)
+
+
+def test_if_phi_and_post_if_read_keep_value_semantics() -> None:
+    x, w = _normal(16, 32), _normal(32, 32)
+    result = run_reference(b.post_if_read(False), {"x": x, "w": w, "ya": np.zeros((16, 32)), "yp": np.zeros((16, 32))})
+    p = np.matmul(x, w)
+    np.testing.assert_allclose(result.outputs["ya"], 3 * p, rtol=1e-5, atol=1e-4)  # prev + 2 accumulations
+    np.testing.assert_allclose(result.outputs["yp"], p, rtol=1e-5, atol=1e-4)      # the seed of kb == 1
+
+
+def test_tensor_read_gives_a_runtime_scalar() -> None:
+    fn = b.function("k", [b.param("lens", b.tensor([4], b.INT32)), b.param("x", b.tensor([64, 8], b.FP32)),
+                          b.out("y", b.tensor([16, 8], b.FP32))], [
+        b.assign("n", b.call("tensor.read", "lens", [1])),
+        b.assign("s", b.call("tensor.slice", "x", [16, 8], ["n", 0])),
+        b.assign("y", b.call("tensor.assemble", "y", "s", [0, 0])),
+    ])
+    x = _normal(64, 8)
+    result = run_reference(fn, {"lens": np.array([0, 40, 0, 0]), "x": x, "y": np.zeros((16, 8))})
+    np.testing.assert_array_equal(result.outputs["y"], x[40:56])
+    with pytest.raises(ReferenceError, match="exceed"):
+        run_reference(fn, {"lens": np.array([0, 60, 0, 0]), "x": x, "y": np.zeros((16, 8))})
+
+
+def test_vector_chain_computes_in_f32_and_rounds_to_the_result() -> None:
+    a, c = _normal(16, 64), _normal(16, 64)
+    result = run_reference(b.vector_chain(False), {"a": a, "b": c, "y": np.zeros((16, 64))})
+    expected = round_bf16(np.exp(np.maximum(a + c, 0) * np.float32(0.5)) + np.float32(1.0))
+    np.testing.assert_allclose(result.outputs["y"], expected, rtol=1e-6)
+
+
+def test_transposed_rhs_both_styles_agree() -> None:
+    x, w = _normal(16, 128, dtype=DType.BF16), _normal(64, 128, dtype=DType.BF16)
+    for style in ("view", "flag"):
+        result = run_reference(b.transposed_rhs(False, style), {"x": x, "w": w, "y": np.zeros((16, 64))})
+        np.testing.assert_allclose(result.outputs["y"], x @ w.T, rtol=1e-5, atol=1e-4)
+
+
+def test_unknown_op_is_a_reference_error_naming_it() -> None:
+    fn = b.function("k", [b.param("x", b.tensor([16, 16], b.FP32))], [
+        b.assign("r", b.call("tensor.row_sum", "x")),
+    ])
+    with pytest.raises(ReferenceError, match="tensor.row_sum"):
+        run_reference(fn, {"x": np.zeros((16, 16))})

@@ -1,0 +1,23 @@
+# The Form 3 example of KERNEL_LANGUAGE.md after AllocateMemoryAddr: a runtime init_cond (4th
+# positional operand) emits `scf.if { tmatmul } else { tmatmul.acc }` on the result's buffer.
+import pypto.language as pl
+
+@pl.program
+class Dumped:
+    @pl.function(type=pl.FunctionType.InCore)
+    def main(self, a: pl.Tensor[[64, 256], pl.FP32], b: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        mem_mat_0: pl.Ptr = pl.tile.alloc(pl.Mem.Mat, 65536)
+        mem_mat_1: pl.Ptr = pl.tile.alloc(pl.Mem.Mat, 65536)
+        mem_left_2: pl.Ptr = pl.tile.alloc(pl.Mem.Left, 16384)
+        mem_right_3: pl.Ptr = pl.tile.alloc(pl.Mem.Right, 16384)
+        mem_acc_4: pl.Ptr = pl.tile.alloc(pl.Mem.Acc, 16384)
+        a_mat: pl.Tile[[64, 256], pl.FP32, pl.MemRef(mem_mat_0, 0, 65536), pl.Mem.Mat] = pl.tile.load(a, [0, 0], [64, 256], target_memory=pl.Mem.Mat)
+        b_mat: pl.Tile[[256, 64], pl.FP32, pl.MemRef(mem_mat_1, 65536, 65536), pl.Mem.Mat] = pl.tile.load(b, [0, 0], [256, 64], target_memory=pl.Mem.Mat)
+        c_init: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_acc_4, 0, 16384), pl.Mem.Acc] = pl.tile.create([64, 64], dtype=pl.FP32, target_memory=pl.Mem.Acc)
+        for ko, (c_iter,) in pl.range(0, 256, 64, init_values=(c_init,)):
+            sa: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_left_2, 0, 16384), pl.Mem.Left] = pl.tile.extract(a_mat, 0, ko, [64, 64], target_memory=pl.Mem.Left)
+            sb: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_right_3, 0, 16384), pl.Mem.Right] = pl.tile.extract(b_mat, ko, 0, [64, 64], target_memory=pl.Mem.Right)
+            c_new: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_acc_4, 0, 16384), pl.Mem.Acc] = pl.tile.matmul_acc(c_iter, sa, sb, ko == 0)
+            c: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_acc_4, 0, 16384), pl.Mem.Acc] = pl.yield_(c_new)
+        out: pl.Tensor[[64, 64], pl.FP32] = pl.tile.store(c, [0, 0], out)
+        return out
