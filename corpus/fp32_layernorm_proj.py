@@ -1,6 +1,7 @@
 """LayerNorm followed by FP32 projections (a small encoder block).
 
-The normalised activations stay FP32. ``ln_proj`` walks K by offset in a pipelined
+``layer_norm`` is a plain (undecorated) helper, inlined into both kernels; the normalised
+activations stay FP32. ``ln_proj`` walks K by offset in a pipelined
 loop over a row-major weight; ``ln_proj_narrow`` uses a non-pipelined loop and a
 transposed weight for a 32-wide output.
 """
@@ -18,7 +19,6 @@ EPS = 1e-5
 INV_D = 1.0 / D
 
 
-@pl.jit.inline
 def layer_norm(
     x: pl.Tensor[[ROWS, D], pl.FP32],
     gamma: pl.Tensor[[1, D], pl.FP32],

@@ -55,43 +55,104 @@ def try_align(ctx: AlignContext, value: str, target: MemRef, owner: Stmt, arm: s
     var): their readers, and the readers of what flows from them, may read the target window.
     """
     chain = _chain(ctx, value, owner, arm)
-    if chain is None or any(ctx.mem[n].size != target.size for n in chain):
+    if chain is None:
         return None
-    if not _only_chain_readers(ctx, chain, owner, arm):
+    members = [n for n in chain.links if n in ctx.mem]
+    if any(ctx.mem[n].size != target.size for n in members):
+        return None
+    if not _only_chain_readers(ctx, chain):
         return None
     downstream = _flows_forward(ctx.fn, set(flows_from))
-    if isinstance(owner, If) and _reaches_enclosing_yield(ctx, owner, downstream):
+    carries = _carried_by(ctx, owner, downstream, target)
+    if carries is None:
         return None
-    allowed = set(chain) | downstream
+    allowed = set(chain.links) | downstream
     if isinstance(owner, If):
         allowed |= _defined_in(owner.else_body if arm == "then" else owner.then_body)
-    root_site = ctx.sites[chain[-1]]
-    if not _path_clear(ctx, root_site, target.window, allowed, owner):
+    if isinstance(owner, For):
+        carries = carries | {owner}
+    # a carrying loop's init starts the carried value: its (re)definition, reached only around an
+    # enclosing loop's back edge, is the next instance of this same value
+    allowed |= {v.name for loop in carries for e in loop.inits if (v := var_like(e)) is not None}  # type: ignore[attr-defined]
+    if not _path_clear(ctx, ctx.sites[chain.root], target.window, allowed, carries):
         return None
-    return {n: target for n in chain}
+    return {n: target for n in chain.retyped}
 
 
-def _chain(ctx: AlignContext, value: str, owner: Stmt, arm: str) -> list[str] | None:
-    """*value* and its in-place inputs back to a fresh Acc producer, all inside *owner*'s *arm*."""
-    chain: list[str] = []
-    name = value
+@dataclass
+class _Chain:
+    """The producers an arm value comes from, and who may read each of them."""
+
+    links: list[str]
+    """Every value of the chain (Assign targets, loop results and iter_args), value first."""
+    retyped: list[str]
+    """The ones whose definition carries a MemRef (iter_args follow their init)."""
+    reader: dict[str, Stmt]
+    """link -> the one statement allowed to read it (the next link's definition, or the arm's yield)."""
+    root: str
+
+
+def _chain(ctx: AlignContext, value: str, owner: Stmt, arm: str) -> _Chain | None:
+    """*value* and its in-place inputs back to a fresh Acc producer, inside *owner*'s *arm*: through
+    in-place ops and loops of the arm (a loop result is its body's yield; an iter_arg its init). The
+    root may lie before the arm only when it is a `tile.create` (an undefined buffer, no instruction)."""
+    body = _arm_body(owner, arm)
+    if not body or not isinstance(body[-1], Yield):
+        return None
+    chain = _Chain([], [], {}, value)
+    name, reader = value, body[-1]
     while True:
         site = ctx.sites.get(name)
-        if site is None or site.kind is not SiteKind.ASSIGN or site.arm_of(owner) != arm:
+        if site is None or name in chain.reader:
+            return None
+        inside = site.arm_of(owner) == arm
+        chain.links.append(name)
+        chain.reader[name] = reader
+        if site.kind is SiteKind.FOR_RETURN and inside:
+            loop = site.stmt
+            assert isinstance(loop, For)
+            chain.retyped.append(name)
+            yielded = final_yield_values(loop.body)
+            v = var_like(yielded[site.index]) if site.index < len(yielded) else None
+            if v is None:
+                return None
+            name, reader = v.name, loop.body[-1]
+            continue
+        if site.kind is SiteKind.ITER_ARG and inside:
+            loop = site.stmt
+            assert isinstance(loop, For)
+            v = var_like(loop.inits[site.index])
+            if v is None:
+                return None
+            name, reader = v.name, loop
+            continue
+        if site.kind is not SiteKind.ASSIGN or not isinstance(site.stmt.value, Call):  # type: ignore[union-attr]
             return None
         call = site.stmt.value  # type: ignore[union-attr]
-        if not isinstance(call, Call) or name in chain:
-            return None
-        chain.append(name)
+        chain.retyped.append(name)
         source = ops.inplace_input(call)
         if source is None:
             fresh = call.op in (ops.MATMUL, ops.MATMUL_BIAS) or (
                 call.op == ops.CREATE and ops.target_memory(call) is not None)
-            return chain if fresh else None
+            outside_ok = call.op == ops.CREATE
+            if not fresh or not (inside or outside_ok):
+                return None
+            chain.root = name
+            return chain
+        if not inside:
+            return None
         v = var_like(source)
         if v is None:
             return None
-        name = v.name
+        name, reader = v.name, site.stmt
+
+
+def _arm_body(owner: Stmt, arm: str) -> tuple[Stmt, ...]:
+    if isinstance(owner, If):
+        return owner.then_body if arm == "then" else owner.else_body
+    if isinstance(owner, For):
+        return owner.body
+    return ()
 
 
 def _own_reads(stmt: Stmt) -> list[str]:
@@ -110,21 +171,12 @@ def _own_reads(stmt: Stmt) -> list[str]:
     return [e.name for x in exprs for e in walk_exprs(x) if var_like(e) is not None]  # type: ignore[union-attr]
 
 
-def _only_chain_readers(ctx: AlignContext, chain: list[str], owner: Stmt, arm: str) -> bool:
-    body = owner.then_body if isinstance(owner, If) and arm == "then" else (
-        owner.else_body if isinstance(owner, If) else owner.body)  # type: ignore[union-attr]
-    final = body[-1] if body and isinstance(body[-1], Yield) else None
-    successor = {chain[i + 1]: chain[i] for i in range(len(chain) - 1)}
-    members = set(chain)
+def _only_chain_readers(ctx: AlignContext, chain: _Chain) -> bool:
+    """No statement but a link's allowed reader reads it, so no other reader sees it moved."""
     for stmt in walk_stmts(ctx.fn.body):
         for name in _own_reads(stmt):
-            if name not in members:
-                continue
-            if stmt is final and name == chain[0]:
-                continue
-            if isinstance(stmt, Assign) and successor.get(name) == stmt.target.name:
-                continue
-            return False
+            if name in chain.reader and chain.reader[name] is not stmt:
+                return False
     return True
 
 
@@ -161,17 +213,28 @@ def _flows_forward(fn: Function, start: set[str]) -> set[str]:
     return out
 
 
-def _reaches_enclosing_yield(ctx: AlignContext, owner: If, downstream: set[str]) -> bool:
-    for stmt in walk_stmts(ctx.fn.body):
-        if isinstance(stmt, For) and any(f.owner is stmt for f in _frames_of(ctx, owner)):
-            if any((v := var_like(e)) is not None and v.name in downstream for e in final_yield_values(stmt.body)):
-                return True
-    return False
+def _carried_by(ctx: AlignContext, owner: Stmt, downstream: set[str], target: MemRef) -> set[Stmt] | None:
+    """The enclosing loops whose carry the aligned value reaches; None when one of them does not
+    carry it on the target window (that carry is not this alignment's to make)."""
+    loops: set[Stmt] = set()
+    for frame in _frames_of(ctx, owner):
+        loop = frame.owner
+        if not isinstance(loop, For):
+            continue
+        for i, e in enumerate(final_yield_values(loop.body)):
+            v = var_like(e)
+            if v is None or v.name not in downstream or i >= len(loop.inits):
+                continue
+            init = var_like(loop.inits[i])
+            if init is None or ctx.window(init.name) != target.window:
+                return None
+            loops.add(loop)
+    return loops
 
 
 def _frames_of(ctx: AlignContext, stmt: Stmt):
     for site in ctx.sites.values():
-        if site.stmt is stmt and site.kind in (SiteKind.IF_RETURN, SiteKind.FOR_RETURN):
+        if site.stmt is stmt and site.kind in (SiteKind.IF_RETURN, SiteKind.FOR_RETURN, SiteKind.ITER_ARG):
             return site.frames
     return ()
 
@@ -190,15 +253,16 @@ def _touches(ctx: AlignContext, stmt: Stmt, target: Window, allowed: set[str]) -
     return False
 
 
-def _path_clear(ctx: AlignContext, root: Site, target: Window, allowed: set[str], owner: Stmt) -> bool:
+def _path_clear(ctx: AlignContext, root: Site, target: Window, allowed: set[str], carries: set[Stmt]) -> bool:
+    """No value outside *allowed* touches *target* on a path from *root*'s definition: the rest of each
+    enclosing body, outward; for an enclosing loop the whole body (the next iteration). In a loop whose
+    carry is the aligned value (*carries*), the iter_arg read before this point is that value."""
     for frame in reversed(root.frames):
         for later in frame.body[frame.pos + 1:]:
             if _touches(ctx, later, target, allowed):
                 return False
         if isinstance(frame.owner, For):
-            # the next iteration is on the path: the part of the body before this point too. In the
-            # loop whose carry is aligned, the iter_arg read there *is* the aligned value.
-            before = allowed | {a.name for a in frame.owner.iter_args} if frame.owner is owner else allowed
+            before = allowed | {a.name for a in frame.owner.iter_args} if frame.owner in carries else allowed
             for earlier in frame.body[:frame.pos]:
                 if _touches(ctx, earlier, target, before):
                     return False

@@ -3,7 +3,8 @@ stores and `assemble`s become `tile.store`s.
 
 Mirrors PyPTO 10 ConvertTensorToTileOps (with the 3-D operand part of 13 FlattenTileNdTo2D), without
 outlining: `with pl.at(...)` scopes stay as `Scope` (transparent) and no orchestration function is made.
-Requires: SSA IR after `simplify`. Leaves: no `tensor.*` op on a tile value; GM tensors (parameters,
+Requires: SSA IR after `simplify`. Leaves: calls nested in other calls' operands hoisted into their own
+assignments first (`flatten_calls`, PyPTO 06 FlattenCallExpr); no `tensor.*` op on a tile value; GM tensors (parameters,
 `pl.create_tensor` results used as GM, and their rebindings) stay tensors; every converted `Assign` is
 annotated with its tile type. Spaces: `Mat` for loads feeding the cube, `Vec` for other loads, for
 `tile.create` (InferTileMemorySpace turns an accumulator's create into Acc, as the real compiler does)
@@ -18,8 +19,9 @@ The conversions (docs/ir-conventions.md names the tensor-level forms):
 | `c = tensor.matmul(a, b, b_trans=True, ...)` | `b_t = tile.transpose_view(b)`; `c = tile.matmul(a, b_t)` |
 | `c = tensor.matmul_acc(acc, a, b, init_cond=P)` | `c = tile.matmul_acc(acc, a, b, init_cond=P)` |
 | `c = tensor.matmul_bias(a, b, bias)` | `c = tile.matmul_bias(a, b, bias)` |
-| `y = tensor.assemble(y, v, offsets[, atomic=...])`, `v` a tile | `y = tile.store(v, offsets, y[, atomic=...])` |
+| `y = tensor.assemble(y, v, offsets[, atomic=...])`, `v` a tile | `y = tile.store(v, offsets, y[, atomic=...])` (a statement `pl.assemble(...)` stays a statement) |
 | `z = tensor.cast(v, ...)`, `tensor.X(...)` on tiles | `z = tile.cast(v, ...)`, `tile.X(...)` in Vec (opaque) |
+| `z = tensor.full([M, N], dtype=D, value=v)` | `z = tile.full([M, N], dtype=D, value=v)` in Vec |
 | `z = tensor.reshape(v, shape)` that only drops unit dims | `z` is `v` (no statement) |
 
 Transposed operands (`a_trans` / `b_trans`) follow the real compiler: a zero-copy
@@ -53,10 +55,12 @@ from pypto_verify.lowering._pass_util import (
     Namer, drop_unit_dims, expr_type, final_yield_values, infer_env, map_kernel_functions, subst_expr,
     subst_stmt_own,
 )
-from pypto_verify.lowering.pass_base import LowerOptions, Pass
+from pypto_verify.lowering.pass_base import LowerOptions, LoweringError, Pass
 
 _SELF_LOADING = (ops.T_SLICE, ops.T_ASSEMBLE, ops.T_READ)
 """Tensor ops that address a GM tensor themselves: their first operand stays a tensor."""
+_MAKERS = ("tensor.full",)
+"""Tensor ops that make a value from a shape and a dtype alone (`pl.full([M, N], dtype=D, value=v)`)."""
 _VIEWS = (ops.T_RESHAPE, "tensor.view")
 """Tensor ops whose result is a view of their operand (a GM view of a GM tensor stays GM)."""
 
@@ -70,6 +74,7 @@ def _convert_function(fn: Function) -> Function:
     if not any(isinstance(e, Call) and e.op.startswith("tensor.")
                for s in walk_stmts(fn.body) for e in _stmt_calls(s)):
         return fn
+    fn = flatten_calls(fn)
     env = infer_env(fn)
     gm = _gm_names(fn, env)
     converter = _Converter(fn, env, gm, _cube_operands(fn), Namer(fn))
@@ -82,6 +87,53 @@ def _stmt_calls(stmt: Stmt) -> list[Expr]:
     return []
 
 
+# ---------------------------------------------------------------------------------------------- flattening
+
+
+def flatten_calls(fn: Function) -> Function:
+    """*fn* with every call nested in another call's operands hoisted into its own `Assign` just
+    before the statement, innermost first (PyPTO 06 FlattenCallExpr): `y = pl.add(pl.cast(c), b)`
+    becomes `y__cast = tensor.cast(c)`, `y = tensor.add(y__cast, b)`. Applies to the values of
+    assignments, expression statements, yields and returns."""
+    namer = Namer(fn)
+
+    def hoist(call: Call, base: str, out: list[Stmt], span) -> Call:
+        args = []
+        for arg in call.args:
+            args.append(hoist_operand(arg, base, out, span))
+        kwargs = tuple((k, hoist_operand(v, base, out, span)) for k, v in call.kwargs)
+        return replace(call, args=tuple(args), kwargs=kwargs)
+
+    def hoist_operand(expr: Expr, base: str, out: list[Stmt], span) -> Expr:
+        if not isinstance(expr, Call):
+            return expr
+        inner = hoist(expr, base, out, span)
+        name = namer.fresh(f"{base}__{inner.op.rsplit('.', 1)[-1]}")
+        out.append(Assign(Var(name, span=span), inner, span=span))
+        return Var(name, span=span)
+
+    def body(stmts: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
+        out: list[Stmt] = []
+        for stmt in stmts:
+            if isinstance(stmt, (Assign, Eval)) and isinstance(stmt.value, Call):
+                base = display_name(stmt.target.name) if isinstance(stmt, Assign) else "value"
+                out.append(replace(stmt, value=hoist(stmt.value, base, out, stmt.span)))
+            elif isinstance(stmt, (Yield, Return)) and any(isinstance(v, Call) for v in stmt.values):
+                values = tuple(hoist_operand(v, "value", out, stmt.span) for v in stmt.values)
+                out.append(replace(stmt, values=values))
+            elif isinstance(stmt, For):
+                out.append(replace(stmt, body=body(stmt.body)))
+            elif isinstance(stmt, If):
+                out.append(replace(stmt, then_body=body(stmt.then_body), else_body=body(stmt.else_body)))
+            elif isinstance(stmt, Scope):
+                out.append(replace(stmt, body=body(stmt.body)))
+            else:
+                out.append(stmt)
+        return tuple(out)
+
+    return replace(fn, body=body(fn.body))
+
+
 # ---------------------------------------------------------------------------------------------- analysis
 
 
@@ -90,6 +142,11 @@ def _gm_names(fn: Function, env: dict[str, Type]) -> set[str]:
     read, returned, passed to a call), their views, and carries / phis of them."""
     gm = {p.name for p in fn.params if isinstance(p.type, TensorType)}
     used_as_gm: set[str] = set()
+    for stmt in walk_stmts(fn.body):
+        # the result of a call to another function (a helper the frontend did not inline) is a GM tensor
+        if isinstance(stmt, Assign) and isinstance(stmt.value, Call) \
+                and not stmt.value.op.startswith(("tensor.", "tile.")):
+            used_as_gm.add(stmt.target.name)
     for stmt in walk_stmts(fn.body):
         if isinstance(stmt, Return):
             used_as_gm.update(v.name for v in map(var_like, stmt.values) if v is not None)
@@ -106,7 +163,7 @@ def _gm_names(fn: Function, env: dict[str, Type]) -> set[str]:
             if isinstance(stmt, Assign) and isinstance(stmt.value, Call):
                 call = stmt.value
                 first = var_like(call.args[0]) if call.args else None
-                if call.op == ops.T_CREATE and stmt.target.name in used_as_gm:
+                if stmt.target.name in used_as_gm and not call.op.startswith("tile."):
                     new.add(stmt.target.name)
                 elif call.op in (ops.T_ASSEMBLE, *_VIEWS) and first is not None and first.name in gm:
                     new.add(stmt.target.name)
@@ -286,6 +343,14 @@ class _Converter:
             self.assemble(stmt, out)
         elif call.op in _VIEWS and call.args and self.tile(call.args[0]) is not None:
             self.reshape(stmt, out)
+        elif call.op in _MAKERS and name not in self.gm:
+            shape = call.args[0].items if call.args and isinstance(call.args[0], ListExpr) else None
+            dtype = ops.dtype_of_sym(call.kwarg("dtype"))
+            if shape is None or dtype is None:
+                out.append(stmt)
+                return
+            self.assign(out, name, replace(call, op="tile." + call.op.split(".", 1)[1]),
+                        TileType(drop_unit_dims(tuple(shape)), dtype, MemSpace.Vec), span)
         elif call.op == ops.T_READ and call.args and self.tile(call.args[0]) is not None:
             out.append(replace(stmt, value=replace(call, op="tile.read")))
         elif self._converts(call, name):
@@ -305,7 +370,12 @@ class _Converter:
 
     def tensor_eval(self, stmt: Eval, out: list[Stmt]) -> None:
         call: Call = stmt.value  # type: ignore[assignment]
-        if any(self.tile(a) is not None for a in call.args):
+        if call.op == ops.T_ASSEMBLE and len(call.args) > 2 and self.is_gm(call.args[0]) \
+                and self.tile(call.args[1]) is not None:
+            # `pl.assemble(y, acc, offsets)` written as a statement: the same store, kept as a statement
+            dst, src, offsets = call.args[0], call.args[1], call.args[2]
+            out.append(replace(stmt, value=Call(ops.STORE, (src, offsets, dst), call.kwargs, span=call.span)))
+        elif any(self.tile(a) is not None for a in call.args):
             out.append(replace(stmt, value=self.opaque_call(call, out, stmt.span)))
         else:
             out.append(stmt)
@@ -348,6 +418,10 @@ class _Converter:
         name = stmt.target.name
         source, shape, offsets = call.args[0], call.args[1], call.args[2]
         t = self.env.get(name)
+        if t is None and name in self.cube:
+            raise LoweringError("PV000", stmt.span, f"`{display_name(name)}` slices `{_shown(source)}`, whose type is "
+                                "unknown (the result of a call that was not inlined), so it cannot be loaded "
+                                "as a matmul operand", values=(name,))
         if name in self.gm or not isinstance(t, TensorType):
             if t is not None:
                 self.types[name] = t
@@ -386,10 +460,17 @@ class _Converter:
         kept = tuple((k, v) for k, v in call.kwargs
                      if k not in ("a_trans", "b_trans", "out_dtype", "init_cond", "bias"))
         lhs_t, rhs_t = self.tile(lhs), self.tile(rhs)
-        assert lhs_t is not None and rhs_t is not None, f"{span}: matmul operands must be tiles"
+        for operand, t in ((parts.lhs, lhs_t), (parts.rhs, rhs_t)):
+            if t is None:
+                raise LoweringError("PV000", span, f"the matmul operand `{_shown(operand)}` of "
+                                    f"`{display_name(stmt.target.name)}` has no known tile type",
+                                    values=(stmt.target.name,))
         if call.op == ops.T_MATMUL_ACC:
             acc_t = self.tile(parts.acc)
-            assert acc_t is not None, f"{span}: the accumulator of a matmul_acc must be a tile"
+            if acc_t is None:
+                raise LoweringError("PV000", span, f"the accumulator `{_shown(parts.acc)}` of "
+                                    f"`{display_name(stmt.target.name)}` is not a tile (a GM tensor or an unknown "
+                                    "value)", values=(stmt.target.name,))
             kwargs = kept + ((("init_cond", parts.init_cond),) if parts.init_cond is not None else ())
             new_call = Call(ops.MATMUL_ACC, (parts.acc, lhs, rhs), kwargs, span=call.span)
             result = TileType(acc_t.shape, acc_t.dtype, MemSpace.Acc)
@@ -436,6 +517,11 @@ class _Converter:
         target = drop_unit_dims(tuple(shape)) if shape is not None else src.shape
         new_call = Call("tile.reshape", (call.args[0], ListExpr(target)), call.kwargs[0:0], span=call.span)
         self.assign(out, stmt.target.name, new_call, TileType(target, src.dtype, src.space), stmt.span)
+
+
+def _shown(expr: Expr | None) -> str:
+    v = var_like(expr) if expr is not None else None
+    return display_name(v.name) if v is not None else "?"
 
 
 def _same_shape(a: tuple[Expr, ...], b: tuple[Expr, ...]) -> bool:

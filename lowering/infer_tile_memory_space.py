@@ -23,11 +23,16 @@ right before its consumer, shared by later consumers in the same statement list 
 it, never across sibling lists (so each arm of an `if` makes its own, exactly as real-ir/hand_peel/29 and
 two_accumulators/29 show).
 
-Acc read by a vector op (`pl.cast(acc)`, `pl.add(acc, ...)`): like the real compiler, the operand gets
-`acc_Vec = tile.move(acc, target_memory=Vec)`. That move is the cube -> vector boundary: the real
-ExpandMixedKernel lowers it to `tpush_to_aiv` / `tpop_from_aic`, which on a2a3 drains L0C through GM
-(FIXPIPE) and reloads into UB, and on a5 is the Acc -> Vec FIXPIPE path. So a kernel casting its
-accumulator lowers cleanly on both targets, and the only Acc reader it adds is that FIXPIPE move.
+Acc read by a vector op (`pl.cast(acc)`, `pl.add(acc, ...)`, anything but a store): the real compiler
+inserts `acc_Vec = tile.move(acc, target_memory=Vec)`, the cube -> vector boundary that its
+ExpandMixedKernel turns into `tpush_to_aiv` / `tpop_from_aic`. We mirror what that boundary is on each
+target (TARGET_FACTS.md, "Who may read L0C"):
+- a5 (`Target.acc_to_vec`): the same `acc_Vec = tile.move(acc, target_memory=Vec)`, a FIXPIPE Acc -> Vec
+  drain.
+- a2a3 (no Acc -> Vec path): the transfer goes through GM, so it is written out as the drain it is:
+  `acc__gm = tensor.create([M, N], dtype=ACC)`, `acc__gm = tile.store(acc, [0, 0], acc__gm)`,
+  `acc_Vec = tile.load(acc__gm, [0, 0], [M, N], target_memory=Vec)`.
+Either way the kernel lowers cleanly and the only Acc reader added is a legal FIXPIPE drain.
 """
 
 from __future__ import annotations
@@ -37,9 +42,10 @@ from typing import Final
 
 from pypto_verify import ops
 from pypto_verify.ir import (
-    Assign, Call, Eval, Expr, For, Function, If, MemSpace, Module, Scope, Stmt, Sym, TileType, Type, Var,
-    var_like, walk_stmts,
+    Assign, Call, Const, Eval, Expr, For, Function, If, ListExpr, MemSpace, Module, Scope, Stmt, Sym,
+    TensorType, TileType, Type, Var, display_name, var_like, walk_stmts,
 )
+from pypto_verify.target import Target
 
 from pypto_verify.lowering._pass_util import Namer, final_yield_values, infer_env, map_kernel_functions
 from pypto_verify.lowering.pass_base import LowerOptions, Pass
@@ -61,15 +67,15 @@ INPUT_SPACES: dict[str, tuple[tuple[MemSpace, ...], ...]] = {
 
 def infer_tile_memory_space(module: Module, options: LowerOptions) -> Module:
     """Assign every tile a space and insert the moves its consumers need."""
-    return map_kernel_functions(module, _infer_function)
+    return map_kernel_functions(module, lambda fn: _infer_function(fn, options.target))
 
 
-def _infer_function(fn: Function) -> Function:
+def _infer_function(fn: Function, target: Target) -> Function:
     env = infer_env(fn)
     if not any(isinstance(t, TileType) for t in env.values()):
         return fn
     spaces = _Spaces(fn, env).solve()
-    rewriter = _Rewriter(env, spaces, Namer(fn))
+    rewriter = _Rewriter(env, spaces, Namer(fn), target)
     return replace(fn, body=rewriter.body(fn.body))
 
 
@@ -215,10 +221,11 @@ def _name(expr: Expr | None) -> str | None:
 class _Rewriter:
     """Phases 2-3: retype values, retarget creates / loads, insert moves before consumers."""
 
-    def __init__(self, env: dict[str, Type], spaces: dict[str, MemSpace], namer: Namer) -> None:
+    def __init__(self, env: dict[str, Type], spaces: dict[str, MemSpace], namer: Namer, target: Target) -> None:
         self.env = env
         self.spaces = spaces
         self.namer = namer
+        self.target = target
         self.moves: list[dict[tuple[str, MemSpace], Var]] = []
 
     def retype(self, name: str, t: Type | None) -> Type | None:
@@ -306,11 +313,25 @@ class _Rewriter:
             return existing
         src = self.env[v.name]
         assert isinstance(src, TileType)
+        span = consumer.span
         name = self.namer.fresh(f"{v.name}_{space.value}")
-        moved = Var(name, span=consumer.span)
+        moved = Var(name, span=span)
         t = TileType(src.shape, src.dtype, space, valid_shape=src.valid_shape)
-        call = Call(ops.MOVE, (v,), (("target_memory", Sym(f"Mem.{space.value}")),), span=consumer.span)
-        out.append(Assign(moved, call, t, span=consumer.span))
+        mem = Sym(f"Mem.{space.value}")
+        if self.spaces.get(v.name) is MemSpace.Acc and space is MemSpace.Vec and not self.target.acc_to_vec:
+            # a2a3 has no Acc -> Vec path: the cube -> vector boundary drains through GM (module doc)
+            gm = Var(self.namer.fresh(f"{display_name(v.name)}__gm"), span=span)
+            gm_t = TensorType(src.shape, src.dtype)
+            shape = ListExpr(tuple(src.shape))
+            zeros = ListExpr(tuple(Const(0) for _ in src.shape))
+            out.append(Assign(gm, Call(ops.T_CREATE, (shape,), (("dtype", Sym(src.dtype.value)),), span=span), gm_t,
+                              span=span))
+            out.append(Assign(gm, Call(ops.STORE, (v, zeros, gm), span=span), gm_t, span=span))
+            call = Call(ops.LOAD, (gm, zeros, shape), (("target_memory", mem),), span=span)
+            self.env[gm.name] = gm_t
+        else:
+            call = Call(ops.MOVE, (v,), (("target_memory", mem),), span=span)
+        out.append(Assign(moved, call, t, span=span))
         self.env[name] = t
         self.spaces[name] = space
         self.moves[-1][(v.name, space)] = moved

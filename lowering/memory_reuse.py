@@ -4,8 +4,9 @@ sit on one buffer.
 Mirrors PyPTO 33 MemoryReuse (TARGET_FACTS.md, "The compiler passes" 6; the August 2026 snapshot's
 TransformMemoryReuse), step by step:
 1. lifetimes (`lifetimes`) and the first-fit-decreasing packing within each space (`buffer_packing`);
-2. the packing applied: a value takes its representative's MemRef, the rest of its sharing group is
-   rebased onto it; each loop's return var is re-aligned to its (possibly moved) init;
+2. the packing applied: a reused value's sharing group moves onto its representative's root, each
+   member keeping its offset relative to the group and its own size; each loop's return var is
+   re-aligned to its (possibly moved) init;
 3. legacy only: the accumulator if-phi coalescing (`acc_coalescing`, with its unsound behaviours);
 4. yield fixup (`yield_fixup`): moves for non-Acc mismatches; an Acc mismatch is legacy's internal
    error, or in fixed mode an alignment or PV001 / PV002;
@@ -69,32 +70,35 @@ def apply_sharing(fn: Function, reuse: dict[str, str], groups: dict[str, list[st
     changes: dict[str, MemRef] = {}
     for cand, rep in reuse.items():
         source, current = mem[rep], mem[cand]
-        changes[cand] = source
-        for member in groups.get(cand, []):
-            if member == cand:
-                continue
+        for member in groups.get(cand, [cand]):
             old = mem[member]
             rel = old.offset - current.offset
+            # NOTE: PyPTO hands the reused value the representative's MemRef as is (its size too);
+            # a value keeps its own size here, so a window is the bytes the value occupies and a
+            # carry merged onto a larger root is still on one window (L0C_RULES.md compares windows)
             changes[member] = source if rel == 0 and old.size == source.size else MemRef(
                 source.base, source.offset + rel, old.size)
     return with_memrefs(fn, changes, env)
 
 
 def align_loop_carries(fn: Function) -> Function:
-    """Each loop's return var on its init's MemRef (PyPTO AlignLoopCarriesToInitMutator); the
-    iter_arg follows its init by construction."""
+    """Each loop's return var on its init's MemRef, outermost and earliest loop first, so a loop whose
+    init is an enclosing loop's iter_arg or an earlier loop's result sees it already aligned (PyPTO
+    AlignLoopCarriesToInitMutator); the iter_arg follows its init by construction."""
     env = infer_env(fn)
-    mem = memref_map(fn, env)
+    current = memref_map(fn, env)
     changes: dict[str, MemRef] = {}
     for stmt in walk_stmts(fn.body):
         if not isinstance(stmt, For):
             continue
-        for rv, init in zip(stmt.return_vars, stmt.inits):
+        for arg, rv, init in zip(stmt.iter_args, stmt.return_vars, stmt.inits):
             v = var_like(init)
-            im = mem.get(v.name) if v is not None else None
-            rm = mem.get(rv.name)
-            if im is not None and rm is not None and isinstance(env.get(init.name), TileType) and rm.base != im.base:  # type: ignore[union-attr]
-                changes[rv.name] = im
+            if v is None or not isinstance(env.get(v.name), TileType) or v.name not in current:
+                continue
+            current[arg.name] = current[v.name]
+            rm = current.get(rv.name)
+            if rm is not None and rm.base != current[v.name].base:
+                changes[rv.name] = current[rv.name] = current[v.name]
     return with_memrefs(fn, changes, env)
 
 

@@ -17,7 +17,15 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   `{atomic = #pto.atomic<add>}` for `atomic=AtomicType.Add`); `tile.extract` is `textract`, with
   `{transpose = true}` when the operand is transposed (a `tile.transpose_view` source, or a matmul
   `a_trans=` / `b_trans=` on the extracted tile); `tile.move` is `tmov` (a transposed move into
-  Left/Right is a full-window `textract {transpose = true}`).
+  Left/Right is a full-window `textract {transpose = true}`; an Acc -> Vec move on a target without
+  that path, a2a3, is the GM round trip the compiler's AIC/AIV split makes: `tstore` into a
+  workspace argument, then `tload`). A load into the bias table is staged through a Mat tile
+  placed after every Mat window, then `tmov`ed (`tload` fills only Mat / Vec).
+- A `tensor.create` that stays a GM tensor (scratch) becomes a trailing `!pto.ptr` workspace
+  argument (`EmittedFunction.args`, kind `workspace`; the comparison zero-fills it).
+- MemRef offsets are byte addresses after allocate-memory-addr. When windows of different bases
+  overlap in one space (a dump after MemoryReuse, where every base starts at 0), the emitter lays
+  the bases out one after the other in `tile.alloc` order instead.
 - `tile.matmul` is `tmatmul`, `tile.matmul_bias` is `tmatmul.bias`, and `tile.matmul_acc` is
   `tmatmul.acc ins(%dst, %a, %b) outs(%dst)` where **dst is the result's buffer**: the IR acc
   operand is never emitted, exactly like the real codegen. A literal `init_cond` picks one form
@@ -69,12 +77,14 @@ class ArgBinding:
     name: str
     """The SSA name without `%` (`arg0`): the key of the simulator's argument dict."""
     kind: str
-    """`tensor` (a GM array), `scalar` (a scalar parameter) or `read` (the value `tensor.read`
-    returns from tensor `param`)."""
+    """`tensor` (a GM array), `scalar` (a scalar parameter), `read` (the value `tensor.read`
+    returns from tensor `param`) or `workspace` (GM scratch for `tensor.create` `param`)."""
     param: str
     """The IR parameter it stands for."""
     type: str
     """Its PTO type: `!pto.ptr<bf16>`, `index`, `i1`."""
+    shape: tuple[int, ...] = ()
+    """For a `workspace` (a GM scratch tensor made by `tensor.create`): its shape."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -475,18 +485,21 @@ class _FunctionEmitter:
 
     # calls ------------------------------------------------------------------------------
     def call(self, target: Var | None, call: Call, declared: Type | None, span: Span) -> None:
+        # An operand written as a nested call (an op the lowering left unconverted) has no SSA
+        # value: name the innermost such op, the one the subset lacks.
+        for arg in (*call.args, *(v for _, v in call.kwargs)):
+            for inner in walk_exprs(arg):
+                if isinstance(inner, Call) and inner.op != ops.T_READ:
+                    raise EmitError(f"`{_innermost(inner).op}` has no instruction in the PTO subset", span)
         op = call.op
         name = target.name if target is not None else None
         handler = _CALLS.get(op)
         if handler is not None:
             bound = handler(self, name, call, declared, span)
+        elif _is_vector(op):
+            bound = self.vector(name, call, declared, span, op.partition(".")[2])
         else:
-            family, _, short = op.partition(".")
-            if family == "tile" and (short in _VECTOR_BINARY or short in _VECTOR_SCALAR
-                                     or short in _VECTOR_UNARY):
-                bound = self.vector(name, call, declared, span, short)
-            else:
-                raise EmitError(f"`{op}` has no instruction in the PTO subset", span)
+            raise EmitError(f"`{op}` has no instruction in the PTO subset", span)
         if name is not None and bound is not None:
             self.bind[name] = bound
 
@@ -502,13 +515,52 @@ class _FunctionEmitter:
     def op_alloc(self, name, call, declared, span):
         return None
 
+    def op_tensor_create(self, name, call, declared, span):
+        # A GM scratch tensor: the subset's tensors are all arguments, so it becomes one more
+        # `!pto.ptr` argument, a workspace the caller provides (the comparison zero-fills it, like
+        # the reference's zero-filled create).
+        if name is None or not isinstance(declared, TensorType):
+            raise EmitError("tensor.create without a tensor type", span)
+        arg = f"arg{len(self.args)}"
+        self.used.add(arg)
+        shape = ops.static_shape(declared.shape)
+        if shape is None:
+            raise EmitError(f"GM scratch tensor `{name}` has a symbolic shape", span)
+        self.args.append(ArgBinding(arg, "workspace", name, f"!pto.ptr<{_pto_dtype(declared.dtype, span)}>",
+                                    shape))
+        line = self._tensor_view(name, arg, declared, span)
+        if line:
+            self.emit(line.strip())
+        return self.bind[name]
+
     def op_load(self, name, call, declared, span):
         src = self.tensor(call.args[0], span, "tile.load source")
         dst = self._result(name, declared, call, span)
         offsets = _items(call.args[1] if len(call.args) > 1 else call.kwarg("offsets"), span, "offsets")
+        if dst.space not in (MemSpace.Mat, MemSpace.Vec):
+            # `pto.tload` fills only Mat / Vec tiles (docs/pto-subset.md): a load into the bias
+            # table is staged through a Mat tile placed after every Mat window, then `tmov`ed.
+            staging = _Tile(self.fresh(f"{dst.ssa}_mat"), MemSpace.Mat, dst.dtype, dst.rows, dst.cols,
+                            dst.valid, dst.valid_static, self._free_mat_address())
+            self.emit(f"%{staging.ssa} = pto.alloc_tile addr = %{self.const(staging.addr, 'i64')} valid_row = "
+                      f"%{staging.valid[0]} valid_col = %{staging.valid[1]} : {staging.type}")
+            view, view_type = self.partition(src, offsets, staging, span)
+            self.emit(f"pto.tload ins(%{view} : {view_type}) outs(%{staging.ssa} : {staging.type})")
+            self.emit(f"pto.tmov ins(%{staging.ssa} : {staging.type}) outs(%{dst.ssa} : {dst.type})")
+            return dst
         view, view_type = self.partition(src, offsets, dst, span)
         self.emit(f"pto.tload ins(%{view} : {view_type}) outs(%{dst.ssa} : {dst.type})")
         return dst
+
+    def _free_mat_address(self) -> int:
+        """The first 512-aligned Mat byte after every Mat window of the function."""
+        end = 0
+        for t in (*self.env.values(), *_annotated_types(self.fn)):
+            if isinstance(t, TileType) and t.space is MemSpace.Mat and t.memref is not None:
+                w = t.memref.window
+                base = self.base_address.get(w.base, 0) if self.base_address is not None else 0
+                end = max(end, base + w.offset + w.size)
+        return -(-end // 512) * 512
 
     def partition(self, src: _Tensor, offsets: tuple[Expr, ...], tile: _Tile, span: Span
                   ) -> tuple[str, str]:
@@ -580,8 +632,33 @@ class _FunctionEmitter:
             return dst
         if not isinstance(source, _Tile):
             raise EmitError("tile.move source is not a tile", span)
+        if source.space is MemSpace.Acc and dst.space is MemSpace.Vec and not self.target.acc_to_vec:
+            self._through_gm(source, dst, span)
+            return dst
         self.emit(f"pto.tmov ins(%{source.ssa} : {source.type}) outs(%{dst.ssa} : {dst.type})")
         return dst
+
+    def _through_gm(self, source: _Tile, dst: _Tile, span: Span) -> None:
+        """An Acc -> Vec move where the target has no such path (a2a3, TARGET_FACTS.md "Who may
+        read L0C"): the FIXPIPE drain into a GM workspace, then a load into Vec — the round trip
+        the compiler's AIC / AIV split makes. The workspace is one more `!pto.ptr` argument."""
+        rows, cols = dst.valid_static
+        if rows is None or cols is None:
+            raise EmitError("an Acc -> Vec move of a runtime valid shape has no GM round trip", span)
+        arg = f"arg{len(self.args)}"
+        self.used.add(arg)
+        name = f"{dst.ssa}_gm"
+        dtype = _PTO_DTYPE[dst.dtype]
+        self.args.append(ArgBinding(arg, "workspace", name, f"!pto.ptr<{dtype}>", (rows, cols)))
+        line = self._tensor_view(name, arg, TensorType((Const(rows), Const(cols)), dst.dtype), span)
+        self.emit(line.strip())
+        workspace = self.bind[name]
+        assert isinstance(workspace, _Tensor)
+        zero = (Const(0), Const(0))
+        view, view_type = self.partition(workspace, zero, source, span)
+        self.emit(f"pto.tstore ins(%{source.ssa} : {source.type}) outs(%{view} : {view_type})")
+        view, view_type = self.partition(workspace, zero, dst, span)
+        self.emit(f"pto.tload ins(%{view} : {view_type}) outs(%{dst.ssa} : {dst.type})")
 
     def op_transpose_view(self, name, call, declared, span):
         source = self._operand(call.args[0], span, "tile.transpose_view source")
@@ -685,6 +762,10 @@ class _FunctionEmitter:
             self.emit(f"pto.{_VECTOR_BINARY[short]} ins(%{a.ssa}, %{bound.ssa} : {a.type}, {bound.type}) "
                       f"outs(%{dst.ssa} : {dst.type})")
             return dst
+        if short in ("maximum", "max") and isinstance(rhs, Const) and rhs.value == 0 and a.dtype.is_float:
+            dst = self._result(name, declared, call, span)  # max(x, 0) is relu
+            self.emit(f"pto.trelu ins(%{a.ssa} : {a.type}) outs(%{dst.ssa} : {dst.type})")
+            return dst
         if short not in _VECTOR_SCALAR:
             raise EmitError(f"`{call.op}` with a scalar operand has no instruction in the PTO subset", span)
         if isinstance(rhs, Const) and isinstance(rhs.value, (int, float)) and not isinstance(rhs.value, bool):
@@ -776,6 +857,7 @@ class _FunctionEmitter:
 
 _CALLS = {
     ops.CREATE: _FunctionEmitter.op_create, ops.ALLOC: _FunctionEmitter.op_alloc,
+    ops.T_CREATE: _FunctionEmitter.op_tensor_create,
     ops.LOAD: _FunctionEmitter.op_load, ops.STORE: _FunctionEmitter.op_store,
     ops.EXTRACT: _FunctionEmitter.op_extract, ops.MOVE: _FunctionEmitter.op_move,
     ops.TRANSPOSE_VIEW: _FunctionEmitter.op_transpose_view,
@@ -838,6 +920,20 @@ def _annotated_types(fn: Function) -> Iterable[Type]:
             yield stmt.type
         elif isinstance(stmt, (For, If)):
             yield from (t for t in stmt.return_types if t is not None)
+
+
+def _is_vector(op: str) -> bool:
+    family, _, short = op.partition(".")
+    return family == "tile" and (short in _VECTOR_BINARY or short in _VECTOR_SCALAR or short in _VECTOR_UNARY)
+
+
+def _innermost(call: Call) -> Call:
+    """The deepest nested call of *call* (post-order first), *call* itself when it has none."""
+    for arg in (*call.args, *(v for _, v in call.kwargs)):
+        for inner in walk_exprs(arg):
+            if isinstance(inner, Call) and inner.op != ops.T_READ:
+                return _innermost(inner)
+    return call
 
 
 def _pto_dtype(dtype: DType, span: Span) -> str:

@@ -30,7 +30,7 @@ Conventions:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -40,7 +40,7 @@ from pypto_verify.ir import (
     var_like, walk_exprs, walk_stmts, stmt_exprs,
 )
 from pypto_verify.lowering.pto_emit import EmitError, EmittedFunction, emit_function, emit_module
-from pypto_verify.reference import ReferenceError, run_reference, to_dtype
+from pypto_verify.reference import ReferenceError, WindowError, run_reference, to_dtype
 
 PV201 = "PV201"
 PV202 = "PV202"
@@ -154,13 +154,13 @@ def _choose_scalars(fn: Function, seed: int, given: Mapping[str, int]):
     reads = set(read_tensors(fn))
     missing = [n for n in names if n not in given]
     candidates = scalar_candidates(fn) if missing else [None]
-    last: ReferenceError | None = None
+    last: WindowError | None = None
     for candidate in candidates:
         values = {n: (given[n] if n in given else candidate) for n in names}
         inputs = make_inputs(fn, seed, {n: values[n] for n in names if n in reads})
         try:
             result = run_reference(fn, inputs, {n: values[n] for n in names if n not in reads})
-        except ReferenceError as error:
+        except WindowError as error:  # only an out-of-range window makes the next value worth a try
             last = error
             if not missing:
                 raise
@@ -248,12 +248,25 @@ def _match_params(source: Function, emitted: EmittedFunction, lowered: Function)
     return mapping
 
 
-def simulate_kernel(source_fn: Function | None, lowered_fn: Function, *, seed: int = 0,
-                    target: str = "a2a3", scalars: Mapping[str, int] | None = None) -> SimOutcome:
-    """PV201 for one kernel: the emitted PTO of *lowered_fn*, simulated on seeded inputs, against
-    the reference of *source_fn*."""
-    from pypto_verify.sim import SimError, simulate
+@dataclass(frozen=True, slots=True)
+class PreparedRun:
+    """Everything one simulation needs: the PTO text, the function, its arguments, and the
+    reference's answer to compare with (`simulate_kernel` = `prepare_run` + `run_and_compare`)."""
 
+    text: str
+    function: str
+    args: dict[str, object]
+    reference: object
+    """The `ReferenceResult`."""
+    scalars: dict[str, int]
+    outputs: dict[str, tuple[str, DType]]
+    """Source tensor name -> (argument name, dtype): the tensors compared."""
+
+
+def prepare_run(source_fn: Function | None, lowered_fn: Function, *, seed: int = 0,
+                target: str = "a2a3", scalars: Mapping[str, int] | None = None
+                ) -> PreparedRun | SimOutcome:
+    """Emit, make the inputs and run the reference; a `skipped` outcome when one of them cannot."""
     if source_fn is None or is_lowered(source_fn):
         return _skipped("no source to compare")
     try:
@@ -268,7 +281,10 @@ def simulate_kernel(source_fn: Function | None, lowered_fn: Function, *, seed: i
     args: dict[str, object] = {}
     for binding in emitted.args:
         source_name = mapping.get(binding.param, binding.param)
-        if binding.kind == "tensor":
+        if binding.kind == "workspace":
+            is_float = any(f"<{f}>" in binding.type for f in ("f32", "f16", "bf16"))
+            args[binding.name] = np.zeros(binding.shape, dtype=np.float32 if is_float else np.int64)
+        elif binding.kind == "tensor":
             if source_name not in inputs:
                 return _skipped(f"lowered parameter `{binding.param}` has no source tensor")
             args[binding.name] = inputs[source_name]
@@ -276,23 +292,42 @@ def simulate_kernel(source_fn: Function | None, lowered_fn: Function, *, seed: i
             if source_name not in values:
                 return _skipped(f"lowered scalar `{binding.param}` has no source value")
             args[binding.name] = int(values[source_name])
-    text = emit_module([emitted], target)
+    dtypes = {p.name: p.type.dtype for p in source_fn.params if isinstance(p.type, TensorType)}
+    outputs = {mapping.get(b.param, b.param): (b.name, dtypes[mapping.get(b.param, b.param)])
+               for b in emitted.args if b.kind == "tensor" and mapping.get(b.param, b.param) in dtypes}
+    return PreparedRun(emit_module([emitted], target), emitted.name, args, reference, values, outputs)
+
+
+def run_and_compare(run: PreparedRun, *, target: str = "a2a3") -> SimOutcome:
+    """Simulate a prepared run and compare every tensor with the reference (first difference)."""
+    from pypto_verify.sim import SimError, simulate
+
     try:
-        final = simulate(text, emitted.name, args, target=target)
+        final = simulate(run.text, run.function, run.args, target=target)
     except SimError as error:
         if error.rule != PV202:
             raise  # our own emitter wrote text outside the subset: fail fast (STYLE.md §1)
         return SimOutcome("mismatch", f"PV202 the simulator rejected the PTO: {error}", None, "",
-                          PV202, values)
-    dtypes = {p.name: p.type.dtype for p in source_fn.params if isinstance(p.type, TensorType)}
-    by_source = {mapping.get(b.param, b.param): b.name for b in emitted.args if b.kind == "tensor"}
-    for name, want in reference.outputs.items():
-        if name not in by_source:
+                          PV202, run.scalars)
+    reference = run.reference
+    for name, want in reference.outputs.items():  # type: ignore[attr-defined]
+        if name not in run.outputs:
             continue
-        diff = first_difference(name, dtypes[name], final[by_source[name]], want, reference.max_k)
+        arg, dtype = run.outputs[name]
+        diff = first_difference(name, dtype, final[arg], want, reference.max_k)  # type: ignore[attr-defined]
         if diff is not None:
-            return SimOutcome("mismatch", describe(diff), diff, "", PV201, values)
-    return SimOutcome("match", "match", None, "", PV201, values)
+            return SimOutcome("mismatch", describe(diff), diff, "", PV201, run.scalars)
+    return SimOutcome("match", "match", None, "", PV201, run.scalars)
+
+
+def simulate_kernel(source_fn: Function | None, lowered_fn: Function, *, seed: int = 0,
+                    target: str = "a2a3", scalars: Mapping[str, int] | None = None) -> SimOutcome:
+    """PV201 for one kernel: the emitted PTO of *lowered_fn*, simulated on seeded inputs, against
+    the reference of *source_fn*."""
+    run = prepare_run(source_fn, lowered_fn, seed=seed, target=target, scalars=scalars)
+    if isinstance(run, SimOutcome):
+        return run
+    return run_and_compare(run, target=target)
 
 
 # ---------------------------------------------------------------------------------------------- files
@@ -326,6 +361,7 @@ class PreparedKernel:
     (None when lowering dropped it, with the reason)."""
 
     name: str
+    """`Program.function`, or the function name for free functions (as findings name kernels)."""
     source: Function | None
     lowered: Function | None
     reason: str = ""
@@ -356,21 +392,23 @@ def prepare_file(path: str, *, mode: str = "fixed", target: str = "a2a3") -> Pre
     input_errors = tuple(_render(e) for e in parsed.errors)
     if parsed.module is None:
         return PreparedFile(input_errors, (), ())
-    functions = [k[-1] if isinstance(k, tuple) else k for k in frontend.kernels(parsed.module)]
+    functions = [(k[0].name if isinstance(k, tuple) else None, k[-1] if isinstance(k, tuple) else k)
+                 for k in frontend.kernels(parsed.module)]
     result = lower(parsed.module, LowerOptions(mode=mode, target=get_target(target)))  # type: ignore[arg-type]
     lowered = lowered_functions(result.module) if result.module is not None else {}
     errors = list(result.errors)
     kernels: list[PreparedKernel] = []
-    for fn in functions:
+    for program, fn in functions:
+        name = f"{program}.{fn.name}" if program else fn.name
         if is_lowered(fn):
-            kernels.append(PreparedKernel(fn.name, None, lowered.get(fn.name, fn)))
+            kernels.append(PreparedKernel(name, None, lowered.get(fn.name, fn)))
             continue
         low = find_lowered(fn.name, lowered)
         reason = ""
         if low is None:
             mine = [e for e in errors if getattr(e, "function", getattr(e, "kernel", None)) in (fn.name, None)]
             reason = "lowering failed" + (f": {_render(mine[0]).splitlines()[0]}" if mine else "")
-        kernels.append(PreparedKernel(fn.name, fn, low, reason))
+        kernels.append(PreparedKernel(name, fn, low, reason))
     return PreparedFile(input_errors, tuple(_render(e) for e in errors), tuple(kernels))
 
 
@@ -378,12 +416,17 @@ def emit_file(prepared: PreparedFile, *, target: str = "a2a3") -> tuple[str, lis
     """One PTO module with a `func.func` per kernel that emits, and `(kernel, reason)` for the others."""
     emitted: list[EmittedFunction] = []
     failed: list[tuple[str, str]] = []
+    names = [k.lowered.name for k in prepared.kernels if k.lowered is not None]
     for kernel in prepared.kernels:
         if kernel.lowered is None:
             failed.append((kernel.name, kernel.reason))
             continue
+        lowered = kernel.lowered
+        if names.count(lowered.name) > 1:
+            # Two programs of one file define the same function name: qualify it in the module.
+            lowered = replace(lowered, name=kernel.name)
         try:
-            emitted.append(emit_function(kernel.lowered, target))
+            emitted.append(emit_function(lowered, target))
         except EmitError as error:
             failed.append((kernel.name, f"emit: {error.message}"))
     return (emit_module(emitted, target) if emitted else ""), failed

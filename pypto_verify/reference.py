@@ -53,6 +53,11 @@ class ReferenceError(Exception):
     """The reference cannot evaluate the kernel: an op it has no semantics for, or a bad window."""
 
 
+class WindowError(ReferenceError):
+    """A slice, load, extract or read outside its tensor (or a division by zero): the kernel's
+    runtime scalars are out of range for it."""
+
+
 @dataclass(eq=False, slots=True)
 class Value:
     """An array of values and the element type it stands for.
@@ -70,7 +75,8 @@ class Value:
 
 @dataclass(frozen=True, slots=True)
 class ReferenceResult:
-    """The reference's answer: the final tensor parameters, and the longest reduction it saw."""
+    """The reference's answer: the final tensor parameters, and the longest reduction any matmul
+    chain accumulated (the comparison's tolerance grows with it)."""
 
     outputs: dict[str, np.ndarray]
     max_k: int
@@ -334,7 +340,7 @@ class _Interpreter:
                                      f"for a tensor of shape {list(dims)}")
         for o, s, d in zip(offsets, shape, dims):
             if o < 0 or s < 0 or o + s > d:
-                raise ReferenceError(f"{what}: window offsets {list(offsets)} sizes {list(shape)} exceed "
+                raise WindowError(f"{what}: window offsets {list(offsets)} sizes {list(shape)} exceed "
                                      f"the shape {list(dims)}")
         return tuple(slice(o, o + s) for o, s in zip(offsets, shape))
 
@@ -393,6 +399,7 @@ class _Interpreter:
                     product = to_dtype(acc2 + product, DType.INT32)
                 k += acc.k
         data = to_dtype(product, acc_dtype).reshape(out_shape)
+        self.max_k = max(self.max_k, k)
         return Value(data, acc_dtype, k)
 
     # vector -----------------------------------------------------------------------------
@@ -415,13 +422,13 @@ class _Interpreter:
         elif name in ("div", "divs"):
             x, y = a.data.astype(np.int64), np.asarray(b, dtype=np.int64)
             if np.any(y == 0):
-                raise ReferenceError(f"`{call.op}`: integer division by zero")
+                raise WindowError(f"`{call.op}`: integer division by zero")
             q = np.abs(x) // np.abs(y)
             result = np.where((x >= 0) == (y >= 0), q, -q)
         else:
             result = fn(a.data.astype(np.int64), np.asarray(b, dtype=np.int64))
         out = self.dtype_kw(call, "dtype") or dtype
-        return Value(to_dtype(result, out), out)
+        return Value(to_dtype(result, out), out, max(a.k, rhs.k if isinstance(rhs, Value) else 0))
 
     def vector_unary(self, call: Call, name: str) -> Value:
         a = self.value(call, 0)
@@ -430,7 +437,7 @@ class _Interpreter:
         with np.errstate(over="ignore"):
             data = a.data.astype(np.float32) if a.dtype.is_float else a.data
             result = _VECTOR_UNARY[name](data)
-        return Value(to_dtype(result, a.dtype), a.dtype)
+        return Value(to_dtype(result, a.dtype), a.dtype, a.k)
 
 
 def _window_shape(shape: tuple[int, ...], rank: int) -> tuple[int, ...]:
@@ -451,11 +458,11 @@ def _binop(op: str, a: Any, b: Any) -> Any:
         return a * b
     if op == "//":
         if b == 0:
-            raise ReferenceError("integer division by zero")
+            raise WindowError("integer division by zero")
         return a // b
     if op == "%":
         if b == 0:
-            raise ReferenceError("integer modulo by zero")
+            raise WindowError("integer modulo by zero")
         return a % b
     if op == "/":
         return a / b
@@ -510,9 +517,8 @@ def _assemble(it: _Interpreter, call: Call) -> Value:
     if call.op == ops.ASSEMBLE:
         # Tile level (Acc -> Mat window): value semantics, a new tile.
         result = Value(dst.data.copy(), dst.dtype, max(dst.k, src.k))
-        index = result_index = it.window(result, offsets, _window_shape(src.data.shape, dst.data.ndim),
-                                         f"`{call.op}`")
-        data = _fit(to_dtype(src.data, dst.dtype), result.data[result_index].shape, call.op)
+        index = it.window(result, offsets, _window_shape(src.data.shape, dst.data.ndim), f"`{call.op}`")
+        data = _fit(to_dtype(src.data, dst.dtype), result.data[index].shape, call.op)
         if atomic:
             data = to_dtype(result.data[index] + data, dst.dtype)
         result.data[index] = data
@@ -553,7 +559,7 @@ def _extract(it: _Interpreter, call: Call) -> Value:
     data = _as_2d(src, call.op)
     rows, cols = _squeeze(shape)[-2:] if len(shape) >= 2 else (1, shape[0])
     if row < 0 or col < 0 or row + rows > data.shape[0] or col + cols > data.shape[1]:
-        raise ReferenceError(f"`{call.op}`: window [{row}:{row + rows}, {col}:{col + cols}] exceeds "
+        raise WindowError(f"`{call.op}`: window [{row}:{row + rows}, {col}:{col + cols}] exceeds "
                              f"{list(data.shape)}")
     return Value(data[row:row + rows, col:col + cols].copy().reshape(shape), src.dtype)
 
@@ -595,7 +601,7 @@ def _read(it: _Interpreter, call: Call) -> int | float:
     try:
         element = src.data[tuple(index)] if len(index) == src.data.ndim else src.data.reshape(-1)[index[0]]
     except IndexError:
-        raise ReferenceError(f"`{call.op}`: index {list(index)} out of range {list(src.data.shape)}") from None
+        raise WindowError(f"`{call.op}`: index {list(index)} out of range {list(src.data.shape)}") from None
     return int(element) if not src.dtype.is_float else float(element)
 
 

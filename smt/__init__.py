@@ -1,1 +1,127 @@
-"""Z3 obligations over accumulator sites: site extraction, encoding, discharge (PV101-PV105)."""
+"""Z3 obligations over accumulator sites: site extraction, encoding, discharge (PV101-PV105).
+
+API: `prove_module(source, lowered)` extracts the accumulator sites of both modules (`sites.py`),
+matches them by the spans of their MADs, poses every obligation of L0C_RULES.md ("Z3 obligations") on
+each lowered site (`obligations.py`, encoded by `encode.py`) and decides them (`solver.py`). It returns
+one `Outcome` per (site, rule): PROVED, REFUTED with a counterexample in the user's names, or
+INCONCLUSIVE with the reason (reported as PV100; never a pass). `source=None` is Form 3 input: the
+lowered IR is checked as given, for PV102-PV104 only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pypto_verify import ir, rules
+
+from pypto_verify.smt import sites
+from pypto_verify.smt.obligations import Obligation, RULE_ORDER, site_obligations
+from pypto_verify.smt.sites import Pair, Site, extract_sites, match_sites
+from pypto_verify.smt.solver import DEFAULT_TIMEOUT_MS, Answer, Verdict, discharge
+
+__all__ = [
+    "Outcome", "Verdict", "Obligation", "Site", "Pair", "prove_module", "prove_pairs", "pair_sites",
+    "extract_sites", "match_sites", "discharge", "DEFAULT_TIMEOUT_MS",
+]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The verdict of one rule on one site."""
+
+    rule: str
+    site: str
+    verdict: Verdict
+    message: str
+    span: ir.Span
+    counterexample: dict[str, int | str] | None
+    reason: str = ""
+    """Why the verdict is INCONCLUSIVE (or what a PROVED verdict assumed)."""
+    seconds: float = 0.0
+    """Solver time spent in this run (0 when every query was a cache hit)."""
+    function: str = ""
+    name: str = ""
+    """The accumulator as the user named it."""
+
+    @property
+    def finding_rule(self) -> str:
+        """The rule a finding reports: the obligation's, or PV100 when inconclusive."""
+        return rules.INCONCLUSIVE.id if self.verdict is Verdict.INCONCLUSIVE else self.rule
+
+
+def pair_sites(source: ir.Module | None, lowered: ir.Module) -> tuple[list[Pair], list[Site]]:
+    """The lowered sites, each with the source site it came from, and the source sites left unmatched
+    whose function the lowered module still has (a kernel the lowering dropped is reported there)."""
+    low_sites = extract_sites(lowered)
+    if source is None:
+        return [Pair(s, None) for s in low_sites], []
+    pairs, unmatched = match_sites(extract_sites(source), low_sites)
+    seen: dict[str, int] = {}
+    unique = []
+    for pair in pairs:
+        n = seen.get(pair.lowered.id, 0)
+        seen[pair.lowered.id] = n + 1
+        if n:
+            pair = Pair(_renamed(pair.lowered, f"{pair.lowered.id}.{n + 1}"), pair.source)
+        unique.append(pair)
+    lowered_functions = {fn.name for _, fn in lowered.functions()}
+    return unique, [s for s in unmatched if s.function in lowered_functions]
+
+
+def _renamed(site: Site, new_id: str) -> Site:
+    from dataclasses import replace
+
+    return replace(site, id=new_id)
+
+
+def prove_module(source: ir.Module | None, lowered: ir.Module, *, timeout_ms: int = DEFAULT_TIMEOUT_MS,
+                 cache: bool = True, dump_smt: Path | None = None) -> list[Outcome]:
+    """Every obligation of every accumulator site of *lowered* (matched with *source*), decided."""
+    pairs, unmatched = pair_sites(source, lowered)
+    return prove_pairs(pairs, unmatched, has_source=source is not None, timeout_ms=timeout_ms, cache=cache,
+                       dump_smt=dump_smt)
+
+
+def prove_pairs(pairs: list[Pair], unmatched: list[Site] = (), *, has_source: bool, timeout_ms: int = DEFAULT_TIMEOUT_MS,
+                cache: bool = True, dump_smt: Path | None = None) -> list[Outcome]:
+    """`prove_module` on sites already paired."""
+    outcomes: list[Outcome] = []
+    for pair in pairs:
+        obligations = site_obligations(pair.lowered, pair.source, has_source=has_source)
+        by_rule: dict[str, list[tuple[Obligation, Answer]]] = {}
+        for ob in obligations:
+            answer = discharge(ob, timeout_ms=timeout_ms, cache=cache, dump_smt=dump_smt)
+            by_rule.setdefault(ob.rule.id, []).append((ob, answer))
+        for rule in RULE_ORDER:
+            if rule.id in by_rule:
+                outcomes.append(_outcome(pair.lowered, rule.id, by_rule[rule.id]))
+    for site in unmatched:
+        for rule in (rules.PREDICATION_IS_PHI, rules.REDUCTION_EQUIVALENCE):
+            reason = f"no lowered chain carries the spans of `{site.name}`'s MADs"
+            outcomes.append(Outcome(rule.id, site.id, Verdict.INCONCLUSIVE, reason, site.span, None, reason,
+                                    0.0, site.function, site.name))
+    return outcomes
+
+
+def _outcome(site: Site, rule: str, results: list[tuple[Obligation, Answer]]) -> Outcome:
+    """One outcome per rule: refuted if any part is, else inconclusive if any part is, else proved."""
+    seconds = sum(a.seconds for _, a in results)
+    for ob, answer in results:
+        if answer.verdict is Verdict.REFUTED:
+            message, counterexample, span = ob.explain(answer.values)
+            return Outcome(rule, site.id, Verdict.REFUTED, message, span or site.span, counterexample, "",
+                           seconds, site.function, site.name)
+    inconclusive = [(ob, a) for ob, a in results if a.verdict is Verdict.INCONCLUSIVE]
+    if inconclusive:
+        reasons = []
+        for ob, answer in inconclusive:
+            reason = answer.reason or "inconclusive"
+            reasons.append(f"{ob.case}: {reason}" if ob.case else reason)
+        message = "; ".join(dict.fromkeys(reasons))
+        return Outcome(rule, site.id, Verdict.INCONCLUSIVE, message, site.span, None, message, seconds,
+                       site.function, site.name)
+    message = "; ".join(ob.proved for ob, _ in results if ob.proved)
+    assumed = "; ".join(dict.fromkeys(a for ob, _ in results for a in ob.approximations))
+    return Outcome(rule, site.id, Verdict.PROVED, message, site.span, None, assumed, seconds, site.function,
+                   site.name)

@@ -732,7 +732,7 @@ class ChainEncoding:
             guards += [le(ZERO, i), lt(i, trips)]
             value = add(enc.int_(item.start), mul(i, enc.int_(item.step)))
             enc = enc.bind(item.var, value)
-            values = (*values, (display_name(item.var), value))
+            values = (*values, (S.var_label(item.var), value))
             m = sub(m, mul(i, per))
 
     def _first_position(self, rest: tuple[tuple[tuple[S.Item, ...], int, bool], ...], enc: ExprEncoder) -> Term:

@@ -36,6 +36,7 @@ a lowered op came from (`dataclasses.replace`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Union
@@ -43,7 +44,7 @@ from typing import Union
 from pypto_verify import ops
 from pypto_verify.ir import (
     NO_SPAN, Assign, BinOp, BoolOp, Call, Compare, Const, Eval, Expr, For, Function, If, IterArg,
-    ListExpr, LoopKind, Module, Param, Return, ScalarType, Scope, Span, Stmt, TensorType, TileType,
+    ListExpr, LoopKind, MemSpace, Module, Param, Return, ScalarType, Scope, Span, Stmt, TensorType, TileType,
     TupleExpr, Type, UnaryOp, Var, Yield, display_name, final_yield, type_env, var_like, walk_exprs,
 )
 
@@ -473,8 +474,16 @@ class _Origins:
             return replace(src, dims=(src.dims[1], src.dims[0]))
         if call.op in (ops.T_RESHAPE, "tile.reshape") and len(args) >= 2:
             return self._reshape(self.of(args[0]), args[1])
-        if call.op in ALL_MADS or call.op in CREATE_OPS:
+        if call.op in ALL_MADS:
             return None
+        if call.op in CREATE_OPS:
+            # a GM buffer (`pl.create_tensor` written by assembles, then read by slices) is a root of
+            # its own; an Acc create is never an operand
+            t = self.types.get(name)
+            shape = ops.static_shape(t.shape) if isinstance(t, (TileType, TensorType)) else None
+            if shape is None or (isinstance(t, TileType) and t.space is MemSpace.Acc):
+                return None
+            return Operand(display_name(name), tuple(Const(0) for _ in shape), shape, tuple(range(len(shape))))
         return self._opaque(name, stmt, call)
 
     def _window(self, src: Operand | None, offsets: Expr, shape: Expr, rank: int | None) -> Operand | None:
@@ -852,12 +861,22 @@ def refine(source: Site, lowered: Site) -> Site:
     return replace(source, body=tuple(split(i) for i in source.body))
 
 
+def var_label(name: str) -> str:
+    """A loop variable as the user knows it: `ko` as written, and for a K loop the tiler made
+    (`acc__l0_ko`, `c__ssa_v0_l0_ko`) the accumulator's name with `.ko` (`acc.ko`)."""
+    base = display_name(name)
+    rest = name.split("__", 1)[1] if "__" in name and not name.startswith("__") else ""
+    if re.search(r"(^|_)l0_ko(_\d+)?$", rest):
+        return f"{base}.ko"
+    return base
+
+
 def expr_text(expr: Expr | None) -> str:
     """*expr* as the user wrote it, with SSA suffixes stripped (`ko == 0`, `(kb == 0) and (nb < 2)`)."""
     if expr is None:
         return "None"
     if isinstance(expr, Var):
-        return display_name(expr.name)
+        return var_label(expr.name)
     if isinstance(expr, Const):
         return repr(expr.value) if isinstance(expr.value, str) else str(expr.value)
     if isinstance(expr, BinOp):

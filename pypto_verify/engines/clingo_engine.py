@@ -425,8 +425,8 @@ def _aggregate_keys(aggregate: Aggregate, new_var, var_name) -> tuple[list[str],
     wildcards: dict[int, str] = {}
     atoms = [literal for literal in aggregate.body if isinstance(literal, Atom)]
     if len(atoms) == 1:
-        plain = [arg.name for arg in atoms[0].args if isinstance(arg, Var)]
-        if len(plain) == len(set(plain)):
+        occurring = [var.name for arg in atoms[0].args for var in all_vars(arg)]
+        if len(occurring) == len(set(occurring)):
             for arg in atoms[0].args:
                 if isinstance(arg, Wildcard):
                     wildcards[id(arg)] = new_var("W")

@@ -22,10 +22,10 @@ import bisect
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal as TypingLiteral
+from typing import Literal
 from typing import Union
 
-Kind = TypingLiteral["number", "symbol"]
+Kind = Literal["number", "symbol"]
 Row = tuple[int | str, ...]
 
 

@@ -282,6 +282,54 @@ class ModuleScope(Scope):
                 pass
 
 
+class FactoryScope(Scope):
+    """The names a program factory (`def build(batch=BATCH): @pl.program class X: ...`) binds before its
+    nested program: its parameters at their defaults and its simple assignments, evaluated statically."""
+
+    def __init__(self, parent: ModuleScope, node: ast.FunctionDef) -> None:
+        self.parent = parent
+        self.values: dict[str, Any] = {}
+        spec = node.args
+        positional = [*spec.posonlyargs, *spec.args]
+        defaults = [None] * (len(positional) - len(spec.defaults)) + list(spec.defaults)
+        pairs = [*zip(positional, defaults), *zip(spec.kwonlyargs, spec.kw_defaults)]
+        for param, default in pairs:
+            if default is None:
+                self.values[param.arg] = Unknown(f"`{param.arg}` is a parameter of factory `{node.name}` without a default")
+                continue
+            try:
+                self.values[param.arg] = parent.evaluator.eval(default, parent)
+            except (NotStatic, RecursionError) as error:
+                self.values[param.arg] = Unknown(getattr(error, "reason", "not static"))
+        for stmt in node.body:
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                try:
+                    parent.evaluator.exec_block([stmt], self)
+                except (NotStatic, RecursionError) as error:
+                    for name in _assigned_names([stmt]):
+                        self.values[name] = Unknown(getattr(error, "reason", "not static"))
+
+    @property
+    def module(self) -> ModuleScope:
+        return self.parent
+
+    def lookup(self, name: str) -> Any:
+        if name in self.values:
+            value = self.values[name]
+            if isinstance(value, Unknown):
+                raise NotStatic(value.reason, value.missing)
+            return value
+        return self.parent.lookup(name)
+
+    def raw(self, name: str) -> Any:
+        if name in self.values:
+            return self.values[name]
+        return self.parent.raw(name)
+
+    def assign(self, name: str, value: Any) -> None:
+        self.values[name] = value
+
+
 class LocalScope(Scope):
     """A function call's locals, then its enclosing scope."""
 

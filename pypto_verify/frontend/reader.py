@@ -61,6 +61,10 @@ KNOWN_OPS = frozenset({
 })
 
 
+MAX_EXPR_DEPTH = 100
+"""Deepest expression nesting read (an AST depth; `pl.add(pl.add(x))` is 5 deep)."""
+
+
 @dataclass
 class ModuleResult:
     module: Module
@@ -92,18 +96,43 @@ class ModuleReader:
         programs: list[Program] = []
         free: list[Function] = []
         free_at: int | None = None
-        for node in self.tree.body:
+        for node, scope in self._top_level(self.tree.body, self.scope):
             if isinstance(node, ast.ClassDef) and self._is_program(node):
-                programs.append(self._read_program(node))
+                programs.append(self._read_program(node, scope))
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and self._pl_decorator(node) is not None:
                 if free_at is None:
                     free_at = len(programs)
-                fn = self._read_function_safely(node, in_class=False)
+                fn = self._read_function_safely(node, in_class=False, scope=scope)
                 if fn is not None:
                     free.append(fn)
         if free_at is not None:
             programs.insert(free_at, Program(None, tuple(free), span=self.span_of(self.tree.body[0])))
         return ModuleResult(Module(self.path, tuple(programs)), self.errors, self.warnings)
+
+    def _top_level(self, body: list[ast.stmt], scope: cst.Scope) -> list[tuple[ast.stmt, cst.Scope]]:
+        """The module's statements with the scope their names resolve in: the branch a static module-level
+        `if` takes is spliced in (`if M.name == "flash": @pl.jit.inline def ...`), as are `try` bodies and
+        the programs a factory function builds (`def build(): @pl.program class X: ...`)."""
+        out: list[tuple[ast.stmt, cst.Scope]] = []
+        for node in body:
+            if isinstance(node, ast.If):
+                try:
+                    taken = bool(self.scope.evaluator.eval(node.test, self.scope))
+                except (cst.NotStatic, RecursionError):
+                    out.extend(self._top_level(node.body, scope))
+                    out.extend(self._top_level(node.orelse, scope))
+                    continue
+                out.extend(self._top_level(node.body if taken else node.orelse, scope))
+            elif isinstance(node, ast.Try):
+                out.extend(self._top_level(node.body, scope))
+            elif isinstance(node, ast.FunctionDef) and self._pl_decorator(node) is None:
+                programs = [item for item in node.body if isinstance(item, ast.ClassDef) and self._is_program(item)]
+                if programs:
+                    factory = cst.FactoryScope(self.scope, node)
+                    out.extend((item, factory) for item in programs)
+            else:
+                out.append((node, scope))
+        return out
 
     def span_of(self, node: ast.AST) -> Span:
         # ast columns are 0-based; we print 1-based (STYLE.md §6)
@@ -140,18 +169,19 @@ class ModuleReader:
                 return decorator
         return None
 
-    def _read_program(self, node: ast.ClassDef) -> Program:
+    def _read_program(self, node: ast.ClassDef, scope: cst.Scope) -> Program:
         functions: list[Function] = []
         for item in node.body:
             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and self._pl_decorator(item) is not None:
-                fn = self._read_function_safely(item, in_class=True)
+                fn = self._read_function_safely(item, in_class=True, scope=scope)
                 if fn is not None:
                     functions.append(fn)
         return Program(node.name, tuple(functions), span=self.span_of(node))
 
-    def _read_function_safely(self, node: ast.FunctionDef | ast.AsyncFunctionDef, in_class: bool) -> Function | None:
+    def _read_function_safely(self, node: ast.FunctionDef | ast.AsyncFunctionDef, in_class: bool,
+                              scope: cst.Scope) -> Function | None:
         try:
-            return FunctionReader(self, node, in_class).read()
+            return FunctionReader(self, node, in_class, scope).read()
         except InputError as error:
             self.errors.append(error)
         except RecursionError:
@@ -192,7 +222,7 @@ class _KernelScope(cst.Scope):
 
     @property
     def module(self) -> cst.ModuleScope:
-        return self.reader.frame.scope
+        return self.reader.frame.scope.module
 
     def lookup(self, name: str) -> Any:
         binding = self.reader.frame.env.get(name)
@@ -209,17 +239,20 @@ class _KernelScope(cst.Scope):
 class FunctionReader:
     """Reads one decorated function into an `ir.Function`; raises `InputError` on the first problem."""
 
-    def __init__(self, module: ModuleReader, node: ast.FunctionDef | ast.AsyncFunctionDef, in_class: bool) -> None:
+    def __init__(self, module: ModuleReader, node: ast.FunctionDef | ast.AsyncFunctionDef, in_class: bool,
+                 scope: cst.Scope) -> None:
         self.module = module
         self.node = node
         self.in_class = in_class
         self.names = Names()
         self.types: dict[str, Type] = {}
         self.pending: list[Stmt] = []
-        self.frame = Frame({}, set(), set(), module.scope)
+        self.frame = Frame({}, set(), set(), scope)
         self.static_scope = _KernelScope(self)
         self.evaluator = cst.Evaluator(cst.Budget(200_000))
         self.has_self = False
+        self.call_types: dict[Call, Type] = {}
+        """Result types of calls `ops` cannot type (a call of another kernel of this file)."""
         self.slice_shapes: dict[str, tuple[Expr, ...]] = {}
         """The shape of every value defined by a slice (checked where a constant shape is required)."""
         self.runtime: set[str] = set()
@@ -402,6 +435,7 @@ class FunctionReader:
     # ------------------------------------------------------------------------------------------ statements
 
     def _read_stmt(self, node: ast.stmt, top: bool = False) -> list[Stmt]:
+        self._check_depth(node)
         match node:
             case ast.Assign() | ast.AnnAssign():
                 return self._read_assign(node)
@@ -423,6 +457,21 @@ class FunctionReader:
                 return []
             case _:
                 return self._read_unsupported(node)
+
+    def _check_depth(self, node: ast.stmt) -> None:
+        """Refuse expressions nested deeper than `MAX_EXPR_DEPTH` (a clear PV000, never a RecursionError)."""
+        stack: list[tuple[ast.AST, int]] = []
+        for name, value in ast.iter_fields(node):
+            if name in ("body", "orelse", "finalbody", "handlers"):
+                continue
+            items = value if isinstance(value, list) else [value]
+            stack.extend((item, 1) for item in items if isinstance(item, (ast.expr, ast.withitem, ast.keyword)))
+        while stack:
+            sub, depth = stack.pop()
+            if depth > MAX_EXPR_DEPTH:
+                raise self.error(sub, f"expression nested {MAX_EXPR_DEPTH}+ levels deep",
+                                 f"the kernel language reads expressions up to {MAX_EXPR_DEPTH} levels deep")
+            stack.extend((child, depth + 1) for child in ast.iter_child_nodes(sub))
 
     def _read_unsupported(self, node: ast.stmt) -> list[Stmt]:
         kind = _STMT_NAMES.get(type(node), f"`{type(node).__name__}` statement")
@@ -722,7 +771,7 @@ class FunctionReader:
             iter_args.append(arg)
         for name in carried:
             binding = saved[name]
-            init = binding.var if binding.var is not None else self._materialise_binding(name, binding, node)
+            init = self._value_of(name, binding, node)
             arg = IterArg(self.names.fresh(name, "iter"), span=self.span(node))
             if binding.type is not None:
                 self.types[arg.name] = binding.type
@@ -770,17 +819,19 @@ class FunctionReader:
             after[name] = Binding(rv, type=type_)
         restored = dict(saved)
         for name, binding in body_env.items():
-            if name in saved or name in after:
-                continue
-            if name == loop_name or name in explicit:
+            if name in saved or name in after or name == loop_name or name in explicit:
                 continue
             restored[name] = Binding(None, poison=f"it is defined only inside the loop at line {node.lineno}")
         for name in self.frame.gm:
             if name in saved and name in body_env:
                 restored[name] = body_env[name]
+        for name in explicit:
+            if name not in after:
+                restored[name] = Binding(None, poison=f"it is an iter_arg of the loop at line {node.lineno}; "
+                                                      "after the loop, read the loop's return value")
         restored.update(after)
-        if keep_loop_var:
-            restored[loop_name] = Binding(loop_var, type=ScalarType(DType.INDEX), scoped=True)
+        # Like Python, the loop variable stays bound after the loop (`with pl.spmd(...) as tid:` reads it).
+        restored[loop_name] = Binding(loop_var, type=ScalarType(DType.INDEX), scoped=True)
         self.frame.env = restored
         if iter_args:
             stmts.append(Yield(tuple(yields), span=self.span(terminal.node if terminal is not None else node)))
@@ -789,8 +840,14 @@ class FunctionReader:
                    span=self.span(node))
 
     def _value_of(self, name: str, binding: Binding, node: ast.AST) -> Expr:
+        """What a use of *name* reads: its static value when it has one (as `_read_name` folds it), else its var."""
         if binding.poison is not None:
             raise self.error(node, f"`{name}`", binding.poison)
+        if binding.static is not NO_STATIC:
+            try:
+                return self._materialise(binding.static, node)
+            except _Unmaterialisable:
+                pass
         if binding.var is not None:
             return binding.var
         return self._materialise_binding(name, binding, node)
@@ -845,6 +902,7 @@ class FunctionReader:
                 merged[name] = a if a.poison is not None else b
                 continue
             if a.scoped or b.scoped:
+                merged[name] = a if a is not before else b
                 continue
             if a.var is not None and b.var is not None and a.var.name == b.var.name:
                 merged[name] = a
@@ -930,9 +988,8 @@ class FunctionReader:
         if isinstance(node, (ast.Compare, ast.BoolOp)) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
             return NO_STATIC
         if isinstance(node, ast.Call) and self.pl_path(node.func) is not None:
-            path = self.pl_path(node.func)
-            if path != "dynamic":
-                return NO_STATIC
+            # a `pl.X(...)` call in a kernel is an op (even `pl.dynamic`, which then prints as written)
+            return NO_STATIC
         try:
             return self.static(node)
         except cst.NotStatic as error:
@@ -1119,12 +1176,23 @@ class FunctionReader:
             return self._read_opaque_expr(node)
         lhs = self._read_expr(node.left, hoist=True)
         rhs = self._read_expr(node.right, hoist=True)
+        return self._binop(symbol, lhs, rhs, self.span(node))
+
+    def _binop(self, symbol: str, lhs: Expr, rhs: Expr, span: Span) -> Expr:
+        """`lhs symbol rhs`: scalar arithmetic, or the element-wise op when an operand is a tensor or tile."""
         for operand in (lhs, rhs):
             t = self._infer(operand)
             if isinstance(t, (TensorType, TileType)) and symbol in _TENSOR_BINOPS:
                 prefix = "tile" if isinstance(t, TileType) else "tensor"
-                return Call(f"{prefix}.{_TENSOR_BINOPS[symbol]}", (lhs, rhs), span=self.span(node))
-        return BinOp(symbol, lhs, rhs, span=self.span(node))
+                return Call(f"{prefix}.{_TENSOR_BINOPS[symbol]}", (lhs, rhs), span=span)
+        return BinOp(symbol, lhs, rhs, span=span)
+
+    def _difference(self, upper: Expr, lower: Expr, node: ast.AST) -> Expr:
+        """A slice extent `upper - lower`, a `Const` when constant (`k0 + 256 - k0` is 256)."""
+        simplified = _difference(upper, lower)
+        if isinstance(simplified, BinOp) and simplified.op == "-" and simplified.lhs is upper and simplified.rhs is lower:
+            return self._binop("-", upper, lower, self.span(node))
+        return simplified
 
     def _read_unaryop(self, node: ast.UnaryOp) -> Expr:
         if isinstance(node.op, ast.Not):
@@ -1175,9 +1243,9 @@ class FunctionReader:
                 lower = self._read_expr(elt.lower) if elt.lower is not None else Const(0)
                 if elt.upper is None:
                     extent = self._dim_of(base, dims, k, node)
-                    shape.append(_difference(extent, lower))
+                    shape.append(self._difference(extent, lower, node))
                 else:
-                    shape.append(_difference(self._read_expr(elt.upper), lower))
+                    shape.append(self._difference(self._read_expr(elt.upper), lower, node))
                 offsets.append(lower)
             else:
                 offsets.append(self._read_expr(elt))
@@ -1300,14 +1368,43 @@ class FunctionReader:
         if isinstance(raw, cst.Unknown) and raw.missing is not None:
             raise self.error(node.func, f"name `{name}`", raw.reason)
         args, kwargs = self._read_args(node)
-        if isinstance(raw, cst.FunctionValue) and raw.scope is self.frame.scope and raw.decorated:
+        if isinstance(raw, cst.FunctionValue) and raw.scope is self.frame.scope.module and raw.decorated:
             # another function of this file (a kernel calling a kernel): opaque, printed `name(...)`
-            return Call(f"call.{name}", args, kwargs, span=self.span(node))
+            call = Call(f"call.{name}", args, kwargs, span=self.span(node))
+            result = self._callee_result_type(raw.node, args, kwargs)
+            if result is not None:
+                self.call_types[call] = result
+            return call
         if isinstance(raw, cst.Builtin) and name in cst._BUILTINS:
             return Call(f"call.{name}", args, kwargs, span=self.span(node))
         self.warn_once(f"call:{name}", self.span(node), f"call of `{name}`",
                        "not a kernel of this file or a plain helper; read as an opaque call")
         return Call(f"extern.{name}", args, kwargs, span=self.span(node))
+
+    def _callee_result_type(self, callee: ast.AST, args: tuple[Expr, ...],
+                            kwargs: tuple[tuple[str, Expr], ...]) -> Type | None:
+        """The type a call of another kernel of this file gives: its `->` annotation, or the type of
+        the argument passed for the parameter it returns (`return xn`)."""
+        if not isinstance(callee, ast.FunctionDef):
+            return None
+        if callee.returns is not None and not isinstance(callee.returns, ast.Tuple):
+            try:
+                annotated = read_type(callee.returns, self)
+            except InputError:
+                annotated = None
+            if annotated is not None:
+                return annotated
+        last = callee.body[-1] if callee.body else None
+        if not isinstance(last, ast.Return) or not isinstance(last.value, ast.Name):
+            return None
+        params = [a.arg for a in callee.args.args]
+        if params and params[0] == "self":
+            params = params[1:]
+        returned = last.value.id
+        given = dict(zip(params, args))
+        given.update(kwargs)
+        value = given.get(returned)
+        return self._infer(value) if value is not None else None
 
     def _read_method_call(self, func: ast.Attribute, node: ast.Call) -> Expr:
         base = func.value
@@ -1342,7 +1439,7 @@ class FunctionReader:
         raw = self.frame.scope.raw(name)
         if not isinstance(raw, cst.FunctionValue) or raw.decorated or not isinstance(raw.node, ast.FunctionDef):
             return None
-        if raw.scope is not self.frame.scope or not isinstance(raw.scope, cst.ModuleScope):
+        if raw.scope is not self.frame.scope.module:
             return None
         static = self._try_static(node)
         if static is not NO_STATIC:
@@ -1450,6 +1547,8 @@ class FunctionReader:
         if isinstance(expr, Var):
             return self.types.get(expr.name)
         if isinstance(expr, Call):
+            if expr in self.call_types:
+                return self.call_types[expr]
             try:
                 inferred = ops.infer_call_type(expr, self.types)
             except (IndexError, KeyError, TypeError, ValueError, AttributeError):

@@ -106,7 +106,8 @@ def assigned_names(body: list[ast.stmt]) -> list[str]:
     return names
 
 
-_SELF_UPDATE_FIRST = frozenset({"assemble", "tensor.assemble", "write", "tensor.write", "tensor.set_validshape"})
+_SELF_UPDATE_FIRST = frozenset({"assemble", "tensor.assemble", "tensor.setitem", "write", "tensor.write",
+                                "tensor.set_validshape"})
 """Ops whose first operand is the tensor they update: `y = pl.assemble(y, acc, [0, 0])`."""
 _SELF_UPDATE_LAST = frozenset({"store", "tile.store"})
 """Ops whose last positional operand is the tensor they update: `out = pl.tile.store(c, [0, 0], out)`."""

@@ -273,3 +273,45 @@ def post_if_read(lowered: bool, coalesced: bool = False) -> Function:
     ]
     return function("post_if_read", [param("x", tensor([m, k], FP32)), param("w", tensor([k, n], FP32)),
                                      out("ya", tensor([m, n], FP32)), out("yp", tensor([m, n], FP32))], body)
+
+
+def biased(lowered: bool) -> Function:
+    """`y = x @ w + bias[0, :]` with the bias row loaded straight into the bias table."""
+    m, n, k = 16, 32, 64
+    body = [
+        assign("xm", call("tile.load", "x", [0, 0], [m, k], target_memory=mem(Mat)), _t(lowered, [m, k], FP32, Mat, 0)),
+        assign("wm", call("tile.load", "w", [0, 0], [k, n], target_memory=mem(Mat)), _t(lowered, [k, n], FP32, Mat, 4096)),
+        assign("bt", call("tile.load", "bias", [0, 0], [1, n], target_memory=mem(Bias)), _t(lowered, [1, n], FP32, Bias, 0)),
+        assign("xl", call("tile.move", "xm", target_memory=mem(Left)), _t(lowered, [m, k], FP32, Left, 0)),
+        assign("wr", call("tile.move", "wm", target_memory=mem(Right)), _t(lowered, [k, n], FP32, Right, 0)),
+        assign("c", call("tile.matmul_bias", "xl", "wr", "bt"), _t(lowered, [m, n], FP32, Acc, 0)),
+        assign("y", call("tile.store", "c", [0, 0], "y")),
+        ret("y"),
+    ]
+    return function("biased", [param("x", tensor([m, k], FP32)), param("w", tensor([k, n], FP32)),
+                               param("bias", tensor([1, n], FP32)), out("y", tensor([m, n], FP32))], body)
+
+
+def unaddressed(lowered: bool) -> Function:
+    """`gemm_predicated` as a dump after MemoryReuse leaves it: every base at offset 0."""
+    fn = gemm_predicated(lowered)
+    if not lowered:
+        return fn
+    from dataclasses import replace as _replace
+
+    from pypto_verify.ir import map_stmts
+
+    def zero(t):
+        if isinstance(t, TileType) and t.memref is not None:
+            return _replace(t, memref=_replace(t.memref, base=f"mem_{t.space.value.lower()}_{t.memref.offset}",
+                                               offset=0))
+        return t
+
+    def step(stmt):
+        if isinstance(stmt, Assign):
+            return (_replace(stmt, type=zero(stmt.type)),)
+        if isinstance(stmt, For):
+            return (_replace(stmt, return_types=tuple(zero(t) for t in stmt.return_types)),)
+        return None
+
+    return _replace(fn, body=map_stmts(fn.body, step))

@@ -120,3 +120,9 @@ def test_tolerance_is_by_dtype() -> None:
     both_nan = np.array([np.nan])
     assert first_difference("y", DType.FP32, both_nan, both_nan, 0) is None
     assert first_difference("y", DType.FP32, both_nan, np.array([1.0]), 0) is not None
+
+
+@pytest.mark.parametrize("build", [b.biased, b.unaddressed], ids=["biased", "unaddressed"])
+def test_staged_bias_and_laid_out_bases_simulate_to_the_reference(build) -> None:
+    outcome = simulate_kernel(build(False), build(True))
+    assert outcome.status == "match", outcome.message

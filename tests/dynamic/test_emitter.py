@@ -172,3 +172,37 @@ def test_scalar_phi_is_an_emit_error() -> None:
 
 def test_emission_is_deterministic() -> None:
     assert emit(b.post_if_read(True)) == emit(b.post_if_read(True))
+
+
+def test_bias_load_is_staged_through_mat_then_moved() -> None:
+    text = emit(b.biased(True))
+    staging = _lines(text, "%bt_mat = pto.alloc_tile")
+    assert staging and "loc=mat" in staging[0] and "%c12288_i64" in staging[0]  # after both Mat tiles
+    assert _lines(text, "pto.tmov ins(%bt_mat") and _lines(text, "pto.tmatmul.bias ins(%xl, %wr, %bt")
+
+
+def test_offsets_that_are_not_addresses_are_laid_out_per_base() -> None:
+    text = emit(b.unaddressed(True))
+    assert "%b_mat = pto.alloc_tile addr = %c65536_i64" in text  # after a_mat's 65536 bytes
+    assert "%a_mat = pto.alloc_tile addr = %c0_i64" in text
+
+
+def test_gm_scratch_tensor_becomes_a_workspace_argument() -> None:
+    fn = b.function("k", [b.param("x", b.tensor([16, 32], b.FP32)), b.out("y", b.tensor([16, 32], b.FP32))], [
+        b.assign("scratch", b.call("tensor.create", [16, 32], dtype=b.sym("FP32")), b.tensor([16, 32], b.FP32)),
+        b.assign("t", b.call("tile.load", "x", [0, 0], [16, 32], target_memory=b.mem(b.Vec)), b.tile([16, 32], b.FP32, b.Vec, 0)),
+        b.assign("scratch", b.call("tile.store", "t", [0, 0], "scratch")),
+        b.assign("u", b.call("tile.load", "scratch", [0, 0], [16, 32], target_memory=b.mem(b.Vec)), b.tile([16, 32], b.FP32, b.Vec, 2048)),
+        b.assign("y", b.call("tile.store", "u", [0, 0], "y")),
+    ])
+    emitted = emit_function(fn)
+    assert [(a.kind, a.param, a.shape) for a in emitted.args][-1] == ("workspace", "scratch", (16, 32))
+    assert "%scratch_view = pto.make_tensor_view %arg2" in emitted.text
+
+
+def test_nested_unconverted_op_is_named_innermost() -> None:
+    fn = b.vector_chain(True)
+    body = list(fn.body)
+    body[3] = replace(body[3], value=b.call("tile.add", b.call("tensor.neg", "s"), "s"))
+    with pytest.raises(EmitError, match="`tensor.neg`"):
+        emit_function(replace(fn, body=tuple(body)))

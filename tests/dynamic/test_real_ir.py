@@ -34,7 +34,7 @@ def test_real_lowered_ir_simulates_to_the_reference_of_its_source(case: str) -> 
         pytest.skip("../shared/real-ir is not there")
     from pypto_verify.dynamic import find_lowered, simulate_kernel
 
-    lowered = {k.name: k.lowered for k in _kernel(REAL_IR / case / "35_after_AllocateMemoryAddr.py").kernels}
+    lowered = {k.lowered.name: k.lowered for k in _kernel(REAL_IR / case / "35_after_AllocateMemoryAddr.py").kernels}
     sources = [k.source for k in _kernel(REAL_IR / case / "source.py").kernels]
     assert sources
     for source in sources:

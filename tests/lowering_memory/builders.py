@@ -361,3 +361,75 @@ def two_accumulators() -> Module:
 
 def memref(base: str, size: int, offset: int = 0) -> MemRef:
     return MemRef(base, offset, size)
+
+
+def iter_arg_copy() -> Module:
+    """An identity copy of an iter_arg yielded as the carry (legacy InitMemRef misses the IterArg)."""
+    return kernel([
+        create("c_init"),
+        loop("k", 0, 2, 1, [("c_iter", v("c_init"))], [
+            let("copy", it("c_iter"), FP32_ACC),
+            yield_("copy"),
+        ], [("c", FP32_ACC)]),
+        store("c"),
+    ])
+
+
+def partial_plan() -> Module:
+    """A carried phi whose then-arm seed can move onto the carry and whose else arm cannot."""
+    return kernel([
+        create("c_init"),
+        loop("k", 0, 4, 1, [("c_iter", v("c_init"))], [
+            *operands("", Var("k")),
+            branch(eq(v("k"), 0),
+                   [matmul("f", ""), yield_("f")],
+                   [matmul("g", ""),
+                    let("drain", call("tile.move", it("c_iter"), target_memory=mem(MemSpace.Mat)), MAT_A),
+                    yield_("g")],
+                   [("ph", FP32_ACC)]),
+            yield_("ph"),
+        ], [("c", FP32_ACC)]),
+        store("c"),
+    ])
+
+
+def vec_phi_move() -> Module:
+    """A Vec phi whose else arm is a value still read after the if: yield fixup inserts a move."""
+    vec = tile([32, 64], space=MemSpace.Vec)
+    return _with_flag([
+        let("base", call("tile.load", v("lhs"), lst(0, 0), lst(32, 64), target_memory=mem(MemSpace.Vec)), vec),
+        let("prev", call("tile.exp", v("base")), vec),
+        branch(Compare("<", v("flag"), c(1)),
+               [let("seed", call("tile.exp", v("base")), vec), yield_("seed")],
+               [yield_("prev")],
+               [("phi", vec)]),
+        store("phi"),
+        store("prev", "out1"),
+    ])
+
+
+def l0c_overflow() -> Module:
+    """Three co-live 64 KiB accumulators: 192 KiB of L0C on a2a3's 128 KiB."""
+    big = tile([128, 128])
+    body: list[Stmt] = [let(f"acc{i}", call("tile.create", lst(128, 128), dtype=sym("FP32"),
+                                             target_memory=mem(MemSpace.Acc)), big) for i in range(3)]
+    body += [let("out", call("tile.store", v(f"acc{i}"), lst(0, 0), v("out")), tensor([128, 128])) for i in range(3)]
+    return module(function("main", [("out", tensor([128, 128]), OUT)], [*body, Return((v("out"),))],
+                           (tensor([128, 128]),)))
+
+
+def auto_tiled_tail_arms() -> Module:
+    """An odd-count tail phi whose arms are auto-tiled inner K loops (TARGET_FACTS.md, "Observed")."""
+    def inner(tag: str, init: Expr, acc: Assign) -> For:
+        return loop(f"k{tag}", 0, 128, 64, [(f"c{tag}", init)],
+                    [*operands(tag, Var(f"k{tag}")), acc, yield_(f"r{tag}")], [(f"o{tag}", FP32_ACC)])
+
+    return kernel([
+        create("c_main"),
+        branch(eq(128, 0),
+               [create("fresh"), inner("_t", v("fresh"), matmul_acc("r_t", it("c_t"), "_t", eq(Var("k_t"), 0))),
+                yield_("o_t")],
+               [inner("_e", v("c_main"), matmul_acc("r_e", it("c_e"), "_e")), yield_("o_e")],
+               [("phi", FP32_ACC)]),
+        store("phi"),
+    ])

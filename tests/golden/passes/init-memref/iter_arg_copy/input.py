@@ -1,0 +1,14 @@
+# pypto-verify IR (Form 2)
+import pypto.language as pl
+
+
+@pl.program
+class Kernel:
+    @pl.function(type=pl.FunctionType.AIC)
+    def main(lhs: pl.Tensor[[32, 256], pl.FP32], rhs: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        c_init: pl.Tile[[32, 64], pl.FP32, pl.Mem.Acc] = pl.tile.create([32, 64], dtype=pl.FP32, target_memory=pl.Mem.Acc)
+        for k, (c_iter,) in pl.range(2, init_values=(c_init,)):
+            copy: pl.Tile[[32, 64], pl.FP32, pl.Mem.Acc] = c_iter
+            c: pl.Tile[[32, 64], pl.FP32, pl.Mem.Acc] = pl.yield_(copy)
+        out: pl.Tensor[[32, 64], pl.FP32] = pl.tile.store(c, [0, 0], out)
+        return out

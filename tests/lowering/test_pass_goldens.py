@@ -1,0 +1,101 @@
+"""Golden tests of the passes: `tests/golden/passes/<pass-name>/<case>/kernel.py`, lowered up to and
+including `<pass-name>`, prints exactly `expected.py`.
+
+The first line of `kernel.py` may say `# lower: --pipeline legacy --target a5` (default: fixed, a2a3).
+Every dump of the run is checked with verify_ir, and `expected.py` must read back without errors.
+Regenerate with `pytest --update-golden` (when registered) or `PYPTO_UPDATE_GOLDEN=1 pytest ...`; a
+failure writes the gitignored `actual.py` beside the golden.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import shlex
+from pathlib import Path
+
+import pytest
+
+import lowering_builders as b
+
+GOLDEN = Path(__file__).parents[1] / "golden" / "passes"
+CASES = sorted(p for p in GOLDEN.glob("*/*") if (p / "kernel.py").exists())
+
+
+def _update(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-golden", default=False)) or \
+        os.environ.get("PYPTO_UPDATE_GOLDEN") == "1"
+
+
+def case_options(kernel: Path) -> tuple[str, str]:
+    """(pipeline mode, target) from the `# lower:` header line."""
+    mode, target = "fixed", "a2a3"
+    first = kernel.read_text().splitlines()[0]
+    if first.startswith("# lower:"):
+        words = shlex.split(first[len("# lower:"):])
+        for flag, value in zip(words, words[1:]):
+            if flag == "--pipeline":
+                mode = value
+            elif flag == "--target":
+                target = value
+    return mode, target
+
+
+def lower_case(case: Path) -> str:
+    from pypto_verify.frontend import read_file
+    from pypto_verify.printer import print_module
+
+    parsed = read_file(case / "kernel.py")
+    assert not parsed.errors, [str(e) for e in parsed.errors]
+    mode, target = case_options(case / "kernel.py")
+    result = b.lower_checked(parsed.module, mode, stop_after=case.parent.name, target=target)
+    assert not result.errors, [str(e) for e in result.errors]
+    return print_module(result.module)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_pass_output_matches_golden(case: Path, request: pytest.FixtureRequest) -> None:
+    actual = lower_case(case)
+    expected_path = case / "expected.py"
+    if _update(request):
+        expected_path.write_text(actual)
+        return
+    assert expected_path.exists(), f"missing golden {expected_path}; run with PYPTO_UPDATE_GOLDEN=1"
+    expected = expected_path.read_text()
+    if actual != expected:
+        (case / "actual.py").write_text(actual)
+        diff = "".join(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True),
+                                            "expected.py", "actual.py"))
+        pytest.fail(f"pass output differs from the golden (diff {case}/expected.py {case}/actual.py):\n{diff}")
+
+
+# NOTE: `ops.infer_call_type` gives a 3-D `tile.load` (`[1, N, K]` shape operand) a 3-D tile, so the
+# frontend rejects the 2-D annotation our convention writes (convert_tensor_to_tile_ops.py, 3-D
+# operands); the emitter already reads it as the 2-D tile. Until `ops._load` drops leading unit dims
+# like `Target.tile_bytes` does, that golden cannot be read back.
+_READ_BACK_BLOCKED = {"convert-tensor-to-tile-ops/moe_3d_operand"}
+
+
+def _read_back_param(case: Path):
+    key = f"{case.parent.name}/{case.name}"
+    marks = [pytest.mark.xfail(reason="ops._load keeps the unit dim of a 3-D load", strict=False)] \
+        if key in _READ_BACK_BLOCKED else []
+    return pytest.param(case, id=key, marks=marks)
+
+
+@pytest.mark.parametrize("case", [_read_back_param(c) for c in CASES])
+def test_golden_reads_back(case: Path) -> None:
+    from pypto_verify.frontend import read_file
+
+    expected = case / "expected.py"
+    if not expected.exists():
+        pytest.skip("no golden yet")
+    parsed = read_file(expected)
+    assert not parsed.errors, [str(e) for e in parsed.errors]
+
+
+def test_every_pass_of_this_package_has_golden_cases() -> None:
+    from pypto_verify.lowering.pipeline import FIXED
+
+    mine = [p.name for p in FIXED[:6]]
+    assert sorted({c.parent.name for c in CASES}) == sorted(mine)

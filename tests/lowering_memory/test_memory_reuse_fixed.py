@@ -1,0 +1,137 @@
+"""memory-reuse, fixed: no coalescing; every Acc phi and carry on one window or a PV001 / PV002.
+
+The fixed front passes emit `matmul_acc(..., init_cond=(ko == 0))` bodies and a bias peel: those lower
+with every `matmul_acc` on its input's window and every carry on one window. The legacy phi shapes
+are refused with both windows named. A post-if read of the old accumulator (shape B) is PV001, not
+PV004: the fixed pipeline never coalesces, so nothing is clobbered — the phi is divergent, and no
+Acc->Acc copy could make it one.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pypto_verify.lowering.pass_base import LoweringError
+
+from . import builders as b
+from .helpers import acc_windows, divergent_sites, inplace_pairs, lower, only_function
+
+
+def fixed(module):
+    return only_function(lower(module, "fixed", upto="memory-reuse"))
+
+
+def refusal(module) -> LoweringError:
+    with pytest.raises(LoweringError) as raised:
+        fixed(module)
+    return raised.value
+
+
+@pytest.mark.parametrize("shape", ["predicated_loop", "bias_peel", "two_accumulators", "hand_peel", "fresh_arms"])
+def test_valid_kernels_keep_every_chain_on_one_window(shape: str) -> None:
+    fn = fixed(getattr(b, shape)())
+    assert divergent_sites(fn) == []
+    assert all(wo == wi for _, _, wo, wi in inplace_pairs(fn))
+
+
+def test_predicated_loop_with_literal_tail_is_one_buffer() -> None:
+    w = acc_windows(fixed(b.predicated_loop()))
+    assert len(set(w.values())) == 1
+
+
+def test_fresh_arms_phi_is_aligned_onto_the_phi_window() -> None:
+    before = acc_windows(only_function(lower(b.fresh_arms(), "fixed", upto="materialize-semantic-aliases")))
+    assert before["p"] != before["q"]
+    w = acc_windows(fixed(b.fresh_arms()))
+    assert w["q"] == w["p"] == w["phi"]
+
+
+def test_divergent_tail_phi_reports_pv001_with_both_windows() -> None:
+    error = refusal(b.divergent_tail())
+    assert error.rule == "PV001"
+    assert [str(w) for w in error.windows] == ["mem_acc_21[0:8192]", "mem_acc_3[0:8192]"]
+    assert "phi `c_phi` arms on mem_acc_21[0:8192] and mem_acc_3[0:8192] (seed `f` line" in error.message
+    assert "accumulate `x` line" in error.message and "predicate the seed with init_cond" in error.message
+    assert [n.message.split()[0] for n in error.notes] == ["`f`", "`x`"]
+
+
+def test_post_if_read_is_a_divergent_phi_not_a_clobbered_read() -> None:
+    error = refusal(b.post_if_read())
+    assert error.rule == "PV001"
+    assert error.values == ("phi", "seed", "acc")
+    assert len({str(w) for w in error.windows}) == 2
+
+
+def test_fragmented_chain_shape_is_refused_at_the_second_clone() -> None:
+    error = refusal(b.fragmented_chain())
+    # clone 0 accumulates onto an uninitialised `tile.create` only: its chain moves onto the phi window;
+    # clone 1 accumulates onto clone 0's phi, defined outside its arm: refused
+    assert error.rule == "PV001" and error.values[0] == "p1"
+
+
+def test_iter_arg_phi_arm_is_read_through_var_like_and_refused() -> None:
+    error = refusal(b.iter_arg_phi_arm())
+    assert error.rule == "PV001" and "iter_arg `c_iter`" in error.message
+
+
+def test_iter_arg_loop_init_carry_is_refused_as_pv002() -> None:
+    error = refusal(b.iter_arg_loop_init())
+    assert error.rule == "PV002"
+    assert "loop `j` carries `c_i`" in error.message and "seed `f`" in error.message
+
+
+def test_alignment_is_refused_when_the_target_window_is_read_later() -> None:
+    # both arms fresh, but the then-arm value's window is read again after the if by `keep`
+    m = b._with_flag([
+        *b.operands("", 0),
+        b.matmul("keep", ""),
+        b.branch(b.Compare("<", b.v("flag"), b.c(1)),
+                 [b.matmul_acc("p", "keep", ""), b.yield_("p")],
+                 [b.matmul("q", ""), b.yield_("q")],
+                 [("phi", b.FP32_ACC)]),
+        b.store("phi"),
+        b.store("keep", "out1"),
+    ])
+    assert refusal(m).rule == "PV001"
+
+
+def fixup_only(module):
+    """Yield fixup alone on the MSA output: the packer (which may already merge the arms of a phi
+    family) is skipped, so the aligner itself is what decides."""
+    from pypto_verify.lowering.yield_fixup import yield_fixup
+
+    return yield_fixup(only_function(lower(module, "fixed", upto="materialize-semantic-aliases")), legacy=False)
+
+
+def test_aligner_moves_a_fresh_else_arm_when_nothing_else_reads_it() -> None:
+    w = acc_windows(fixup_only(b.fresh_arms()))
+    assert w["q"] == w["p"] == w["phi"]
+
+
+def test_aligner_refuses_an_arm_value_with_another_reader() -> None:
+    m = b._with_flag([
+        *b.operands("", 0),
+        b.branch(b.Compare("<", b.v("flag"), b.c(1)),
+                 [b.matmul("p", ""), b.yield_("p")],
+                 [b.matmul("q", ""), b.store("q", "out1"), b.yield_("q")],
+                 [("phi", b.FP32_ACC)]),
+        b.store("phi"),
+    ])
+    with pytest.raises(LoweringError) as raised:
+        fixup_only(m)
+    assert raised.value.rule == "PV001"
+
+
+def test_aligner_refuses_a_chain_rooted_outside_the_arm() -> None:
+    m = b._with_flag([
+        *b.operands("", 0),
+        b.matmul("outside", ""),
+        b.branch(b.Compare("<", b.v("flag"), b.c(1)),
+                 [b.matmul("p", ""), b.yield_("p")],
+                 [b.matmul_acc("q", "outside", ""), b.yield_("q")],
+                 [("phi", b.FP32_ACC)]),
+        b.store("phi"),
+    ])
+    with pytest.raises(LoweringError) as raised:
+        fixup_only(m)
+    assert raised.value.rule == "PV001" and "accumulate `q`" in raised.value.message
