@@ -3,20 +3,24 @@ harmless, and otherwise say why it cannot be lowered (PV001 / PV002).
 
 No Acc->Acc copy exists (TARGET_FACTS.md, "Who may read L0C"), so the only way to reconcile an Acc
 phi or carry whose values sit on two windows is to *retype* one value's producers onto the other
-window. The fixed pipeline never coalesces a seed onto an accumulator (the legacy heuristic); it only
-moves a value onto the phi's own window (the then-arm's, where InitMemRef put the phi) or onto the
-carry's window (the init's), and only when all of these hold — decided conservatively:
-- the value is produced by a chain lying inside the arm (loop body): Assigns linked by in-place
-  inputs back to a fresh Acc producer (`matmul`, `matmul_bias`, `create`), every link the same size
-  as the target window — so no value defined outside the arm moves;
-- each link is read only by the next link, the last one only by the arm's yield — so no reader of a
+window. The fixed pipeline never moves a seed onto an accumulator's window because the other arm
+accumulates there (the legacy coalescing); it only moves the else arm's value onto the phi's own
+window (the then arm's, where InitMemRef put the phi and with it every consumer of the phi), or a
+loop's yield value onto the carry's window (the init's), and only when all of these hold — decided
+conservatively:
+- the value's producer chain is its *only* producer chain: Assigns linked by in-place inputs, through
+  the loops of the arm (a loop result is its body's yield, an iter_arg its init), back to a fresh Acc
+  producer (`matmul`, `matmul_bias`, `create`) inside the arm — or a `tile.create` before it (an
+  undefined buffer that emits nothing); every link the same size as the target window;
+- each link is read only by the next link, the value only by the arm's yield — so no reader of a
   moved value sees it on another window than before;
-- on every path from the chain's first write to the end of the function, the target window is
-  neither read nor written by any value other than the chain, the phi / carry itself and what flows
-  from it (in-place outputs, identity copies, later phis and carries fed by it): for an enclosing
-  loop the whole body counts (the next iteration is on the path); the other arm of the same `if` is
-  not on the path;
-- the phi's value does not reach an enclosing loop's yield (that carry is the loop's to align).
+- on every path from the chain's root to the end of the function, the target window is neither read
+  nor written by any value other than the chain, the phi / carry itself and what flows from it
+  (in-place outputs, identity copies, later phis and carries fed by it), and the other arm of the same
+  `if` (not on the path); an enclosing loop's whole body counts (its next iteration is on the path);
+- an enclosing loop the phi's value reaches through its yield carries it on the target window already
+  (then what its next iteration makes of the iter_arg before the `if` consumes or replaces this value,
+  and its init is the next instance of it).
 Input: the yield-fixup state (current MemRefs). Output: the changes, or None.
 """
 
@@ -240,7 +244,14 @@ def _frames_of(ctx: AlignContext, stmt: Stmt):
 
 
 def _defined_in(body: tuple[Stmt, ...]) -> set[str]:
-    return {s.target.name for s in walk_stmts(body) if isinstance(s, Assign)}
+    """Every value *body* defines: Assign targets and nested loops' and ifs' return vars."""
+    names: set[str] = set()
+    for s in walk_stmts(body):
+        if isinstance(s, Assign):
+            names.add(s.target.name)
+        elif isinstance(s, (For, If)):
+            names |= {v.name for v in s.return_vars}
+    return names
 
 
 def _touches(ctx: AlignContext, stmt: Stmt, target: Window, allowed: set[str]) -> bool:
@@ -253,16 +264,27 @@ def _touches(ctx: AlignContext, stmt: Stmt, target: Window, allowed: set[str]) -
     return False
 
 
+def _carry_class(ctx: AlignContext, loop: For) -> set[str]:
+    """The values one iteration of *loop* makes of its carried value: the iter_args, what flows from
+    them, and the producers in the arms of the phis they reach (which consume or replace it)."""
+    values = _flows_forward(ctx.fn, {a.name for a in loop.iter_args})
+    for stmt in walk_stmts(loop.body):
+        if isinstance(stmt, If) and any(rv.name in values for rv in stmt.return_vars):
+            values |= _defined_in(stmt.then_body) | _defined_in(stmt.else_body)
+    return values
+
+
 def _path_clear(ctx: AlignContext, root: Site, target: Window, allowed: set[str], carries: set[Stmt]) -> bool:
     """No value outside *allowed* touches *target* on a path from *root*'s definition: the rest of each
     enclosing body, outward; for an enclosing loop the whole body (the next iteration). In a loop whose
-    carry is the aligned value (*carries*), the iter_arg read before this point is that value."""
+    carry is the aligned value (*carries*), what the next iteration makes of the carried value before
+    this point (`_carry_class`) consumes it or replaces it."""
     for frame in reversed(root.frames):
         for later in frame.body[frame.pos + 1:]:
             if _touches(ctx, later, target, allowed):
                 return False
         if isinstance(frame.owner, For):
-            before = allowed | {a.name for a in frame.owner.iter_args} if frame.owner in carries else allowed
+            before = allowed | _carry_class(ctx, frame.owner) if frame.owner in carries else allowed
             for earlier in frame.body[:frame.pos]:
                 if _touches(ctx, earlier, target, before):
                     return False

@@ -355,11 +355,11 @@ class _Converter:
             out.append(replace(stmt, value=replace(call, op="tile.read")))
         elif self._converts(call, name):
             new_call = self.opaque_call(call, out, span)
+            # the tile op's own inferred type first: it is what the frontend checks the annotation against
+            result = ops.infer_call_type(new_call, self.types)
             t = self.env.get(name)
-            result = (TileType(drop_unit_dims(t.shape), t.dtype, MemSpace.Vec) if isinstance(t, TensorType)
-                      else ops.infer_call_type(new_call, self.types))
-            if call.op == ops.T_CAST:
-                result = ops.infer_call_type(new_call, self.types) or result
+            if not isinstance(result, TileType) and isinstance(t, TensorType):
+                result = TileType(drop_unit_dims(t.shape), t.dtype, MemSpace.Vec)
             out.append(Assign(stmt.target, new_call, result, span=span))
             if result is not None:
                 self.types[name] = result

@@ -12,8 +12,8 @@ Values linked by a loop carry (init, iter_arg, yield, return var), an if-phi (ar
 identity copy or a view form one class. A class holding a cube result, or read as `matmul_acc`'s
 accumulator, is Acc: this is what turns the converter's `tile.create(..., target_memory=Vec)` of an
 accumulator into Acc (real-ir/tensor_proj, 11 -> 29). Otherwise a class takes the space of its first
-producer with a fixed space, else Mat when it feeds the cube, else the `target_memory=` written on a
-create / load, else Vec. A value with a fixed producer keeps that producer's space.
+producer with a fixed space, else Mat when it feeds the cube (a MAD operand or a `tile.extract`
+source), else the `target_memory=` written on a create / load, else Vec. A value with a fixed producer keeps that producer's space.
 
 Moves (the real pass's input constraints): `tile.matmul` wants (Left, Right), `tile.matmul_acc` (Acc,
 Left, Right), `tile.matmul_bias` (Left, Right, Bias), `tile.store` Vec or Acc, and every other tile op
@@ -198,6 +198,10 @@ class _Spaces:
             self.fixed[name] = MemSpace.Vec
 
     def demands(self, call: Call) -> None:
+        if call.op == ops.EXTRACT and call.args:
+            source = _name(call.args[0])
+            if source is not None:
+                self.cube_demand.add(source)   # an L0 block is extracted from Mat
         if call.op == ops.MATMUL_ACC and call.args:
             acc = _name(call.args[0])
             if acc is not None:

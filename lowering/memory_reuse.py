@@ -24,8 +24,7 @@ from typing import Final
 
 from pypto_verify import ops
 from pypto_verify.ir import (
-    Assign, Call, For, Function, FunctionKind, If, MemRef, Module, Scope, Stmt, TileType, map_functions,
-    var_like, walk_stmts,
+    Assign, Call, For, Function, FunctionKind, MemRef, Module, TileType, map_functions, var_like, walk_stmts,
 )
 from pypto_verify.lowering.acc_coalescing import coalesce_acc_if_phis
 from pypto_verify.lowering.buffer_packing import identify_reuse
@@ -140,5 +139,3 @@ def remove_unused_allocs(fn: Function) -> Function:
 
 
 PASS: Final = Pass("memory-reuse", run, mirrors="PyPTO 33 MemoryReuse")
-
-__all__ = ["PASS", "memory_reuse", "run", "If", "Scope", "Stmt"]

@@ -18,16 +18,11 @@ from dataclasses import dataclass, replace
 
 from pypto_verify import ops
 from pypto_verify.ir import (
-    Assign, Call, Const, Eval, Expr, For, Function, If, IterArg, MemRef, MemSpace, Param, PtrType,
-    Return, Scope, Stmt, Sym, TensorType, TileType, Type, Var, Window, Yield, walk_exprs,
+    Assign, Call, Const, Eval, Expr, For, Function, If, MemRef, MemSpace, PtrType, Return, Scope, Stmt,
+    Sym, TensorType, TileType, Type, Var, Yield, walk_exprs,
 )
 from pypto_verify.lowering._pass_util import final_yield_values, infer_env
 
-__all__ = [
-    "Frame", "Site", "SiteKind", "alloc_base", "alloc_stmt", "collect_sites", "final_yield_values",
-    "infer_env", "is_alloc", "memref_map", "memref_of_type", "reads_of", "space_of_type",
-    "strip_pipeline_membership", "with_memref", "with_memrefs", "writes_of",
-]
 
 ALIGNMENT = 32
 """Byte alignment of every on-chip buffer (PyPTO DefaultMemoryAllocatorPolicy)."""
@@ -282,10 +277,6 @@ def alloc_base(stmt: Stmt) -> str | None:
     return stmt.target.name if is_alloc(stmt) else None  # type: ignore[union-attr]
 
 
-def window_of(m: MemRef | None) -> Window | None:
-    return m.window if m is not None else None
-
-
 # ---------------------------------------------------------------------------------------------- attrs
 
 PIPELINE_MEMBERSHIP = "pipeline_membership"
@@ -294,7 +285,7 @@ PIPELINE_MEMBERSHIP = "pipeline_membership"
 
 def strip_pipeline_membership(fn: Function) -> Function:
     """*fn* without `pipeline_membership` in any call's `attrs=` (MemoryReuse consumes it)."""
-    from pypto_verify.ir import DictExpr, map_expr, map_stmts, map_stmt_exprs
+    from pypto_verify.ir import DictExpr, map_stmts, map_stmt_exprs
 
     def strip(e: Expr) -> Expr | None:
         if not isinstance(e, Call):
@@ -327,14 +318,3 @@ def membership_of(call: Call) -> tuple[tuple[int, int], ...]:
     return ()
 
 
-def param_type(p: Param) -> Type | None:
-    return p.type
-
-
-def tile_site_names(sites: dict[str, Site], env: dict[str, Type]) -> list[str]:
-    """Names of tile values defined by an Assign, in program order."""
-    return [n for n, s in sites.items() if s.kind is SiteKind.ASSIGN and isinstance(env.get(n), TileType)]
-
-
-def is_iter_arg(expr: Expr | None) -> bool:
-    return isinstance(expr, IterArg)

@@ -25,14 +25,16 @@ import importlib.util
 from dataclasses import dataclass, replace
 from typing import Final
 
-from pypto_verify import ops
-from pypto_verify.ir import Call, Function, FunctionKind, Module, Program, TileType, walk_exprs, walk_stmts
+from pypto_verify.ir import Function, Module, Program
 
 from pypto_verify.lowering import (
     auto_tile_matmul_l0, convert_tensor_to_tile_ops, infer_tile_memory_space, lower_pipeline_loops,
     simplify, simplify_literal_conditions,
 )
+from pypto_verify.lowering._pass_util import is_kernel, is_lowered
 from pypto_verify.lowering.pass_base import LowerOptions, LoweringError, Pass
+
+__all__ = ["FIXED", "LEGACY", "LowerResult", "available", "is_kernel", "is_lowered", "lower", "passes"]
 
 _PACKAGE = "pypto_verify.lowering"
 
@@ -102,45 +104,6 @@ class LowerResult:
     """One per dropped kernel, in pass then source order; each carries `function` (the kernel's name)."""
     dumps: tuple[tuple[str, Module], ...]
     """`("00_frontend", m)`, `("01_after_Simplify", m)`, ... when `keep_dumps`; else empty."""
-
-
-def is_kernel(fn: Function) -> bool:
-    """A function the pipeline lowers: InCore / AIC / AIV, or any function holding a tile op or a
-    tensor-level matmul (docs/ir-conventions.md, "Functions and programs")."""
-    if fn.kind in (FunctionKind.INCORE, FunctionKind.AIC, FunctionKind.AIV):
-        return True
-    for stmt in walk_stmts(fn.body):
-        for expr in _exprs(stmt):
-            if isinstance(expr, Call) and (expr.op.startswith("tile.") or expr.op in ops.TENSOR_MADS):
-                return True
-    return False
-
-
-def is_lowered(fn: Function) -> bool:
-    """A Form 3 function: some tile already carries a MemRef, or a buffer root is allocated."""
-    from pypto_verify.ir import Assign, For, If
-
-    for p in fn.params:
-        if isinstance(p.type, TileType) and p.type.memref is not None:
-            return True
-    for stmt in walk_stmts(fn.body):
-        types = ()
-        if isinstance(stmt, Assign):
-            types = (stmt.type,)
-            if isinstance(stmt.value, Call) and stmt.value.op == ops.ALLOC:
-                return True
-        elif isinstance(stmt, (For, If)):
-            types = stmt.return_types
-        if any(isinstance(t, TileType) and t.memref is not None for t in types):
-            return True
-    return False
-
-
-def _exprs(stmt):
-    from pypto_verify.ir import stmt_exprs
-
-    for expr in stmt_exprs(stmt):
-        yield from walk_exprs(expr)
 
 
 def lower(module: Module, options: LowerOptions, *, keep_dumps: bool = False,

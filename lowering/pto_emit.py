@@ -116,8 +116,10 @@ _ARITH = {"+": "addi", "-": "subi", "*": "muli", "//": "divsi", "%": "remsi", "m
 _CMPI = {"==": "eq", "!=": "ne", "<": "slt", "<=": "sle", ">": "sgt", ">=": "sge"}
 _VECTOR_BINARY = {"add": "tadd", "sub": "tsub", "mul": "tmul", "div": "tdiv", "maximum": "tmax",
                   "max": "tmax", "minimum": "tmin", "min": "tmin"}
-_VECTOR_SCALAR = {"add": "tadds", "adds": "tadds", "mul": "tmuls", "muls": "tmuls"}
-_VECTOR_UNARY = {"exp": "texp", "relu": "trelu"}
+_VECTOR_SCALAR = {"add": "tadds", "adds": "tadds", "mul": "tmuls", "muls": "tmuls", "sub": "tadds"}
+"""A scalar right operand; `sub` by a constant c is `tadds` of -c (x - c == x + (-c) exactly)."""
+_VECTOR_UNARY = {"exp": "texp", "relu": "trelu", "neg": "tmuls"}
+"""`neg` is `tmuls` by -1.0 (exact: a sign flip)."""
 
 
 # ---------------------------------------------------------------------------------------------- bindings
@@ -747,6 +749,11 @@ class _FunctionEmitter:
 
     def vector(self, name, call, declared, span, short):
         a = self.vec_tile(call.args[0], span, f"`{call.op}` lhs")
+        if short == "neg":
+            minus_one = self.const(-1.0, "f32")
+            dst = self._result(name, declared, call, span)
+            self.emit(f"pto.tmuls ins(%{a.ssa}, %{minus_one} : {a.type}, f32) outs(%{dst.ssa} : {dst.type})")
+            return dst
         if short in _VECTOR_UNARY:
             dst = self._result(name, declared, call, span)
             self.emit(f"pto.{_VECTOR_UNARY[short]} ins(%{a.ssa} : {a.type}) outs(%{dst.ssa} : {dst.type})")
@@ -769,7 +776,10 @@ class _FunctionEmitter:
         if short not in _VECTOR_SCALAR:
             raise EmitError(f"`{call.op}` with a scalar operand has no instruction in the PTO subset", span)
         if isinstance(rhs, Const) and isinstance(rhs.value, (int, float)) and not isinstance(rhs.value, bool):
-            operand = self.const(float(rhs.value), "f32")
+            value = float(rhs.value)
+            operand = self.const(-value if short == "sub" else value, "f32")
+        elif short == "sub":
+            raise EmitError(f"`{call.op}` with a runtime scalar has no instruction in the PTO subset", span)
         elif isinstance(bound, _Scalar) and bound.type == "f32":
             operand = bound.ssa
         else:

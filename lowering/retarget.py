@@ -21,11 +21,11 @@ retype, not only the ones a top-level caller accepted).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from pypto_verify import ops
 from pypto_verify.ir import (
-    Assign, Call, For, Function, If, MemRef, MemSpace, Stmt, TileType, Type, var_like,
+    Assign, Call, For, Function, If, MemRef, MemSpace, Stmt, Type, var_like, walk_stmts,
 )
 from pypto_verify.lowering.memrefs import (
     Site, SiteKind, collect_sites, final_yield_values, infer_env, memref_map, reads_of, space_of_type,
@@ -214,10 +214,11 @@ def apply_plan(fn: Function, plan: dict[str, MemRef]) -> Function:
         return fn
     env = infer_env(fn)
     before = memref_map(fn, env)
-    changes = {n: m for n, m in plan.items() if n in env and not _is_iter_arg_name(fn, n)}
+    iter_args = {a.name for s in walk_stmts(fn.body) if isinstance(s, For) for a in s.iter_args}
+    changes = {n: m for n, m in plan.items() if n in env and n not in iter_args}
     after = dict(before)
     after.update(changes)
-    for stmt in _assigns(fn.body):
+    for stmt in (s for s in walk_stmts(fn.body) if isinstance(s, Assign)):
         call = stmt.value
         if not isinstance(call, Call) or call.op not in ops.VIEW_OPS or not call.args:
             continue
@@ -234,20 +235,3 @@ def apply_plan(fn: Function, plan: dict[str, MemRef]) -> Function:
     return with_memrefs(fn, changes, env)
 
 
-def _assigns(body: tuple[Stmt, ...]):
-    from pypto_verify.ir import walk_stmts
-
-    return (s for s in walk_stmts(body) if isinstance(s, Assign))
-
-
-def _is_iter_arg_name(fn: Function, name: str) -> bool:
-    from pypto_verify.ir import walk_stmts
-
-    return any(isinstance(s, For) and any(a.name == name for a in s.iter_args) for s in walk_stmts(fn.body))
-
-
-def tile_space(t: Type | None) -> MemSpace | None:
-    return t.space if isinstance(t, TileType) else None
-
-
-__all__ = ["Retargeter", "apply_plan", "natural_space", "NOT_INPLACE_SAFE", "replace"]

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 
 from pypto_verify import ops
 from pypto_verify.ir import (
-    Assign, Call, Eval, Expr, For, Function, If, Module, PtrType, Return, Scope, Span, Stmt, TensorType,
-    Type, Var, Yield, stmt_exprs, var_like, walk_exprs,
+    Assign, Call, Eval, Expr, For, Function, If, Module, Return, Scope, Span, Stmt, TensorType, Type,
+    Yield, stmt_exprs, var_like, walk_exprs,
 )
 
 from pypto_verify.lowering._pass_util import expr_type

@@ -23,7 +23,7 @@ Conventions:
   `<= atol + 1e-2 * |ref|`, with `atol = 1e-6 * max(K, 16)` (fp32) or `1e-3 + 1e-6 * max(K, 16)`
   (bf16 / fp16), K the longest reduction the reference accumulated into a stored value (the error
   of reordering K f32 additions grows like K * eps). NaN on one side only is a difference; NaN on
-  both sides is not.
+  both sides, or the same infinity, is not.
 - A source given as Form 3 (lowered IR, no source) is `skipped` ("no source to compare").
 """
 
@@ -195,7 +195,8 @@ def first_difference(name: str, dtype: DType, got: np.ndarray, want: np.ndarray,
         g, w = got.astype(np.float64), want.astype(np.float64)
         atol, rtol = tolerance(dtype, max_k)
         with np.errstate(invalid="ignore"):
-            close = np.abs(g - w) <= atol + rtol * np.abs(w)
+            finite = np.isfinite(g) & np.isfinite(w)
+            close = (g == w) | (finite & (np.abs(g - w) <= atol + rtol * np.abs(w)))  # g == w: same inf
         both_nan = np.isnan(g) & np.isnan(w)
         bad = ~(close | both_nan)
     else:

@@ -22,7 +22,7 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
   or added back wherever a value meets a window of the same squeezed shape.
 - `tensor.assemble(..., atomic=AtomicType.Add)` / `tile.store(..., atomic=...)` add into GM: the
   value is converted to the tensor's dtype, added in f32 and rounded once.
-- Vector ops (`add sub mul div maximum minimum exp relu muls adds`, scalar right operands) compute
+- Vector ops (`add sub mul div maximum minimum exp relu neg muls adds`, scalar right operands) compute
   in f32 and round to the result dtype; `cast` rounds half to even (float to int saturates).
 - Loops of every kind run sequentially (a pipeline stage does not change values); `if`s pick an arm
   and bind the phis; iter_args are carried; `tensor.read` returns an element of a GM tensor.
@@ -180,7 +180,7 @@ _VECTOR_BINARY = {
     "maximum": np.maximum, "minimum": np.minimum, "max": np.maximum, "min": np.minimum,
 }
 _VECTOR_SCALAR = {"adds": np.add, "muls": np.multiply, "subs": np.subtract, "divs": np.divide}
-_VECTOR_UNARY = {"exp": np.exp, "relu": lambda x: np.maximum(x, np.float32(0))}
+_VECTOR_UNARY = {"exp": np.exp, "relu": lambda x: np.maximum(x, np.float32(0)), "neg": np.negative}
 
 
 class _Stop(Exception):

@@ -532,7 +532,7 @@ class ExprEncoder:
         elif isinstance(definition, Call):
             t = self._call(definition, ssa)
         else:
-            self.memo[ssa] = self.symbols.symbol(ssa)  # a cycle (never in SSA) stays a symbol
+            self.memo[ssa] = const(MARK + "cycle." + ssa)  # a cycle (never in SSA) stays unknown
             t = self.term(definition)
         self.memo[ssa] = t
         return t

@@ -257,6 +257,8 @@ def initialise_first(lowered: S.Site, source: S.Site | None = None) -> Obligatio
     assumptions = [*_base(lowered, *sides), E.le(E.ZERO, N), E.lt(N, low.chain.total)]
     violation = E.and_(E.not_(low.chain.reset_at()), undefined)
     witnesses = [("n", N), ("created", low.chain.create_at())]
+    if len(sides) > 1:
+        witnesses.append(("s.reset", src.chain.reset_at()))
     for side in sides:
         witnesses += side.witnesses()
     symbol_sets = [side.chain.symbols for side in sides]
@@ -266,7 +268,9 @@ def initialise_first(lowered: S.Site, source: S.Site | None = None) -> Obligatio
     def explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
         low_where, low_step = low.where(values)
         where, src_step = (src.where(values) if len(sides) > 1 else ([], None))
-        shown_step = src_step or low_step
+        # the user's predicate when the source accumulates there too (their kernel is wrong), else the
+        # lowered one (the lowering is)
+        shown_step = src_step if src_step is not None and not values.get("s.reset") else low_step
         symbols = _symbol_values(values, sides)
         at = _at_text(where or low_where, symbols)
         created = bool(values.get("created")) and values.get("n", 0) != 0

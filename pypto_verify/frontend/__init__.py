@@ -51,6 +51,9 @@ def read_source(text: str, path: str = "<string>") -> ParseResult:
     if tree is None:
         assert error is not None
         return ParseResult(ir.Module(path, ()), (error,), ())
+    if not tree.body and Path(path).name != "__init__.py":
+        return _failed(path, "empty file", "it holds no statements; a kernel file defines `@pl.program` classes "
+                                           "or `@pl.jit` / `@pl.function` functions")
     result = ModuleReader(path, text, tree).read()
     errors = tuple(sorted(result.errors, key=_order))
     warnings = tuple(sorted(result.warnings, key=_order))

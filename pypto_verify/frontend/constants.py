@@ -153,21 +153,26 @@ _MARKER = object()
 
 # ---------------------------------------------------------------------------------------------- limits
 
-_STEP_BUDGET = 2_000_000
+_STEP_BUDGET = 4_000_000
+"""Steps for one file and the siblings it reads."""
+_STATEMENT_BUDGET = 250_000
+"""Steps for one module-level statement (a runaway loop costs that statement only)."""
 _MAX_CALL_DEPTH = 48
 _MAX_LEN = 1_000_000
 _MAX_INT_BITS = 1 << 14
 
 
 class Budget:
-    """A step counter shared by one file and the siblings it reads."""
+    """Step counters: one shared by a file and the siblings it reads, one per module-level statement."""
 
     def __init__(self, steps: int = _STEP_BUDGET) -> None:
         self.steps = steps
+        self.statement = steps
 
     def tick(self, n: int = 1) -> None:
         self.steps -= n
-        if self.steps < 0:
+        self.statement -= n
+        if self.steps < 0 or self.statement < 0:
             raise NotStatic("static evaluation took too many steps")
 
 
@@ -247,6 +252,8 @@ class ModuleScope(Scope):
     # ------------------------------------------------------------------------------------------ statements
 
     def _run_top(self, stmt: ast.stmt) -> None:
+        budget = self.loader.budget
+        outer, budget.statement = budget.statement, _STATEMENT_BUDGET
         try:
             self._run_stmt(stmt)
         except NotStatic as error:
@@ -255,6 +262,8 @@ class ModuleScope(Scope):
         except RecursionError:
             for name in _assigned_names([stmt]):
                 self.values[name] = Unknown("nested too deeply to evaluate")
+        finally:
+            budget.statement = outer
 
     def _run_stmt(self, stmt: ast.stmt) -> None:
         match stmt:
@@ -378,7 +387,10 @@ class Loader:
         found = _find_module(module, directory, level)
         if found is None:
             dots = "." * level
-            raise NotStatic(f"module `{dots}{module}` was not found in {directory}", missing=f"{dots}{module}")
+            where = "beside the kernel file" if level <= 1 else f"{level - 1} directories above the kernel file"
+            stem = module.replace(".", "/") or "__init__"
+            raise NotStatic(f"module `{dots}{module}` was not found (no `{stem}.py` or `{stem}/__init__.py` {where})",
+                            missing=f"{dots}{module}")
         found = found.resolve()
         cached = self._cache.get(found)
         if isinstance(cached, NotStatic):

@@ -105,7 +105,7 @@ class ModuleReader:
                 fn = self._read_function_safely(node, in_class=False, scope=scope)
                 if fn is not None:
                     free.append(fn)
-        if free_at is not None:
+        if free_at is not None and free:
             programs.insert(free_at, Program(None, tuple(free), span=self.span_of(self.tree.body[0])))
         return ModuleResult(Module(self.path, tuple(programs)), self.errors, self.warnings)
 
@@ -133,6 +133,15 @@ class ModuleReader:
             else:
                 out.append((node, scope))
         return out
+
+    def source_of(self, node: ast.AST) -> str | None:
+        """The source lines *node* spans (for cheap textual pre-checks), or None when unknown."""
+        start, end = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+        if start is None or end is None:
+            return None
+        if not hasattr(self, "_lines"):
+            self._lines = self.text.splitlines()
+        return "\n".join(self._lines[start - 1:end])
 
     def span_of(self, node: ast.AST) -> Span:
         # ast columns are 0-based; we print 1-based (STYLE.md §6)
@@ -326,7 +335,8 @@ class FunctionReader:
         param_names = [p.name for p in params]
         body = _strip_docstring(node.body)
         self.frame.gm = gm_names(param_names, body, self.pl_path)
-        self.frame.acc = accumulator_names(body, self.pl_path)
+        self.frame.acc = accumulator_names(body, self.pl_path, self.module.source_of(node))
+        self.frame.assigned = set(assigned_names(body))
         stmts, terminal = self._read_body(body, top=True)
         if terminal is not None:
             raise self.error(terminal.node, "`pl.yield_`", "it ends a loop body or an `if` arm, not a function")
@@ -460,6 +470,9 @@ class FunctionReader:
 
     def _check_depth(self, node: ast.stmt) -> None:
         """Refuse expressions nested deeper than `MAX_EXPR_DEPTH` (a clear PV000, never a RecursionError)."""
+        # every AST level takes at least one character: a short one-line statement cannot be that deep
+        if node.lineno == node.end_lineno and (node.end_col_offset or 0) - node.col_offset < MAX_EXPR_DEPTH:
+            return
         stack: list[tuple[ast.AST, int]] = []
         for name, value in ast.iter_fields(node):
             if name in ("body", "orelse", "finalbody", "handlers"):
@@ -538,6 +551,10 @@ class FunctionReader:
         if inlined is not None:
             if isinstance(inlined, tuple):
                 raise self.error(value, f"`{_text(value)}`", "the helper returns several values; unpack them")
+            if isinstance(inlined, Var) and written is None and name not in self.frame.gm:
+                # `acc = helper(acc, ...)` names the helper's result: no copy
+                self.frame.env[name] = Binding(inlined, type=self._infer(inlined))
+                return []
             return self._bind_value(name, inlined, written, value, node)
         static = self._try_static(value)
         if static is not NO_STATIC:
@@ -569,7 +586,8 @@ class FunctionReader:
         type_ = written if written is not None else inferred
         if type_ is not None:
             self.types[target] = type_
-        if isinstance(expr, Call) and expr.op == ops.T_READ:
+        if (isinstance(expr, Call) and expr.op == ops.T_READ) or any(
+                isinstance(sub, Var) and sub.name in self.runtime for sub in walk_exprs(expr)):
             self.runtime.add(target)
         self._note_slice(target, expr)
         self.frame.env[name] = Binding(var, type=type_)
@@ -744,7 +762,7 @@ class FunctionReader:
 
     def _note_runtime(self, expr: Expr, node: ast.AST) -> None:
         for sub in _walk_expr(expr):
-            if isinstance(sub, Var) and isinstance(self.types.get(sub.name), ScalarType) and sub.name in self.runtime:
+            if isinstance(sub, Var) and sub.name in self.runtime:
                 self.warn_once(f"runtime:{self.node.name}:{sub.name}", self.span(node), f"runtime scalar `{sub.name}`",
                                "used as a loop bound; treated as a symbolic value")
 
@@ -842,7 +860,7 @@ class FunctionReader:
     def _value_of(self, name: str, binding: Binding, node: ast.AST) -> Expr:
         """What a use of *name* reads: its static value when it has one (as `_read_name` folds it), else its var."""
         if binding.poison is not None:
-            raise self.error(node, f"`{name}`", binding.poison)
+            raise self.error(node, f"read of `{name}`", binding.poison)
         if binding.static is not NO_STATIC:
             try:
                 return self._materialise(binding.static, node)
@@ -985,7 +1003,7 @@ class FunctionReader:
     # ------------------------------------------------------------------------------------------ expressions
 
     def _try_static(self, node: ast.expr) -> Any:
-        if isinstance(node, (ast.Compare, ast.BoolOp)) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+        if isinstance(node, (ast.Compare, ast.BoolOp, ast.Lambda)) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
             return NO_STATIC
         if isinstance(node, ast.Call) and self.pl_path(node.func) is not None:
             # a `pl.X(...)` call in a kernel is an op (even `pl.dynamic`, which then prints as written)
@@ -1107,12 +1125,15 @@ class FunctionReader:
         binding = self.frame.env.get(node.id)
         if binding is not None:
             if binding.poison is not None:
-                raise self.error(node, f"`{node.id}`", binding.poison)
+                raise self.error(node, f"read of `{node.id}`", binding.poison)
             if binding.var is not None:
                 return replace(binding.var, span=self.span(node))
             return self._materialise_binding(node.id, binding, node)
         raw = self.frame.scope.raw(node.id)
         if raw is cst._MARKER:
+            if node.id in self.frame.assigned:
+                raise self.error(node, f"read of `{node.id}`", "no assignment reaches it here (a value a loop "
+                                 "carries, or an `if` arm reads, is defined before the loop or the `if`)")
             raise self.error(node, f"undefined name `{node.id}`",
                              "it is not a parameter, a local, a module constant or an import")
         if isinstance(raw, cst.Unknown):
@@ -1468,8 +1489,9 @@ class FunctionReader:
                              "it returns from inside a loop or an `if`; only plain helpers are inlined")
         outer = self.frame
         params = [a.arg for a in spec.args]
-        frame = Frame(bindings, gm_names(params, body, self.pl_path), accumulator_names(body, self.pl_path),
-                      fn.scope, (*outer.helper_stack, helper.name))
+        frame = Frame(bindings, gm_names(params, body, self.pl_path),
+                      accumulator_names(body, self.pl_path, self.module.source_of(helper)),
+                      fn.scope, (*outer.helper_stack, helper.name), set(assigned_names(body)))
         self.frame = frame
         try:
             stmts, terminal = self._read_body(body[:-1] if returns else body)
@@ -1484,7 +1506,7 @@ class FunctionReader:
                 elif isinstance(ret.value, ast.Tuple):
                     result = tuple(self._read_operand(e) for e in ret.value.elts)
                 else:
-                    result = self._read_operand(ret.value)
+                    result = self._read_expr(ret.value)
                 stmts.extend(self._flush())
             else:
                 result = Const(None)

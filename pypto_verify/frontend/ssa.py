@@ -79,30 +79,60 @@ def _walk_same_scope(nodes: list[ast.stmt]) -> list[ast.AST]:
     return out
 
 
+def _walk_statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """Every statement of *body* in source order, nested blocks included (not nested functions)."""
+    out: list[ast.stmt] = []
+    stack: list[ast.stmt] = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        out.append(stmt)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        children: list[ast.stmt] = []
+        for name in ("body", "orelse", "finalbody"):
+            children.extend(getattr(stmt, name, ()) or ())
+        for handler in getattr(stmt, "handlers", ()) or ():
+            children.extend(handler.body)
+        for case in getattr(stmt, "cases", ()) or ():
+            children.extend(case.body)
+        stack.extend(reversed(children))
+    return out
+
+
+def _target_names(target: ast.expr) -> list[str]:
+    """The names an assignment target rebinds (`a`, `a, b`, the base of `t[...]`)."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for elt in target.elts for n in _target_names(elt)]
+    if isinstance(target, ast.Starred):
+        return _target_names(target.value)
+    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+        return [target.value.id]
+    return []
+
+
+def _stmt_targets(stmt: ast.stmt) -> list[ast.expr]:
+    if isinstance(stmt, ast.Assign):
+        return list(stmt.targets)
+    if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+        return [stmt.target] if not (isinstance(stmt, ast.AnnAssign) and stmt.value is None) else []
+    return []
+
+
 def assigned_names(body: list[ast.stmt]) -> list[str]:
     """Names *body* rebinds (assignment targets and item-store bases), in order; loop variables and
     `with ... as` targets excluded (they are scoped to their statement)."""
-    scoped: set[int] = set()
-    for node in _walk_same_scope(body):
-        if isinstance(node, ast.For):
-            scoped.update(id(n) for n in ast.walk(node.target))
-        elif isinstance(node, ast.With):
-            for item in node.items:
-                if item.optional_vars is not None:
-                    scoped.update(id(n) for n in ast.walk(item.optional_vars))
-        elif isinstance(node, ast.comprehension):
-            scoped.update(id(n) for n in ast.walk(node.target))
     names: list[str] = []
     seen: set[str] = set()
-    for node in _walk_same_scope(body):
-        name: str | None = None
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in scoped:
-            name = node.id
-        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name):
-            name = node.value.id
-        if name is not None and name not in seen:
-            seen.add(name)
-            names.append(name)
+    for stmt in _walk_statements(body):
+        for target in _stmt_targets(stmt):
+            for name in _target_names(target):
+                if name not in seen:
+                    seen.add(name)
+                    names.append(name)
+        if isinstance(stmt, (ast.Global, ast.Nonlocal)):
+            continue
     return names
 
 
@@ -118,41 +148,33 @@ def gm_names(params: list[str], body: list[ast.stmt], pl_path: Callable[[ast.exp
     itself, `store` into itself): they keep their name (docs/ir-conventions.md, tensor-typed names)."""
     first_seen: set[str] = set(params)
     ok: dict[str, bool] = {}
-    for node in _walk_same_scope(body):
-        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            value = node.value
-            for target in targets:
-                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-                    name = target.value.id
-                    ok.setdefault(name, True)
-                    first_seen.add(name)
-                    continue
-                for leaf in ast.walk(target):
-                    if not (isinstance(leaf, ast.Name) and isinstance(leaf.ctx, ast.Store)):
-                        continue
-                    name = leaf.id
-                    if name not in first_seen:
-                        first_seen.add(name)
+
+    def bind(name: str, self_update: bool) -> None:
+        if name not in first_seen:
+            first_seen.add(name)
+            ok.setdefault(name, True)
+        elif not self_update:
+            ok[name] = False
+
+    for stmt in _walk_statements(body):
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            for target in _stmt_targets(stmt):
+                if isinstance(target, ast.Subscript):
+                    for name in _target_names(target):
                         ok.setdefault(name, True)
-                        continue
-                    if not (isinstance(target, ast.Name) and isinstance(node, (ast.Assign, ast.AnnAssign))
-                            and _is_self_update(name, value, pl_path)):
-                        ok[name] = False
-        elif isinstance(node, (ast.For, ast.comprehension)):
-            for leaf in ast.walk(node.target):
-                if isinstance(leaf, ast.Name):
-                    if leaf.id in first_seen:
-                        ok[leaf.id] = False
-                    first_seen.add(leaf.id)
-        elif isinstance(node, ast.With):
-            for item in node.items:
+                        first_seen.add(name)
+                    continue
+                plain = isinstance(target, ast.Name) and not isinstance(stmt, ast.AugAssign)
+                for name in _target_names(target):
+                    bind(name, plain and _is_self_update(name, stmt.value, pl_path))
+        elif isinstance(stmt, ast.For):
+            for name in _target_names(stmt.target):
+                bind(name, False)
+        elif isinstance(stmt, ast.With):
+            for item in stmt.items:
                 if item.optional_vars is not None:
-                    for leaf in ast.walk(item.optional_vars):
-                        if isinstance(leaf, ast.Name):
-                            if leaf.id in first_seen:
-                                ok[leaf.id] = False
-                            first_seen.add(leaf.id)
+                    for name in _target_names(item.optional_vars):
+                        bind(name, False)
     return {name for name in first_seen if ok.get(name, True)}
 
 
@@ -177,9 +199,13 @@ def is_matmul_call(node: ast.AST, pl_path: Callable[[ast.expr], str | None]) -> 
     return isinstance(node, ast.Call) and pl_path(node.func) in _MATMULS
 
 
-def accumulator_names(body: list[ast.stmt], pl_path: Callable[[ast.expr], str | None]) -> set[str]:
-    """Names that hold an accumulator somewhere in *body*: matmul results and matmul_acc's acc operand."""
+def accumulator_names(body: list[ast.stmt], pl_path: Callable[[ast.expr], str | None],
+                      source: str | None = None) -> set[str]:
+    """Names that hold an accumulator somewhere in *body*: matmul results and matmul_acc's acc operand.
+    *source*, the body's text, skips the walk when it mentions no matmul at all."""
     names: set[str] = set()
+    if source is not None and "matmul" not in source:
+        return names
     for node in _walk_same_scope(body):
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and is_matmul_call(node.value, pl_path):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -197,6 +223,10 @@ def touches(node: ast.AST, acc_names: set[str], pl_path: Callable[[ast.expr], st
     for sub in ast.walk(node):
         if isinstance(sub, ast.Name) and sub.id in acc_names:
             return f"the accumulator `{sub.id}`"
+        if isinstance(sub, (ast.Global, ast.Nonlocal)):
+            for name in sub.names:
+                if name in acc_names:
+                    return f"the accumulator `{name}`"
         if is_matmul_call(sub, pl_path):
             return f"a `{ast.unparse(sub.func)}`"  # type: ignore[attr-defined]
     return None
@@ -213,3 +243,5 @@ class Frame:
     scope: Any
     """The module scope names resolve in (the helper's module for an inlined helper)."""
     helper_stack: tuple[str, ...] = field(default=())
+    assigned: set[str] = field(default_factory=set)
+    """Every name the body assigns somewhere (to tell a read-before-assignment from an undefined name)."""

@@ -249,15 +249,23 @@ def annotation_conflict(written: Type, inferred: Type | None) -> bool:
     assert isinstance(written, (TensorType, TileType)) and isinstance(inferred, (TensorType, TileType))
     if written.dtype is not inferred.dtype:
         return True
-    if len(written.shape) != len(inferred.shape):
+    # KERNEL_LANGUAGE.md: a leading unit batch dimension is carried through, dropped in 2-D tiles
+    a_shape, b_shape = _drop_unit_batch(written.shape), _drop_unit_batch(inferred.shape)
+    if len(a_shape) != len(b_shape):
         return True
-    for a, b in zip(written.shape, inferred.shape):
+    for a, b in zip(a_shape, b_shape):
         if isinstance(a, Const) and isinstance(b, Const) and a.value != b.value:
             return True
     if isinstance(written, TileType) and isinstance(inferred, TileType):
         if written.space is not None and inferred.space is not None and written.space is not inferred.space:
             return True
     return False
+
+
+def _drop_unit_batch(shape: tuple[Expr, ...]) -> tuple[Expr, ...]:
+    while len(shape) > 2 and isinstance(shape[0], Const) and shape[0].value == 1:
+        shape = shape[1:]
+    return shape
 
 
 def describe(t: Type) -> str:

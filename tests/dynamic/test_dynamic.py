@@ -126,3 +126,9 @@ def test_tolerance_is_by_dtype() -> None:
 def test_staged_bias_and_laid_out_bases_simulate_to_the_reference(build) -> None:
     outcome = simulate_kernel(build(False), build(True))
     assert outcome.status == "match", outcome.message
+
+
+def test_equal_infinities_are_not_a_difference() -> None:
+    inf = np.array([np.inf, -np.inf])
+    assert first_difference("y", DType.FP32, inf, inf, 16) is None
+    assert first_difference("y", DType.FP32, inf, -inf, 16) is not None

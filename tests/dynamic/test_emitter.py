@@ -206,3 +206,27 @@ def test_nested_unconverted_op_is_named_innermost() -> None:
     body[3] = replace(body[3], value=b.call("tile.add", b.call("tensor.neg", "s"), "s"))
     with pytest.raises(EmitError, match="`tensor.neg`"):
         emit_function(replace(fn, body=tuple(body)))
+
+
+def test_neg_and_sub_by_a_constant_are_exact_scalar_forms() -> None:
+    fn = b.vector_chain(True)
+    body = list(fn.body)
+    body[3] = replace(body[3], value=b.call("tile.neg", "s"))
+    body[4] = replace(body[4], value=b.call("tile.sub", "r", 0.25))
+    text = emit(replace(fn, body=tuple(body)))
+    assert "arith.constant -1.0 : f32" in text and "arith.constant -0.25 : f32" in text
+    assert len(_lines(text, "pto.tmuls ins(%s,")) == 1 and len(_lines(text, "pto.tadds ins(%r,")) == 1
+
+
+def test_acc_to_vec_move_on_a2a3_is_a_gm_round_trip_and_a_tmov_on_a5() -> None:
+    fn = b.drain_variants(True)
+    body = list(fn.body)
+    body[5:7] = [
+        b.assign("v", b.call("tile.move", "c", target_memory=b.mem(b.Vec)), b.tile([16, 32], b.FP32, b.Vec, 0)),
+        b.assign("ya", b.call("tile.store", "v", [0, 0], "ya")),
+    ]
+    moved = replace(fn, body=tuple(body))
+    a2 = emit_function(moved, "a2a3")
+    assert a2.args[-1].kind == "workspace" and a2.args[-1].shape == (16, 32)
+    assert _lines(a2.text, "pto.tstore ins(%c :") and _lines(a2.text, "pto.tload ins(%v_gm_pview")
+    assert "pto.tmov ins(%c" in emit_function(moved, "a5").text

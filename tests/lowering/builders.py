@@ -8,9 +8,9 @@ structural assertions (the golden tests use the real printer).
 
 from __future__ import annotations
 
-from dataclasses import replace  # noqa: F401  (re-exported for the tests)
+from dataclasses import replace
 
-from pypto_verify.ir import (  # noqa: F401  (re-exported for the tests)
+from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DictExpr, Direction, DType, Eval, Expr, For, Function,
     FunctionKind, If, IterArg, ListExpr, LoopKind, MemSpace, Module, Param, Program, Return, Scope,
     PtrType, ScalarType, Stmt, Sym, TensorType, TileType, TupleExpr, Type, UnaryOp, Var, Yield,
@@ -250,3 +250,8 @@ def lower_checked(module: Module, mode: str = "fixed", stop_after: str | None = 
     for name, dumped in result.dumps:
         assert verify_ir(dumped) == [], (name, verify_ir(dumped))
     return result
+
+
+# names the tests use through this module
+__all__ = ["replace", "PtrType", "Stmt", "DictExpr", "FunctionKind", "Function", "ScalarType", "DType",
+           "BoolOp", "Compare", "Assign", "Call", "If", "For", "LoopKind"]

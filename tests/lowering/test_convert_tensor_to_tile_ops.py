@@ -106,7 +106,7 @@ def test_a_create_used_as_gm_stays_a_tensor():
         b.assign("scratch", b.call("tensor.create", [16, 256], dtype=b.dt(b.BF16))),
         b.assign("part", b.call("tensor.slice", b.v("x"), [16, 256], [0, 0])),
         b.assign("scratch", b.call("tensor.assemble", b.v("scratch"), b.v("part"), [0, 0])),
-        b.ret(b.v("y"))], kind=b.FunctionKind.OPAQUE)
+        b.ret(b.v("y"))])
     assert b.render(b.run_pass(PASS, m)) == (
         "scratch = tensor.create([16, 256], dtype=BF16)\n"
         "part: Tile[[16, 256], BF16, Vec] = tile.load(x, [0, 0], [16, 256], [16, 256], target_memory=Mem.Vec)\n"
@@ -118,3 +118,9 @@ def test_tile_level_functions_are_unchanged():
     m = b.kernel([X], [b.assign("t", b.call("tile.load", b.v("x"), [0, 0], [16, 16], target_memory=b.mem(b.Mat)),
                                     b.tile([16, 16], b.BF16, b.Mat)), b.ret()])
     assert b.run_pass(PASS, m) == m
+
+
+def test_glue_functions_are_not_converted():
+    glue = b.kernel([X, Y], [b.assign("t", b.call("tensor.create", [16, 256], dtype=b.dt(b.BF16))), b.ret(b.v("y"))],
+                    kind=b.FunctionKind.ORCHESTRATION)
+    assert PASS.run(glue, b.options()) == glue

@@ -69,21 +69,7 @@ def test_pass_output_matches_golden(case: Path, request: pytest.FixtureRequest) 
         pytest.fail(f"pass output differs from the golden (diff {case}/expected.py {case}/actual.py):\n{diff}")
 
 
-# NOTE: `ops.infer_call_type` gives a 3-D `tile.load` (`[1, N, K]` shape operand) a 3-D tile, so the
-# frontend rejects the 2-D annotation our convention writes (convert_tensor_to_tile_ops.py, 3-D
-# operands); the emitter already reads it as the 2-D tile. Until `ops._load` drops leading unit dims
-# like `Target.tile_bytes` does, that golden cannot be read back.
-_READ_BACK_BLOCKED = {"convert-tensor-to-tile-ops/moe_3d_operand"}
-
-
-def _read_back_param(case: Path):
-    key = f"{case.parent.name}/{case.name}"
-    marks = [pytest.mark.xfail(reason="ops._load keeps the unit dim of a 3-D load", strict=False)] \
-        if key in _READ_BACK_BLOCKED else []
-    return pytest.param(case, id=key, marks=marks)
-
-
-@pytest.mark.parametrize("case", [_read_back_param(c) for c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_golden_reads_back(case: Path) -> None:
     from pypto_verify.frontend import read_file
 

@@ -433,3 +433,40 @@ def auto_tiled_tail_arms() -> Module:
                [("phi", FP32_ACC)]),
         store("phi"),
     ])
+
+
+def create_seeded_tail() -> Module:
+    """A tail clone with a runtime condition: `d0 = flag * 64; if d0 == 0: f = matmul else
+    x = matmul_acc(acc)`, `acc` an uninitialised `tile.create` read by nothing else."""
+    from pypto_verify.ir import BinOp
+
+    return _with_flag([
+        create("acc"),
+        let("d0", BinOp("*", Var("flag"), Const(64)), ScalarType(DType.INDEX)),
+        *operands("", Var("d0")),
+        branch(eq(v("d0"), 0),
+               [matmul("f", ""), yield_("f")],
+               [matmul_acc("x", "acc", ""), yield_("x")],
+               [("phi", FP32_ACC)]),
+        store("phi"),
+    ])
+
+
+def swapped_arms() -> Module:
+    """`if kb != 0: accumulate else: seed`, the seed arm an auto-tiled inner K loop from a fresh
+    `tile.create` (predicated), carried by the outer loop: the phi lives on the carry's window."""
+    return kernel([
+        create("c_init"),
+        loop("kb", 0, 4, 1, [("c_iter", v("c_init"))], [
+            *operands("", Var("kb")),
+            branch(Compare("!=", v("kb"), Const(0)),
+                   [matmul_acc("x", it("c_iter"), ""), yield_("x")],
+                   [create("fresh"),
+                    loop("ko", 0, 64, 32, [("c_in", v("fresh"))],
+                         [matmul_acc("y", it("c_in"), "", eq(Var("ko"), 0)), yield_("y")], [("seeded", FP32_ACC)]),
+                    yield_("seeded")],
+                   [("ph", FP32_ACC)]),
+            yield_("ph"),
+        ], [("c", FP32_ACC)]),
+        store("c"),
+    ])

@@ -70,14 +70,16 @@ def inplace_pairs(fn: Function) -> list[tuple[str, str, Window, Window]]:
 
 
 def divergent_sites(fn: Function) -> list[str]:
-    """Acc phis and carries not on one window (empty when the fixed invariants hold)."""
-    w = windows(fn, MemSpace.Acc)
+    """Acc phis and carries not on one window (empty when the fixed invariants hold); a value is an
+    Acc one when its return var is (its parts are looked up whatever their annotated space)."""
+    acc = windows(fn, MemSpace.Acc)
+    w = windows(fn)
     problems = []
     for stmt in walk_stmts(fn.body):
         if isinstance(stmt, If):
             arms = (final_yield_values(stmt.then_body), final_yield_values(stmt.else_body))
             for i, rv in enumerate(stmt.return_vars):
-                if rv.name not in w:
+                if rv.name not in acc:
                     continue
                 values = {w.get(var_like(a[i]).name) for a in arms if i < len(a) and var_like(a[i]) is not None}  # type: ignore[union-attr]
                 if values != {w[rv.name]}:
@@ -85,7 +87,7 @@ def divergent_sites(fn: Function) -> list[str]:
         elif isinstance(stmt, For):
             yielded = final_yield_values(stmt.body)
             for i, rv in enumerate(stmt.return_vars):
-                if rv.name not in w:
+                if rv.name not in acc:
                     continue
                 init, value = var_like(stmt.inits[i]), var_like(yielded[i])
                 group = {w[rv.name], w[stmt.iter_args[i].name]}

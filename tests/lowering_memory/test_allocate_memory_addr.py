@@ -52,7 +52,6 @@ def test_l0c_overflow_is_pv008_naming_the_co_live_tiles() -> None:
 
 def test_a5_has_room_for_what_a2a3_refuses() -> None:
     from pypto_verify.target import TARGETS
-    from pypto_verify.lowering import pipeline  # noqa: F401  (the pipeline imports every pass)
     from pypto_verify.lowering.init_memref import PASS as INIT
     from pypto_verify.lowering.materialize_semantic_aliases import PASS as MSA
     from pypto_verify.lowering.memory_reuse import PASS as MR

@@ -25,7 +25,7 @@ CASES_OF = {
     "materialize-semantic-aliases": ("hand_peel", "divergent_tail", "iter_arg_loop_init", "partial_plan"),
     "memory-reuse": ("hand_peel", "divergent_tail", "post_if_read", "fragmented_chain", "iter_arg_phi_arm",
                      "iter_arg_loop_init", "predicated_loop", "fresh_arms", "vec_phi_move", "two_accumulators",
-                     "auto_tiled_tail_arms"),
+                     "auto_tiled_tail_arms", "create_seeded_tail", "swapped_arms"),
     "allocate-memory-addr": ("hand_peel", "two_accumulators", "l0c_overflow"),
 }
 PREVIOUS = {p.name: MEMORY_PASSES[i - 1].name if i else None for i, p in enumerate(MEMORY_PASSES)}

@@ -46,6 +46,25 @@ def test_fresh_arms_phi_is_aligned_onto_the_phi_window() -> None:
     assert w["q"] == w["p"] == w["phi"]
 
 
+def test_accumulate_arm_on_an_uninitialised_create_is_aligned_onto_the_phi_window() -> None:
+    # the accumulate arm's only producer chain is `x` <- `acc` (a tile.create read by nothing else):
+    # both move onto the seed's window, where InitMemRef put the phi
+    fn = fixed(b.create_seeded_tail())
+    w = acc_windows(fn)
+    assert w["acc"] == w["x"] == w["f"] == w["phi"]
+    assert divergent_sites(fn) == [] and all(wo == wi for _, _, wo, wi in inplace_pairs(fn))
+
+
+def test_swapped_arms_seed_loop_is_aligned_onto_the_carried_phi() -> None:
+    # `if kb != 0: accumulate else: auto-tiled seed loop`: the phi is on the carry's window (the then
+    # arm's); the seed arm's chain (loop result <- matmul_acc <- iter_arg <- fresh create, all inside
+    # the arm) moves there. Legacy cannot: loop-result arms are not coalesced (test_memory_reuse_legacy).
+    fn = fixed(b.swapped_arms())
+    w = acc_windows(fn)
+    assert len({w[n] for n in ("c_init", "c_iter", "x", "fresh", "c_in", "y", "seeded", "ph", "c")}) == 1
+    assert divergent_sites(fn) == []
+
+
 def test_divergent_tail_phi_reports_pv001_with_both_windows() -> None:
     error = refusal(b.divergent_tail())
     assert error.rule == "PV001"

@@ -90,6 +90,17 @@ def test_auto_tiled_arms_in_a_tail_phi_hit_the_cannot_reconcile_error() -> None:
     assert len(raised.value.windows) == 2
 
 
+def test_swapped_arms_with_a_seed_loop_hit_the_cannot_reconcile_error() -> None:
+    with pytest.raises(LoweringError) as raised:
+        legacy(b.swapped_arms())
+    assert raised.value.rule == "PV001" and "cannot reconcile" in raised.value.message
+
+
+def test_create_seeded_tail_is_coalesced_onto_the_create() -> None:
+    w = acc_windows(legacy(b.create_seeded_tail()))
+    assert w["f"] == w["x"] == w["acc"] == w["phi"]
+
+
 def test_vec_phi_mismatch_gets_a_move_not_an_error() -> None:
     m = b.vec_phi_move()
     fn = legacy(m)

@@ -1,0 +1,98 @@
+"""`pypto-verify prove FILE [--pipeline fixed|legacy] [--target a2a3|a5] [--no-cache] [--dump-smt DIR]
+[--timeout-ms N]`.
+
+Reads FILE, lowers its kernels (the functions that are already lowered — Form 3 — are checked as given,
+without a source), and discharges the Z3 obligations of every accumulator site (`pypto_verify.smt`,
+L0C_RULES.md "Z3 obligations"). Prints each site and its obligations (`proved`, `failed` with the
+counterexample, `inconclusive` with the reason), then one summary line with the counts and the total
+solver time. Input and lowering errors go to stderr. Exit: 1 when an obligation failed or a kernel
+could not be lowered, else 2 on an input error, else 3 when an obligation is inconclusive, else 0.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import click
+
+from pypto_verify.target import TARGETS
+
+_WORDS = {"proved": "proved", "refuted": "failed", "inconclusive": "inconclusive"}
+
+
+@click.command("prove")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--pipeline", "pipeline", type=click.Choice(["fixed", "legacy"]), default="fixed",
+              show_default=True, help="The lowering whose output is proved against the source.")
+@click.option("--target", "target", type=click.Choice(sorted(TARGETS)), default="a2a3", show_default=True,
+              help="The chip generation (L0 capacities, Acc row padding).")
+@click.option("--no-cache", "no_cache", is_flag=True, default=False,
+              help="Do not read or write the verdict cache.  [default: cache under $XDG_CACHE_HOME/pypto-verify/smt]")
+@click.option("--dump-smt", "dump_smt", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write every query as <kernel>.<site>.<rule>.smt2 into this directory.  [default: no dumps]")
+@click.option("--timeout-ms", "timeout_ms", type=click.IntRange(min=1), default=2000, show_default=True,
+              help="Per-query solver time limit; a query that runs out is inconclusive.")
+def command(file: Path, pipeline: str, target: str, no_cache: bool, dump_smt: Path | None, timeout_ms: int) -> None:
+    """Prove the accumulator obligations (PV101-PV105) of the kernels of FILE."""
+    from pypto_verify.frontend import is_lowered, read_file
+    from pypto_verify.lowering.pass_base import LowerOptions
+    from pypto_verify.lowering.pipeline import lower
+    from pypto_verify.smt import Verdict, prove_module
+
+    parsed = read_file(file)
+    for error in parsed.errors:
+        click.echo(str(error), err=True)
+    module = parsed.module
+    as_given = _only(module, lambda fn: is_lowered(fn))
+    source = _only(module, lambda fn: not is_lowered(fn))
+    outcomes = []
+    lowering_errors = []
+    if any(True for _ in source.functions()):
+        result = lower(source, LowerOptions(mode=pipeline, target=TARGETS[target]))  # type: ignore[arg-type]
+        lowering_errors = list(result.errors)
+        outcomes += prove_module(source, result.module, timeout_ms=timeout_ms, cache=not no_cache, dump_smt=dump_smt)
+    if any(True for _ in as_given.functions()):
+        outcomes += prove_module(None, as_given, timeout_ms=timeout_ms, cache=not no_cache, dump_smt=dump_smt)
+    for error in lowering_errors:
+        click.echo(str(error), err=True)
+
+    by_site: dict[str, list] = {}
+    for outcome in outcomes:
+        by_site.setdefault(outcome.site, []).append(outcome)
+    for site, results in by_site.items():
+        first = results[0]
+        counts = _counts(results)
+        click.echo(f"{first.span}: site {site} `{first.name}`: {counts}")
+        for outcome in results:
+            from pypto_verify.rules import rule
+
+            word = _WORDS[outcome.verdict.value]
+            line = f"  {outcome.rule} {rule(outcome.rule).name}: {word}"
+            if outcome.verdict is not Verdict.PROVED:
+                line += f": {outcome.message}"
+            click.echo(line)
+            if outcome.counterexample:
+                shown = ", ".join(f"{k} = {v}" for k, v in outcome.counterexample.items())
+                click.echo(f"    {outcome.span}: counterexample: {shown}")
+    seconds = sum(o.seconds for o in outcomes)
+    click.echo(f"{len(by_site)} sites, {len(outcomes)} obligations: {_counts(outcomes)}; "
+               f"solver time {seconds:.2f} s")
+    failed = any(o.verdict is Verdict.REFUTED for o in outcomes) or bool(lowering_errors)
+    inconclusive = any(o.verdict is Verdict.INCONCLUSIVE for o in outcomes)
+    sys.exit(1 if failed else 2 if parsed.errors else 3 if inconclusive else 0)
+
+
+def _counts(outcomes: list) -> str:
+    from pypto_verify.smt import Verdict
+
+    n = {v: sum(1 for o in outcomes if o.verdict is v) for v in Verdict}
+    return (f"{n[Verdict.PROVED]} proved, {n[Verdict.REFUTED]} failed, "
+            f"{n[Verdict.INCONCLUSIVE]} inconclusive")
+
+
+def _only(module, keep):
+    """*module* with only the functions *keep* accepts."""
+    programs = tuple(replace(p, functions=tuple(f for f in p.functions if keep(f))) for p in module.programs)
+    return replace(module, programs=programs)

@@ -1,0 +1,89 @@
+"""Discharge: the verdict cache (a fully cached run never imports z3), timeouts and approximations are
+inconclusive (never a pass), `--dump-smt` names."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+from pypto_verify import rules
+from pypto_verify.ir import NO_SPAN
+
+from pypto_verify.smt import Verdict, encode as E, prove_module
+from pypto_verify.smt.obligations import Obligation
+from pypto_verify.smt.solver import discharge, dump_name, query_text
+from tests.smt.harness import KERNELS, ROOT, kernel, lower_fixed
+
+
+def _obligation(violation: E.Term, assumptions=(), approximations=(), case="") -> Obligation:
+    return Obligation(rules.INITIALISE_FIRST, "k:1", case, tuple(assumptions), violation,
+                      (("x", E.const("x")),), tuple(approximations), NO_SPAN,
+                      lambda values: ("m", dict(values), None), "holds", "k")
+
+
+def test_fully_cached_run_does_not_import_z3(tmp_path):
+    script = textwrap.dedent(f"""
+        import sys
+        from pypto_verify.frontend import read_file
+        from pypto_verify.lowering.pass_base import LowerOptions
+        from pypto_verify.lowering.pipeline import lower
+        from pypto_verify.smt import prove_module
+        source = read_file({str(KERNELS / 'split_k_slice.py')!r}).module
+        outcomes = prove_module(source, lower(source, LowerOptions(mode="fixed")).module)
+        print(sorted({{o.verdict.value for o in outcomes}}), "z3" in sys.modules,
+              sum(o.seconds for o in outcomes))
+    """)
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+
+    def run() -> list[str]:
+        done = subprocess.run([sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split("] ")[1].split()
+
+    cold = run()
+    warm = run()
+    assert cold[0] == "True"  # the first run solved
+    assert warm[0] == "False" and float(warm[1]) == 0.0  # the second only read the cache
+
+
+def test_cache_returns_the_same_verdict_and_no_cache_solves_again():
+    ob = _obligation(E.and_(E.lt(E.const("x"), E.lit(3)), E.lt(E.lit(1), E.const("x"))))
+    first = discharge(ob)
+    again = discharge(ob)
+    assert first.verdict is again.verdict is Verdict.REFUTED
+    assert not first.cached and again.cached and again.values["x"] == first.values["x"] == 2
+    assert not discharge(ob, cache=False).cached
+
+
+def test_a_solver_timeout_is_inconclusive_and_never_cached():
+    x, y, z = E.const("x"), E.const("y"), E.const("z")
+    cube = lambda t: E.mul(t, E.mul(t, t))  # noqa: E731
+    fermat = E.and_(E.lt(E.ZERO, x), E.lt(E.ZERO, y), E.lt(E.ZERO, z), E.eq(E.add(cube(x), cube(y)), cube(z)))
+    answer = discharge(_obligation(fermat), timeout_ms=50)
+    assert answer.verdict is Verdict.INCONCLUSIVE and "unknown" in answer.reason
+    assert not discharge(_obligation(fermat), timeout_ms=50).cached
+
+
+def test_a_model_of_an_approximated_obligation_is_inconclusive():
+    ob = _obligation(E.eq(E.const("x"), E.lit(4)), approximations=("`x ** 2` is not modelled",))
+    answer = discharge(ob)
+    assert answer.verdict is Verdict.INCONCLUSIVE and "approximations" in answer.reason
+    assert discharge(_obligation(E.FALSE, approximations=("a",))).verdict is Verdict.PROVED
+
+
+def test_dump_smt_writes_one_query_per_obligation(tmp_path):
+    source = kernel("init_cond_off_by_one.py")
+    prove_module(source, lower_fixed(source), dump_smt=tmp_path)
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert "gemm.16.PV101.smt2" in names and "gemm.16.PV105.step.smt2" in names
+    text = (tmp_path / "gemm.16.PV102.smt2").read_text()
+    assert text.endswith("(check-sat)\n") and "(declare-const |w!n| Int)" in text
+
+
+def test_query_text_is_the_dump_name_and_text_of_an_obligation():
+    ob = _obligation(E.TRUE, case="step")
+    assert dump_name(ob) == "k.1.PV102.step.smt2"
+    assert query_text(ob) == query_text(_obligation(E.TRUE, case="step"))
