@@ -79,6 +79,11 @@ class _FunctionCensus:
                 self.defs[stmt.target.name] = stmt.value
                 if isinstance(stmt.value, Call):
                     self.producer[stmt.target.name] = stmt.value
+        self.phi_of: dict[str, tuple[If, int]] = {}
+        for stmt in walk_stmts(fn.body):
+            if isinstance(stmt, If):
+                for i, rv in enumerate(stmt.return_vars):
+                    self.phi_of[rv.name] = (stmt, i)
         self.readers = self._readers()
 
     def run(self) -> list[Site]:
@@ -107,12 +112,10 @@ class _FunctionCensus:
     # -- if-phi ----------------------------------------------------------------------------------
 
     def _if_site(self, stmt: If, loops: tuple[For, ...]) -> Site | None:
-        then_y, else_y = _yields(stmt.then_body), _yields(stmt.else_body)
         seeded = 0
         consumer = "none"
         for i, rv in enumerate(stmt.return_vars):
-            kinds = {self._arm_kind(then_y, i), self._arm_kind(else_y, i)}
-            if kinds == {"fresh", "accumulate"}:
+            if self._phi_is_site(stmt, i):
                 seeded += 1
                 if consumer == "none":
                     consumer = self._consumer(rv.name)
@@ -120,18 +123,31 @@ class _FunctionCensus:
             return None
         return self._site(stmt.span.line, "if-phi", loops, self._condition(stmt.cond, loops), seeded, consumer)
 
-    def _arm_kind(self, values: tuple[Expr, ...] | None, i: int) -> str:
-        if values is None or i >= len(values):
-            return "none"
+    def _phi_is_site(self, stmt: If, i: int) -> bool:
+        """Phi i of *stmt* is seeded by a fresh matmul on one arm and accumulated on the other."""
+        then_k = self._arm_kinds(_yields(stmt.then_body), i)
+        else_k = self._arm_kinds(_yields(stmt.else_body), i)
+        return ("fresh" in then_k and "accumulate" in else_k) or ("accumulate" in then_k and "fresh" in else_k)
+
+    def _arm_kinds(self, values: tuple[Expr, ...] | None, i: int, depth: int = 0) -> set[str]:
+        """How an arm produces its i-th yield: `fresh`, `accumulate`, or — through an `elif` chain — the
+        kinds of the nested if's arms (`site` when the nested if is itself a site, counted there)."""
+        if values is None or i >= len(values) or depth > 32:
+            return set()
         v = var_like(values[i])
-        call = self.producer.get(v.name) if v is not None else None
-        if call is None:
-            return "none"
-        if call.op in FRESH:
-            return "fresh"
-        if call.op in ACCUMULATE:
-            return "accumulate"
-        return "none"
+        if v is None:
+            return set()
+        call = self.producer.get(v.name)
+        if call is not None:
+            return {"fresh"} if call.op in FRESH else {"accumulate"} if call.op in ACCUMULATE else set()
+        nested = self.phi_of.get(v.name)
+        if nested is None:
+            return set()
+        inner, j = nested
+        if self._phi_is_site(inner, j):
+            return {"site"}
+        return (self._arm_kinds(_yields(inner.then_body), j, depth + 1)
+                | self._arm_kinds(_yields(inner.else_body), j, depth + 1))
 
     def _condition(self, cond: Expr, loops: tuple[For, ...]) -> str:
         if isinstance(cond, (BoolOp, UnaryOp)):

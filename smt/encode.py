@@ -309,8 +309,22 @@ def substitute(term: Term, values: Mapping[Term, Term]) -> Term:
     return go(term)
 
 
+def _smt_div(a: Term, b: Term) -> Term:
+    """SMT-LIB `div` (Euclidean: the remainder is in [0, |b|)), folded on literals."""
+    if a.head == "int" and b.head == "int" and b.value != 0:
+        r = a.value % abs(b.value)  # type: ignore[operator]
+        return lit((a.value - r) // b.value)  # type: ignore[operator]
+    return _b("div", a, b)
+
+
+def _smt_mod(a: Term, b: Term) -> Term:
+    if a.head == "int" and b.head == "int" and b.value != 0:
+        return lit(a.value % abs(b.value))  # type: ignore[operator]
+    return _b("mod", a, b)
+
+
 _REBUILD = {
-    "+": lambda a: add(*a), "*": lambda a: mul(*a), "div": lambda a: _b("div", *a), "mod": lambda a: _b("mod", *a),
+    "+": lambda a: add(*a), "*": lambda a: mul(*a), "div": lambda a: _smt_div(*a), "mod": lambda a: _smt_mod(*a),
     "=": lambda a: eq(*a), "<": lambda a: lt(*a), "<=": lambda a: le(*a), "and": lambda a: and_(*a),
     "or": lambda a: or_(*a), "not": lambda a: not_(*a), "ite": lambda a: ite(*a),
 }

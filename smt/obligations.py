@@ -61,6 +61,9 @@ class Obligation:
     proved: str
     """One sentence saying what holds when the violation is unsatisfiable."""
     function: str = ""
+    unposed: str = ""
+    """Why the obligation could not be posed (an unsupported site, no source chain): it is then
+    inconclusive with this reason and never sent to the solver."""
 
 
 N = E.const(E.MARK + "n")
@@ -117,7 +120,9 @@ def _symbols(site: S.Site) -> E.Symbols:
 
 
 def _free_assumptions(*symbol_sets: E.Symbols) -> list[E.Term]:
-    """Runtime scalars and context variables are indices: nonnegative (a precondition, documented)."""
+    """Runtime scalars and context variables are indices: nonnegative.
+    NOTE: a precondition of every verdict (a kernel is only meaningful for nonnegative offsets and
+    extents); it keeps counterexamples in the values a kernel can see."""
     names: dict[str, E.Term] = {}
     for symbols in symbol_sets:
         names.update(symbols.free)
@@ -204,7 +209,7 @@ def _inapplicable(rule: Rule, site: S.Site, reason: str) -> Obligation:
     """An obligation that cannot be posed: it is reported inconclusive with *reason* (never passed)."""
     def explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
         return reason, {}, None
-    return Obligation(rule, site.id, "", (), E.TRUE, (), (reason,), site.span, explain, "", site.function)
+    return Obligation(rule, site.id, "", (), E.TRUE, (), (), site.span, explain, "", site.function, unposed=reason)
 
 
 # ---------------------------------------------------------------------------------------------- PV101

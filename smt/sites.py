@@ -536,6 +536,8 @@ class _Origins:
         shape = ops.static_shape(t.shape)
         if shape is None:
             return None
+        # UNSOUND: only the blocks of the op's tile / tensor operands identify its result; its scalar
+        # operands (a runtime scale) and keyword arguments are not compared (listed under Known limits).
         root_args: list[Expr] = []
         for arg in call.args:
             v = var_like(arg)

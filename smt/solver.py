@@ -187,8 +187,8 @@ def discharge(ob: Obligation, *, timeout_ms: int = DEFAULT_TIMEOUT_MS, cache: bo
               dump_smt: Path | None = None) -> Answer:
     """Decide *ob* (module docstring). An approximation in the obligation turns a model into
     INCONCLUSIVE: the counterexample might not exist in the kernel."""
-    if ob.violation is E.TRUE and not ob.assumptions and ob.approximations:
-        return Answer(Verdict.INCONCLUSIVE, reason=ob.approximations[0])
+    if ob.unposed:
+        return Answer(Verdict.INCONCLUSIVE, reason=ob.unposed)
     text = query_text(ob)
     if dump_smt is not None:
         dump_smt.mkdir(parents=True, exist_ok=True)

@@ -302,6 +302,15 @@ class FunctionReader:
             path = f"{path}.{part}" if path else part
         return path
 
+    def _is_kernel_call(self, func: ast.expr) -> bool:
+        """Whether *func* names another kernel of this file (`proj_rows`, `self.scale`)."""
+        if isinstance(func, ast.Attribute):
+            return isinstance(func.value, ast.Name) and func.value.id == "self" and "self" not in self.frame.env
+        if not isinstance(func, ast.Name):
+            return False
+        raw = self.frame.scope.raw(func.id)
+        return isinstance(raw, cst.FunctionValue) and raw.decorated and raw.scope is self.frame.scope.module
+
     def static(self, node: ast.expr) -> Any:
         """The static value of *node* in this kernel, or raise `NotStatic`."""
         return self.evaluator.eval(node, self.static_scope)
@@ -334,7 +343,7 @@ class FunctionReader:
         returns = read_return_annotation(node.returns, self)
         param_names = [p.name for p in params]
         body = _strip_docstring(node.body)
-        self.frame.gm = gm_names(param_names, body, self.pl_path)
+        self.frame.gm = gm_names(param_names, body, self.pl_path, self._is_kernel_call)
         self.frame.acc = accumulator_names(body, self.pl_path, self.module.source_of(node))
         self.frame.assigned = set(assigned_names(body))
         stmts, terminal = self._read_body(body, top=True)
@@ -1489,7 +1498,7 @@ class FunctionReader:
                              "it returns from inside a loop or an `if`; only plain helpers are inlined")
         outer = self.frame
         params = [a.arg for a in spec.args]
-        frame = Frame(bindings, gm_names(params, body, self.pl_path),
+        frame = Frame(bindings, gm_names(params, body, self.pl_path, self._is_kernel_call),
                       accumulator_names(body, self.pl_path, self.module.source_of(helper)),
                       fn.scope, (*outer.helper_stack, helper.name), set(assigned_names(body)))
         self.frame = frame

@@ -143,9 +143,11 @@ _SELF_UPDATE_LAST = frozenset({"store", "tile.store"})
 """Ops whose last positional operand is the tensor they update: `out = pl.tile.store(c, [0, 0], out)`."""
 
 
-def gm_names(params: list[str], body: list[ast.stmt], pl_path: Callable[[ast.expr], str | None]) -> set[str]:
+def gm_names(params: list[str], body: list[ast.stmt], pl_path: Callable[[ast.expr], str | None],
+             is_kernel_call: Callable[[ast.expr], bool] = lambda func: False) -> set[str]:
     """Names every later binding of which is a self-update of a tensor (item store, `assemble` into
-    itself, `store` into itself): they keep their name (docs/ir-conventions.md, tensor-typed names)."""
+    itself, `store` into itself, `y = other_kernel(x, y)`): they keep their name (docs/ir-conventions.md,
+    tensor-typed names). *is_kernel_call* tells a call of another kernel of the file by its callee."""
     first_seen: set[str] = set(params)
     ok: dict[str, bool] = {}
 
@@ -166,7 +168,7 @@ def gm_names(params: list[str], body: list[ast.stmt], pl_path: Callable[[ast.exp
                     continue
                 plain = isinstance(target, ast.Name) and not isinstance(stmt, ast.AugAssign)
                 for name in _target_names(target):
-                    bind(name, plain and _is_self_update(name, stmt.value, pl_path))
+                    bind(name, plain and _is_self_update(name, stmt.value, pl_path, is_kernel_call))
         elif isinstance(stmt, ast.For):
             for name in _target_names(stmt.target):
                 bind(name, False)
@@ -178,9 +180,14 @@ def gm_names(params: list[str], body: list[ast.stmt], pl_path: Callable[[ast.exp
     return {name for name in first_seen if ok.get(name, True)}
 
 
-def _is_self_update(name: str, value: ast.expr | None, pl_path: Callable[[ast.expr], str | None]) -> bool:
+def _is_self_update(name: str, value: ast.expr | None, pl_path: Callable[[ast.expr], str | None],
+                    is_kernel_call: Callable[[ast.expr], bool]) -> bool:
     if not isinstance(value, ast.Call) or not value.args:
         return False
+    if is_kernel_call(value.func):
+        # the callee writes the tensor passed in and hands it back (`q = proj_cols(x, wq, q)`)
+        operands = [*value.args, *(k.value for k in value.keywords)]
+        return any(isinstance(a, ast.Name) and a.id == name for a in operands)
     path = pl_path(value.func)
     if path in _SELF_UPDATE_FIRST:
         first = value.args[0]

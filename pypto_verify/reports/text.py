@@ -1,0 +1,25 @@
+"""Text report: one line per finding (`path:line:col: PV004 clobbered-read: ...`), notes indented,
+then a summary line."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from pypto_verify.pipeline import CheckReport
+
+
+def write(report: CheckReport, stream: TextIO, *, show_kernels: bool = False) -> None:
+    for finding in report.findings:
+        stream.write(finding.render() + "\n")
+    if show_kernels:
+        for file in report.files:
+            for k in file.kernels:
+                stream.write(f"{file.path}: {k.name}: {k.verdict}, sim {k.sim}"
+                             + (f" ({k.sim_reason})" if k.sim_reason and k.sim != "match" else "") + "\n")
+    kernels = [k for f in report.files for k in f.kernels]
+    verified = sum(1 for k in kernels if k.verdict == "verified")
+    errors = sum(1 for f in report.findings if f.severity.value == "error")
+    matched = sum(1 for k in kernels if k.sim == "match")
+    stream.write(f"{len(report.files)} files, {len(kernels)} kernels ({verified} verified, {matched} simulated "
+                 f"and matched), {report.sites} idiom sites ({report.verified_sites} verified), "
+                 f"{errors} error findings\n")
