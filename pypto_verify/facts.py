@@ -26,7 +26,7 @@ from pathlib import Path
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, Call, Eval, Expr, For, Function, If, Return, Scope, Span, Stmt, TileType, Type, Window,
-    Yield, type_env, var_like, walk_exprs,
+    Yield, type_env, var_like, walk_exprs, walk_stmts,
 )
 from pypto_verify.printer import print_expr
 from pypto_verify.scalar import evaluate
@@ -122,6 +122,7 @@ class _KernelExporter:
         self.base_ids: dict[str, int] = {}
         self.next_point = 0
         self.next_cond = 0
+        self.constants = constant_scalars(fn)
 
     # -- numbering ------------------------------------------------------------------------------
 
@@ -265,7 +266,7 @@ class _KernelExporter:
         if call.op == ops.MATMUL_ACC:
             init = ops.matmul_parts(call).init_cond
             if init is not None:
-                literal = evaluate(init)
+                literal = evaluate(init, self.constants)
                 if isinstance(literal, bool):
                     self.facts.add("init_cond_literal", k, p, int(literal))
                 else:
@@ -311,7 +312,7 @@ class _KernelExporter:
         p = self.point("if", stmt.span)
         self.link(preds, p)
         self.reads(p, (stmt.cond,))
-        literal = evaluate(stmt.cond)
+        literal = evaluate(stmt.cond, self.constants)
         if isinstance(literal, bool):
             self.facts.add("cond_literal", k, p, int(literal))
         join_preds: list[int] = []
@@ -339,3 +340,15 @@ class _KernelExporter:
                     if y is not None:
                         self.facts.add("phi_arm", k, p, arm, i, self.value(y.name))
         return p, [join]
+
+
+def constant_scalars(fn: Function) -> dict[str, int | bool]:
+    """Scalars whose value is known statically: `d0 = 0 * 64` in a literal tail clone is 0. Conditions
+    over them are literal too (`if d0 == 0:`), exactly like `if 0 == 0:`."""
+    env: dict[str, int | bool] = {}
+    for stmt in walk_stmts(fn.body):
+        if isinstance(stmt, Assign) and not isinstance(stmt.value, Call):
+            value = evaluate(stmt.value, env)
+            if isinstance(value, (int, bool)):
+                env[stmt.target.name] = value
+    return env

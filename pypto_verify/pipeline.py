@@ -11,6 +11,7 @@ One broken file never stops the run: its input errors are PV000 findings and eve
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import io
 import json
@@ -120,13 +121,20 @@ class CheckReport:
 # ---------------------------------------------------------------------------------------------- inputs
 
 
-def collect_files(paths: list[str]) -> list[Path]:
-    """Files named, and `*.py` under directories named (recursively), sorted, each once."""
+def collect_files(paths: list[str], exclude: tuple[str, ...] | None = None) -> list[Path]:
+    """Files named, and `*.py` under directories named (recursively), sorted, each once.
+
+    A directory walk skips paths matching the `exclude` globs (default: `[tool.pypto-verify] exclude`
+    of the nearest pyproject.toml above the working directory, like a linter's config); a file named
+    explicitly is always checked.
+    """
+    patterns = project_excludes() if exclude is None else exclude
     out: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            out.extend(sorted(p for p in path.rglob("*.py") if "__pycache__" not in p.parts))
+            out.extend(sorted(p for p in path.rglob("*.py")
+                              if "__pycache__" not in p.parts and not _excluded(p, patterns)))
         else:
             out.append(path)
     seen: set[Path] = set()
@@ -136,6 +144,37 @@ def collect_files(paths: list[str]) -> list[Path]:
             seen.add(p)
             unique.append(p)
     return unique
+
+
+def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:
+    text = path.as_posix()
+    return any(fnmatch.fnmatch(text, pat) or fnmatch.fnmatch(text, pat.rstrip("/") + "/*")
+               or text.startswith(pat.rstrip("/") + "/") for pat in patterns)
+
+
+def project_excludes(start: Path | None = None) -> tuple[str, ...]:
+    """`exclude` globs from `[tool.pypto-verify]` in the nearest pyproject.toml (relative to its directory,
+    rewritten relative to the working directory)."""
+    import tomllib
+
+    here = (start or Path.cwd()).resolve()
+    for directory in (here, *here.parents):
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                config = tomllib.loads(candidate.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return ()
+            globs = config.get("tool", {}).get("pypto-verify", {}).get("exclude", [])
+            out = []
+            for g in globs:
+                target = directory / g
+                try:
+                    out.append(os.path.relpath(target, Path.cwd()).replace(os.sep, "/"))
+                except ValueError:
+                    out.append(str(target))
+            return tuple(out)
+    return ()
 
 
 SUPPRESSION = re.compile(r"#\s*pypto-verify:\s*ignore\[([A-Z0-9, ]+)\]")

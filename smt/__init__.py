@@ -10,12 +10,11 @@ lowered IR is checked as given, for PV102-PV104 only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pypto_verify import ir, rules
 
-from pypto_verify.smt import sites
 from pypto_verify.smt.obligations import Obligation, RULE_ORDER, site_obligations
 from pypto_verify.smt.sites import Pair, Site, extract_sites, match_sites
 from pypto_verify.smt.solver import DEFAULT_TIMEOUT_MS, Answer, Verdict, discharge
@@ -63,16 +62,10 @@ def pair_sites(source: ir.Module | None, lowered: ir.Module) -> tuple[list[Pair]
         n = seen.get(pair.lowered.id, 0)
         seen[pair.lowered.id] = n + 1
         if n:
-            pair = Pair(_renamed(pair.lowered, f"{pair.lowered.id}.{n + 1}"), pair.source)
+            pair = Pair(replace(pair.lowered, id=f"{pair.lowered.id}.{n + 1}"), pair.source)
         unique.append(pair)
     lowered_functions = {fn.name for _, fn in lowered.functions()}
     return unique, [s for s in unmatched if s.function in lowered_functions]
-
-
-def _renamed(site: Site, new_id: str) -> Site:
-    from dataclasses import replace
-
-    return replace(site, id=new_id)
 
 
 def prove_module(source: ir.Module | None, lowered: ir.Module, *, timeout_ms: int = DEFAULT_TIMEOUT_MS,

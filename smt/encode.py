@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from pypto_verify import ir
-from pypto_verify.ir import BinOp, BoolOp, Call, Compare, Const, Expr, UnaryOp, Var, display_name, var_like
+from pypto_verify.ir import BinOp, BoolOp, Call, Compare, Const, Expr, UnaryOp, display_name, var_like
 
 from pypto_verify.smt import sites as S
 

@@ -91,8 +91,8 @@ class Side:
     def witnesses(self) -> list[tuple[str, E.Term]]:
         out: list[tuple[str, E.Term]] = [(f"{self.tag}.tpl", self.chain.template_at()), (f"{self.tag}.N", self.chain.total)]
         for step in self.chain.steps:
-            for name, value in step.loop_values:
-                out.append((f"{self.tag}{step.index}.{name}", value))
+            for depth, (_, value) in enumerate(step.loop_values):
+                out.append((f"{self.tag}{step.index}.{depth}", value))
             if step.sub_block is not None:
                 out.append((f"{self.tag}{step.index}.#", step.sub_block))
         return out
@@ -108,8 +108,8 @@ class Side:
         if step is None:
             return [], None
         out = []
-        for name, _ in step.loop_values:
-            value = values.get(f"{self.tag}{step.index}.{name}")
+        for depth, (name, _) in enumerate(step.loop_values):
+            value = values.get(f"{self.tag}{step.index}.{depth}")
             if isinstance(value, int) and not isinstance(value, bool):
                 out.append((name, value))
         return out, step

@@ -17,7 +17,6 @@ z3 = pytest.importorskip("z3")
 
 def _value(term: E.Term, **consts: int) -> int | bool:
     """*term* evaluated by z3 with its constants set to *consts*."""
-    x = E.const("x!probe") if term.sort == E.INT else E.const("x!probe", E.BOOL)
     assertions = [E.eq(E.const(k), E.lit(v)) for k, v in consts.items()]
     text = E.render(assertions, [("r", term)])
     solver = z3.Solver()
