@@ -72,12 +72,15 @@ def a8w8_o_mlp(
                 u_acc = pl.matmul_acc(u_acc, xa, wb, b_trans=True)
         up_i32[:, u0 : u0 + N_TILE] = u_acc
 
+    # SwiGLU per column tile: four co-live FP32 [BATCH, N_TILE] values (16 KiB each) fit the UB,
+    # whole-width [BATCH, INTERMEDIATE] ones (64 KiB each) would not.
     act_i8 = pl.create_tensor([BATCH, INTERMEDIATE], dtype=pl.INT8)
-    with pl.at(level=pl.Level.CORE_GROUP, name_hint="act_i8"):
-        g = pl.cast(gate_i32, target_type=pl.FP32)
-        u = pl.cast(up_i32, target_type=pl.FP32)
+    for ab in pl.spmd(INTERMEDIATE // N_TILE, name_hint="act_i8"):
+        a0 = ab * N_TILE
+        g = pl.cast(gate_i32[:, a0 : a0 + N_TILE], target_type=pl.FP32)
+        u = pl.cast(up_i32[:, a0 : a0 + N_TILE], target_type=pl.FP32)
         a = pl.mul(pl.mul(g, pl.recip(pl.add(pl.exp(pl.neg(g)), 1.0))), u)
-        act_i8 = pl.assemble(act_i8, pl.cast(a, target_type=pl.INT8, mode="rint"), [0, 0])
+        act_i8 = pl.assemble(act_i8, pl.cast(a, target_type=pl.INT8, mode="rint"), [0, a0])
 
     for db in pl.spmd(HIDDEN // N_TILE, name_hint="down_i8"):
         d0 = db * N_TILE

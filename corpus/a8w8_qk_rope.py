@@ -44,10 +44,10 @@ def qk_rope_i8(
                 k_acc = pl.matmul_acc(k_acc, xa, wkb, b_trans=True)
         qf = pl.mul(pl.cast(q_acc, target_type=pl.FP32), DQ)
         kf = pl.mul(pl.cast(k_acc, target_type=pl.FP32), DQ)
-        q_lo = qf[:, 0:ROPE_DIM]
-        q_hi = qf[:, ROPE_DIM:HEAD_DIM]
-        k_lo = kf[:, 0:ROPE_DIM]
-        k_hi = kf[:, ROPE_DIM:HEAD_DIM]
+        q_lo = qf[0:BATCH, 0:ROPE_DIM]
+        q_hi = qf[0:BATCH, ROPE_DIM:HEAD_DIM]
+        k_lo = kf[0:BATCH, 0:ROPE_DIM]
+        k_hi = kf[0:BATCH, ROPE_DIM:HEAD_DIM]
         q[:, c0 : c0 + ROPE_DIM] = pl.sub(pl.mul(q_lo, cos), pl.mul(q_hi, sin))
         q[:, c0 + ROPE_DIM : c0 + HEAD_DIM] = pl.add(pl.mul(q_hi, cos), pl.mul(q_lo, sin))
         k[:, c0 : c0 + ROPE_DIM] = pl.sub(pl.mul(k_lo, cos), pl.mul(k_hi, sin))

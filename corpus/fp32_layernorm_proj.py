@@ -9,6 +9,7 @@ transposed weight for a 32-wide output.
 import pypto.language as pl
 
 ROWS = 16
+LN_ROWS = 8
 D = 1024
 OUT = 512
 N_TILE = 64
@@ -25,12 +26,16 @@ def layer_norm(
     beta: pl.Tensor[[1, D], pl.FP32],
     xn: pl.Tensor[[ROWS, D], pl.FP32],
 ):
+    # LN_ROWS rows at a time: a [LN_ROWS, D] FP32 value is 32 KiB, so the co-live vector values of
+    # one block (input, centred, squared, ...) fit the 184 KiB UB; whole [ROWS, D] ones (64 KiB) do not.
     with pl.at(level=pl.Level.CORE_GROUP, name_hint="layer_norm"):
-        mean = pl.mul(pl.row_sum(x), INV_D)
-        cen = pl.row_expand_sub(x, mean)
-        var = pl.mul(pl.row_sum(pl.mul(cen, cen)), INV_D)
-        inv = pl.rsqrt(pl.add(var, EPS))
-        xn = pl.assemble(xn, pl.col_expand_add(pl.col_expand_mul(pl.row_expand_mul(cen, inv), gamma), beta), [0, 0])
+        for r0 in pl.range(0, ROWS, LN_ROWS):
+            xr = x[r0 : r0 + LN_ROWS, :]
+            mean = pl.mul(pl.row_sum(xr), INV_D)
+            cen = pl.row_expand_sub(xr, mean)
+            var = pl.mul(pl.row_sum(pl.mul(cen, cen)), INV_D)
+            inv = pl.rsqrt(pl.add(var, EPS))
+            xn = pl.assemble(xn, pl.col_expand_add(pl.col_expand_mul(pl.row_expand_mul(cen, inv), gamma), beta), [r0, 0])
     return xn
 
 

@@ -15,6 +15,7 @@ O_TILE = 256
 MLP_TILE = 64
 DOWN_TILE = 256
 DOWN_K_TILE = 256
+NORM_ROWS = 4
 EPS = 1e-6
 HIDDEN_INV = 1.0 / HIDDEN
 
@@ -45,10 +46,14 @@ def build_decode_back_program():
                     resid = pl.assemble(resid, pl.add(o_acc, hidden[:, o0 : o0 + O_TILE]), [0, o0])
 
             normed = pl.create_tensor([BATCH, HIDDEN], dtype=pl.BF16)
+            # NORM_ROWS rows at a time: a [NORM_ROWS, HIDDEN] FP32 value is 32 KiB, so the co-live
+            # vector values fit the 184 KiB UB; whole [BATCH, HIDDEN] ones (128 KiB each) do not.
             with pl.at(level=pl.Level.CORE_GROUP, name_hint="post_norm"):
-                sq = pl.row_sum(pl.mul(resid, resid))
-                inv = pl.rsqrt(pl.add(pl.mul(sq, HIDDEN_INV), EPS))
-                normed = pl.assemble(normed, pl.cast(pl.col_expand_mul(pl.row_expand_mul(resid, inv), post_gamma), target_type=pl.BF16), [0, 0])
+                for r0 in pl.range(0, BATCH, NORM_ROWS):
+                    rows = resid[r0 : r0 + NORM_ROWS, :]
+                    sq = pl.row_sum(pl.mul(rows, rows))
+                    inv = pl.rsqrt(pl.add(pl.mul(sq, HIDDEN_INV), EPS))
+                    normed = pl.assemble(normed, pl.cast(pl.col_expand_mul(pl.row_expand_mul(rows, inv), post_gamma), target_type=pl.BF16), [r0, 0])
 
             act = pl.create_tensor([BATCH, INTERMEDIATE], dtype=pl.BF16)
             for mb in pl.parallel(INTERMEDIATE // MLP_TILE):

@@ -152,11 +152,27 @@ def acc_dtype(lhs: DType) -> DType:
     return DType.INT32 if lhs is DType.INT8 else DType.FP32
 
 
+REDUCE_ROWS = ("row_sum", "row_max", "row_min", "row_mean")
+"""Vector reductions along a row: `[M, N] -> [M, 1]`."""
+REDUCE_COLS = ("col_sum", "col_max", "col_min", "col_mean")
+"""Vector reductions along a column: `[M, N] -> [1, N]`."""
+
+
 def infer_call_type(call: Call, env: dict[str, Type]) -> Type | None:
     """The type *call* produces given its operands' types, or None when it cannot be told."""
     rule = _RULES.get(call.op)
     if rule is not None:
         return rule(call, env)
+    level, _, name = call.op.partition(".")
+    if name == "full":
+        return _full(call, level)
+    if name in REDUCE_ROWS or name in REDUCE_COLS:
+        first = _first_operand_type(call, env)
+        if isinstance(first, (TileType, TensorType)) and len(first.shape) == 2:
+            shape = (first.shape[0], Const(1)) if name in REDUCE_ROWS else (Const(1), first.shape[1])
+            if isinstance(first, TileType):
+                return TileType(shape, first.dtype, MemSpace.Vec)
+            return TensorType(shape, first.dtype)
     if call.op.startswith("tile."):
         first = _first_operand_type(call, env)
         if isinstance(first, TileType):
@@ -169,6 +185,15 @@ def infer_call_type(call: Call, env: dict[str, Type]) -> Type | None:
             dtype = dtype_of_sym(call.kwarg("target_type")) or dtype_of_sym(call.kwarg("dtype")) or first.dtype
             return TensorType(first.shape, dtype)
     return None
+
+
+def _full(call: Call, level: str) -> Type | None:
+    """`full(shape, value, dtype=)`: a constant-filled tensor / Vec tile."""
+    shape = _shape_arg(call.args[0] if call.args else call.kwarg("shape"))
+    dtype = dtype_of_sym(call.kwarg("dtype")) or DType.FP32
+    if shape is None:
+        return None
+    return TileType(shape, dtype, MemSpace.Vec) if level == "tile" else TensorType(shape, dtype)
 
 
 def operand_type(expr: Expr, env: dict[str, Type]) -> Type | None:

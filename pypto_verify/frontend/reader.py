@@ -1165,31 +1165,29 @@ class FunctionReader:
         if isinstance(node.value, ast.Name) and node.value.id == "self" and "self" not in self.frame.env:
             # `self.kernel` names a function of the program (free `@pl.jit` functions are materialised as one)
             return Call("funcref", (Const(f"self.{node.attr}"),), span=self.span(node))
-        base = node.value
-        if isinstance(base, ast.Name):
-            binding = self.frame.env.get(base.id)
-            if binding is None:
-                raw = self.frame.scope.raw(base.id)
-                if isinstance(raw, cst.Unknown):
-                    if raw.missing is not None:
-                        raise self.error(base, f"name `{base.id}`", raw.reason)
-                    self.warn_once(f"symbolic:{ast.unparse(node)}", self.span(node), f"module name `{ast.unparse(node)}`",
-                                   f"not a static constant ({raw.reason}); treated as a symbolic value")
-                    return Call("dynamic", (Const(ast.unparse(node)),), span=self.span(node))
-                if raw is cst._MARKER:
-                    raise self.error(base, f"undefined name `{base.id}`",
-                                     "it is not a parameter, a local, a module constant or an import")
         try:
             self.static(node)
+            reason = "not a value"
         except cst.NotStatic as error:
             if error.missing is not None:
                 raise self.error(node, f"`{_text(node)}`", error.reason) from None
             reason = error.reason
-        else:  # pragma: no cover - static values are handled by _read_expr
-            reason = "unexpected"
+        base = node.value
+        if isinstance(base, ast.Name) and base.id not in self.frame.env:
+            raw = self.frame.scope.raw(base.id)
+            if raw is cst._MARKER:
+                raise self.error(base, f"undefined name `{base.id}`",
+                                 "it is not a parameter, a local, a module constant or an import")
+            if isinstance(raw, (cst.Unknown, cst.External)):
+                dotted = ast.unparse(node)
+                self.warn_once(f"symbolic:{dotted}", self.span(node), f"module name `{dotted}`",
+                               f"not a static constant ({reason}); treated as a symbolic value")
+                return Call("dynamic", (Const(dotted),), span=self.span(node))
+            # a config, class or module that has no such attribute
+            raise self.error(node, f"`{_text(node)}`", reason)
         receiver = self._read_expr(base)
         self.warn_once(f"attr:{node.attr}", self.span(node), f"attribute `.{node.attr}`",
-                       f"not in the kernel language ({reason}); read as an opaque value")
+                       "not in the kernel language; read as an opaque value")
         return Call(f"method.{node.attr}", (receiver,), (("__attribute__", Const(True)),), span=self.span(node))
 
     def _read_dict(self, node: ast.Dict) -> Expr:
