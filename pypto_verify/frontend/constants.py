@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -419,7 +420,9 @@ def _parse_cached(path: Path) -> ast.Module:
     if tree is None:
         if len(_TREES) > 256:
             _TREES.clear()
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         _TREES[key] = tree
     return tree
 

@@ -13,6 +13,7 @@ error is left out; the other functions of the file are still read.
 from __future__ import annotations
 
 import ast
+import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,8 @@ from pypto_verify.frontend.types import (
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DictExpr, DType, Eval, Expr, For, Function,
     FunctionKind, If, IterArg, ListExpr, LoopKind, MemSpace, Module, Param, Program, PtrType, Return,
-    ScalarType, Scope, Span, Stmt, Sym, TensorType, TileType, TupleExpr, Type, UnaryOp, Var, Yield, display_name, walk_exprs,
+    ScalarType, Scope, Span, Stmt, Sym, TensorType, TileType, TupleExpr, Type, UnaryOp, Var, Yield, display_name, map_functions, map_stmt_exprs, map_stmts,
+    walk_exprs,
 )
 
 # ---------------------------------------------------------------------------------------------- tables
@@ -89,6 +91,8 @@ class ModuleReader:
         self.errors: list[InputError] = []
         self.warnings: list[InputError] = []
         self._warned: set[str] = set()
+        self.failed: set[str] = set()
+        """Functions left out for an input error."""
         self.loader = cst.Loader()
         self.scope = self.loader.module_scope(Path(path), tree)
 
@@ -107,7 +111,22 @@ class ModuleReader:
                     free.append(fn)
         if free_at is not None and free:
             programs.insert(free_at, Program(None, tuple(free), span=self.span_of(self.tree.body[0])))
-        return ModuleResult(Module(self.path, tuple(programs)), self.errors, self.warnings)
+        module = Module(self.path, tuple(programs))
+        if self.failed:
+            module = map_functions(module, self._unlink_failed)
+        return ModuleResult(module, self.errors, self.warnings)
+
+    def _unlink_failed(self, fn: Function) -> Function:
+        """Calls of a function that was left out (its input error) become opaque `extern.` calls, so
+        the printed module names nothing it does not define."""
+        def relink(expr: Expr) -> Expr | None:
+            if isinstance(expr, Call) and expr.op.startswith(("call.", "self.")):
+                name = expr.op.split(".", 1)[1]
+                if name in self.failed:
+                    return replace(expr, op=f"extern.{expr.op}")
+            return None
+
+        return replace(fn, body=map_stmts(fn.body, lambda stmt: (map_stmt_exprs(stmt, relink),)))
 
     def _top_level(self, body: list[ast.stmt], scope: cst.Scope) -> list[tuple[ast.stmt, cst.Scope]]:
         """The module's statements with the scope their names resolve in: the branch a static module-level
@@ -196,6 +215,7 @@ class ModuleReader:
         except RecursionError:
             self.errors.append(InputError(self.span_of(node), f"function `{node.name}`",
                                           "its statements or expressions are nested too deeply to read"))
+        self.failed.add(node.name)
         return None
 
 
@@ -303,13 +323,20 @@ class FunctionReader:
         return path
 
     def _is_kernel_call(self, func: ast.expr) -> bool:
-        """Whether *func* names another kernel of this file (`proj_rows`, `self.scale`)."""
+        """Whether *func* is an opaque function call (another kernel of this file, `self.kernel`, an
+        imported or unknown function, `pl.extern.f`): `y = f(x, y)` then updates the tensor `y`."""
+        path = self.pl_path(func)
+        if path is not None:
+            return path.startswith("extern.")
         if isinstance(func, ast.Attribute):
-            return isinstance(func.value, ast.Name) and func.value.id == "self" and "self" not in self.frame.env
-        if not isinstance(func, ast.Name):
+            return True
+        if not isinstance(func, ast.Name) or func.id in self.frame.env:
             return False
         raw = self.frame.scope.raw(func.id)
-        return isinstance(raw, cst.FunctionValue) and raw.decorated and raw.scope is self.frame.scope.module
+        if isinstance(raw, cst.FunctionValue):
+            # a plain helper of this file is inlined, not called
+            return raw.decorated or raw.scope is not self.frame.scope.module
+        return isinstance(raw, cst.Unknown) and raw.missing is None
 
     def static(self, node: ast.expr) -> Any:
         """The static value of *node* in this kernel, or raise `NotStatic`."""
@@ -1711,7 +1738,9 @@ def _linear(expr: Expr) -> tuple[dict[str, int], int] | None:
 def parse_tree(path: str, text: str) -> tuple[ast.Module | None, InputError | None]:
     """`ast.parse` with every failure as one input error (never a crash)."""
     try:
-        return ast.parse(text, filename=path), None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a SyntaxWarning is not ours to print
+            return ast.parse(text, filename=path), None
     except SyntaxError as error:
         line = error.lineno or 1
         col = error.offset or 1
