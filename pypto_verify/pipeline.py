@@ -133,8 +133,10 @@ def collect_files(paths: list[str], exclude: tuple[str, ...] | None = None) -> l
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
+            # a directory named explicitly is walked even if a pattern excludes it
+            active = tuple(pat for pat in patterns if not _excluded(path / "_.py", (pat,)))
             out.extend(sorted(p for p in path.rglob("*.py")
-                              if "__pycache__" not in p.parts and not _excluded(p, patterns)))
+                              if "__pycache__" not in p.parts and not _excluded(p, active)))
         else:
             out.append(path)
     seen: set[Path] = set()
