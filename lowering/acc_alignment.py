@@ -3,11 +3,9 @@ harmless, and otherwise say why it cannot be lowered (PV001 / PV002).
 
 No Acc->Acc copy exists (TARGET_FACTS.md, "Who may read L0C"), so the only way to reconcile an Acc
 phi or carry whose values sit on two windows is to *retype* one value's producers onto the other
-window. The fixed pipeline never moves a seed onto an accumulator's window because the other arm
-accumulates there (the legacy coalescing); it only moves the else arm's value onto the phi's own
-window (the then arm's, where InitMemRef put the phi and with it every consumer of the phi), or a
-loop's yield value onto the carry's window (the init's), and only when all of these hold — decided
-conservatively:
+window. The fixed pipeline moves the else arm's value onto the phi's own window (the then arm's,
+where InitMemRef put the phi and with it every consumer of the phi), or a loop's yield value onto the
+carry's window (the init's) — `try_align`, only when all of these hold, decided conservatively:
 - the value's producer chain is its *only* producer chain: Assigns linked by in-place inputs, through
   the loops of the arm (a loop result is its body's yield, an iter_arg its init), back to a fresh Acc
   producer (`matmul`, `matmul_bias`, `create`) inside the arm — or a `tile.create` before it (an
@@ -22,6 +20,17 @@ conservatively:
   (then what its next iteration makes of the iter_arg before the `if` consumes or replaces this value,
   and its init is the next instance of it).
 Input: the yield-fixup state (current MemRefs). Output: the changes, or None.
+
+It moves a then-arm seed onto the else arm's accumulator window (`align_seed_onto_chain`, what legacy
+coalescing did without a liveness proof) only when the seed's chain is as above and every value on
+that window is dead at the seed on the seed's path: nothing outside the seed's chain, the phi and what
+flows from it reads or writes the window after the seed (to the end of the function, the other arms
+not on the path); a loop of the seed's chain touches it only through those; a loop enclosing the `if`
+does not carry the phi and reads no value on the window that is live across its back edge (defined
+outside it, or its iter_arg). The seed's own window holds only what moves. MemoryReuse runs this
+before its packing (`pre_align_acc_phis`), for functions with a remainder cascade
+`if main_end == start: seed else: matmul_acc(main)`. Shape B (the old accumulator read after the `if`)
+fails the first condition and stays PV001.
 """
 
 from __future__ import annotations
@@ -30,10 +39,12 @@ from dataclasses import dataclass
 
 from pypto_verify import ops
 from pypto_verify.ir import (
-    Assign, Call, Eval, For, Function, If, MemRef, Return, Scope, Span, Stmt, Window, Yield, display_name,
-    var_like, walk_exprs, walk_stmts,
+    Assign, Call, Eval, For, Function, If, MemRef, MemSpace, Return, Scope, Span, Stmt, Window, Yield,
+    display_name, var_like, walk_exprs, walk_stmts,
 )
-from pypto_verify.lowering.memrefs import Site, SiteKind, final_yield_values, reads_of, writes_of
+from pypto_verify.lowering.memrefs import (
+    Site, SiteKind, collect_sites, final_yield_values, infer_env, memref_map, reads_of, space_of_type, writes_of,
+)
 from pypto_verify.lowering.pass_base import LoweringError, Note
 from pypto_verify.rules import DIVERGENT_ACC_CARRY, DIVERGENT_ACC_PHI
 
@@ -370,3 +381,130 @@ def legacy_cannot_reconcile(ctx: AlignContext, stmt: Stmt, index: int, source: s
         f"`{display_name(source)}` on {sw} moved to {tw}; no Acc->Acc copy exists",
         windows=tuple(w for w in (sw, tw) if w is not None),
         values=(display_name(source), display_name(target)), notes=tuple(notes))
+
+
+# ---------------------------------------------------------------------------------------------- seeds onto chains
+
+
+def align_seed_onto_chain(ctx: AlignContext, stmt: If, index: int) -> dict[str, MemRef] | None:
+    """The retypes that put the then arm's *seed* chain, the phi and what inherited the phi's window
+    onto the else arm's (accumulate) window, or None when that is not provably sound.
+
+    The shape: `if c: f = matmul(...) else: x = matmul_acc(prev, ...)` where `prev` (and with it `x`)
+    lives on the accumulator chain's window W and the seed `f` on a fresh window D (InitMemRef put
+    the phi on D, the then arm's). Moving the seed onto W overwrites W on the seed's path, so it is
+    done only when every value W holds there is dead (`_dead_on_seed_path`); shape B (the old
+    accumulator read after the `if` by another name) is refused."""
+    then_values, else_values = final_yield_values(stmt.then_body), final_yield_values(stmt.else_body)
+    if index >= len(then_values) or index >= len(else_values) or index >= len(stmt.return_vars):
+        return None
+    seed, acc = var_like(then_values[index]), var_like(else_values[index])
+    if seed is None or acc is None:
+        return None
+    target, old = ctx.mem.get(acc.name), ctx.mem.get(seed.name)
+    if target is None or old is None or target.window == old.window:
+        return None
+    chain = _chain(ctx, seed.name, stmt, "then")
+    if chain is None or not _only_chain_readers(ctx, chain):
+        return None
+    rv = stmt.return_vars[index].name
+    downstream = _flows_forward(ctx.fn, {rv})
+    moved = set(chain.links) | {n for n in downstream if ctx.window(n) == old.window}
+    if any(ctx.mem[n].size != target.size for n in moved if n in ctx.mem):
+        return None
+    # the seed's window holds nothing but what moves (its chain, the phi and what took the phi's window)
+    if any(m.window.overlaps(old.window) and n not in moved for n, m in ctx.mem.items()):
+        return None
+    allowed = set(chain.links) | downstream
+    if not _dead_on_seed_path(ctx, ctx.sites[chain.root], stmt, target.window, allowed, downstream):
+        return None
+    return {n: target for n in moved}
+
+
+def _dead_on_seed_path(ctx: AlignContext, root: Site, stmt: If, target: Window, allowed: set[str],
+                       downstream: set[str]) -> bool:
+    """Every value on *target* other than *allowed* is dead at *root*'s definition on the seed's path:
+    - after the root, to the end of the function (the rest of each enclosing body, outward — the
+      other arm of each enclosing `if` is not on the path), no statement reads or writes *target*
+      through a value outside *allowed*;
+    - a loop the chain lies in (between *stmt* and the root) touches *target* only through *allowed*
+      anywhere in its body (its next iteration is on the path, the chain is live across it);
+    - a loop enclosing *stmt* does not carry the phi (its carries are MaterializeSemanticAliases'),
+      and nothing in its body reads a value on *target* that is live across its back edge: one
+      defined outside the loop, or one of its iter_args (every other value on *target* is defined
+      anew in the next iteration, after the seed's value is dead)."""
+    depth = next((i for i, f in enumerate(root.frames) if f.owner is stmt), -1)
+    for i in range(len(root.frames) - 1, -1, -1):
+        frame = root.frames[i]
+        for later in frame.body[frame.pos + 1:]:
+            if _touches(ctx, later, target, allowed):
+                return False
+        loop = frame.owner
+        if not isinstance(loop, For):
+            continue
+        if depth >= 0 and i > depth:  # a loop of the seed's chain, inside the arm
+            if any(_touches(ctx, s, target, allowed) for s in loop.body):
+                return False
+            continue
+        if any((v := var_like(e)) is not None and v.name in downstream for e in final_yield_values(loop.body)):
+            return False
+        for s in loop.body:
+            for name in reads_of(s):
+                if name in allowed:
+                    continue
+                w = ctx.window(name)
+                site = ctx.sites.get(name)
+                if w is not None and w.overlaps(target) and (site is None or not site.inside(loop)):
+                    return False
+    return True
+
+
+def pre_align_acc_phis(fn: Function) -> dict[str, MemRef]:
+    """Fixed only, before MemoryReuse's packing: the MemRef changes that align every divergent Acc if
+    phi of *fn*, when at least one of them needs its seed moved onto the accumulate arm's chain
+    (`align_seed_onto_chain`); empty otherwise (yield fixup aligns the rest as before).
+
+    Ifs are taken in yield fixup's order (arms first, then the `if`, in program order); each phi is
+    aligned the way yield fixup would (the else arm onto the phi's window, `try_align`), else by the
+    seed move; each check sees the windows the earlier alignments chose. A phi neither can align is
+    left for yield fixup to report (PV001)."""
+    env = infer_env(fn)
+    ctx = AlignContext(fn, collect_sites(fn), memref_map(fn, env))
+    changes: dict[str, MemRef] = {}
+    seeded = [False]
+
+    def visit(body: tuple[Stmt, ...]) -> None:
+        for s in body:
+            if isinstance(s, For):
+                visit(s.body)
+            elif isinstance(s, Scope):
+                visit(s.body)
+            elif isinstance(s, If):
+                visit(s.then_body)
+                visit(s.else_body)
+                align(s)
+
+    def align(s: If) -> None:
+        then_values, else_values = final_yield_values(s.then_body), final_yield_values(s.else_body)
+        for i, rv in enumerate(s.return_vars):
+            if i >= len(then_values) or i >= len(else_values):
+                continue
+            tv, ev = var_like(then_values[i]), var_like(else_values[i])
+            if tv is None or ev is None or rv.name not in ctx.mem:
+                continue
+            tm, em = ctx.mem.get(tv.name), ctx.mem.get(ev.name)
+            if tm is None or em is None or tm.window == em.window:
+                continue
+            if not all(space_of_type(env.get(n)) is MemSpace.Acc for n in (tv.name, ev.name, rv.name)):
+                continue
+            aligned = try_align(ctx, ev.name, tm, s, "else", [rv.name])
+            if aligned is None:
+                aligned = align_seed_onto_chain(ctx, s, i)
+                seeded[0] = seeded[0] or aligned is not None
+            if aligned is not None:
+                ctx.mem.update(aligned)
+                changes.update(aligned)
+
+    visit(fn.body)
+    return changes if seeded[0] else {}
+

@@ -94,6 +94,8 @@ class _Spaces:
         self.written: dict[str, MemSpace] = {}
         """`target_memory=` written on a retargetable producer"""
         self.order: list[str] = []
+        """tile values in the order their definitions are visited"""
+        self.noted: set[str] = set()
         self.acc_demand: set[str] = set()
         self.cube_demand: set[str] = set()
 
@@ -143,8 +145,11 @@ class _Spaces:
         return MemSpace.Vec
 
     def note(self, name: str) -> None:
-        if self.is_tile(name) and name not in self.parent:
-            self.parent[name] = name
+        # a value may already be in a class before its definition is visited (an enclosing loop's
+        # yield unions it first): membership in `parent` does not mean it was noted
+        if self.is_tile(name) and name not in self.noted:
+            self.noted.add(name)
+            self.parent.setdefault(name, name)
             self.order.append(name)
 
     def visit(self, stmt: Stmt) -> None:

@@ -3,6 +3,10 @@ sit on one buffer.
 
 Mirrors PyPTO 33 MemoryReuse (TARGET_FACTS.md, "The compiler passes" 6; the August 2026 snapshot's
 TransformMemoryReuse), step by step:
+0. fixed only: when some Acc if phi can only be aligned by moving its seed onto the accumulate arm's
+   chain window (a dynamic pipeline remainder `if main_end == start: seed else: matmul_acc(main)`),
+   every divergent Acc phi of the function is aligned here, before packing
+   (`acc_alignment.pre_align_acc_phis`); other functions are left to step 4 as before;
 1. lifetimes (`lifetimes`) and the first-fit-decreasing packing within each space (`buffer_packing`);
 2. the packing applied: a reused value's sharing group moves onto its representative's root, each
    member keeping its offset relative to the group and its own size; each loop's return var is
@@ -26,6 +30,7 @@ from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, Call, For, Function, FunctionKind, MemRef, Module, TileType, map_functions, var_like, walk_stmts,
 )
+from pypto_verify.lowering.acc_alignment import pre_align_acc_phis
 from pypto_verify.lowering.acc_coalescing import coalesce_acc_if_phis
 from pypto_verify.lowering.buffer_packing import identify_reuse
 from pypto_verify.lowering.lifetimes import analyze
@@ -45,6 +50,8 @@ def memory_reuse(fn: Function, options: LowerOptions) -> Function:
     if fn.kind is FunctionKind.ORCHESTRATION:
         return fn
     legacy = options.mode == "legacy"
+    if not legacy:
+        fn = with_memrefs(fn, pre_align_acc_phis(fn))
     lifetimes = analyze(fn, legacy)
     if not lifetimes.intervals:
         return fn

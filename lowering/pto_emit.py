@@ -46,6 +46,7 @@ scratch tensors, windows of a Mat tile narrower than its rows.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -116,10 +117,21 @@ _ARITH = {"+": "addi", "-": "subi", "*": "muli", "//": "divsi", "%": "remsi", "m
 _CMPI = {"==": "eq", "!=": "ne", "<": "slt", "<=": "sle", ">": "sgt", ">=": "sge"}
 _VECTOR_BINARY = {"add": "tadd", "sub": "tsub", "mul": "tmul", "div": "tdiv", "maximum": "tmax",
                   "max": "tmax", "minimum": "tmin", "min": "tmin"}
-_VECTOR_SCALAR = {"add": "tadds", "adds": "tadds", "mul": "tmuls", "muls": "tmuls", "sub": "tadds"}
-"""A scalar right operand; `sub` by a constant c is `tadds` of -c (x - c == x + (-c) exactly)."""
-_VECTOR_UNARY = {"exp": "texp", "relu": "trelu", "neg": "tmuls"}
+_VECTOR_SCALAR = {"add": "tadds", "adds": "tadds", "mul": "tmuls", "muls": "tmuls", "sub": "tadds",
+                  "subs": "tsubs", "div": "tdivs", "divs": "tdivs", "maximum": "tmaxs", "max": "tmaxs",
+                  "maxs": "tmaxs", "minimum": "tmins", "min": "tmins", "mins": "tmins"}
+"""A scalar right operand; `sub` by a constant c is `tadds` of -c (x - c == x + (-c) exactly), by a
+runtime scalar `tsubs`."""
+_VECTOR_UNARY = {"exp": "texp", "relu": "trelu", "neg": "tmuls", "recip": "trecip", "rsqrt": "trsqrt",
+                 "sqrt": "tsqrt", "log": "tlog", "abs": "tabs"}
 """`neg` is `tmuls` by -1.0 (exact: a sign flip)."""
+_VECTOR_REDUCE = {"row_sum": "trowsum", "row_max": "trowmax", "row_min": "trowmin",
+                  "col_sum": "tcolsum", "col_max": "tcolmax", "col_min": "tcolmin"}
+"""Reductions of a Vec tile along its rows (to `[M, 1]`) or its columns (to `[1, N]`)."""
+_EXPAND_KINDS = ("add", "sub", "mul", "div", "max", "min")
+_VECTOR_EXPAND = {**{f"row_expand_{k}": f"trowexpand{k}" for k in _EXPAND_KINDS},
+                  **{f"col_expand_{k}": f"tcolexpand{k}" for k in _EXPAND_KINDS}}
+"""`x op v` with v a `[M, 1]` (row_expand) or `[1, N]` (col_expand) Vec tile broadcast over x."""
 
 
 # ---------------------------------------------------------------------------------------------- bindings
@@ -231,10 +243,13 @@ class _FunctionEmitter:
             literal = "true" if value else "false"
         elif kind in ("f32", "f16", "bf16"):
             number = float(value)
-            if number != number or number in (float("inf"), float("-inf")):
-                raise EmitError(f"float constant {number} has no arith.constant spelling")
             name = self.fresh(f"cst_{kind}")
             literal = repr(number)
+            if number != number or number in (float("inf"), float("-inf")):
+                if kind != "f32":
+                    raise EmitError(f"{kind} constant {number} has no arith.constant spelling")
+                # No decimal spelling: MLIR's hexadecimal form, the f32 bit pattern.
+                literal = f"0x{struct.unpack('<I', struct.pack('<f', number))[0]:08X}"
         else:
             number = int(value)
             name = self.fresh(f"c{number}_{kind}" if number >= 0 else f"cn{-number}_{kind}")
@@ -747,8 +762,44 @@ class _FunctionEmitter:
         self.emit(f"pto.tcvt ins(%{source.ssa} : {source.type}) outs(%{dst.ssa} : {dst.type})")
         return dst
 
+    def op_full(self, name, call, declared, span):
+        fill = call.kwarg("value")
+        if fill is None and len(call.args) > 1:
+            fill = call.args[1]
+        if fill is None:
+            raise EmitError(f"`{call.op}` has no fill value", span)
+        dst = self._result(name, declared, call, span)
+        if dst.space is not MemSpace.Vec:
+            raise EmitError(f"`{call.op}` into a {dst.space.value} tile; texpands fills only Vec tiles", span)
+        literal = scalar.evaluate(fill)
+        if isinstance(literal, bool) or not isinstance(literal, (int, float)):
+            bound = self._maybe(fill)
+            if not isinstance(bound, _Scalar) or bound.type != "f32" or not dst.dtype.is_float:
+                raise EmitError(f"`{call.op}`: the fill value must be a number", span)
+            operand, kind = bound.ssa, "f32"
+        elif dst.dtype.is_float:
+            operand, kind = self.const(float(literal), "f32"), "f32"
+        else:
+            if literal != int(literal):
+                raise EmitError(f"`{call.op}`: fill value {literal} for an integer tile", span)
+            operand, kind = self.const(int(literal), "i32"), "i32"
+        self.emit(f"pto.texpands ins(%{operand} : {kind}) outs(%{dst.ssa} : {dst.type})")
+        return dst
+
     def vector(self, name, call, declared, span, short):
         a = self.vec_tile(call.args[0], span, f"`{call.op}` lhs")
+        if short in _VECTOR_REDUCE:
+            dst = self._result(name, declared, call, span)
+            self.emit(f"pto.{_VECTOR_REDUCE[short]} ins(%{a.ssa} : {a.type}) outs(%{dst.ssa} : {dst.type})")
+            return dst
+        if short in _VECTOR_EXPAND:
+            if len(call.args) < 2:
+                raise EmitError(f"`{call.op}` has no broadcast operand", span)
+            v = self.vec_tile(call.args[1], span, f"`{call.op}` broadcast operand")
+            dst = self._result(name, declared, call, span)
+            self.emit(f"pto.{_VECTOR_EXPAND[short]} ins(%{a.ssa}, %{v.ssa} : {a.type}, {v.type}) "
+                      f"outs(%{dst.ssa} : {dst.type})")
+            return dst
         if short == "neg":
             minus_one = self.const(-1.0, "f32")
             dst = self._result(name, declared, call, span)
@@ -775,17 +826,18 @@ class _FunctionEmitter:
             return dst
         if short not in _VECTOR_SCALAR:
             raise EmitError(f"`{call.op}` with a scalar operand has no instruction in the PTO subset", span)
-        if isinstance(rhs, Const) and isinstance(rhs.value, (int, float)) and not isinstance(rhs.value, bool):
-            value = float(rhs.value)
+        mnemonic = _VECTOR_SCALAR[short]
+        literal = scalar.evaluate(rhs) if bound is None else None
+        if isinstance(literal, (int, float)) and not isinstance(literal, bool):
+            value = float(literal)
             operand = self.const(-value if short == "sub" else value, "f32")
-        elif short == "sub":
-            raise EmitError(f"`{call.op}` with a runtime scalar has no instruction in the PTO subset", span)
         elif isinstance(bound, _Scalar) and bound.type == "f32":
             operand = bound.ssa
+            mnemonic = "tsubs" if short == "sub" else mnemonic
         else:
             raise EmitError(f"`{call.op}`: the scalar operand must be a float constant", span)
         dst = self._result(name, declared, call, span)
-        self.emit(f"pto.{_VECTOR_SCALAR[short]} ins(%{a.ssa}, %{operand} : {a.type}, f32) "
+        self.emit(f"pto.{mnemonic} ins(%{a.ssa}, %{operand} : {a.type}, f32) "
                   f"outs(%{dst.ssa} : {dst.type})")
         return dst
 
@@ -874,6 +926,7 @@ _CALLS = {
     ops.MATMUL: _FunctionEmitter.op_matmul, ops.MATMUL_ACC: _FunctionEmitter.op_matmul,
     ops.MATMUL_BIAS: _FunctionEmitter.op_matmul, ops.ASSEMBLE: _FunctionEmitter.op_assemble,
     "tile.reshape": _FunctionEmitter.op_reshape, "tile.cast": _FunctionEmitter.op_cast,
+    "tile.full": _FunctionEmitter.op_full,
     ops.T_READ: _FunctionEmitter.op_read,
 }
 
@@ -934,7 +987,8 @@ def _annotated_types(fn: Function) -> Iterable[Type]:
 
 def _is_vector(op: str) -> bool:
     family, _, short = op.partition(".")
-    return family == "tile" and (short in _VECTOR_BINARY or short in _VECTOR_SCALAR or short in _VECTOR_UNARY)
+    return family == "tile" and (short in _VECTOR_BINARY or short in _VECTOR_SCALAR or short in _VECTOR_UNARY
+                                 or short in _VECTOR_REDUCE or short in _VECTOR_EXPAND)
 
 
 def _innermost(call: Call) -> Call:

@@ -22,8 +22,11 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
   or added back wherever a value meets a window of the same squeezed shape.
 - `tensor.assemble(..., atomic=AtomicType.Add)` / `tile.store(..., atomic=...)` add into GM: the
   value is converted to the tensor's dtype, added in f32 and rounded once.
-- Vector ops (`add sub mul div maximum minimum exp relu neg muls adds`, scalar right operands) compute
-  in f32 and round to the result dtype; `cast` rounds half to even (float to int saturates).
+- Vector ops (`add sub mul div maximum minimum exp relu neg recip rsqrt sqrt log abs muls adds subs
+  divs maxs mins`, scalar right operands) compute in f32 (int64 for integers) and round to the result
+  dtype; `row_sum/max/min` reduce `[M, N]` to `[M, 1]` and `col_*` to `[1, N]` in f32;
+  `row_expand_<op>(x, v)` / `col_expand_<op>(x, v)` (op `add sub mul div max min`) broadcast a
+  `[M, 1]` / `[1, N]` v over x; `full` fills; `cast` rounds half to even (float to int saturates).
 - Loops of every kind run sequentially (a pipeline stage does not change values); `if`s pick an arm
   and bind the phis; iter_args are carried; `tensor.read` returns an element of a GM tensor.
 - Slices and loads must lie inside their tensor: a window out of range is a `ReferenceError` (so the
@@ -36,7 +39,7 @@ An op with no semantics here is a `ReferenceError` naming it; the comparison the
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -65,12 +68,15 @@ class Value:
     `data` holds float32 values already rounded to `dtype` for float dtypes, int64 values already
     wrapped to `dtype` for integer ones. GM tensors are shared `Value` objects updated in place;
     every other op makes a new one. `k` is the reduction length accumulated into a matmul result
-    (used for the comparison's tolerance).
+    (used for the comparison's tolerance). `sigma` is the deviation a faithful f32 implementation
+    may show from `data` (see "Deviation" in the module docstring): None when exactly determined,
+    else a float32 array of `data`'s shape; GM tensors always carry one.
     """
 
     data: np.ndarray
     dtype: DType
     k: int = 0
+    sigma: np.ndarray | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +86,8 @@ class ReferenceResult:
 
     outputs: dict[str, np.ndarray]
     max_k: int
+    sigma: dict[str, np.ndarray] = field(default_factory=dict)
+    """The deviation (`Value.sigma`) of every output, by name."""
 
 
 # ---------------------------------------------------------------------------------------------- numerics
@@ -124,6 +132,53 @@ def to_dtype(values: np.ndarray, dtype: DType, mode: str = "rint") -> np.ndarray
         return (ints != 0).astype(np.int64)
     span = hi - lo + 1
     return (ints - lo) % span + lo
+
+
+U32 = 2.0 ** -24
+"""The f32 unit roundoff."""
+_SPACING_SCALE = {DType.BF16: 2.0 ** 16, DType.FP16: 2.0 ** 13}
+"""bf16 / f16 spacing as a multiple of the f32 spacing at the same value (normal range)."""
+
+
+def _spacing(values: np.ndarray, dtype: DType) -> np.ndarray | float:
+    """The distance between adjacent values of *dtype* around *values* (1 for integers)."""
+    if not dtype.is_float:
+        return 1.0
+    with np.errstate(invalid="ignore"):
+        base = np.spacing(np.abs(values.astype(np.float32)))
+    return base * np.float32(_SPACING_SCALE.get(dtype, 1.0))
+
+
+def _nonzero(sigma: np.ndarray | None) -> np.ndarray | None:
+    """*sigma*, or None when it is absent or all zero (the value is exactly determined)."""
+    return sigma if sigma is not None and sigma.size and sigma.any() else None
+
+
+def _rounded_sigma(result: np.ndarray, sigma: np.ndarray | None, dtype: DType) -> np.ndarray | None:
+    """The deviation after rounding to *dtype*: an uncertain value may round to a neighbour of the
+    grid point its reference rounds to, so half a spacing is added in quadrature where sigma > 0."""
+    sigma = _nonzero(sigma)
+    if sigma is None:
+        return None
+    sigma = np.broadcast_to(sigma, result.shape).astype(np.float32)
+    half = np.where(sigma > 0, 0.5 * _spacing(result, dtype), 0).astype(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.sqrt(sigma * sigma + half * half)
+    return np.nan_to_num(out, nan=np.inf)
+
+
+def _quadrature(*terms: np.ndarray | None) -> np.ndarray | None:
+    """sqrt of the sum of squares of the present *terms* (None when none is present)."""
+    present = [t for t in terms if t is not None]
+    if not present:
+        return None
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = sum(np.square(np.asarray(t, dtype=np.float32)) for t in present)
+        return np.nan_to_num(np.sqrt(total), nan=np.inf).astype(np.float32)
+
+
+def _window_sigma(value: "Value", index: tuple[slice, ...]) -> np.ndarray | None:
+    return None if value.sigma is None else value.sigma[index].copy()
 
 
 def _round_half_away(x: np.ndarray) -> np.ndarray:
@@ -179,8 +234,24 @@ _VECTOR_BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
     "maximum": np.maximum, "minimum": np.minimum, "max": np.maximum, "min": np.minimum,
 }
-_VECTOR_SCALAR = {"adds": np.add, "muls": np.multiply, "subs": np.subtract, "divs": np.divide}
-_VECTOR_UNARY = {"exp": np.exp, "relu": lambda x: np.maximum(x, np.float32(0)), "neg": np.negative}
+_VECTOR_SCALAR = {"adds": np.add, "muls": np.multiply, "subs": np.subtract, "divs": np.divide,
+                  "maxs": np.maximum, "mins": np.minimum}
+_VECTOR_UNARY = {
+    "exp": np.exp, "relu": lambda x: np.maximum(x, x.dtype.type(0)), "neg": np.negative,
+    "recip": lambda x: np.divide(np.float32(1), x), "rsqrt": lambda x: np.divide(np.float32(1), np.sqrt(x)),
+    "sqrt": np.sqrt, "log": np.log, "abs": np.abs,
+}
+_FLOAT_ONLY = frozenset({"exp", "recip", "rsqrt", "sqrt", "log"})
+_VECTOR_REDUCE = {
+    "row_sum": (np.add, 1), "row_max": (np.maximum, 1), "row_min": (np.minimum, 1),
+    "col_sum": (np.add, 0), "col_max": (np.maximum, 0), "col_min": (np.minimum, 0),
+}
+"""`[M, N] -> [M, 1]` (row_*) or `[1, N]` (col_*), reduced in f32 (int64 for integers)."""
+_EXPAND = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "max": np.maximum,
+           "min": np.minimum}
+_VECTOR_EXPAND = {**{f"row_expand_{k}": (fn, 1) for k, fn in _EXPAND.items()},
+                  **{f"col_expand_{k}": (fn, 0) for k, fn in _EXPAND.items()}}
+"""`x op v`, v an `[M, 1]` (row_expand_*) or `[1, N]` (col_expand_*) value broadcast over x."""
 
 
 class _Stop(Exception):
@@ -299,6 +370,10 @@ class _Interpreter:
                 return self.vector_binary(call, name)
             if name in _VECTOR_UNARY:
                 return self.vector_unary(call, name)
+            if name in _VECTOR_REDUCE:
+                return self.vector_reduce(call, name)
+            if name in _VECTOR_EXPAND:
+                return self.vector_expand(call, name)
         raise ReferenceError(f"no reference semantics for `{op}`")
 
     def arg(self, call: Call, index: int, keyword: str | None = None) -> Any:
@@ -420,24 +495,56 @@ class _Interpreter:
         if dtype.is_float:
             result = fn(a.data.astype(np.float32), np.asarray(b, dtype=np.float32))
         elif name in ("div", "divs"):
-            x, y = a.data.astype(np.int64), np.asarray(b, dtype=np.int64)
-            if np.any(y == 0):
-                raise WindowError(f"`{call.op}`: integer division by zero")
-            q = np.abs(x) // np.abs(y)
-            result = np.where((x >= 0) == (y >= 0), q, -q)
+            result = _int_divide(a.data.astype(np.int64), np.asarray(b, dtype=np.int64), call.op)
         else:
             result = fn(a.data.astype(np.int64), np.asarray(b, dtype=np.int64))
         out = self.dtype_kw(call, "dtype") or dtype
         return Value(to_dtype(result, out), out, max(a.k, rhs.k if isinstance(rhs, Value) else 0))
 
+    def vector_reduce(self, call: Call, name: str) -> Value:
+        a = self.value(call, 0)
+        data = _as_2d(a, call.op)
+        if data.size == 0:
+            raise ReferenceError(f"`{call.op}` of an empty value")
+        reduce, axis = _VECTOR_REDUCE[name]
+        values = data.astype(np.float32) if a.dtype.is_float else data.astype(np.int64)
+        return Value(to_dtype(reduce.reduce(values, axis=axis, keepdims=True), a.dtype), a.dtype, a.k)
+
+    def vector_expand(self, call: Call, name: str) -> Value:
+        a, v = self.value(call, 0), self.value(call, 1)
+        fn, axis = _VECTOR_EXPAND[name]
+        x, y = _as_2d(a, call.op), _as_2d(v, call.op)
+        want = (x.shape[0], 1) if axis == 1 else (1, x.shape[1])
+        if y.shape != want:
+            raise ReferenceError(f"`{call.op}`: a {list(y.shape)} operand to broadcast over "
+                                 f"{list(x.shape)} (expected {list(want)})")
+        if a.dtype.is_float != v.dtype.is_float or (not a.dtype.is_float and a.dtype != v.dtype):
+            raise ReferenceError(f"`{call.op}` of {a.dtype.value} and {v.dtype.value}")
+        if a.dtype.is_float:
+            result = fn(x.astype(np.float32), y.astype(np.float32))
+        elif name.endswith("_div"):
+            result = _int_divide(x.astype(np.int64), y.astype(np.int64), call.op)
+        else:
+            result = fn(x.astype(np.int64), y.astype(np.int64))
+        out = self.dtype_kw(call, "dtype") or a.dtype
+        return Value(to_dtype(result, out).reshape(a.data.shape), out, max(a.k, v.k))
+
     def vector_unary(self, call: Call, name: str) -> Value:
         a = self.value(call, 0)
-        if name == "exp" and not a.dtype.is_float:
+        if name in _FLOAT_ONLY and not a.dtype.is_float:
             raise ReferenceError(f"`{call.op}` of an integer tile")
         with np.errstate(over="ignore"):
             data = a.data.astype(np.float32) if a.dtype.is_float else a.data
             result = _VECTOR_UNARY[name](data)
         return Value(to_dtype(result, a.dtype), a.dtype, a.k)
+
+
+def _int_divide(x: np.ndarray, y: np.ndarray, what: str) -> np.ndarray:
+    """Integer division truncating toward zero (as the vector unit does)."""
+    if np.any(y == 0):
+        raise WindowError(f"`{what}`: integer division by zero")
+    q = np.abs(x) // np.abs(y)
+    return np.where((x >= 0) == (y >= 0), q, -q)
 
 
 def _window_shape(shape: tuple[int, ...], rank: int) -> tuple[int, ...]:

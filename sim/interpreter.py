@@ -76,7 +76,47 @@ _BINARY_VECTOR: Final[dict[str, Callable]] = {
     "pto.tadd": np.add, "pto.tsub": np.subtract, "pto.tmul": np.multiply,
     "pto.tdiv": np.divide, "pto.tmax": np.maximum, "pto.tmin": np.minimum,
 }
-_SCALAR_VECTOR: Final[dict[str, Callable]] = {"pto.tmuls": np.multiply, "pto.tadds": np.add}
+_SCALAR_VECTOR: Final[dict[str, Callable]] = {
+    "pto.tmuls": np.multiply, "pto.tadds": np.add, "pto.tsubs": np.subtract,
+    "pto.tdivs": np.divide, "pto.tmaxs": np.maximum, "pto.tmins": np.minimum,
+}
+_DIVIDES: Final[frozenset[str]] = frozenset(
+    {"pto.tdiv", "pto.tdivs", "pto.trowexpanddiv", "pto.tcolexpanddiv"})
+
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, x.dtype.type(0))
+
+
+def _recip(x: np.ndarray) -> np.ndarray:
+    return np.divide(np.float32(1), x)
+
+
+def _rsqrt(x: np.ndarray) -> np.ndarray:
+    return np.divide(np.float32(1), np.sqrt(x))
+
+
+# name -> (f32 / int64 function, float tiles only)
+_UNARY_VECTOR: Final[dict[str, tuple[Callable[[np.ndarray], np.ndarray], bool]]] = {
+    "pto.texp": (np.exp, True), "pto.trelu": (_relu, False), "pto.trecip": (_recip, True),
+    "pto.trsqrt": (_rsqrt, True), "pto.tsqrt": (np.sqrt, True), "pto.tlog": (np.log, True),
+    "pto.tabs": (np.abs, False),
+}
+# name -> (reduction, axis): trow* reduce each row to [rows, 1], tcol* each column to [1, cols].
+_REDUCE_VECTOR: Final[dict[str, tuple[np.ufunc, int]]] = {
+    "pto.trowsum": (np.add, 1), "pto.trowmax": (np.maximum, 1), "pto.trowmin": (np.minimum, 1),
+    "pto.tcolsum": (np.add, 0), "pto.tcolmax": (np.maximum, 0), "pto.tcolmin": (np.minimum, 0),
+}
+_EXPAND_FUNCTIONS: Final[dict[str, Callable]] = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "max": np.maximum,
+    "min": np.minimum,
+}
+# name -> (function, axis): trowexpand* broadcast a [rows, 1] tile along each row, tcolexpand* a
+# [1, cols] tile down each column.
+_EXPAND_VECTOR: Final[dict[str, tuple[Callable, int]]] = {
+    **{f"pto.trowexpand{kind}": (fn, 1) for kind, fn in _EXPAND_FUNCTIONS.items()},
+    **{f"pto.tcolexpand{kind}": (fn, 0) for kind, fn in _EXPAND_FUNCTIONS.items()},
+}
 _ATTRIBUTES: Final[dict[str, frozenset[str]]] = {
     "pto.tstore": frozenset({"atomic"}), "pto.textract": frozenset({"transpose"})}
 # Exact i8 products summed in f32: |a*b| <= 2**14, so K <= 1024 keeps every partial sum <= 2**24.
@@ -219,6 +259,12 @@ class _Compiler:
             return self.arith_binary(op)
         if op.name in _BINARY_VECTOR or op.name in _SCALAR_VECTOR:
             return self.vector_binary(op)
+        if op.name in _UNARY_VECTOR:
+            return self.vector_unary(op)
+        if op.name in _REDUCE_VECTOR:
+            return self.vector_reduce(op)
+        if op.name in _EXPAND_VECTOR:
+            return self.vector_expand(op)
         return getattr(self, "op_" + op.name.replace(".", "_"))(op)
 
     def _check_annotations(self, op: Op) -> None:
@@ -649,7 +695,7 @@ class _Compiler:
                            f"{dst_type.dtype} differ", op.line)
         dtype = dst_type.dtype
         compute = _SCALAR_VECTOR.get(op.name) or _BINARY_VECTOR[op.name]
-        integer_div = op.name == "pto.tdiv" and not DTYPES[dtype].is_float
+        integer_div = op.name in _DIVIDES and not DTYPES[dtype].is_float
         values, line = self.values, op.line
 
         def run() -> None:
@@ -672,9 +718,9 @@ class _Compiler:
             _mark(c)
         return run
 
-    def _unary(self, op: Op, compute: Callable[[np.ndarray], np.ndarray],
-               floats_only: bool) -> Step:
+    def vector_unary(self, op: Op) -> Step:
         self._arity(op, 1, 1)
+        compute, floats_only = _UNARY_VECTOR[op.name]
         source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
         dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
         if src_type.dtype != dst_type.dtype:
@@ -692,11 +738,71 @@ class _Compiler:
             _mark(c)
         return run
 
-    def op_pto_texp(self, op: Op) -> Step:
-        return self._unary(op, np.exp, floats_only=True)
+    def _same_dtypes(self, op: Op, *types: TileType) -> str:
+        dtypes = [t.dtype for t in types]
+        if len(set(dtypes)) != 1:
+            raise rejected(f"{op.name}: operand dtypes {', '.join(dtypes)} differ", op.line)
+        return dtypes[0]
 
-    def op_pto_trelu(self, op: Op) -> Step:
-        return self._unary(op, lambda x: np.maximum(x, x.dtype.type(0)), floats_only=False)
+    def vector_reduce(self, op: Op) -> Step:
+        self._arity(op, 1, 1)
+        reduce, axis = _REDUCE_VECTOR[op.name]
+        source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        dtype = self._same_dtypes(op, src_type, dst_type)
+        values, line = self.values, op.line
+
+        def run() -> None:
+            a, c = values[source], values[dest]
+            rows, cols = a.valid.shape
+            if rows == 0 or cols == 0:
+                raise rejected(f"{op.name}: the source's valid region {rows}x{cols} is empty",
+                               line)
+            _same_shape(op.name, (rows, 1) if axis == 1 else (1, cols), c, line)
+            c.valid[...] = narrow(reduce.reduce(widen(a.valid, dtype), axis=axis, keepdims=True),
+                                  dtype)
+            _mark(c)
+        return run
+
+    def vector_expand(self, op: Op) -> Step:
+        self._arity(op, 2, 1)
+        compute, axis = _EXPAND_VECTOR[op.name]
+        lhs, lhs_type = self.tile(op, op.operands[0], "lhs", ("vec",))
+        rhs, rhs_type = self.tile(op, op.operands[1], "rhs", ("vec",))
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        dtype = self._same_dtypes(op, lhs_type, rhs_type, dst_type)
+        integer_div = op.name in _DIVIDES and not DTYPES[dtype].is_float
+        values, line = self.values, op.line
+
+        def run() -> None:
+            a, b, c = values[lhs], values[rhs], values[dest]
+            rows, cols = a.valid.shape
+            _same_shape(op.name, (rows, 1) if axis == 1 else (1, cols), b, line)
+            _same_shape(op.name, (rows, cols), c, line)
+            x, y = widen(a.valid, dtype), widen(b.valid, dtype)
+            result = _int_divide(op.name, x, y, line) if integer_div else compute(x, y)
+            c.valid[...] = narrow(result, dtype)
+            _mark(c)
+        return run
+
+    def op_pto_texpands(self, op: Op) -> Step:
+        self._arity(op, 1, 1)
+        scalar_slot = self.scalar(op, op.operands[0])
+        scalar_kind = self.scope[op.operands[0]]
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        dtype = dst_type.dtype
+        is_float = DTYPES[dtype].is_float
+        kind = scalar_kind.name if isinstance(scalar_kind, ScalarType) else ""
+        if is_float != (kind in _FLOAT_SCALARS) or kind == "i1":
+            raise rejected(f"{op.name}: cannot fill a {dtype} tile with a {kind} scalar", op.line)
+        values = self.values
+
+        def run() -> None:
+            c = values[dest]
+            value = np.float32(values[scalar_slot]) if is_float else np.int64(values[scalar_slot])
+            c.valid[...] = narrow(np.full(c.valid.shape, value), dtype)
+            _mark(c)
+        return run
 
     def op_pto_tcvt(self, op: Op) -> Step:
         self._arity(op, 1, 1)

@@ -619,6 +619,8 @@ class StepTemplate:
     """Which L0 block of a refined source MAD (`sites.Mad.sub_blocks` > 1)."""
     approximate: bool
     """Its operands could not be traced (PV105 then compares by step index only)."""
+    copy: tuple[int, int] | None = None
+    """(j, F): this MAD is copy j of F of one source op in its loop body (pipeline clones), else None."""
 
     def value(self, prev: Term) -> Term:
         """The accumulator after this step, given the value before it."""
@@ -724,7 +726,7 @@ class ChainEncoding:
             offset = self._count(block[:index], enc)
             m = sub(m, offset)
             if level == len(path) - 1:
-                self._emit(item, m, enc, guards, values, branches)
+                self._emit(item, m, enc, guards, values, branches, _copy(path))
                 return
             if isinstance(item, S.Branch):
                 c = enc.bool_(item.cond)
@@ -758,16 +760,18 @@ class ChainEncoding:
         return total
 
     def _emit(self, item: S.Item, m: Term, enc: ExprEncoder, guards: list[Term],
-              values: tuple[tuple[str, Term], ...], branches: tuple[tuple[S.Branch, bool], ...]) -> None:
+              values: tuple[tuple[str, Term], ...], branches: tuple[tuple[S.Branch, bool], ...],
+              copy: tuple[int, int] | None = None) -> None:
         if isinstance(item, S.Mad):
-            self._mad(item, m, enc, guards, values, branches)
+            self._mad(item, m, enc, guards, values, branches, copy)
         elif isinstance(item, S.Create):
             self.creates.append(EventTemplate(item, and_(*guards, eq(m, ZERO)), values))
         elif isinstance(item, S.Drain):
             self.drains.append(EventTemplate(item, and_(*guards, eq(m, ZERO)), values))
 
     def _mad(self, mad: S.Mad, m: Term, enc: ExprEncoder, guards: list[Term],
-             values: tuple[tuple[str, Term], ...], branches: tuple[tuple[S.Branch, bool], ...]) -> None:
+             values: tuple[tuple[str, Term], ...], branches: tuple[tuple[S.Branch, bool], ...],
+             copy: tuple[int, int] | None = None) -> None:
         sub_block: Term | None = None
         if mad.sub_blocks > 1:
             sub_block = m
@@ -791,7 +795,7 @@ class ChainEncoding:
                                                       *(enc.int_(o) for o in row.offsets),
                                                       *(lit(e) for e in row.extents)], TILE)
         self.steps.append(StepTemplate(len(self.steps), mad, at, reset, bias, mm, bias_row, values, branches,
-                                       sub_block, not exact))
+                                       sub_block, not exact, copy))
 
     def _mm(self, mad: S.Mad, enc: ExprEncoder, sub_block: Term | None) -> tuple[Term, bool]:
         """The block product of *mad* (of L0 block *sub_block* of it, for a refined source MAD)."""
@@ -871,6 +875,22 @@ def _div_cases(a: Term, per: Term) -> Term:
     if per.head == "int" and per.value == 0:
         return ZERO
     return floordiv(a, per)
+
+
+def _copy(path: tuple) -> tuple[int, int] | None:
+    """Which copy of its source op a MAD is in the innermost loop body holding it (pipeline clones
+    keep their source op's span): (j, F) when F > 1, else None."""
+    leaf = path[-1][0][path[-1][1]]
+    for level in range(len(path) - 2, -1, -1):
+        block, index, _ = path[level]
+        if isinstance(block[index], S.Loop):
+            body, inner = block[index].body, path[level + 1][1]
+            holders = [i for i, item in enumerate(body)
+                       if any(isinstance(x, S.Mad) and x.span == leaf.span for x in S.walk_items((item,)))]
+            if len(holders) > 1 and inner in holders:
+                return holders.index(inner) + 1, len(holders)
+            return None
+    return None
 
 
 def _leaf_paths(body: tuple[S.Item, ...], prefix: tuple) -> list[tuple]:

@@ -112,6 +112,11 @@ class Side:
             value = values.get(f"{self.tag}{step.index}.{depth}")
             if isinstance(value, int) and not isinstance(value, bool):
                 out.append((name, value))
+        block = values.get(f"{self.tag}{step.index}.#")
+        if step.sub_block is not None and isinstance(block, int):
+            out.append(("l0_block", block))  # which L0 block of the source MAD's K block
+        if step.copy is not None and self.tag == "l":
+            out.append(("copy", step.copy[0]))  # which pipeline copy of the op in its loop body
         return out, step
 
 

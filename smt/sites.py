@@ -586,10 +586,11 @@ class _Projector:
         self.scalars = scalars
         self.initial = "undefined"
         self.params = {p.name for p in fn.params}
+        self.drained: list[str] = []
+        """The chain values drains read, in program order (the first names the site: what the user stores)."""
 
     def site(self) -> Site:
         first_span = self.first.span
-        name = display_name(self._chain_name())
         site_id = f"{self.fn.name}:{first_span.line}"
         spans = frozenset(s for m in self._mad_stmts() for s in (m.span, m.value.span) if s != NO_SPAN)
         try:
@@ -598,10 +599,12 @@ class _Projector:
             unsupported = ""
         except Unsupported as error:
             body, context, unsupported = (), (), str(error)
+        name = display_name(self.drained[0] if self.drained else self._chain_name())
         return Site(site_id, self.fn.name, name, first_span, self.path, body, context, self.scalars,
                     self.initial, unsupported, spans)
 
     def _chain_name(self) -> str:
+        """The created accumulator's name, else the first MAD's result."""
         for stmt in _walk(self.fn.body):
             if isinstance(stmt, Assign) and stmt.target.name in self.members:
                 if isinstance(stmt.value, Call) and stmt.value.op in CREATE_OPS:
@@ -664,6 +667,7 @@ class _Projector:
         if isinstance(stmt, (Eval, Return)):
             exprs = (stmt.value,) if isinstance(stmt, Eval) else stmt.values
             read = [n for e in exprs for n in self.reads_in(e)]
+            self.drained += read
             if read:
                 for n in read:
                     cur = self.read(n, cur, items, stmt.span)
@@ -684,6 +688,7 @@ class _Projector:
         target, value = stmt.target.name, stmt.value
         if target not in self.members:
             read = self.reads_in(value)
+            self.drained += read
             if read:
                 for n in read:
                     cur = self.read(n, cur, items, stmt.span)

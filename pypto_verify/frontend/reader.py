@@ -8,6 +8,20 @@ and type checking of written annotations (`ops.infer_call_type`). Rule: PV000 (i
 Input: source text and its path; the file is parsed with `ast` and never imported or executed.
 Output: `ModuleResult` (the module, one `InputError` per problem, warnings). A function with an input
 error is left out; the other functions of the file are still read.
+
+Beyond the ops of docs/ir-conventions.md, what the wild kernels hold reads as (all opaque, all
+printed back by `printer.py` to the same IR):
+- `call.f(...)`: a call of another decorated function of the file or of a builtin (`f(...)`);
+  `self.f(...)`: a call of a program method; `extern.f(...)`: a call of an imported or unknown function,
+  or of a function that was left out (`pl.extern.f(...)`);
+- `method.m(recv, ...)`: a method call `recv.m(...)` (an attribute read `recv.m` carries `__attribute__=True`);
+- `funcref("f")`: a function named as a value; `dynamic("N")`: a symbolic size (`pl.dynamic("N")`, or a
+  module name that is not a static constant);
+- `opaque.listcomp(reads...)` (`opaque.lambda`, `opaque.ifexp`, ...): an expression outside the language
+  that touches no accumulator, with the kernel values it reads;
+- `tensor.getitem(v, i)` / `v = tensor.setitem(v, i, x)`: indexing a value that is not a tensor (a task-id
+  array); `Assign(t, Call("scope.task_id"))` first in a `Scope` body: `with pl.at(...) as t:`;
+- a loop over another `pl.X(...)` (`pl.split_aiv`) is a RANGE `For` with the kwarg `iterator="X"`.
 """
 
 from __future__ import annotations
@@ -62,6 +76,9 @@ KNOWN_OPS = frozenset({
     "getitem", "setitem", "exp2", "log2", "floor", "ceil", "round", "clip", "where", "zeros", "ones",
 })
 
+
+_KERNEL_EXPR_BUDGET = 100_000
+"""Static-evaluation steps for one kernel expression (a call of a plain helper on constants included)."""
 
 MAX_EXPR_DEPTH = 100
 """Deepest expression nesting read (an AST depth; `pl.add(pl.add(x))` is 5 deep)."""
@@ -278,7 +295,7 @@ class FunctionReader:
         self.pending: list[Stmt] = []
         self.frame = Frame({}, set(), set(), scope)
         self.static_scope = _KernelScope(self)
-        self.evaluator = cst.Evaluator(cst.Budget(200_000))
+        self.evaluator = cst.Evaluator(cst.Budget(_KERNEL_EXPR_BUDGET))
         self.has_self = False
         self.call_types: dict[Call, Type] = {}
         """Result types of calls `ops` cannot type (a call of another kernel of this file)."""
@@ -339,7 +356,9 @@ class FunctionReader:
         return isinstance(raw, cst.Unknown) and raw.missing is None
 
     def static(self, node: ast.expr) -> Any:
-        """The static value of *node* in this kernel, or raise `NotStatic`."""
+        """The static value of *node* in this kernel, or raise `NotStatic` (each evaluation has its own
+        step budget, so a long kernel never runs out)."""
+        self.evaluator.budget = cst.Budget(_KERNEL_EXPR_BUDGET)
         return self.evaluator.eval(node, self.static_scope)
 
     def static_int(self, node: ast.expr) -> int | None:
@@ -603,7 +622,7 @@ class FunctionReader:
             binding = self.frame.env[name]
             binding.static = static
             return out
-        expr = self._read_expr(value, hoist_operands=True)
+        expr = self._read_expr(value)
         return self._bind_value(name, expr, written, value, node)
 
     def _bind_value(self, name: str, expr: Expr, written: Type | None, value_node: ast.expr, node: ast.stmt) -> list[Stmt]:
@@ -671,7 +690,7 @@ class FunctionReader:
                 out.extend(self._bind_value(name, expr, None, value, node))
                 self.frame.env[name].static = item
             return out
-        expr = self._read_expr(value, hoist_operands=True)
+        expr = self._read_expr(value)
         out.extend(self._flush())
         holder = self.names.fresh(names[0], "tuple")
         holder_var = Var(holder, span=self.span(node))
@@ -1075,7 +1094,7 @@ class FunctionReader:
         """An operand of a call: an inline slice is hoisted into a temporary (docs/ir-conventions.md)."""
         return self._read_expr(node, hoist=True)
 
-    def _read_expr(self, node: ast.expr, hoist: bool = False, hoist_operands: bool = False) -> Expr:
+    def _read_expr(self, node: ast.expr, hoist: bool = False) -> Expr:
         static = self._try_static(node)
         if static is not NO_STATIC:
             try:
@@ -1589,6 +1608,7 @@ class FunctionReader:
                 bindings[param] = Binding(var, type=type_)
             elif param in defaults:
                 try:
+                    self.evaluator.budget = cst.Budget(_KERNEL_EXPR_BUDGET)
                     value = self.evaluator.eval(defaults[param], fn.scope)
                 except cst.NotStatic as error:
                     raise self.error(call, f"default of `{param}` in helper `{helper.name}`", error.reason) from None

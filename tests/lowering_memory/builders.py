@@ -192,9 +192,10 @@ def hand_peel() -> Module:
     ])
 
 
-def divergent_tail() -> Module:
+def divergent_tail(read_main_after: bool = False) -> Module:
     """Shape A: a stage-2 K loop with an odd block count; the literal tail clone is a divergent phi
-    `if 128 == 0: f = matmul @D else: x = matmul_acc(c_main @A) @A` outside the loop."""
+    `if 128 == 0: f = matmul @D else: x = matmul_acc(c_main @A) @A` outside the loop. With
+    *read_main_after*, `c_main` is also stored after the `if` (so the seed cannot move onto A)."""
     body_clone = lambda j: [  # noqa: E731
         *operands(f"_{j}", Var("ko")),
         branch(eq(v("ko") if j == 0 else call_add("ko", 64), 0),
@@ -212,7 +213,8 @@ def divergent_tail() -> Module:
                [matmul_acc("x", "c_main", "_t"), yield_("x")],
                [("c_phi", FP32_ACC)]),
         store("c_phi"),
-    ])
+        *([store("c_main", "out1")] if read_main_after else []),
+    ], extra_outs=1 if read_main_after else 0)
 
 
 def post_if_read() -> Module:

@@ -1,10 +1,11 @@
 """memory-reuse, fixed: no coalescing; every Acc phi and carry on one window or a PV001 / PV002.
 
 The fixed front passes emit `matmul_acc(..., init_cond=(ko == 0))` bodies and a bias peel: those lower
-with every `matmul_acc` on its input's window and every carry on one window. The legacy phi shapes
-are refused with both windows named. A post-if read of the old accumulator (shape B) is PV001, not
-PV004: the fixed pipeline never coalesces, so nothing is clobbered — the phi is divergent, and no
-Acc->Acc copy could make it one.
+with every `matmul_acc` on its input's window and every carry on one window. A seed / accumulate phi
+whose accumulator nothing reads after the seed (shapes A and C) lowers with the seed on the chain's
+window; the other legacy phi shapes are refused with both windows named. A post-if read of the old
+accumulator (shape B) is PV001, not PV004: the fixed pipeline never coalesces unsoundly, so nothing
+is clobbered — the phi is divergent, and no Acc->Acc copy could make it one.
 """
 
 from __future__ import annotations
@@ -65,11 +66,21 @@ def test_swapped_arms_seed_loop_is_aligned_onto_the_carried_phi() -> None:
     assert divergent_sites(fn) == []
 
 
+def test_divergent_tail_phi_seed_moves_onto_the_main_loop_window() -> None:
+    # (A) `if 128 == 0: f = matmul else: x = matmul_acc(c_main)`, nothing reading `c_main` after the
+    # if: the seed is moved onto the main loop's window (acc_alignment.align_seed_onto_chain)
+    fn = fixed(b.divergent_tail())
+    w = acc_windows(fn)
+    assert w["f"] == w["x"] == w["c_phi"] == w["c_main"] == w["c_init"]
+    assert divergent_sites(fn) == [] and all(wo == wi for _, _, wo, wi in inplace_pairs(fn))
+
+
 def test_divergent_tail_phi_reports_pv001_with_both_windows() -> None:
-    error = refusal(b.divergent_tail())
+    # the same tail with `c_main` stored after the if: the seed may not overwrite it
+    error = refusal(b.divergent_tail(read_main_after=True))
     assert error.rule == "PV001"
-    assert [str(w) for w in error.windows] == ["mem_acc_21[0:8192]", "mem_acc_3[0:8192]"]
-    assert "phi `c_phi` arms on mem_acc_21[0:8192] and mem_acc_3[0:8192] (seed `f` line" in error.message
+    assert [str(w) for w in error.windows] == ["mem_acc_22[0:8192]", "mem_acc_4[0:8192]"]
+    assert "phi `c_phi` arms on mem_acc_22[0:8192] and mem_acc_4[0:8192] (seed `f` line" in error.message
     assert "accumulate `x` line" in error.message and "predicate the seed with init_cond" in error.message
     assert [n.message.split()[0] for n in error.notes] == ["`f`", "`x`"]
 
@@ -81,11 +92,13 @@ def test_post_if_read_is_a_divergent_phi_not_a_clobbered_read() -> None:
     assert len({str(w) for w in error.windows}) == 2
 
 
-def test_fragmented_chain_shape_is_refused_at_the_second_clone() -> None:
-    error = refusal(b.fragmented_chain())
-    # clone 0 accumulates onto an uninitialised `tile.create` only: its chain moves onto the phi window;
-    # clone 1 accumulates onto clone 0's phi, defined outside its arm: refused
-    assert error.rule == "PV001" and error.values[0] == "p1"
+def test_fragmented_chain_shape_lowers_onto_one_window() -> None:
+    # (C) clone 0 accumulates onto an uninitialised `tile.create` only: its chain moves onto the phi
+    # window; clones 1 and 2 accumulate onto the previous phi, which nothing else reads: their seeds
+    # move onto that window (legacy instead leaves one buffer per block, test_memory_reuse_legacy)
+    fn = fixed(b.fragmented_chain())
+    assert len(set(acc_windows(fn).values())) == 1
+    assert divergent_sites(fn) == [] and all(wo == wi for _, _, wo, wi in inplace_pairs(fn))
 
 
 def test_iter_arg_phi_arm_is_read_through_var_like_and_refused() -> None:

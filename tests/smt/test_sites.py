@@ -28,7 +28,7 @@ def _gemm(cond_line: int = 14):
 
 def test_a_predicated_loop_is_create_loop_drain_with_traced_operands():
     (site,) = extract_sites(_gemm())
-    assert site.id == "gemm:14" and site.name == "c0" and site.initial == "undefined"
+    assert site.id == "gemm:14" and site.name == "cr" and site.initial == "undefined"  # the value it stores
     create_, loop_, drain = site.body
     assert isinstance(create_, S.Create) and isinstance(loop_, S.Loop) and isinstance(drain, S.Drain)
     (mad,) = loop_.body
