@@ -204,6 +204,24 @@ def _product(a: Value, b: Value) -> np.ndarray:
     return to_dtype(np.matmul(a.data.astype(np.int64), b.data.astype(np.int64)), DType.INT32)
 
 
+def _product_sigma(a: np.ndarray, b: np.ndarray, sa: np.ndarray | None, sb: np.ndarray | None,
+                   is_float: bool) -> np.ndarray | None:
+    """The deviation of `a @ b`: the inputs' deviations carried through the products, and for
+    float inputs the reordering of the K additions (the lowering splits K; the cube's order is not
+    numpy's): `U32 * sqrt(2 K) * (|a| @ |b|)`, the probabilistic bound on the two orders' gap."""
+    terms: list[np.ndarray] = []
+    if is_float:
+        k = a.shape[1]
+        terms.append(np.float32(U32 * np.sqrt(2.0 * k)) *
+                     np.matmul(np.abs(a.astype(np.float32)), np.abs(b.astype(np.float32))))
+    with np.errstate(over="ignore", invalid="ignore"):
+        if sa is not None:
+            terms.append(np.sqrt(np.matmul(np.square(sa), np.square(b.astype(np.float32)))))
+        if sb is not None:
+            terms.append(np.sqrt(np.matmul(np.square(a.astype(np.float32)), np.square(sb))))
+    return _quadrature(*terms)
+
+
 def _squeeze(shape: tuple[int, ...]) -> tuple[int, ...]:
     dims = list(shape)
     while len(dims) > 2 and dims[0] == 1:
@@ -218,6 +236,12 @@ def _fit(data: np.ndarray, shape: tuple[int, ...], what: str) -> np.ndarray:
     if _squeeze(data.shape) == _squeeze(tuple(shape)):
         return data.reshape(shape)
     raise ReferenceError(f"{what}: shape {list(data.shape)} does not fit {list(shape)}")
+
+
+def _sigma_2d(value: Value) -> np.ndarray | None:
+    """The nonzero deviation of *value* in the 2-D shape `_as_2d` gives its data."""
+    sigma = _nonzero(value.sigma)
+    return None if sigma is None else sigma.reshape(_squeeze(value.data.shape))
 
 
 def _as_2d(value: Value, what: str) -> np.ndarray:
@@ -422,14 +446,7 @@ class _Interpreter:
     def write(self, dst: Value, offsets: tuple[int, ...], src: Value, atomic: bool, what: str) -> None:
         """GM write: FIXPIPE-narrow *src* into *dst*'s window (adding, under atomic)."""
         index = self.window(dst, offsets, _window_shape(src.data.shape, dst.data.ndim), what)
-        target_shape = dst.data[index].shape
-        data = _fit(to_dtype(src.data, dst.dtype), target_shape, what)
-        if atomic:
-            if dst.dtype.is_float:
-                data = to_dtype(dst.data[index].astype(np.float32) + data.astype(np.float32), dst.dtype)
-            else:
-                data = to_dtype(dst.data[index] + data, dst.dtype)
-        dst.data[index] = data
+        _write_window(dst, index, src, atomic, what)
         self.max_k = max(self.max_k, src.k)
 
     # matmuls ---------------------------------------------------------------------------
@@ -439,13 +456,15 @@ class _Interpreter:
         if not isinstance(a, Value) or not isinstance(b, Value):
             raise ReferenceError(f"`{call.op}` operands are not tensors or tiles")
         a2, b2 = _as_2d(a, call.op), _as_2d(b, call.op)
+        sa, sb = _sigma_2d(a), _sigma_2d(b)
         if parts.a_trans:
-            a2 = a2.T
+            a2, sa = a2.T, None if sa is None else sa.T
         if parts.b_trans:
-            b2 = b2.T
+            b2, sb = b2.T, None if sb is None else sb.T
         if a2.shape[1] != b2.shape[0]:
             raise ReferenceError(f"`{call.op}`: {list(a2.shape)} @ {list(b2.shape)}")
         product = _product(Value(a2, a.dtype), Value(b2, b.dtype))
+        sigma = _product_sigma(a2, b2, sa, sb, a.dtype.is_float)
         k = a2.shape[1]
         acc_dtype = _acc_dtype(a.dtype)
         batch = tuple(b.data.shape[:-2]) if b.data.ndim > 2 else tuple(a.data.shape[:-2])
@@ -458,6 +477,10 @@ class _Interpreter:
             if row.shape[0] != product.shape[1]:
                 raise ReferenceError(f"`{call.op}`: bias of {row.shape[0]} for {product.shape[1]} columns")
             product = product + (row.astype(np.float32) if acc_dtype.is_float else row.astype(np.int64))
+            bias_sigma = _nonzero(bias.sigma)
+            if bias_sigma is not None:
+                sigma = _quadrature(sigma, np.broadcast_to(
+                    bias_sigma.reshape(-1, bias.data.shape[-1])[0], product.shape))
         if parts.acc is not None:
             acc = self.expr(parts.acc)
             init = parts.init_cond is not None and self._truth(self.expr(parts.init_cond), parts.init_cond)
@@ -472,18 +495,23 @@ class _Interpreter:
                     product = acc2.astype(np.float32) + product
                 else:
                     product = to_dtype(acc2 + product, DType.INT32)
+                sigma = _quadrature(sigma, _sigma_2d(acc))
                 k += acc.k
         data = to_dtype(product, acc_dtype).reshape(out_shape)
+        sigma = _rounded_sigma(data, None if sigma is None else sigma.reshape(out_shape), acc_dtype)
         self.max_k = max(self.max_k, k)
-        return Value(data, acc_dtype, k)
+        return Value(data, acc_dtype, k, sigma)
 
     # vector -----------------------------------------------------------------------------
     def vector_binary(self, call: Call, name: str) -> Value:
         a = self.value(call, 0)
         rhs = self.arg(call, 1)
         fn = _VECTOR_BINARY.get(name) or _VECTOR_SCALAR[name]
+        sb = None
         if isinstance(rhs, Value):
             b = _fit(rhs.data, a.data.shape, call.op) if rhs.data.shape != a.data.shape else rhs.data
+            sb = _nonzero(rhs.sigma)
+            sb = None if sb is None else _fit(sb, a.data.shape, call.op)
             dtype = a.dtype
             if not (a.dtype.is_float and rhs.dtype.is_float) and a.dtype != rhs.dtype:
                 raise ReferenceError(f"`{call.op}` of {a.dtype.value} and {rhs.dtype.value}")
@@ -499,7 +527,10 @@ class _Interpreter:
         else:
             result = fn(a.data.astype(np.int64), np.asarray(b, dtype=np.int64))
         out = self.dtype_kw(call, "dtype") or dtype
-        return Value(to_dtype(result, out), out, max(a.k, rhs.k if isinstance(rhs, Value) else 0))
+        sigma = _binary_sigma(_KIND[name], a.data, b, result, _nonzero(a.sigma), sb)
+        data = to_dtype(result, out)
+        return Value(data, out, max(a.k, rhs.k if isinstance(rhs, Value) else 0),
+                     _rounded_sigma(data, sigma, out))
 
     def vector_reduce(self, call: Call, name: str) -> Value:
         a = self.value(call, 0)
@@ -508,7 +539,13 @@ class _Interpreter:
             raise ReferenceError(f"`{call.op}` of an empty value")
         reduce, axis = _VECTOR_REDUCE[name]
         values = data.astype(np.float32) if a.dtype.is_float else data.astype(np.int64)
-        return Value(to_dtype(reduce.reduce(values, axis=axis, keepdims=True), a.dtype), a.dtype, a.k)
+        result = to_dtype(reduce.reduce(values, axis=axis, keepdims=True), a.dtype)
+        sigma = _sigma_2d(a)
+        if sigma is not None:
+            # A sum's deviations add in quadrature; a max / min moves by at most the largest one.
+            sigma = (np.sqrt(np.square(sigma).sum(axis=axis, keepdims=True)) if reduce is np.add
+                     else sigma.max(axis=axis, keepdims=True))
+        return Value(result, a.dtype, a.k, _rounded_sigma(result, sigma, a.dtype))
 
     def vector_expand(self, call: Call, name: str) -> Value:
         a, v = self.value(call, 0), self.value(call, 1)
@@ -527,7 +564,10 @@ class _Interpreter:
         else:
             result = fn(x.astype(np.int64), y.astype(np.int64))
         out = self.dtype_kw(call, "dtype") or a.dtype
-        return Value(to_dtype(result, out).reshape(a.data.shape), out, max(a.k, v.k))
+        sigma = _binary_sigma(name.rpartition("_")[2], x, y, result, _sigma_2d(a), _sigma_2d(v))
+        data = to_dtype(result, out).reshape(a.data.shape)
+        sigma = None if sigma is None else np.broadcast_to(sigma, result.shape).reshape(a.data.shape)
+        return Value(data, out, max(a.k, v.k), _rounded_sigma(data, sigma, out))
 
     def vector_unary(self, call: Call, name: str) -> Value:
         a = self.value(call, 0)
@@ -536,7 +576,43 @@ class _Interpreter:
         with np.errstate(over="ignore"):
             data = a.data.astype(np.float32) if a.dtype.is_float else a.data
             result = _VECTOR_UNARY[name](data)
-        return Value(to_dtype(result, a.dtype), a.dtype, a.k)
+        sigma = _unary_sigma(name, data, result, _nonzero(a.sigma))
+        out = to_dtype(result, a.dtype)
+        return Value(out, a.dtype, a.k, _rounded_sigma(out, sigma, a.dtype))
+
+
+_KIND = {"add": "add", "adds": "add", "sub": "sub", "subs": "sub", "mul": "mul", "muls": "mul",
+         "div": "div", "divs": "div", "maximum": "max", "max": "max", "maxs": "max",
+         "minimum": "min", "min": "min", "mins": "min"}
+"""Vector op name -> its arithmetic (for the deviation rules)."""
+
+
+def _binary_sigma(kind: str, x: Any, y: Any, r: np.ndarray, sx: np.ndarray | None,
+                  sy: np.ndarray | None) -> np.ndarray | None:
+    """The deviation of `r = x <kind> y` from those of its operands (first order)."""
+    if sx is None and sy is None:
+        return None
+    x, y, r = (np.abs(np.asarray(v, dtype=np.float32)) for v in (x, y, r))
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if kind in ("add", "sub"):
+            return _quadrature(sx, sy)
+        if kind == "mul":
+            return _quadrature(None if sx is None else sx * y, None if sy is None else sy * x)
+        if kind == "div":
+            return _quadrature(None if sx is None else sx / y, None if sy is None else sy * r / y)
+    zero = np.float32(0)
+    return np.maximum(zero if sx is None else sx, zero if sy is None else sy)  # max / min
+
+
+def _unary_sigma(name: str, x: np.ndarray, r: np.ndarray, sx: np.ndarray | None) -> np.ndarray | None:
+    """The deviation of `r = f(x)`: `|f'(x)| * sx`."""
+    if sx is None:
+        return None
+    x, r = np.abs(np.asarray(x, dtype=np.float32)), np.abs(np.asarray(r, dtype=np.float32))
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        slope = {"exp": r, "recip": r * r, "rsqrt": np.float32(0.5) * r * r * r,
+                 "sqrt": np.float32(0.5) / r, "log": np.float32(1) / x}.get(name)
+        return sx if slope is None else np.nan_to_num(sx * slope, nan=np.inf)
 
 
 def _int_divide(x: np.ndarray, y: np.ndarray, what: str) -> np.ndarray:
@@ -591,7 +667,9 @@ def _create(it: _Interpreter, call: Call) -> Value:
     if dtype is None:
         raise ReferenceError(f"`{call.op}` has no dtype")
     data = np.zeros(shape, dtype=np.float32 if dtype.is_float else np.int64)
-    return _Tensor(data, dtype) if call.op == ops.T_CREATE else Value(data, dtype)
+    if call.op == ops.T_CREATE:
+        return _Tensor(data, dtype, sigma=np.zeros(data.shape, np.float32))
+    return Value(data, dtype)
 
 
 def _full(it: _Interpreter, call: Call) -> Value:
@@ -609,11 +687,37 @@ def _slice(it: _Interpreter, call: Call) -> Value:
     offsets = it.ints(it.arg(call, 2, "offsets"), f"`{call.op}` offsets")
     index = it.window(src, offsets, shape, f"`{call.op}`")
     data = src.data[index].copy()
+    sigma = _nonzero(_window_sigma(src, index))
     valid = call.kwarg("valid_shape")
     if valid is not None:
         extent = it.ints(it.expr(valid), f"`{call.op}` valid_shape")
-        data = data[tuple(slice(0, v) for v in _window_shape(extent, data.ndim))].copy()
-    return Value(data.reshape(shape) if valid is None else data, src.dtype)
+        sub = tuple(slice(0, v) for v in _window_shape(extent, data.ndim))
+        data = data[sub].copy()
+        sigma = None if sigma is None else sigma[sub].copy()
+        return Value(data, src.dtype, sigma=sigma)
+    return Value(data.reshape(shape), src.dtype, sigma=None if sigma is None else sigma.reshape(shape))
+
+
+def _write_window(dst: Value, index: tuple[slice, ...], src: Value, atomic: bool, what: str) -> None:
+    """Narrow *src* to *dst*'s dtype into `dst[index]` (adding under *atomic*), deviation included."""
+    target_shape = dst.data[index].shape
+    converted = to_dtype(src.data, dst.dtype)
+    data = _fit(converted, target_shape, what)
+    sigma = _rounded_sigma(converted, src.sigma, dst.dtype)
+    sigma = None if sigma is None else _fit(sigma, target_shape, what)
+    if atomic:
+        old = dst.data[index]
+        if dst.dtype.is_float:
+            data = to_dtype(old.astype(np.float32) + data.astype(np.float32), dst.dtype)
+        else:
+            data = to_dtype(old + data, dst.dtype)
+        old_sigma = None if dst.sigma is None else dst.sigma[index]
+        sigma = _rounded_sigma(data, _quadrature(_nonzero(old_sigma), sigma), dst.dtype)
+    dst.data[index] = data
+    if sigma is not None and dst.sigma is None:
+        dst.sigma = np.zeros(dst.data.shape, np.float32)
+    if dst.sigma is not None:
+        dst.sigma[index] = 0 if sigma is None else sigma
 
 
 def _assemble(it: _Interpreter, call: Call) -> Value:
@@ -623,12 +727,10 @@ def _assemble(it: _Interpreter, call: Call) -> Value:
     atomic = _is_atomic(call.kwarg("atomic"))
     if call.op == ops.ASSEMBLE:
         # Tile level (Acc -> Mat window): value semantics, a new tile.
-        result = Value(dst.data.copy(), dst.dtype, max(dst.k, src.k))
+        result = Value(dst.data.copy(), dst.dtype, max(dst.k, src.k),
+                       None if dst.sigma is None else dst.sigma.copy())
         index = it.window(result, offsets, _window_shape(src.data.shape, dst.data.ndim), f"`{call.op}`")
-        data = _fit(to_dtype(src.data, dst.dtype), result.data[index].shape, call.op)
-        if atomic:
-            data = to_dtype(result.data[index] + data, dst.dtype)
-        result.data[index] = data
+        _write_window(result, index, src, atomic, call.op)
         return result
     it.write(dst, offsets, src, atomic, f"`{call.op}`")
     return dst
@@ -646,9 +748,11 @@ def _load(it: _Interpreter, call: Call) -> Value:
     extent = it.ints(it.expr(valid_expr), f"`{call.op}` valid shape") if valid_expr is not None else shape
     index = it.window(src, offsets, extent, f"`{call.op}`")
     data = src.data[index].copy()
+    sigma = _nonzero(_window_sigma(src, index))
     if tuple(extent) == tuple(shape):
         data = _fit(data, shape, call.op)
-    return Value(data, src.dtype)
+        sigma = None if sigma is None else _fit(sigma, shape, call.op)
+    return Value(data, src.dtype, sigma=sigma)
 
 
 def _store(it: _Interpreter, call: Call) -> Value:
@@ -668,18 +772,28 @@ def _extract(it: _Interpreter, call: Call) -> Value:
     if row < 0 or col < 0 or row + rows > data.shape[0] or col + cols > data.shape[1]:
         raise WindowError(f"`{call.op}`: window [{row}:{row + rows}, {col}:{col + cols}] exceeds "
                              f"{list(data.shape)}")
-    return Value(data[row:row + rows, col:col + cols].copy().reshape(shape), src.dtype)
+    sigma = _sigma_2d(src)
+    window = (slice(row, row + rows), slice(col, col + cols))
+    return Value(data[window].copy().reshape(shape), src.dtype,
+                 sigma=None if sigma is None else sigma[window].copy().reshape(shape))
+
+
+def _converted(src: Value, dtype: DType, mode: str = "rint") -> Value:
+    """*src* converted to *dtype* (a move, a cast), its deviation rounded along."""
+    data = to_dtype(src.data, dtype, mode)
+    return Value(data, dtype, src.k, _rounded_sigma(data, src.sigma, dtype))
 
 
 def _move(it: _Interpreter, call: Call) -> Value:
     src = it.value(call, 0)
-    dtype = it.dtype_kw(call, "dtype", "target_type") or src.dtype
-    return Value(to_dtype(src.data, dtype), dtype, src.k)
+    return _converted(src, it.dtype_kw(call, "dtype", "target_type") or src.dtype)
 
 
 def _transpose_view(it: _Interpreter, call: Call) -> Value:
     src = it.value(call, 0)
-    return Value(_as_2d(src, call.op).T.copy(), src.dtype, src.k)
+    sigma = _sigma_2d(src)
+    return Value(_as_2d(src, call.op).T.copy(), src.dtype, src.k,
+                 None if sigma is None else sigma.T.copy())
 
 
 def _cast(it: _Interpreter, call: Call) -> Value:
@@ -689,7 +803,7 @@ def _cast(it: _Interpreter, call: Call) -> Value:
         raise ReferenceError(f"`{call.op}` has no target type")
     mode = call.kwarg("mode")
     mode_name = mode.value if isinstance(mode, Const) and isinstance(mode.value, str) else "rint"
-    return Value(to_dtype(src.data, dtype, mode_name), dtype, src.k)
+    return _converted(src, dtype, mode_name)
 
 
 def _reshape(it: _Interpreter, call: Call) -> Value:
@@ -699,7 +813,8 @@ def _reshape(it: _Interpreter, call: Call) -> Value:
         raise ReferenceError(f"`{call.op}`: {list(src.data.shape)} to {list(shape)}")
     # A reshaped GM tensor is a view of the same memory: writes through it reach the original.
     kind = _Tensor if isinstance(src, _Tensor) else Value
-    return kind(src.data.reshape(shape), src.dtype, src.k)
+    sigma = None if src.sigma is None else src.sigma.reshape(shape)
+    return kind(src.data.reshape(shape), src.dtype, src.k, sigma)
 
 
 def _read(it: _Interpreter, call: Call) -> int | float:
@@ -758,7 +873,8 @@ def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
             data = np.asarray(inputs[p.name])
             if shape is not None and tuple(data.shape) != shape:
                 raise ReferenceError(f"input `{p.name}` has shape {list(data.shape)}, expected {list(shape)}")
-            value = _Tensor(to_dtype(data, p.type.dtype).copy(), p.type.dtype)
+            value = _Tensor(to_dtype(data, p.type.dtype).copy(), p.type.dtype,
+                            sigma=np.zeros(data.shape, np.float32))
             tensors[p.name] = value
             it.env[p.name] = value
         elif isinstance(p.type, ScalarType):
@@ -774,4 +890,6 @@ def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
             it.body(fn.body)
         except _Stop:
             pass
-    return ReferenceResult({name: v.data.copy() for name, v in tensors.items()}, it.max_k)
+    return ReferenceResult({name: v.data.copy() for name, v in tensors.items()}, it.max_k,
+                           {name: (v.sigma.copy() if v.sigma is not None else np.zeros(v.data.shape, np.float32))
+                            for name, v in tensors.items()})

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from pypto_verify.smt import Verdict, prove_module
-from tests.smt.harness import CORPUS, REAL_IR, read
+from .harness import CORPUS, REAL_IR, read
 
 CORPUS_FILES = sorted(p for p in CORPUS.glob("*.py") if p.name != "model_config.py")
 

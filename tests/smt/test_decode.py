@@ -13,7 +13,7 @@ from pypto_verify.smt import encode as E
 from pypto_verify.smt import extract_sites, match_sites
 from pypto_verify.smt import sites as S
 from pypto_verify.smt.obligations import N
-from tests.smt.harness import CORPUS, KERNELS
+from .harness import CORPUS, KERNELS
 
 FILES = sorted([*CORPUS.glob("*.py"), *KERNELS.glob("*.py")])
 FILES = [p for p in FILES if p.name != "model_config.py"]

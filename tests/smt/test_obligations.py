@@ -10,7 +10,7 @@ import pytest
 from pypto_verify.ir import BinOp, Const, If, ListExpr
 
 from pypto_verify.smt import Verdict, prove_module
-from tests.smt.harness import (
+from .harness import (
     KERNELS, expectations, init_cond_of, kernel, lower_fixed, mad_named, mutate, only, read,
 )
 

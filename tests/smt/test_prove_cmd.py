@@ -5,7 +5,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from pypto_verify.cli import main
-from tests.smt.harness import KERNELS
+from .harness import KERNELS
 
 INCONCLUSIVE_KERNEL = '''
 import pypto.language as pl

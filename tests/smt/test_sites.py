@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pypto_verify.smt import sites as S
 from pypto_verify.smt import extract_sites, match_sites
-from tests.smt.builders import (
+from .builders import (
     BF16, FP32, add, create, eq, it, kernel, load, loop, matmul, matmul_acc, out, param, ret, store, tensor,
     yield_, branch,
 )
-from tests.smt.harness import KERNELS, lower_fixed, only, read
+from .harness import KERNELS, lower_fixed, only, read
 
 
 def _gemm(cond_line: int = 14):

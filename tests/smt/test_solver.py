@@ -14,7 +14,7 @@ from pypto_verify.ir import NO_SPAN
 from pypto_verify.smt import Verdict, encode as E, prove_module
 from pypto_verify.smt.obligations import Obligation
 from pypto_verify.smt.solver import discharge, dump_name, query_text
-from tests.smt.harness import KERNELS, ROOT, kernel, lower_fixed
+from .harness import KERNELS, ROOT, kernel, lower_fixed
 
 
 def _obligation(violation: E.Term, assumptions=(), approximations=(), case="") -> Obligation:

@@ -1,0 +1,1 @@
+"""Tests of the SMT stage (`pypto_verify.smt`): sites, encoding, obligations, solver, `prove`."""
