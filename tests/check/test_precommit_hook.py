@@ -71,7 +71,7 @@ def test_good_kernel_commits_and_bad_kernel_is_rejected(repo) -> None:
     _git(path, "add", "bad.py", env=env)
     rejected = _git(path, "commit", "-q", "-m", "bad kernel", env=env)
     assert rejected.returncode != 0
-    assert "bad.py:38:9: PV004 clobbered-read" in rejected.stdout
+    assert "bad.py:38:9: PV004 clobbered-read" in rejected.stdout + rejected.stderr  # git shows hook output on stderr
     assert _git(path, "log", "--oneline", env=env).stdout.count("\n") == 1
 
 
