@@ -1,9 +1,10 @@
 """The verification pipeline behind `pypto-verify check`: it connects the stages.
 
 Owns: the order of the stages and what flows between them (ARCHITECTURE.md, "Data flow"):
-frontend → lowering (Form 1/2; Form 3 as given) → Z3 obligations, per file in a process pool →
-facts for every lowered kernel of the run → one Datalog run → findings → emission + simulation for the
-kernels with no error finding → one `CheckReport`. Suppressions, the site census and the result cache
+frontend → lowering (Form 1/2; Form 3 as given) → Z3 obligations → emission + simulation, per file in a
+process pool → facts for every lowered kernel of the run → one Datalog run → findings (a kernel the
+Datalog rules flag has its simulation withdrawn: only kernels with no error finding are simulated) →
+one `CheckReport`. Suppressions, the site census and the result cache
 are applied here too. Only `cli` prints; this module returns data.
 
 One broken file never stops the run: its input errors are PV000 findings and every other file goes on.
@@ -28,7 +29,7 @@ from pypto_verify import __version__, frontend, rules
 from pypto_verify.diagnostics import InputError
 from pypto_verify.findings import Finding, Note, datalog_findings
 from pypto_verify.ir import Function, Module, Program, Span
-from pypto_verify.rules import RULES, Severity
+from pypto_verify.rules import RULES, Engine, Severity
 from pypto_verify.sites import Site, find_sites
 from pypto_verify.target import get_target
 
@@ -254,6 +255,8 @@ def front_file(path: str, options: CheckOptions) -> _Front:
             front.lowered.append((names[fn.name], low))
     if options.smt:
         report.findings.extend(_prove(parsed.module, result.module, front, names, options))
+    if options.sim:
+        _simulate(front, options)
     return front
 
 
@@ -301,10 +304,8 @@ def check(paths: list[str], options: CheckOptions, progress=None) -> CheckReport
     fronts = _run_front(todo, options, progress, done=len(reports), total=len(files))
     t_front = time.perf_counter()
     _run_datalog(fronts, options)
+    _withdraw_sim(fronts)
     t_datalog = time.perf_counter()
-    if options.sim:
-        _run_sim(fronts, options)
-    t_sim = time.perf_counter()
     for front in fronts:
         _finish(front.report)
         reports[front.report.path] = front.report
@@ -312,8 +313,7 @@ def check(paths: list[str], options: CheckOptions, progress=None) -> CheckReport
             cache.put(Path(front.report.path), front.report)
     ordered = [reports[str(p)] for p in files if str(p) in reports]
     return CheckReport(ordered, options, {
-        "front": t_front - started, "datalog": t_datalog - t_front, "sim": t_sim - t_datalog,
-        "total": time.perf_counter() - started})
+        "front": t_front - started, "datalog": t_datalog - t_front, "total": time.perf_counter() - started})
 
 
 def _run_front(paths: list[str], options: CheckOptions, progress, done: int, total: int) -> list[_Front]:
@@ -376,26 +376,39 @@ def _run_datalog(fronts: list[_Front], options: CheckOptions) -> None:
         by_path[finding.span.path].report.findings.append(finding)
 
 
-def _run_sim(fronts: list[_Front], options: CheckOptions) -> None:
+def _simulate(front: _Front, options: CheckOptions) -> None:
+    """Emit and simulate every kernel of the file that has no error finding so far (in the worker, so files
+    simulate in parallel); `_withdraw_sim` later skips the ones the Datalog rules then flag."""
     from pypto_verify.dynamic import simulate_kernel
 
+    errors = {f.function for f in front.report.findings if f.severity is Severity.ERROR}
+    lowered = dict(front.lowered)
+    for kernel in front.report.kernels:
+        low = lowered.get(kernel.name)
+        if kernel.function in errors or low is None:
+            kernel.sim, kernel.sim_reason = "skipped", "the kernel has error findings"
+            continue
+        source = front.sources.get(kernel.name)
+        if source is None:
+            kernel.sim, kernel.sim_reason = "skipped", "Form 3 input: no source to compare with"
+            continue
+        outcome = simulate_kernel(source, low, seed=options.seed, target=options.target)
+        kernel.sim, kernel.sim_reason = outcome.status, outcome.reason or outcome.message
+        if outcome.status == "mismatch":
+            front.report.findings.append(Finding(RULES[outcome.rule], source.span, outcome.message,
+                                                 kernel.name, kernel.function))
+
+
+def _withdraw_sim(fronts: list[_Front]) -> None:
+    """Kernels with a Datalog error finding are not simulated (only verified kernels continue)."""
     for front in fronts:
-        errors = {f.function for f in front.report.findings if f.severity is Severity.ERROR}
-        lowered = dict(front.lowered)
+        flagged = {f.function for f in front.report.findings
+                   if f.severity is Severity.ERROR and f.rule.engine is Engine.DATALOG}
         for kernel in front.report.kernels:
-            low = lowered.get(kernel.name)
-            if kernel.function in errors or low is None:
+            if kernel.function in flagged and kernel.sim != "skipped":
                 kernel.sim, kernel.sim_reason = "skipped", "the kernel has error findings"
-                continue
-            source = front.sources.get(kernel.name)
-            if source is None:
-                kernel.sim, kernel.sim_reason = "skipped", "Form 3 input: no source to compare with"
-                continue
-            outcome = simulate_kernel(source, low, seed=options.seed, target=options.target)
-            kernel.sim, kernel.sim_reason = outcome.status, outcome.reason or outcome.message
-            if outcome.status == "mismatch":
-                front.report.findings.append(Finding(RULES[outcome.rule], source.span, outcome.message,
-                                                     kernel.name, kernel.function))
+                front.report.findings = [f for f in front.report.findings
+                                         if not (f.function == kernel.function and f.rule.engine is Engine.SIM)]
 
 
 def _finish(report: FileReport) -> None:
