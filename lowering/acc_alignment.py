@@ -141,6 +141,12 @@ def _chain(ctx: AlignContext, value: str, owner: Stmt, arm: str) -> _Chain | Non
                 return None
             name, reader = v.name, loop
             continue
+        if site.kind is SiteKind.ASSIGN and inside and (copied := var_like(site.stmt.value)) is not None:  # type: ignore[union-attr]
+            # an identity copy `a = b` (the name a pipeline remainder binds to its last clone's output)
+            # shares b's buffer: both move together, like an in-place op's input and output
+            chain.retyped.append(name)
+            name, reader = copied.name, site.stmt
+            continue
         if site.kind is not SiteKind.ASSIGN or not isinstance(site.stmt.value, Call):  # type: ignore[union-attr]
             return None
         call = site.stmt.value  # type: ignore[union-attr]
@@ -334,13 +340,53 @@ def divergent_phi(ctx: AlignContext, stmt: If, index: int, then_value: str, else
             notes.append(Note(span, f"`{display_name(value)}` ({op}) is on {w}"))
     hint = ("predicate the seed with init_cond" if any(p.startswith(("seed", "accumulate")) for p in parts)
             else "make both arms produce the value on one buffer")
-    span = rv.span if rv.span.line else stmt.span
+    # shape B (TARGET_FACTS.md, "post-if read"): the seed may not take the other arm's buffer because
+    # that value is still read after the if; predicating would clobber it just the same
+    for value, other, text in ((else_value, parts[0], parts[1]), (then_value, parts[1], parts[0])):
+        if not other.startswith("seed") or text.startswith("seed"):
+            continue
+        found = _read_after(ctx, stmt, _same_window_chain(ctx, value))
+        if found is not None:
+            read, read_name = found
+            shown = display_name(read_name)
+            hint = (f"`{shown}` is still read after the if (line {read.line}), so the seed cannot take its "
+                    f"buffer; drain or copy it before re-seeding")
+            notes.append(Note(read, f"`{shown}` is read here, after the if"))
+            break
+    # fixed mode reports a divergent phi at its `if` (Form 1, 2 and 3 alike)
+    span = stmt.span if stmt.span.line else rv.span
     return LoweringError(
         DIVERGENT_ACC_PHI.id, span,
         f"divergent L0C accumulator: phi `{display_name(rv.name)}` arms on {tw} and {ew} "
         f"({parts[0]}, {parts[1]}); no Acc->Acc copy exists — {hint}",
         windows=tuple(w for w in (tw, ew) if w is not None),
         values=(display_name(rv.name), display_name(then_value), display_name(else_value)), notes=tuple(notes))
+
+
+def _same_window_chain(ctx: AlignContext, value: str) -> list[str]:
+    """*value* and the in-place inputs it accumulates into, back while they share its window (the
+    values whose buffer a seed would have to take)."""
+    names, window = [value], ctx.window(value)
+    while True:
+        site = ctx.sites.get(names[-1])
+        if site is None or site.kind is not SiteKind.ASSIGN or not isinstance(site.stmt.value, Call):  # type: ignore[union-attr]
+            return names
+        source = var_like(ops.inplace_input(site.stmt.value))  # type: ignore[union-attr]
+        if source is None or source.name in names or ctx.window(source.name) != window:
+            return names
+        names.append(source.name)
+
+
+def _read_after(ctx: AlignContext, stmt: If, names: list[str]) -> tuple[Span, str] | None:
+    """(span, name) of the first statement after *stmt* (the rest of each enclosing body, outward)
+    that reads one of *names* itself — not through the phi — or None."""
+    for frame in reversed(_frames_of(ctx, stmt)):
+        for later in frame.body[frame.pos + 1:]:
+            for s in walk_stmts((later,)):
+                read = next((n for n in _own_reads(s) if n in names), None)
+                if read is not None:
+                    return s.span, read
+    return None
 
 
 def divergent_carry(ctx: AlignContext, stmt: For, index: int, init: str, yielded: str) -> LoweringError:

@@ -8,9 +8,15 @@ decided what shares). A root's size is its largest value's MemRef size; every Me
 `offset = address + its offset in the root`. The `tile.alloc` statements are left as they are.
 Requires: memory-reuse. Leaves: MemRef offsets that are byte addresses.
 
-Rules: PV008 (l0c-capacity) when the space's footprint exceeds the target's capacity — for every
-space, the message naming the space (L0C, L1, L0A, L0B, UB, BT), the bytes needed and available,
-and the buffers (all of them are co-live as far as the allocator is concerned).
+Rules: PV008 when the space's footprint exceeds the target's capacity. The id is the one of rule
+l0c-capacity; for every other space the message starts with the space's own name (`UB capacity:`,
+`L1 capacity:`, `L0A capacity:`, `L0B capacity:`, `BT capacity:`; `L0C capacity:` for Acc). The finding
+is reported at the *peak*: the first program point (`lifetimes` numbering, loop extension included)
+where the bytes of the space's values live at once are largest — each buffer counted once, with the
+extent its live values occupy — and names those values with their own sizes and buffers. When even the
+peak fits (the footprint is over only because MemoryReuse left values that are never co-live on
+separate buffers) the message says so, gives the footprint and the peak, and is reported at the
+buffer whose address range first passes the capacity.
 Orchestration functions hold no on-chip buffers and are left alone.
 """
 
@@ -24,6 +30,7 @@ from pypto_verify.ir import (
     display_name, map_functions, walk_stmts,
 )
 from pypto_verify.lowering.buffer_packing import align
+from pypto_verify.lowering.lifetimes import analyze
 from pypto_verify.lowering.memrefs import collect_sites, infer_env, with_memrefs
 from pypto_verify.lowering.pass_base import LowerOptions, LoweringError, Note, Pass
 from pypto_verify.rules import L0C_CAPACITY
@@ -81,7 +88,7 @@ def allocate_memory_addr(fn: Function, options: LowerOptions) -> Function:
             cursor = align(cursor + size)
         capacity = options.target.capacity.get(space, 0)
         if capacity and cursor > capacity:
-            raise _overflow(placements, cursor, capacity, options.target.name)
+            raise _overflow(fn, env, placements, cursor, capacity, options)
     return with_memrefs(fn, {n: m for n, m in changes.items() if env[n].memref != m}, env)  # type: ignore[union-attr]
 
 
@@ -95,19 +102,91 @@ def _program_order(fn: Function) -> list[str]:
     return names
 
 
-def _overflow(placements: list[Placement], needed: int, capacity: int, target: str) -> LoweringError:
+@dataclass(frozen=True, slots=True)
+class _Peak:
+    """The program point where a space's co-live bytes are largest, and the values live there."""
+
+    span: Span
+    bytes: int
+    live: tuple[tuple[str, MemRef], ...]
+    """(value, its MemRef) in program order."""
+    lines: dict[str, tuple[int, int]]
+    """value -> (line of its definition, line of its last use)."""
+
+
+def _peak(fn: Function, env: dict, space: MemSpace, legacy: bool) -> _Peak | None:
+    """The first point of *fn* where the values of *space* live at once occupy the most bytes."""
+    lifetimes = analyze(fn, legacy)
+    values = []
+    for name, (start, end) in lifetimes.liveness.items():
+        t = env.get(name)
+        if isinstance(t, TileType) and t.space is space and t.memref is not None:
+            values.append((name, start, end, t.memref))
+    if not values:
+        return None
+    best: tuple[int, int, list[tuple[str, MemRef]]] | None = None
+    for point in sorted({start for _, start, _, _ in values}):  # a maximum is reached at a definition
+        live = [(n, m) for n, s, e, m in values if s <= point <= e]
+        extent: dict[str, int] = {}
+        for _, m in live:
+            extent[m.base] = max(extent.get(m.base, 0), m.offset + m.size)
+        total = sum(extent.values())
+        if best is None or total > best[1]:
+            best = (point, total, live)
+    assert best is not None
+    point, total, live = best
+    spans = lifetimes.spans
+    span = spans[point] if point < len(spans) else fn.span
+
+    def line(at: int) -> int:
+        return spans[min(at, len(spans) - 1)].line if spans else 0
+
+    lines = {n: (line(lifetimes.liveness[n][0]), line(lifetimes.liveness[n][1])) for n, _ in live}
+    return _Peak(span, total, tuple(live), lines)
+
+
+def _overflow(fn: Function, env: dict, placements: list[Placement], needed: int, capacity: int,
+              options: LowerOptions) -> LoweringError:
     space = placements[0].space
     hw = HARDWARE_NAME.get(space, space.value)
+    target = options.target.name
+    address = {p.base: p.address for p in placements}
+    peak = _peak(fn, env, space, options.mode == "legacy")
+    if peak is not None and peak.bytes > capacity:
+        by_base: dict[str, list[tuple[str, MemRef]]] = {}
+        for name, m in peak.live:
+            by_base.setdefault(m.base, []).append((name, m))
+        listed = ", ".join(
+            " + ".join(f"`{display_name(n)}` ({m.size})" for n, m in members) + f" on {base}"
+            for base, members in by_base.items())
+        return LoweringError(
+            L0C_CAPACITY.id, peak.span,
+            f"{hw} capacity: the {space.value} tiles live at line {peak.span.line} need {peak.bytes} bytes, "
+            f"{target} has {capacity}: {listed}",
+            windows=tuple(Window(m.base, address.get(m.base, 0) + m.offset, m.size) for _, m in peak.live),
+            values=tuple(display_name(n) for n, _ in peak.live),
+            notes=tuple(_live_note(fn, n, m, peak) for n, m in peak.live))
     listed = ", ".join(f"`{display_name(p.first)}` {p.base} ({p.size})" for p in placements)
     # the first buffer whose end passes the capacity is where the space runs out
     culprit = next((p for p in placements if p.address + p.size > capacity), placements[-1])
+    at_most = (f"; at most {peak.bytes} bytes are live at once (line {peak.span.line}), but values that are "
+               "never co-live were left on separate buffers") if peak is not None else ""
     return LoweringError(
         L0C_CAPACITY.id, culprit.span,
-        f"{hw} capacity: co-live {space.value} tiles need {needed} bytes, {target} has {capacity}: {listed}",
+        f"{hw} capacity: the {space.value} buffers need {needed} bytes, {target} has {capacity}{at_most}: "
+        f"{listed}",
         windows=tuple(Window(p.base, p.address, p.size) for p in placements),
         values=tuple(display_name(p.first) for p in placements),
         notes=tuple(Note(p.span, f"`{display_name(p.first)}` {p.base} ({p.size} bytes) at {p.address}")
                     for p in placements))
+
+
+def _live_note(fn: Function, name: str, m: MemRef, peak: _Peak) -> Note:
+    site = collect_sites(fn).get(name)
+    span = site.stmt.span if site is not None and site.stmt is not None else peak.span
+    defined, last = peak.lines[name]
+    return Note(span, f"`{display_name(name)}` {m.base}[{m.offset}:{m.offset + m.size}] ({m.size} bytes), "
+                      f"live from line {defined} to line {last}")
 
 
 PASS: Final = Pass("allocate-memory-addr", run, mirrors="PyPTO 34 AllocateMemoryAddr")

@@ -16,6 +16,7 @@ The conversions (docs/ir-conventions.md names the tensor-level forms):
 |---|---|
 | `t = tensor.create([M, N], dtype=D)` (not used as GM) | `t = tile.create([M, N], dtype=D, target_memory=Vec)` |
 | `x = tensor.slice(g, shape, offsets)`, `g` in GM | `x = tile.load(g, offsets, shape, shape, target_memory=Mat or Vec)` |
+| `x = tensor.slice(v, shape, offsets)`, `v` a tile (a local create, or a computed value) | `x = tile.slice(v, shape, offsets)` in `v`'s space |
 | `c = tensor.matmul(a, b, b_trans=True, ...)` | `b_t = tile.transpose_view(b)`; `c = tile.matmul(a, b_t)` |
 | `c = tensor.matmul_acc(acc, a, b, init_cond=P)` | `c = tile.matmul_acc(acc, a, b, init_cond=P)` |
 | `c = tensor.matmul_bias(a, b, bias)` | `c = tile.matmul_bias(a, b, bias)` |
@@ -23,6 +24,17 @@ The conversions (docs/ir-conventions.md names the tensor-level forms):
 | `z = tensor.cast(v, ...)`, `tensor.X(...)` on tiles | `z = tile.cast(v, ...)`, `tile.X(...)` in Vec (opaque) |
 | `z = tensor.full([M, N], dtype=D, value=v)` | `z = tile.full([M, N], dtype=D, value=v)` in Vec |
 | `z = tensor.reshape(v, shape)` that only drops unit dims | `z` is `v` (no statement) |
+
+What stays GM: parameters, `tensor.create`s used as GM (assembled into, sliced, read, returned, passed to
+a call) and their views, rebindings, carries and phis. A *computed* value — the result of a vector or cube
+op (`qf = pl.mul(pl.cast(acc, ...), s)`) — is a tile even when it is sliced or read afterwards: its
+slices are `tile.slice(v, shape, offsets)` (PyPTO's name and operand order: the tile, the static shape
+list, the offset list) and its reads `tile.read`. pypto-verify gives a `tile.slice` result a buffer of its
+own (it is not in `ops.VIEW_OPS`): a copy of the window `[r : r + shape[0], c : c + shape[1]]` of the
+source into a fresh tile of the source's space and dtype, taken at the slice (PyPTO emits a
+`pto.subview` sharing the source's buffer; as a copy every later read of the slice is of its own
+buffer, which the memory passes' liveness sees). The PTO emitter's form for it on Vec is a window copy
+`pto.textract ins(%src, %row, %col : <vec src>, index, index) outs(%dst : <vec dst>)`.
 
 Transposed operands (`a_trans` / `b_trans`) follow the real compiler: a zero-copy
 `tile.transpose_view` of the natural Mat load, placed right before the cube op, and the tile op carries
@@ -142,17 +154,25 @@ def _gm_names(fn: Function, env: dict[str, Type]) -> set[str]:
     read, returned, passed to a call), their views, and carries / phis of them."""
     gm = {p.name for p in fn.params if isinstance(p.type, TensorType)}
     used_as_gm: set[str] = set()
+    computed: set[str] = set()
     for stmt in walk_stmts(fn.body):
         # the result of a call to another function (a helper the frontend did not inline) is a GM tensor
         if isinstance(stmt, Assign) and isinstance(stmt.value, Call) \
                 and not stmt.value.op.startswith(("tensor.", "tile.")):
             used_as_gm.add(stmt.target.name)
+        elif isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op.startswith("tensor.") \
+                and stmt.value.op not in (ops.T_CREATE, ops.T_SLICE, ops.T_ASSEMBLE, *_VIEWS):
+            computed.add(stmt.target.name)
     for stmt in walk_stmts(fn.body):
         if isinstance(stmt, Return):
             used_as_gm.update(v.name for v in map(var_like, stmt.values) if v is not None)
         for call in (c for c in _stmt_calls(stmt) if isinstance(c, Call)):
             if call.op in _SELF_LOADING and call.args and var_like(call.args[0]) is not None:
-                used_as_gm.add(var_like(call.args[0]).name)
+                source = var_like(call.args[0]).name
+                # a computed value (a vector / cube op's result) that is sliced or read stays a tile:
+                # its slices are `tile.slice`s of it, its reads `tile.read`s (module docstring)
+                if not (source in computed and call.op in (ops.T_SLICE, ops.T_READ)):
+                    used_as_gm.add(source)
             elif not call.op.startswith(("tensor.", "tile.")):
                 used_as_gm.update(v.name for v in map(var_like, call.args) if v is not None)
     changed = True

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from pypto_verify import ops
 from pypto_verify.ir import (
-    Assign, Call, Eval, Expr, For, Function, If, IterArg, MemSpace, Return, Scope, Stmt, TileType, Type,
+    Assign, Call, Eval, Expr, For, Function, If, IterArg, MemSpace, Return, Scope, Span, Stmt, TileType, Type,
     Var, Yield, var_like, walk_exprs,
 )
 from pypto_verify.lowering.memrefs import final_yield_values, infer_env, membership_of
@@ -51,6 +51,8 @@ class Lifetimes:
     families: dict[str, set[int]]
     """Each phi return var and branch-local yield source -> its phi family ids."""
     defs: dict[str, Assign]
+    spans: list[Span] = field(default_factory=list)
+    """Program point -> the span of the statement at it (for messages: allocate-memory-addr's peak)."""
 
 
 def analyze(fn: Function, legacy: bool) -> Lifetimes:
@@ -78,7 +80,7 @@ def analyze(fn: Function, legacy: bool) -> Lifetimes:
         intervals.append(Interval(rep, min(walker.def_point[m] for m in members),
                                   max(last[m] for m in members), t.space, t.memref.size, membership, is_load))
     liveness = {n: (walker.def_point[n], last[n]) for n in walker.ordered}
-    return Lifetimes(intervals, groups, liveness, walker.families, walker.defs)
+    return Lifetimes(intervals, groups, liveness, walker.families, walker.defs, walker.spans)
 
 
 @dataclass
@@ -96,6 +98,7 @@ class _Walker:
     families: dict[str, set[int]] = field(default_factory=dict)
     phi_sources: dict[str, list[str]] = field(default_factory=dict)
     next_family: int = 0
+    spans: list[Span] = field(default_factory=list)
 
     def memref_base(self, name: str) -> str:
         t = self.env[name]
@@ -141,6 +144,7 @@ class _Walker:
         if isinstance(stmt, Assign):
             at = self.point
             self.point += 1
+            self.spans.append(stmt.span)
             t = self.env.get(stmt.target.name)
             if isinstance(t, TileType) and t.memref is not None and t.space is not None:
                 self.ordered.append(stmt.target.name)
@@ -150,10 +154,12 @@ class _Walker:
         elif isinstance(stmt, Eval):
             at = self.point
             self.point += 1
+            self.spans.append(stmt.span)
             self.uses(stmt.value, at)
         elif isinstance(stmt, (Yield, Return)):
             at = self.point
             self.point += 1
+            self.spans.append(stmt.span)
             for value in stmt.values:
                 self.uses(value, at)
         elif isinstance(stmt, If):

@@ -5,7 +5,10 @@ Mirrors PyPTO 32 MaterializeSemanticAliases (TARGET_FACTS.md, "The compiler pass
 loop, top-down, each iter_arg's buffer (its init's, or the one an enclosing loop already planned for
 it) is the target for the value the body yields; `lowering.retarget` walks that value's producer
 chain (through if phis, in-place ops and nested loops) and retypes each producer whose target buffer
-is dead at its definition. Requires: init-memref. Leaves: loop-carried producers on their carry's
+is dead at its definition. Fixed only: the planner follows an identity copy of an Acc value (the name a
+static pipeline remainder binds to its last clone's output), which PyPTO's planner declines — the old
+compiler's "cannot reconcile" error on an auto-tiled seed with an odd L0 block count (TARGET_FACTS.md,
+"Observed on the pre-fix compiler"). Requires: init-memref. Leaves: loop-carried producers on their carry's
 buffer where that was possible; nothing else changes.
 """
 
@@ -22,14 +25,14 @@ from pypto_verify.lowering.retarget import Retargeter, apply_plan
 
 
 def run(module: Module, options: LowerOptions) -> Module:
-    return map_functions(module, materialize_semantic_aliases)
+    return map_functions(module, lambda fn: materialize_semantic_aliases(fn, options.mode == "fixed"))
 
 
-def materialize_semantic_aliases(fn: Function) -> Function:
+def materialize_semantic_aliases(fn: Function, fixed: bool = False) -> Function:
     """*fn* with every loop carry's producers retargeted onto the carried buffer where possible."""
     if fn.kind is FunctionKind.ORCHESTRATION:
         return fn
-    planner = Retargeter(fn)
+    planner = Retargeter(fn, follow_acc_copies=fixed)
     _visit_loops(fn.body, planner)
     return apply_plan(fn, planner.plan)
 

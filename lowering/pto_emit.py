@@ -36,8 +36,14 @@ How the IR maps onto PTO (one instruction per op, in statement order):
 - Scalars: `arith.constant`s are hoisted to the top of the function; index arithmetic `+ - * // %
   min max` is `addi subi muli divsi remsi minsi maxsi`, comparisons `cmpi`, `and or not` are
   `andi ori xori`. Conditions are not folded (`if 128 == 0:` stays an `scf.if`).
-- Vector ops of the subset: `add sub mul div maximum minimum exp relu muls adds cast` (a scalar
-  right operand gives `tadds` / `tmuls`).
+- Vector ops of the subset: `add sub mul div maximum minimum` (`tadd tsub tmul tdiv tmax tmin`;
+  with a scalar right operand `tadds tsubs tmuls tdivs tmaxs tmins`: a constant is an `f32`
+  `arith.constant`, `sub` by a constant c is `tadds` of -c, `maximum(x, 0)` is `trelu`), `exp relu
+  recip rsqrt sqrt log abs` (`texp trelu trecip trsqrt tsqrt tlog tabs`), `neg` (`tmuls` by -1),
+  `row_sum/max/min` and `col_sum/max/min` (`trowsum ... tcolmin`), `row_expand_<op>` /
+  `col_expand_<op>` for op `add sub mul div max min` (`trowexpand<op>` / `tcolexpand<op>`), `full`
+  (`texpands` of an `f32` constant, `i32` for an integer tile; a non-finite constant is spelled as
+  its hexadecimal bit pattern) and `cast` (`tcvt`).
 
 What the subset cannot express is an `EmitError` naming the op (the comparison then reports
 `sim: skipped` with the reason): vector ops it lacks, scalar loop carries and scalar phis, GM

@@ -13,7 +13,12 @@ A value is retargeted according to how it is defined (the real planner's rules, 
   after the definition before the enclosing loop's end (`target_dead_at`);
 - an if's return var: both arms' yields; a loop's return var: the body's yield and the init;
   an iter_arg: its init;
-- an identity copy, a parameter or any non-call value: declined.
+- an identity copy, a parameter or any non-call value: declined — except, when the planner is built
+  with `follow_acc_copies` (fixed materialize-semantic-aliases), an identity copy `a = b` of an Acc
+  value, which is retargeted like an in-place op (b first, then a): InitMemRef put `a` on `b`'s buffer,
+  and no Acc->Acc move exists for yield fixup to repair the carry with later. A static pipeline
+  remainder binds the loop's name to its last clone's output this way (`acc__ssa_v2 = acc__l0_c_acc_3`),
+  so declining it left an auto-tiled seed chain with an odd L0 block count off its carry's buffer.
 
 Partial plans of a declined chain are kept, as in PyPTO (its RetypeApplier applies every planned
 retype, not only the ones a top-level caller accepted).
@@ -58,6 +63,8 @@ class Retargeter:
     """The planner over one function (types as the IR states them when it was built)."""
 
     fn: Function
+    follow_acc_copies: bool = False
+    """Retarget an identity copy of an Acc value through its source (fixed only; module docstring)."""
     env: dict[str, Type] = field(init=False)
     sites: dict[str, Site] = field(init=False)
     current: dict[str, MemRef] = field(init=False)
@@ -113,7 +120,13 @@ class Retargeter:
         assert isinstance(site.stmt, Assign)
         call = site.stmt.value
         if not isinstance(call, Call):
-            return False
+            copied = var_like(call)
+            if (not self.follow_acc_copies or copied is None or self.space(name) is not MemSpace.Acc
+                    or self.space(copied.name) is not MemSpace.Acc
+                    or not self.try_retarget(copied.name, target, space)):
+                return False
+            self.plan[name] = target
+            return True
         source = ops.inplace_input(call)
         if source is not None:
             v = var_like(source)

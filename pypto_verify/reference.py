@@ -32,6 +32,17 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
 - Slices and loads must lie inside their tensor: a window out of range is a `ReferenceError` (so the
   dynamic driver can reject a sample scalar that makes the kernel read out of bounds).
 
+Deviation (`Value.sigma`, `ReferenceResult.sigma`): next to each value, the reference carries how
+far a faithful implementation of the same kernel may stray from its own f32 arithmetic, one standard
+deviation per element. Sources: the order of a matmul's K additions, which the lowering changes
+(`2**-24 * sqrt(2 K) * (|A| @ |B|)`, the probabilistic bound on the gap between two orders: a
+cancelling result is judged against the size of its terms), and every rounding of an uncertain
+value, which may land on the other neighbour of the grid (half a spacing of the dtype, in
+quadrature). It is carried to first order through every op (`|f'(x)| * sigma` for unary ops,
+products and quotients by their partial derivatives, sums in quadrature, max / min by the winner)
+and through every window and GM write. Exactly determined values (inputs, integer math, anything
+downstream of no matmul) have none; an overflowed element has none (it must be the same infinity).
+
 An op with no semantics here is a `ReferenceError` naming it; the comparison then reports
 `skipped`. Layering: imports only `ir` and `ops` (STYLE.md §1).
 """
@@ -154,17 +165,32 @@ def _nonzero(sigma: np.ndarray | None) -> np.ndarray | None:
     return sigma if sigma is not None and sigma.size and sigma.any() else None
 
 
-def _rounded_sigma(result: np.ndarray, sigma: np.ndarray | None, dtype: DType) -> np.ndarray | None:
+def _on_grid(src: DType, dst: DType) -> bool:
+    """Whether every value of *src* is a value of *dst* (converting it then rounds nothing)."""
+    if src is dst:
+        return True
+    if dst is DType.FP32:
+        return src in (DType.BF16, DType.FP16)
+    return not src.is_float and not dst.is_float and _INT_RANGE[src][0] >= _INT_RANGE[dst][0] \
+        and _INT_RANGE[src][1] <= _INT_RANGE[dst][1]
+
+
+def _rounded_sigma(result: np.ndarray, sigma: np.ndarray | None, dtype: DType,
+                   src: DType | None = None) -> np.ndarray | None:
     """The deviation after rounding to *dtype*: an uncertain value may round to a neighbour of the
-    grid point its reference rounds to, so half a spacing is added in quadrature where sigma > 0."""
+    grid point its reference rounds to, so half a spacing is added in quadrature where sigma > 0
+    (not when the value was already of a dtype *dtype* holds exactly: *src*)."""
     sigma = _nonzero(sigma)
     if sigma is None:
         return None
-    sigma = np.broadcast_to(sigma, result.shape).astype(np.float32)
-    half = np.where(sigma > 0, 0.5 * _spacing(result, dtype), 0).astype(np.float32)
+    if src is not None and _on_grid(src, dtype):
+        return np.broadcast_to(sigma, result.shape).astype(np.float32)
+    sigma = np.broadcast_to(sigma, result.shape).astype(np.float64)
+    half = np.where(sigma > 0, 0.5 * _spacing(result, dtype), 0)
     with np.errstate(over="ignore", invalid="ignore"):
-        out = np.sqrt(sigma * sigma + half * half)
-    return np.nan_to_num(out, nan=np.inf)
+        out = np.nan_to_num(np.hypot(sigma, half).astype(np.float32), nan=np.inf, posinf=np.inf)
+    # An overflowed (or NaN) reference element is compared exactly: the same infinity.
+    return np.where(np.isfinite(result), out, np.float32(0))
 
 
 def _quadrature(*terms: np.ndarray | None) -> np.ndarray | None:
@@ -172,9 +198,11 @@ def _quadrature(*terms: np.ndarray | None) -> np.ndarray | None:
     present = [t for t in terms if t is not None]
     if not present:
         return None
+    if len(present) == 1:
+        return np.abs(np.asarray(present[0], dtype=np.float32))
     with np.errstate(over="ignore", invalid="ignore"):
-        total = sum(np.square(np.asarray(t, dtype=np.float32)) for t in present)
-        return np.nan_to_num(np.sqrt(total), nan=np.inf).astype(np.float32)
+        total = sum(np.square(np.asarray(t, dtype=np.float64)) for t in present)
+        return np.nan_to_num(np.sqrt(total), nan=np.inf, posinf=np.inf).astype(np.float32)
 
 
 def _window_sigma(value: "Value", index: tuple[slice, ...]) -> np.ndarray | None:
@@ -216,9 +244,9 @@ def _product_sigma(a: np.ndarray, b: np.ndarray, sa: np.ndarray | None, sb: np.n
                      np.matmul(np.abs(a.astype(np.float32)), np.abs(b.astype(np.float32))))
     with np.errstate(over="ignore", invalid="ignore"):
         if sa is not None:
-            terms.append(np.sqrt(np.matmul(np.square(sa), np.square(b.astype(np.float32)))))
+            terms.append(np.sqrt(np.matmul(np.square(sa, dtype=np.float64), np.square(b, dtype=np.float64))))
         if sb is not None:
-            terms.append(np.sqrt(np.matmul(np.square(a.astype(np.float32)), np.square(sb))))
+            terms.append(np.sqrt(np.matmul(np.square(a, dtype=np.float64), np.square(sb, dtype=np.float64))))
     return _quadrature(*terms)
 
 
@@ -543,7 +571,7 @@ class _Interpreter:
         sigma = _sigma_2d(a)
         if sigma is not None:
             # A sum's deviations add in quadrature; a max / min moves by at most the largest one.
-            sigma = (np.sqrt(np.square(sigma).sum(axis=axis, keepdims=True)) if reduce is np.add
+            sigma = (np.sqrt(np.square(sigma, dtype=np.float64).sum(axis=axis, keepdims=True)) if reduce is np.add
                      else sigma.max(axis=axis, keepdims=True))
         return Value(result, a.dtype, a.k, _rounded_sigma(result, sigma, a.dtype))
 
@@ -592,16 +620,27 @@ def _binary_sigma(kind: str, x: Any, y: Any, r: np.ndarray, sx: np.ndarray | Non
     """The deviation of `r = x <kind> y` from those of its operands (first order)."""
     if sx is None and sy is None:
         return None
-    x, y, r = (np.abs(np.asarray(v, dtype=np.float32)) for v in (x, y, r))
+    if kind in ("max", "min"):
+        return _extremum_sigma(kind, x, y, r, sx, sy)
+    ax, ay, ar = (np.abs(np.asarray(v, dtype=np.float32)) for v in (x, y, r))
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        if kind in ("add", "sub"):
-            return _quadrature(sx, sy)
         if kind == "mul":
-            return _quadrature(None if sx is None else sx * y, None if sy is None else sy * x)
+            return _quadrature(None if sx is None else sx * ay, None if sy is None else sy * ax)
         if kind == "div":
-            return _quadrature(None if sx is None else sx / y, None if sy is None else sy * r / y)
-    zero = np.float32(0)
-    return np.maximum(zero if sx is None else sx, zero if sy is None else sy)  # max / min
+            return _quadrature(None if sx is None else sx / ay, None if sy is None else sy * ar / ay)
+    return _quadrature(sx, sy)  # add / sub
+
+
+def _extremum_sigma(kind: str, x: Any, y: Any, r: np.ndarray, sx: np.ndarray | None,
+                    sy: np.ndarray | None) -> np.ndarray:
+    """max / min: the winner's deviation where it wins by more than both deviations (the other
+    operand cannot overtake it), else the larger of the two."""
+    sx, sy, xs, ys = (np.broadcast_to(np.asarray(0 if v is None else v, dtype=np.float32), r.shape)
+                      for v in (sx, sy, x, y))
+    with np.errstate(over="ignore", invalid="ignore"):
+        clear = np.abs(xs - ys) > sx + sy
+        winner = np.where((xs >= ys) == (kind == "max"), sx, sy)
+    return np.where(clear, winner, np.maximum(sx, sy))
 
 
 def _unary_sigma(name: str, x: np.ndarray, r: np.ndarray, sx: np.ndarray | None) -> np.ndarray | None:
@@ -612,7 +651,10 @@ def _unary_sigma(name: str, x: np.ndarray, r: np.ndarray, sx: np.ndarray | None)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         slope = {"exp": r, "recip": r * r, "rsqrt": np.float32(0.5) * r * r * r,
                  "sqrt": np.float32(0.5) / r, "log": np.float32(1) / x}.get(name)
-        return sx if slope is None else np.nan_to_num(sx * slope, nan=np.inf)
+        if slope is None:
+            return sx
+        # A result insensitive to its input (1 / inf) stays exact whatever the input's deviation.
+        return np.where(slope == 0, np.float32(0), np.nan_to_num(sx * slope, nan=np.inf, posinf=np.inf))
 
 
 def _int_divide(x: np.ndarray, y: np.ndarray, what: str) -> np.ndarray:
@@ -703,7 +745,7 @@ def _write_window(dst: Value, index: tuple[slice, ...], src: Value, atomic: bool
     target_shape = dst.data[index].shape
     converted = to_dtype(src.data, dst.dtype)
     data = _fit(converted, target_shape, what)
-    sigma = _rounded_sigma(converted, src.sigma, dst.dtype)
+    sigma = _rounded_sigma(converted, src.sigma, dst.dtype, src.dtype)
     sigma = None if sigma is None else _fit(sigma, target_shape, what)
     if atomic:
         old = dst.data[index]
@@ -781,7 +823,7 @@ def _extract(it: _Interpreter, call: Call) -> Value:
 def _converted(src: Value, dtype: DType, mode: str = "rint") -> Value:
     """*src* converted to *dtype* (a move, a cast), its deviation rounded along."""
     data = to_dtype(src.data, dtype, mode)
-    return Value(data, dtype, src.k, _rounded_sigma(data, src.sigma, dtype))
+    return Value(data, dtype, src.k, _rounded_sigma(data, src.sigma, dtype, src.dtype))
 
 
 def _move(it: _Interpreter, call: Call) -> Value:

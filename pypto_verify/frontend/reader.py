@@ -1627,12 +1627,31 @@ class FunctionReader:
                 return self.call_types[expr]
             try:
                 inferred = ops.infer_call_type(expr, self.types)
+                if inferred is None and any(isinstance(a, Call) for a in expr.args):
+                    inferred = self._infer_nested(expr)
             except (IndexError, KeyError, TypeError, ValueError, AttributeError):
                 inferred = None
             if expr.op == ops.T_READ or expr.op == "tensor.dim":
                 return inferred or ScalarType(DType.INDEX)
             return inferred
         return None
+
+
+    def _infer_nested(self, expr: Call) -> Type | None:
+        """The type of *expr* whose operands are calls written inline (`pl.mul(pl.cast(acc, ...), s)`):
+        each call operand stands for a value of its own inferred type, so the static shape of a computed
+        value is known (a bare `:` slice of it then takes that extent, not a `tensor.dim`)."""
+        env = dict(self.types)
+        args = []
+        for i, arg in enumerate(expr.args):
+            t = self._infer(arg) if isinstance(arg, Call) else None
+            if t is None:
+                args.append(arg)
+                continue
+            stand_in = f"__operand_{i}"
+            env[stand_in] = t
+            args.append(Var(stand_in))
+        return ops.infer_call_type(replace(expr, args=tuple(args)), env)
 
 
 # ---------------------------------------------------------------------------------------------- helpers

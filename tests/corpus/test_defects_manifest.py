@@ -36,11 +36,7 @@ IGNORED_RULES = frozenset({"PV010"})
 EXPECT = re.compile(r"#\s*expect(?:\[(?P<pipeline>[a-z-]+)\])?\s*:\s*(?P<ids>.*)$")
 RULE_ID = re.compile(r"PV\d{3}")
 
-KNOWN_TOOL_BUGS = {
-    ("shape_a_odd_inner_blocks", "fixed"):
-        "fixed MemoryReuse leaves a seed arm whose auto-tiled inner K loop has an odd block count on its "
-        "own Acc buffer and reports PV001 on a valid kernel",
-}
+KNOWN_TOOL_BUGS: dict[tuple[str, str], str] = {}
 """(file stem, pipeline) pairs that fail because of a tool bug, not the file; strict, so a fix is noticed."""
 
 FILES = sorted(DEFECTS.glob("*.py"))

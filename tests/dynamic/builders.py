@@ -245,6 +245,33 @@ def vector_chain(lowered: bool) -> Function:
                             out("y", tensor(shape, BF16))], body)
 
 
+def norm_chain(lowered: bool) -> Function:
+    """Row / column Vec ops: `y = col_expand_add(row_expand_mul(x, rsqrt(row_sum(x * x) / 64 +
+    1e-6)), g)`, `m = maximum(row_max(x), 0.5)`, and `z = full(3)` (INT32)."""
+    shape, row, col = [8, 64], [8, 1], [1, 64]
+    body = [
+        assign("tx", call("tile.load", "x", [0, 0], shape, target_memory=mem(Vec)), _t(lowered, shape, FP32, Vec, 0)),
+        assign("sq", call("tile.mul", "tx", "tx"), _t(lowered, shape, FP32, Vec, 2048)),
+        assign("ss", call("tile.row_sum", "sq"), _t(lowered, row, FP32, Vec, 4096)),
+        assign("ms", call("tile.mul", "ss", 0.015625), _t(lowered, row, FP32, Vec, 4096)),
+        assign("me", call("tile.add", "ms", 1e-6), _t(lowered, row, FP32, Vec, 4096)),
+        assign("inv", call("tile.rsqrt", "me"), _t(lowered, row, FP32, Vec, 4128)),
+        assign("xn", call("tile.row_expand_mul", "tx", "inv"), _t(lowered, shape, FP32, Vec, 2048)),
+        assign("tg", call("tile.load", "g", [0, 0], col, target_memory=mem(Vec)), _t(lowered, col, FP32, Vec, 4160)),
+        assign("yo", call("tile.col_expand_add", "xn", "tg"), _t(lowered, shape, FP32, Vec, 2048)),
+        assign("y", call("tile.store", "yo", [0, 0], "y")),
+        assign("mx", call("tile.row_max", "tx"), _t(lowered, row, FP32, Vec, 4096)),
+        assign("mc", call("tile.maximum", "mx", 0.5), _t(lowered, row, FP32, Vec, 4096)),
+        assign("m", call("tile.store", "mc", [0, 0], "m")),
+        assign("zi", call("tile.full", shape, dtype=sym("INT32"), value=3), _t(lowered, shape, INT32, Vec, 0)),
+        assign("z", call("tile.store", "zi", [0, 0], "z")),
+        ret("y", "m", "z"),
+    ]
+    return function("norm", [param("x", tensor(shape, FP32)), param("g", tensor(col, FP32)),
+                             out("y", tensor(shape, FP32)), out("m", tensor(row, FP32)),
+                             out("z", tensor(shape, INT32))], body)
+
+
 def post_if_read(lowered: bool, coalesced: bool = False) -> Function:
     """Shape (B): `acc = matmul_acc(prev)`; `if kb == 1: seed` else `acc`; then `store(acc)`.
 

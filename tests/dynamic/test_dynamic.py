@@ -22,6 +22,7 @@ SAMPLES = {
     "int8_padded": b.int8_padded,
     "drains": b.drain_variants,
     "vector_chain": b.vector_chain,
+    "norm_chain": b.norm_chain,
     "post_if_read_fixed": b.post_if_read,
 }
 
@@ -132,3 +133,18 @@ def test_equal_infinities_are_not_a_difference() -> None:
     inf = np.array([np.inf, -np.inf])
     assert first_difference("y", DType.FP32, inf, inf, 16) is None
     assert first_difference("y", DType.FP32, inf, -inf, 16) is not None
+
+
+def test_cancellation_is_judged_against_the_size_of_the_terms() -> None:
+    # A sum that cancels to near zero: |ref| is tiny, its terms are not; sigma carries their size.
+    want = np.array([1e-3, 5.0])
+    sigma = np.array([1e-2, 1e-6])
+    assert first_difference("y", DType.FP32, np.array([1.05e-3, 5.0]), want, 16) is not None
+    assert first_difference("y", DType.FP32, np.array([1.05e-3, 5.0]), want, 16, sigma) is None
+    assert first_difference("y", DType.FP32, np.array([0.1, 5.0]), want, 16, sigma)["index"] == [0]
+
+
+def test_integer_results_are_exact_unless_the_reference_is_uncertain() -> None:
+    want = np.array([3, 4])
+    assert first_difference("y", DType.INT32, np.array([3, 5]), want, 0, np.zeros(2))["index"] == [1]
+    assert first_difference("y", DType.INT32, np.array([3, 5]), want, 0, np.array([0.0, 0.5])) is None

@@ -230,3 +230,34 @@ def test_acc_to_vec_move_on_a2a3_is_a_gm_round_trip_and_a_tmov_on_a5() -> None:
     assert a2.args[-1].kind == "workspace" and a2.args[-1].shape == (16, 32)
     assert _lines(a2.text, "pto.tstore ins(%c :") and _lines(a2.text, "pto.tload ins(%v_gm_pview")
     assert "pto.tmov ins(%c" in emit_function(moved, "a5").text
+
+
+def test_row_and_column_vector_ops_emit_their_instructions() -> None:
+    text = emit(b.norm_chain(True))
+    for op in ("pto.trowsum ins", "pto.trsqrt ins", "pto.trowexpandmul ins", "pto.tcolexpandadd ins",
+               "pto.trowmax ins", "pto.tmaxs ins"):
+        assert _lines(text, op), op
+    (fill,) = _lines(text, "pto.texpands")
+    assert fill.startswith("pto.texpands ins(%c3_i32 : i32) outs(%zi")
+    assert _lines(text, "%c3_i32 = arith.constant 3 : i32")
+    parse_pto(text)
+
+
+def test_sub_of_a_runtime_f32_scalar_is_tsubs_and_of_a_constant_tadds() -> None:
+    fn = b.vector_chain(True)
+    body = list(fn.body)
+    body[4] = replace(body[4], value=b.call("tile.sub", "r", 2.0))
+    text = emit(replace(fn, body=tuple(body)))
+    assert _lines(text, "pto.tadds ins(%r, %cst_f32")
+    assert _lines(text, "arith.constant -2.0 : f32")
+
+
+def test_infinite_fill_is_spelled_as_its_bit_pattern() -> None:
+    fn = b.norm_chain(True)
+    body = list(fn.body)
+    body[13] = replace(body[13], value=b.call("tile.full", [8, 64], dtype=b.sym("FP32"), value=float("-inf")),
+                       type=b.tile([8, 64], b.FP32, b.Vec, 0))
+    fn = replace(fn, body=tuple(body), params=(*fn.params[:4], b.out("z", b.tensor([8, 64], b.FP32))))
+    text = emit(fn)
+    assert _lines(text, "arith.constant 0xFF800000 : f32")
+    parse_pto(text)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -120,3 +122,29 @@ def test_unknown_op_is_a_reference_error_naming_it() -> None:
     ])
     with pytest.raises(ReferenceError, match="tensor.sort32"):
         run_reference(fn, {"x": np.zeros((16, 16))})
+
+
+def test_row_and_column_ops_reduce_and_broadcast_in_f32() -> None:
+    x, g = _normal(8, 64), _normal(1, 64)
+    result = run_reference(b.norm_chain(False), {"x": x, "g": g, "y": np.zeros((8, 64)),
+                                                 "m": np.zeros((8, 1)), "z": np.zeros((8, 64))})
+    ms = (x * x).sum(axis=1, keepdims=True, dtype=np.float32) * np.float32(0.015625) + np.float32(1e-6)
+    expected = x * (np.float32(1) / np.sqrt(ms)) + g
+    np.testing.assert_allclose(result.outputs["y"], expected, rtol=1e-6)
+    np.testing.assert_array_equal(result.outputs["m"], np.maximum(x.max(axis=1, keepdims=True), 0.5))
+    np.testing.assert_array_equal(result.outputs["z"], np.full((8, 64), 3))
+    assert not result.sigma["y"].any()  # no matmul upstream: exactly determined
+
+
+def test_matmul_deviation_is_the_reordering_bound_on_the_size_of_the_terms() -> None:
+    x, w = _normal(64, 256), _normal(256, 64)
+    fn = b.gemm_predicated(False, k=256, tk=256)
+    result = run_reference(fn, {"a": x, "b": w, "out": np.zeros((64, 64))})
+    terms = np.abs(x) @ np.abs(w)
+    np.testing.assert_allclose(result.sigma["out"], 2.0 ** -24 * np.sqrt(2 * 256) * terms, rtol=1e-3)
+    # Drained into bf16, the uncertain value may round to the other neighbour: half a bf16 spacing.
+    narrow = replace(fn, params=(*fn.params[:2], b.out("out", b.tensor([64, 64], DType.BF16))))
+    result = run_reference(narrow, {"a": x, "b": w, "out": np.zeros((64, 64))})
+    half = 0.5 * np.spacing(np.abs(result.outputs["out"])) * 2.0 ** 16
+    np.testing.assert_allclose(result.sigma["out"], np.hypot(2.0 ** -24 * np.sqrt(512) * terms, half),
+                               rtol=1e-3)

@@ -76,6 +76,31 @@ def test_slices_become_tensor_slice_with_constant_shape_and_symbolic_offsets():
     assert xa.args[2] == ir.ListExpr((ir.Var("mb"), ir.Var("k0")))
 
 
+def test_a_bare_colon_slice_of_a_computed_local_takes_its_static_extent():
+    """a8w8_qk_rope: `qf = pl.mul(pl.cast(acc, ...), s)` has a known shape, so `qf[:, 64:]` is a
+    constant-shape slice, not one sized by `tensor.dim(qf, 0)`."""
+    source = HEADER + textwrap.dedent("""
+        @pl.jit
+        def rope(x: pl.Tensor[[TM, TK], pl.BF16],
+                 w: pl.Tensor[[TK, 128], pl.BF16],
+                 y: pl.Out[pl.Tensor[[TM, 64], pl.FP32]]):
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="rope"):
+                acc = pl.matmul(x, w, out_dtype=pl.FP32)
+                qf = pl.mul(pl.cast(acc, target_type=pl.FP32), 0.5)
+                lo = qf[:, 0:64]
+                hi = qf[:, 64:]
+                y[:, :] = pl.add(lo, hi)
+            return y
+    """)
+    fn = only_function(read_ok(source))
+    slices = {s.target.name: s.value for s in find(fn.body, ir.Assign) if s.value.op == "tensor.slice"}
+    assert slices["lo"].args[1] == ir.ListExpr((ir.Const(16), ir.Const(64)))
+    assert slices["hi"].args[1] == ir.ListExpr((ir.Const(16), ir.Const(64)))
+    assert slices["hi"].args[2] == ir.ListExpr((ir.Const(0), ir.Const(64)))
+    assert not any(isinstance(e, ir.Call) and e.op == "tensor.dim"
+                   for s in find(fn.body, ir.Assign) for e in ir.walk_exprs(s.value))
+
+
 def test_store_into_output_keeps_tensor_name():
     fn = only_function(read_ok(PROJ))
     stores = [s for s in find(fn.body, ir.Assign) if s.value.op == "tensor.assemble"]

@@ -114,6 +114,28 @@ def test_a_create_used_as_gm_stays_a_tensor():
         "return y\n")
 
 
+def test_a_sliced_computed_value_stays_a_tile_and_its_slices_are_tile_slices():
+    """a8w8_qk_rope: `qf = pl.mul(...)` then `qf[:, 0:64]` — a vector result that is sliced is not a GM
+    tensor (no `tile.load` from it, and the op that makes it is converted)."""
+    xs = b.param("xs", b.tensor([16, 128], b.FP32))
+    ys = b.param("ys", b.tensor([16, 64], b.FP32))
+    m = b.kernel([xs, ys], [
+        b.assign("qf", b.call("tensor.mul", b.v("xs"), 0.5), b.tensor([16, 128], b.FP32)),
+        b.assign("lo", b.call("tensor.slice", b.v("qf"), [16, 64], [0, 0]), b.tensor([16, 64], b.FP32)),
+        b.assign("hi", b.call("tensor.slice", b.v("qf"), [16, 64], [0, 64]), b.tensor([16, 64], b.FP32)),
+        b.assign("s", b.call("tensor.add", b.v("lo"), b.v("hi")), b.tensor([16, 64], b.FP32)),
+        b.assign("ys", b.call("tensor.assemble", b.v("ys"), b.v("s"), [0, 0])),
+        b.ret(b.v("ys"))])
+    assert b.render(b.run_pass(PASS, m)) == (
+        "xs__tile: Tile[[16, 128], FP32, Vec] = tile.load(xs, [0, 0], [16, 128], [16, 128], target_memory=Mem.Vec)\n"
+        "qf: Tile[[16, 128], FP32, Vec] = tile.mul(xs__tile, 0.5)\n"
+        "lo: Tile[[16, 64], FP32, Vec] = tile.slice(qf, [16, 64], [0, 0])\n"
+        "hi: Tile[[16, 64], FP32, Vec] = tile.slice(qf, [16, 64], [0, 64])\n"
+        "s: Tile[[16, 64], FP32, Vec] = tile.add(lo, hi)\n"
+        "ys = tile.store(s, [0, 0], ys)\n"
+        "return ys\n")
+
+
 def test_tile_level_functions_are_unchanged():
     m = b.kernel([X], [b.assign("t", b.call("tile.load", b.v("x"), [0, 0], [16, 16], target_memory=b.mem(b.Mat)),
                                     b.tile([16, 16], b.BF16, b.Mat)), b.ret()])

@@ -77,19 +77,45 @@ def test_divergent_tail_phi_seed_moves_onto_the_main_loop_window() -> None:
 
 def test_divergent_tail_phi_reports_pv001_with_both_windows() -> None:
     # the same tail with `c_main` stored after the if: the seed may not overwrite it
-    error = refusal(b.divergent_tail(read_main_after=True))
+    module = b.divergent_tail(read_main_after=True)
+    error = refusal(module)
     assert error.rule == "PV001"
     assert [str(w) for w in error.windows] == ["mem_acc_22[0:8192]", "mem_acc_4[0:8192]"]
     assert "phi `c_phi` arms on mem_acc_22[0:8192] and mem_acc_4[0:8192] (seed `f` line" in error.message
-    assert "accumulate `x` line" in error.message and "predicate the seed with init_cond" in error.message
-    assert [n.message.split()[0] for n in error.notes] == ["`f`", "`x`"]
+    # `c_main`, the value the accumulate arm accumulates into in place, is stored after the if: the
+    # advice says so (predicating the seed would clobber it just the same)
+    late_store = only_function(module).body[-2]
+    assert "accumulate `x` line" in error.message and "predicate the seed" not in error.message
+    assert error.message.endswith(f"`c_main` is still read after the if (line {late_store.span.line}), so the "
+                                  "seed cannot take its buffer; drain or copy it before re-seeding")
+    assert [n.message.split()[0] for n in error.notes] == ["`f`", "`x`", "`c_main`"]
+    assert error.span.line == _the_if(module).span.line
+
+
+def _the_if(module):
+    from pypto_verify.ir import If, walk_stmts
+
+    return [s for s in walk_stmts(only_function(module).body) if isinstance(s, If)][-1]
 
 
 def test_post_if_read_is_a_divergent_phi_not_a_clobbered_read() -> None:
-    error = refusal(b.post_if_read())
+    module = b.post_if_read()
+    error = refusal(module)
     assert error.rule == "PV001"
     assert error.values == ("phi", "seed", "acc")
     assert len({str(w) for w in error.windows}) == 2
+    late_store = only_function(module).body[-2]
+    assert f"`acc` is still read after the if (line {late_store.span.line})" in error.message
+    assert "predicate the seed" not in error.message
+    assert error.span.line == _the_if(module).span.line  # at the `if`, not at a yield
+
+
+def test_a_divergent_phi_without_a_post_if_read_keeps_the_generic_advice() -> None:
+    module = b.partial_plan()  # both arms seed; nothing on the other arm's window is read after the if
+    error = refusal(module)
+    assert error.rule == "PV001" and error.message.endswith("predicate the seed with init_cond")
+    assert "still read after the if" not in error.message
+    assert error.span.line == _the_if(module).span.line
 
 
 def test_fragmented_chain_shape_lowers_onto_one_window() -> None:
