@@ -31,6 +31,13 @@ outside it, or its iter_arg). The seed's own window holds only what moves. Memor
 before its packing (`pre_align_acc_phis`), for functions with a remainder cascade
 `if main_end == start: seed else: matmul_acc(main)`. Shape B (the old accumulator read after the `if`)
 fails the first condition and stays PV001.
+
+Findings: PV001 is reported at the `if` (every form). Its advice names the cause when the seed cannot
+take the other arm's window because that arm's value, or the value it accumulates into in place on the
+same window, is still read after the `if` (shape B: "`acc_1` is still read after the if (line 46), so
+the seed cannot take its buffer; drain or copy it before re-seeding"); otherwise it is the generic
+"predicate the seed with init_cond" (a seed / accumulate phi) or "make both arms produce the value on
+one buffer".
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import struct
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Final, Iterator
 
@@ -183,50 +184,59 @@ class Token:
     line: int
 
 
+_BRACKET_BODY: Final = r"(?:[^<>\n-]++|->?)"
+"""Characters inside `<...>`: `->` does not close the bracket."""
 _TOKEN: Final = re.compile(r"""
-    (?P<newline>\n)
-  | (?P<space>[ \t\r]+)
-  | (?P<comment>//[^\n]*)
-  | (?P<value>%[A-Za-z0-9_$.]+)
-  | (?P<symbol>@[A-Za-z0-9_$.]+)
-  | (?P<bang>!)
-  | (?P<hash>\#)
-  | (?P<string>"(?:[^"\\\n]|\\.)*")
-  | (?P<float>-?\d+\.\d*(?:[eE][+-]?\d+)?|-?\d+[eE][+-]?\d+)
-  | (?P<int>-?0x[0-9A-Fa-f]+|-?\d+)
-  | (?P<ident>[A-Za-z_][A-Za-z0-9_.$]*)
-  | (?P<punct>->|[(){}\[\],:=<>?*])
-""", re.VERBOSE)
+    (?:[ \t\r\n]++|//[^\n]*+)*+
+    (?:
+      (?P<value>%[A-Za-z0-9_$.]+)
+    | (?P<ident>[A-Za-z_][A-Za-z0-9_.$]*)
+    | (?P<type>![A-Za-z_][A-Za-z0-9_.]*(?:<(?:B|<B*+>)*+>)?+)(?!<)
+    | (?P<hash>\#[A-Za-z_][A-Za-z0-9_.]*(?:<(?:B|<B*+>)*+>)?+)(?!<)
+    | (?P<punct>->|[(){}\[\],:=<>?*])
+    | (?P<float>-?\d+\.\d*(?:[eE][+-]?\d+)?|-?\d+[eE][+-]?\d+)
+    | (?P<int>-?0x[0-9A-Fa-f]+|-?\d+)
+    | (?P<symbol>@[A-Za-z0-9_$.]+)
+    | (?P<string>"(?:[^"\\\n]|\\.)*")
+    | (?P<bang>[!\#])
+    | (?P<end>$)
+    )
+""".replace("B", _BRACKET_BODY), re.VERBOSE)
+"""One token after any space and comments. A type / attribute nested deeper than one level of
+`<...>` (or malformed) is left to `_scan_bracketed` (the `bang` alternative)."""
+_SKIP: Final = re.compile(r"(?:[ \t\r\n]++|//[^\n]*+)*+")
 _DOTTED: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+_NEWLINE: Final = re.compile("\n")
 
 
 def tokenize(text: str) -> list[Token]:
     """The tokens of *text*, `loc(...)` and comments dropped, ending with an `eof` token."""
     tokens: list[Token] = []
-    pos, line, end = 0, 1, len(text)
-    while pos < end:
-        match = _TOKEN.match(text, pos)
+    newlines = [m.start() for m in _NEWLINE.finditer(text)]
+    match_at, append = _TOKEN.match, tokens.append
+    pos = 0
+    while True:
+        match = match_at(text, pos)
         if match is None:
-            raise SimError(f"unexpected character {text[pos]!r}", line)
-        kind, lexeme = match.lastgroup or "", match.group()
-        if kind == "newline":
-            line += 1
-        elif kind in ("bang", "hash"):
-            lexeme = _scan_bracketed(text, pos, line)
-            tokens.append(Token("type" if kind == "bang" else "hash", lexeme, line))
-            line += lexeme.count("\n")
-            pos += len(lexeme)
-            continue
-        elif kind == "ident" and lexeme == "loc" and text.startswith("(", match.end()):
-            skipped = _scan_loc(text, match.end(), line)
-            line += text.count("\n", pos, skipped)
-            pos = skipped
-            continue
-        elif kind not in ("space", "comment"):
-            tokens.append(Token(kind, lexeme, line))
+            start = _SKIP.match(text, pos).end()
+            raise SimError(f"unexpected character {text[start]!r}", bisect_right(newlines, start) + 1)
+        kind = match.lastgroup
         pos = match.end()
-    tokens.append(Token("eof", "", line))
-    return tokens
+        if kind == "end":
+            append(Token("eof", "", bisect_right(newlines, pos) + 1))
+            return tokens
+        if kind == "bang":
+            start = pos - 1
+            lexeme = _scan_bracketed(text, start, bisect_right(newlines, start) + 1)
+            append(Token("hash" if lexeme[0] == "#" else "type", lexeme, bisect_right(newlines, start) + 1))
+            pos = start + len(lexeme)
+            continue
+        lexeme = match.group(kind)
+        line = bisect_right(newlines, pos - 1) + 1  # a token never spans lines
+        if kind == "ident" and lexeme == "loc" and text.startswith("(", pos):
+            pos = _scan_loc(text, pos, line)
+            continue
+        append(Token(kind, lexeme, line))
 
 
 def _scan_bracketed(text: str, pos: int, line: int) -> str:

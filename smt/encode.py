@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from pypto_verify import ir
-from pypto_verify.ir import BinOp, BoolOp, Call, Compare, Const, Expr, UnaryOp, display_name, var_like
+from pypto_verify.ir import BinOp, BoolOp, Call, Compare, Const, Expr, UnaryOp, Var, display_name, var_like
 
 from pypto_verify.smt import sites as S
 
@@ -276,6 +276,25 @@ def maximum(a: Term, b: Term) -> Term:
     return ite(le(a, b), b, a)
 
 
+def _linear(t: Term, scale: int, out: dict[Term, int]) -> int:
+    """Add `scale * t` to *out* as atom -> coefficient; returns the constant part."""
+    if t.head == "int":
+        return scale * t.value  # type: ignore[operator]
+    if t.head == "+":
+        return sum(_linear(a, scale, out) for a in t.args)
+    if t.head == "*" and t.args[0].head == "int":
+        return _linear(t.args[1], scale * t.args[0].value, out)  # type: ignore[operator]
+    out[t] = out.get(t, 0) + scale
+    return 0
+
+
+def linear_sub(a: Term, b: Term) -> Term:
+    """`a - b` with like terms of the two linear sums cancelled (`(x + 128) - x` is `128`)."""
+    parts: dict[Term, int] = {}
+    total = _linear(a, 1, parts) + _linear(b, -1, parts)
+    return add(*(mul(lit(c), t) for t, c in parts.items() if c), lit(total))
+
+
 def consts_in(term: Term) -> set[str]:
     """The names of the constants *term* mentions."""
     out: set[str] = set()
@@ -446,6 +465,9 @@ class Symbols:
     and context loop variables, shared by the source and the lowered encoding of a site."""
 
     scalars: S.Scalars
+    tag: str = ""
+    """Which side of a query (`s`, `l`): names the functions that stand for unmodelled carries, so the
+    source's and the lowering's are never identified with each other."""
     names: dict[str, str] = field(default_factory=dict)
     """SSA name -> symbol name."""
     approximations: list[str] = field(default_factory=list)
@@ -471,15 +493,22 @@ class ExprEncoder:
     definitions are inlined (`k0 = kb * 256`), runtime reads inside the iteration space become
     `read.<tensor>(indices)`, other names are free symbols named as the user wrote them."""
 
-    def __init__(self, symbols: Symbols, loop_vars: Mapping[str, Term] | None = None) -> None:
+    def __init__(self, symbols: Symbols, loop_vars: Mapping[str, Term] | None = None,
+                 iterations: Mapping[str, Term] | None = None) -> None:
         self.symbols = symbols
         self.loop_vars = dict(loop_vars or {})
+        self.iterations = dict(iterations or {})
+        """The iteration index (0, 1, ...) of a loop variable, where the decoding knows it."""
         self.memo: dict[str, Term] = {}
 
-    def bind(self, name: str, value: Term) -> ExprEncoder:
-        """This scope with one more loop variable."""
-        inner = ExprEncoder(self.symbols, self.loop_vars)
+    def bind(self, name: str, value: Term, iteration: Term | None = None) -> ExprEncoder:
+        """This scope with one more loop variable (and its iteration index, when known)."""
+        inner = ExprEncoder(self.symbols, self.loop_vars, self.iterations)
         inner.loop_vars[name] = value
+        if iteration is not None:
+            inner.iterations[name] = iteration
+        else:
+            inner.iterations.pop(name, None)
         return inner
 
     def int_(self, expr: Expr) -> Term:
@@ -540,8 +569,15 @@ class ExprEncoder:
             return self.loop_vars[ssa]
         if ssa in self.memo:
             return self.memo[ssa]
-        definition = self.symbols.scalars.defs.get(ssa)
-        if definition is None:
+        scalars = self.symbols.scalars
+        definition = scalars.defs.get(ssa)
+        if ssa in scalars.carries:
+            self.memo[ssa] = const(MARK + "cycle." + ssa)
+            t = self._carry(ssa, scalars.carries[ssa])
+        elif ssa in scalars.phis:
+            self.memo[ssa] = const(MARK + "cycle." + ssa)
+            t = self._phi(ssa, scalars.phis[ssa])
+        elif definition is None:
             t = self.symbols.symbol(ssa)
         elif isinstance(definition, Call):
             t = self._call(definition, ssa)
@@ -550,6 +586,54 @@ class ExprEncoder:
             t = self.term(definition)
         self.memo[ssa] = t
         return t
+
+    def _carry(self, ssa: str, carry: S.Carry) -> Term:
+        """A scalar loop carry (`sites.Carry`): `init + i * delta` in iteration `i` (after the loop,
+        `init + trips * delta`) when each iteration yields `arg + delta` with `delta` loop-invariant.
+        Anything else is a function of the loop variables in scope, named for this side only, and an
+        approximation (a model that uses it refutes nothing)."""
+        start, stop, step = self.int_(carry.start), self.int_(carry.stop), self.int_(carry.step)
+        delta = self._carry_delta(carry)
+        init = self.int_(carry.init)
+        if delta is not None and carry.after:
+            return add(init, mul(trip_count(start, stop, step), delta))
+        i = None
+        if not carry.after:
+            i = self.iterations.get(carry.loop_var)
+            if i is None:
+                i = floordiv(sub(self.name(carry.loop_var), start), step)
+        if delta is not None:
+            return add(init, mul(i, delta))
+        self.symbols.note(f"the loop-carried scalar `{display_name(ssa)}` (line {carry.span.line}) is not "
+                          "affine in the iteration")
+        key = f"carry.{self.symbols.tag}.{ssa}"
+        if carry.after or not self.loop_vars:
+            opaque = const(key)  # one point of the iteration space: a constant of the query
+        else:
+            opaque = app(key, tuple(self.loop_vars[k] for k in sorted(self.loop_vars)), INT)
+        return opaque if i is None else ite(eq(i, ZERO), init, opaque)  # the first iteration sees the init
+
+    def _carry_delta(self, carry: S.Carry) -> Term | None:
+        """`yielded - arg`, when it depends neither on the iter_arg nor on the loop's iteration."""
+        if carry.yielded is None:
+            return None
+        arg, var = const(f"{MARK}carry.{carry.arg}"), const(f"{MARK}carry-var.{carry.loop_var}")
+        inner = self.bind(carry.loop_var, var).bind(carry.arg, arg)
+        delta = linear_sub(inner.int_(carry.yielded), arg)
+        used = consts_in(delta)
+        if arg.value in used or var.value in used or any(n.startswith(MARK + "cycle.") for n in used):
+            return None
+        return delta
+
+    def _phi(self, ssa: str, phi: S.ScalarPhi) -> Term:
+        """A scalar an `if` yields: `ite(cond, then, else)`."""
+        if phi.then is None or phi.orelse is None:
+            return self._opaque(Var(ssa), f"the if-yielded scalar `{display_name(ssa)}`")
+        a, b = self.term(phi.then), self.term(phi.orelse)
+        if a.sort != b.sort:
+            a = ite(a, ONE, ZERO) if a.sort == BOOL else a
+            b = ite(b, ONE, ZERO) if b.sort == BOOL else b
+        return ite(self.bool_(phi.cond), a, b)
 
     def _call(self, call: Call, ssa: str | None) -> Term:
         """A scalar produced by a call: a runtime read is a function of its indices; where the indices do
@@ -576,8 +660,9 @@ class ExprEncoder:
         """*expr* is an index expression over scalars (so a call of it is a function of them)."""
         for e in ir.walk_exprs(expr):
             v = var_like(e)
-            if v is not None and not (v.name in self.loop_vars or v.name in self.symbols.scalars.defs
-                                      or v.name in self.symbols.scalars.params):
+            scalars = self.symbols.scalars
+            if v is not None and not (v.name in self.loop_vars or v.name in scalars.defs or v.name in scalars.params
+                                      or v.name in scalars.carries or v.name in scalars.phis):
                 return False
             if isinstance(e, (Call, ir.Sym)) or (isinstance(e, Const) and isinstance(e.value, (str, float))):
                 return False
@@ -747,7 +832,7 @@ class ChainEncoding:
                 i = _div_cases(sub(m, lo), per)
             guards += [le(ZERO, i), lt(i, trips)]
             value = add(enc.int_(item.start), mul(i, enc.int_(item.step)))
-            enc = enc.bind(item.var, value)
+            enc = enc.bind(item.var, value, i)
             values = (*values, (S.var_label(item.var), value))
             m = sub(m, mul(i, per))
 

@@ -120,8 +120,8 @@ class Side:
         return out, step
 
 
-def _symbols(site: S.Site) -> E.Symbols:
-    return E.Symbols(site.scalars)
+def _symbols(site: S.Site, tag: str) -> E.Symbols:
+    return E.Symbols(site.scalars, tag)
 
 
 def _free_assumptions(*symbol_sets: E.Symbols) -> list[E.Term]:
@@ -223,7 +223,7 @@ def _inapplicable(rule: Rule, site: S.Site, reason: str) -> Obligation:
 def predication_is_phi(lowered: S.Site, source: S.Site) -> Obligation:
     """PV101: on every step both chains run, the lowered MAD initialises exactly where the source's
     MAD (its `if` arm, its `init_cond`) initialises."""
-    sym_l, sym_s = _symbols(lowered), _symbols(source)
+    sym_l, sym_s = _symbols(lowered, "l"), _symbols(source, "s")
     low, src = Side(lowered, "l", sym_l), Side(source, "s", sym_s)
     if not (low.ok and src.ok):
         return _inapplicable(rules.PREDICATION_IS_PHI, lowered, low.chain.unsupported or src.chain.unsupported)
@@ -257,9 +257,9 @@ def predication_is_phi(lowered: S.Site, source: S.Site) -> Obligation:
 
 def initialise_first(lowered: S.Site, source: S.Site | None = None) -> Obligation:
     """PV102: the first step of the chain, and the first after each create, initialises it."""
-    sym_l = _symbols(lowered)
+    sym_l = _symbols(lowered, "l")
     low = Side(lowered, "l", sym_l)
-    src = Side(source, "s", _symbols(source)) if source is not None else None
+    src = Side(source, "s", _symbols(source, "s")) if source is not None else None
     if not low.ok:
         return _inapplicable(rules.INITIALISE_FIRST, lowered, low.chain.unsupported)
     sides = (low,) if src is None or not src.ok else (low, src)
@@ -309,9 +309,9 @@ def initialise_first(lowered: S.Site, source: S.Site | None = None) -> Obligatio
 def no_lost_partial_sums(lowered: S.Site, source: S.Site | None = None) -> Obligation:
     """PV103: no step initialises while the previous step's value was never drained, unless the source
     initialises at the same step (Form 3: no source excuses it)."""
-    sym_l = _symbols(lowered)
+    sym_l = _symbols(lowered, "l")
     low = Side(lowered, "l", sym_l)
-    src = Side(source, "s", _symbols(source)) if source is not None else None
+    src = Side(source, "s", _symbols(source, "s")) if source is not None else None
     if not low.ok:
         return _inapplicable(rules.NO_LOST_PARTIAL_SUMS, lowered, low.chain.unsupported)
     if src is not None and not src.ok:
@@ -353,7 +353,7 @@ def no_lost_partial_sums(lowered: S.Site, source: S.Site | None = None) -> Oblig
 
 def bias_once(lowered: S.Site) -> Obligation:
     """PV104: a biased chain adds the bias on the first step of each output tile and on no other."""
-    sym_l = _symbols(lowered)
+    sym_l = _symbols(lowered, "l")
     low = Side(lowered, "l", sym_l)
     if not low.ok:
         return _inapplicable(rules.BIAS_ONCE, lowered, low.chain.unsupported)
@@ -387,7 +387,7 @@ def bias_once(lowered: S.Site) -> Obligation:
 def reduction_equivalence(lowered: S.Site, source: S.Site) -> tuple[Obligation, ...]:
     """PV105: the lowered chain computes the source chain's sequence of steps (module docstring):
     equal step counts, equal value after the first step, the induction step, equal drain positions."""
-    sym_l, sym_s = _symbols(lowered), _symbols(source)
+    sym_l, sym_s = _symbols(lowered, "l"), _symbols(source, "s")
     low, src = Side(lowered, "l", sym_l), Side(source, "s", sym_s)
     rule = rules.REDUCTION_EQUIVALENCE
     if not (low.ok and src.ok):

@@ -45,7 +45,7 @@ from pypto_verify import ops
 from pypto_verify.ir import (
     NO_SPAN, Assign, BinOp, BoolOp, Call, Compare, Const, Eval, Expr, For, Function, If, IterArg,
     ListExpr, LoopKind, MemSpace, Module, Param, Return, ScalarType, Scope, Span, Stmt, TensorType, TileType,
-    TupleExpr, Type, UnaryOp, Var, Yield, display_name, final_yield, type_env, var_like, walk_exprs,
+    TupleExpr, Type, UnaryOp, Var, Yield, display_name, final_yield, map_stmts, type_env, var_like, walk_exprs,
 )
 
 FRESH_OPS = (ops.MATMUL, ops.T_MATMUL)
@@ -185,13 +185,44 @@ class ContextGuard:
 
 
 @dataclass(frozen=True, slots=True)
+class Carry:
+    """A scalar a loop carries (`k0 = 0` before `for kb`, `k0 = k0 + K_TILE` in it): the iter_arg `arg`
+    inside the loop, or the loop's return var (`after`). `encode.py` values it as `init + i * delta` when
+    the yielded value is `arg + delta` with `delta` loop-invariant, and as an approximation otherwise."""
+
+    arg: str
+    loop_var: str
+    start: Expr
+    stop: Expr
+    step: Expr
+    init: Expr
+    yielded: Expr | None
+    after: bool
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ScalarPhi:
+    """A scalar an `if` yields: `then` when `cond` holds, else `orelse` (None when an arm yields nothing)."""
+
+    cond: Expr
+    then: Expr | None
+    orelse: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
 class Scalars:
-    """How the scalar names of one function are valued: inline definitions, runtime reads, params."""
+    """How the scalar names of one function are valued: inline definitions, runtime reads, params,
+    loop carries and if-phis."""
 
     defs: dict[str, Expr] = field(default_factory=dict)
     """Scalar SSA names defined by index arithmetic, a copy, a literal, or a call (read / opaque)."""
     params: frozenset[str] = frozenset()
     """Scalar parameters (runtime values)."""
+    carries: dict[str, Carry] = field(default_factory=dict)
+    """Scalar iter_args and return vars of loops, by SSA name."""
+    phis: dict[str, ScalarPhi] = field(default_factory=dict)
+    """Scalar return vars of ifs, by SSA name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,6 +281,7 @@ def extract_sites(module: Module) -> list[Site]:
 
 def function_sites(fn: Function, path: str = "") -> list[Site]:
     """The chains of one function."""
+    fn = hoist_mads(fn)
     classes = _chain_classes(fn)
     if not classes:
         return []
@@ -262,6 +294,47 @@ def function_sites(fn: Function, path: str = "") -> list[Site]:
         sites.append(_Projector(fn, path, members, first, defs, origins, scalars).site())
     sites.sort(key=lambda s: (s.span.line, s.span.col))
     return _unique_ids(sites)
+
+
+def hoist_mads(fn: Function) -> Function:
+    """*fn* with every MAD that is an operand of another expression (`y[:, :] = pl.matmul(a, b)` reads
+    as `pl.tensor.assemble(y, pl.tensor.matmul(...), ...)`) bound to a name of its own right before its
+    statement, keeping the statement's and the call's spans: a one-step chain drained by its consumer,
+    matched with the K loop the lowering tiles it into."""
+    counter = [0]
+
+    def lift(expr: Expr, target: str, out: list[Stmt], span: Span, top: bool) -> Expr:
+        if isinstance(expr, Call):
+            args = tuple(lift(a, target, out, span, False) for a in expr.args)
+            kwargs = tuple((k, lift(v, target, out, span, False)) for k, v in expr.kwargs)
+            if args != expr.args or kwargs != expr.kwargs:
+                expr = replace(expr, args=args, kwargs=kwargs)
+            if not top and expr.op in ALL_MADS:
+                counter[0] += 1
+                name = Var(f"{target}__mad_h{counter[0]}", span=expr.span)
+                out.append(Assign(name, expr, span=span))
+                return name
+            return expr
+        if isinstance(expr, (ListExpr, TupleExpr)):
+            items = tuple(lift(e, target, out, span, False) for e in expr.items)
+            return expr if items == expr.items else replace(expr, items=items)
+        return expr
+
+    def visit(stmt: Stmt) -> tuple[Stmt, ...] | None:
+        lifted: list[Stmt] = []
+        if isinstance(stmt, Assign):
+            value = lift(stmt.value, display_name(stmt.target.name), lifted, stmt.span, True)
+            new: Stmt = replace(stmt, value=value)
+        elif isinstance(stmt, Eval):
+            new = replace(stmt, value=lift(stmt.value, "mad", lifted, stmt.span, True))
+        elif isinstance(stmt, (Return, Yield)):
+            new = replace(stmt, values=tuple(lift(v, "mad", lifted, stmt.span, False) for v in stmt.values))
+        else:
+            return None
+        return (*lifted, new) if lifted else None
+
+    body = map_stmts(fn.body, visit)
+    return fn if not counter[0] else replace(fn, body=body)
 
 
 def _unique_ids(sites: list[Site]) -> list[Site]:
@@ -409,7 +482,34 @@ def _scalars(fn: Function, types: dict[str, Type]) -> Scalars:
             defs[stmt.target.name] = value
     params = frozenset(p.name for p in fn.params
                        if isinstance(p.type, ScalarType) or p.type is None)
-    return Scalars(defs, params)
+    carries: dict[str, Carry] = {}
+    phis: dict[str, ScalarPhi] = {}
+
+    def scalar(name: str, value: Expr | None) -> bool:
+        if isinstance(types.get(name), (TileType, TensorType)):
+            return False
+        v = var_like(value)
+        return v is None or not isinstance(types.get(v.name), (TileType, TensorType))
+
+    for stmt in _walk(fn.body):
+        if isinstance(stmt, For):
+            yielded = final_yield(stmt.body)
+            for i, (arg, init) in enumerate(zip(stmt.iter_args, stmt.inits)):
+                if not scalar(arg.name, init):
+                    continue
+                value = yielded.values[i] if yielded is not None and i < len(yielded.values) else None
+                carry = Carry(arg.name, stmt.loop_var.name, stmt.start, stmt.stop, stmt.step, init, value, False,
+                              stmt.span)
+                carries[arg.name] = carry
+                if i < len(stmt.return_vars):
+                    carries[stmt.return_vars[i].name] = replace(carry, after=True)
+        elif isinstance(stmt, If):
+            arms = [final_yield(stmt.then_body), final_yield(stmt.else_body)]
+            for i, rv in enumerate(stmt.return_vars):
+                values = [a.values[i] if a is not None and i < len(a.values) else None for a in arms]
+                if all(scalar(rv.name, v) for v in values):
+                    phis[rv.name] = ScalarPhi(stmt.cond, values[0], values[1])
+    return Scalars(defs, params, carries, phis)
 
 
 # ---------------------------------------------------------------------------------------------- operands

@@ -8,10 +8,9 @@ straight-line remainder. The seed arm's inner chain starts on its own `tile.crea
 - legacy: the seed arm's value is an inner loop's result, which the old coalescing cannot retarget, and
   yield fixup would need an Acc->Acc move: the old compiler's "cannot reconcile divergent L0C
   accumulator buffers" error, PV001, on the `if` (real for the pre-fix compiler).
-- fixed: must verify (TARGET_FACTS.md: "The fixed pipeline must lower such kernels"), so no expectation.
-  At the time of writing the fixed MemoryReuse leaves the seed arm's inner chain on its own buffer and
-  reports PV001 on the `if` (a tool bug; the even-count form, 512-wide user blocks, verifies), so the
-  manifest test marks (this file, fixed) as an expected failure until that is fixed.
+- fixed: must verify (TARGET_FACTS.md: "The fixed pipeline must lower such kernels"), so no expectation:
+  the seed arm's inner chain is retargeted onto the carry's window (sound: the carry's old value is dead
+  in that arm), and the kernel simulates to the reference's values.
 """
 
 import pypto.language as pl

@@ -11,8 +11,7 @@ the `if`, by its own name (stored to `partial`). As a value program this is vali
   PV201 on `def main`: simulated, `partial` holds the third block's product instead of the two-block sum.
 - fixed: no coalescing. `head` would need `seed` and `acc_1` on one window, but `acc_1` is live after the
   `if`, so `seed` cannot take its window, and no Acc->Acc copy can bring `acc_1` to the seed's: the
-  lowering leaves the phi divergent, PV001 (reported on the then arm's yield, the phi's first
-  definition). A kernel author fixes it by storing `partial` before the `if`.
+  lowering leaves the phi divergent, PV001 on the `if`. A kernel author fixes it by storing `partial` before the `if`.
 """
 
 import pypto.language as pl
@@ -38,9 +37,9 @@ class PostIfRead:
             acc_1 = pl.tile.matmul_acc(acc_0, a_1, b_1)
             a_2 = pl.tile.extract(x_mat, 0, r + 2 * K_TILE, [M, K_TILE], target_memory=pl.Mem.Left)
             b_2 = pl.tile.extract(w_mat, r + 2 * K_TILE, 0, [K_TILE, N], target_memory=pl.Mem.Right)
-            if r == 0:
+            if r == 0:  # expect[fixed]: PV001
                 seed = pl.tile.matmul(a_2, b_2)
-                head = pl.yield_(seed)  # expect[fixed]: PV001
+                head = pl.yield_(seed)
             else:
                 head = pl.yield_(acc_1)
             partial = pl.tile.store(acc_1, [0, 0], partial)  # expect[legacy]: PV004
