@@ -11,7 +11,8 @@ sits on top.
 Conventions:
 - Inputs: one array per tensor parameter, shapes and dtypes from the *source* kernel's parameters,
   drawn from `numpy.random.default_rng(seed)` in parameter order: floats ~ N(0, 1) rounded to the
-  dtype (round half to even), integers uniform in [-3, 3]. Output tensors get random contents too,
+  dtype (round half to even), integers uniform in [-3, 3] (int8 / int32 tensors held as int8 /
+  int32 arrays, the others as int64). Output tensors get random contents too,
   so an element the kernel never writes, or an atomic add, is compared as well.
 - Runtime scalars (scalar parameters, and tensors read by `tensor.read`) get one sample value,
   the same for all of them: the first candidate for which the reference runs with every slice in
@@ -56,6 +57,7 @@ ATOL_LOW_PRECISION = 1e-3
 DEVIATIONS = 6.0
 """How many reference deviations (`Value.sigma`) a simulated element may be off by."""
 INT_RANGE = 3
+_INT_HOLDER = {DType.INT8: np.int8, DType.INT32: np.int32}
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,11 +128,12 @@ def make_inputs(fn: Function, seed: int = 0, fill: Mapping[str, int] | None = No
         if dtype.is_float:
             data = to_dtype(rng.standard_normal(shape), dtype)
         else:
-            data = rng.integers(-INT_RANGE, INT_RANGE + 1, size=shape).astype(np.int64)
+            # Held in the dtype's own width (the simulator then binds it without a conversion).
+            data = rng.integers(-INT_RANGE, INT_RANGE + 1, size=shape).astype(_INT_HOLDER.get(dtype, np.int64))
             if dtype is DType.BOOL:
                 data = (data > 0).astype(np.int64)
         if p.name in fill:
-            data = np.full(shape, fill[p.name], dtype=data.dtype)
+            data = np.full(shape, fill[p.name], dtype=np.float32 if dtype.is_float else np.int64)
         inputs[p.name] = data
     return inputs
 

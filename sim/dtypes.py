@@ -69,21 +69,44 @@ def f32_to_bf16_bits(values: np.ndarray) -> np.ndarray:
     """bf16 bit patterns (uint16) of f32 *values*, round half to even; NaN stays a quiet NaN."""
     values = np.ascontiguousarray(values, dtype=np.float32)
     bits = values.reshape(-1).view(np.uint32)
-    result = np.empty(bits.size, dtype=np.uint16)
-    scratch = np.empty(min(_CHUNK, bits.size), dtype=np.uint32)
-    for start in range(0, bits.size, _CHUNK):
-        chunk = bits[start:start + _CHUNK]
-        rounded = scratch[:chunk.size]
-        np.right_shift(chunk, 16, out=rounded)
+    if bits.size <= _CHUNK:
+        # + 0x7FFF + lsb, then the high half: ties go to the even pattern
+        rounded = np.right_shift(bits, 16)
         np.bitwise_and(rounded, 1, out=rounded)
-        np.add(rounded, 0x7FFF, out=rounded)  # + 0x7FFF + lsb: ties go to the even pattern
-        np.add(rounded, chunk, out=rounded)
+        np.add(rounded, 0x7FFF, out=rounded)
+        np.add(rounded, bits, out=rounded)
         np.right_shift(rounded, 16, out=rounded)
-        result[start:start + _CHUNK] = rounded
+        result = rounded.astype(np.uint16)
+    else:
+        result = np.empty(bits.size, dtype=np.uint16)
+        scratch = np.empty(_CHUNK, dtype=np.uint32)
+        for start in range(0, bits.size, _CHUNK):
+            chunk = bits[start:start + _CHUNK]
+            rounded = scratch[:chunk.size]
+            np.right_shift(chunk, 16, out=rounded)
+            np.bitwise_and(rounded, 1, out=rounded)
+            np.add(rounded, 0x7FFF, out=rounded)
+            np.add(rounded, chunk, out=rounded)
+            np.right_shift(rounded, 16, out=rounded)
+            result[start:start + _CHUNK] = rounded
     if bits.size and np.isnan(values.max()):
-        nan = np.isnan(values.reshape(-1))
-        result[nan] = ((bits[nan] >> 16) | 0x0040).astype(np.uint16)
+        _quiet_nans(result, bits)
     return result.reshape(values.shape)
+
+
+def _quiet_nans(result: np.ndarray, bits: np.ndarray) -> None:
+    """Set the bf16 pattern of every f32 NaN in *bits*: its high half, made quiet."""
+    nan = (bits & 0x7FFFFFFF) > 0x7F800000
+    result[nan] = ((bits[nan] >> 16) | 0x0040).astype(np.uint16)
+
+
+def _exact_bf16_view(values: np.ndarray) -> np.ndarray | None:
+    """The bf16 patterns of contiguous f32 *values* as a view of their words' high halves, when
+    rounding would change nothing: every low half is zero and no value is a NaN (to be quietened)."""
+    words = values.reshape(-1).view(np.uint32)
+    if not words.size or np.bitwise_or.reduce(words) & 0xFFFF or np.isnan(values.max()):
+        return None
+    return values.view(np.uint16)[..., 1::2]  # little-endian: the high half comes second
 
 
 def bf16_bits_to_f32(bits: np.ndarray) -> np.ndarray:
@@ -120,10 +143,14 @@ def to_storage(values: object, name: str, copy: bool = True) -> np.ndarray:
     """Storage of dtype *name* for caller-given *values* (a bf16 uint16 array is taken as bits).
 
     With `copy=False` the result may share memory with *values* when no conversion is needed.
+    f32 values that are all bf16 values already (the usual input) take the cheap path: their words'
+    high halves, gathered, instead of a rounding.
     """
     array = np.asarray(values)
     if name == "bf16" and array.dtype != np.uint16:
-        return f32_to_bf16_bits(array)
+        array = np.ascontiguousarray(array, dtype=np.float32)
+        high = _exact_bf16_view(array)
+        return f32_to_bf16_bits(array) if high is None else high.copy()
     if name == "i1":
         return (array != 0).astype(np.uint8)
     return np.array(array, dtype=DTYPES[name].storage, copy=copy or None)

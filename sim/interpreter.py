@@ -7,10 +7,12 @@ element encodings and rounding `dtypes.py`.
 
 Method: the function is compiled once into closures over a slot list (every SSA name has one slot),
 so an executed instruction costs one Python call plus its numpy work. Tiles are numpy views into
-the arenas, cached per `(addr, valid_row, valid_col)` at each `alloc_tile`. Everything decidable
-from the text (spaces, dtypes, legal `tmov` pairs, `tmatmul.acc` ins[0] == outs, capacity of a
-tile at a constant address) is checked at compile time, so an illegal instruction is rejected
-(PV202) even on a path the inputs do not take; shapes of runtime extent are checked when executed.
+the arenas, cached per `(addr, valid_row, valid_col)` at each `alloc_tile`; GM windows likewise per
+`partition_view` and offsets. A fresh `tmatmul` writes its product straight into the accumulator's
+view. Everything decidable from the text (spaces, dtypes, legal `tmov` pairs, `tmatmul.acc`
+ins[0] == outs, capacity of a tile at a constant address) is checked at compile time, so an
+illegal instruction is rejected (PV202) even on a path the inputs do not take; shapes of runtime
+extent are checked when executed.
 
 Decisions where the spec is silent or loose (docs/pto-subset.md):
 - `pto.textract {transpose = true}` reads the source window
@@ -26,7 +28,11 @@ Decisions where the spec is silent or loose (docs/pto-subset.md):
   `pto.tmatmul.bias` takes an f32 / f16 / bf16 bias for an f32 accumulator, i32 for i32.
 - Vector ops compute in f32 for float tiles (rounded half to even to the tile's dtype) and in int64
   for integer tiles (wrapped to the dtype); `pto.tcvt` float -> int rounds half to even and
-  saturates. `pto.texp` needs float tiles; integer `pto.tdiv` truncates toward zero.
+  saturates. `pto.texp tlog tsqrt trsqrt trecip` need float tiles (`trsqrt` is `1 / sqrt(x)`, two
+  f32 roundings); integer divisions (`tdiv tdivs trowexpanddiv tcolexpanddiv`) truncate toward
+  zero. `pto.texpands` takes an f32 / f16 / bf16 scalar for a float tile, an integer one for an
+  integer tile. Reductions reject an empty source valid region; sums accumulate in numpy's order.
+  Operands of the row / column forms must have the valid shape `rows x 1` / `1 x cols`.
 - Integer scalars wrap to their type's width (`index` is 64 bits); `i1` values are bools.
 - Errors about names (undefined value, missing argument) have rule ""; every semantic rejection
   has rule PV202.
@@ -412,11 +418,23 @@ class _Compiler:
         index = self.define(op.results[0], TensorInfo(2, info.dtype, True))
         self.view_args[op.results[0]] = self.view_args[op.operands[0]]
         values, line = self.values, op.line
+        rank = len(offsets)
+        read_key = operator.itemgetter(*offsets, *sizes)  # rank >= 2: always a tuple
+        cache: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
+        """Windows already cut, by offsets and sizes, with the view they were cut from."""
 
         def run() -> None:
             view = values[source]
-            starts = [values[o] for o in offsets]
-            extents = [values[s] for s in sizes]
+            key = read_key(values)
+            hit = cache.get(key)
+            if hit is not None and hit[0] is view:
+                values[index] = hit[1]
+                return
+            window = cut(view, list(key[:rank]), list(key[rank:]))
+            cache[key] = (view, window)
+            values[index] = window
+
+        def cut(view: np.ndarray, starts: list[int], extents: list[int]) -> np.ndarray:
             for start, extent, dim in zip(starts, extents, view.shape):
                 if start < 0 or extent < 0 or start + extent > dim:
                     raise rejected(f"{op.name}: window offsets {starts} sizes {extents} exceed "
@@ -432,7 +450,7 @@ class _Compiler:
                 if want is not None and want != got:
                     raise rejected(f"{op.name}: window {list(window.shape)} differs from its "
                                    f"type {result_type}", line)
-            values[index] = window
+            return window
         return run
 
     # --- tiles ------------------------------------------------------------------------------
@@ -507,9 +525,12 @@ class _Compiler:
 
         def run() -> None:
             window, tile = values[source], values[dest]
-            _same_shape(op.name, window.shape, tile, line)
-            tile.valid[...] = window
-            _mark(tile)
+            valid = tile.valid
+            if window.shape != valid.shape:
+                _same_shape(op.name, window.shape, tile, line)
+            valid[...] = window
+            if tile.written is not None:
+                _mark(tile)
         return run
 
     def op_pto_tstore(self, op: Op) -> Step:
@@ -558,8 +579,10 @@ class _Compiler:
         def run() -> None:
             src, dst = values[source], values[dest]
             top, left = values[row], values[col]
-            height, width = ((dst.valid_cols, dst.valid_rows) if transpose
-                             else (dst.valid_rows, dst.valid_cols))
+            if transpose:
+                height, width = dst.valid_cols, dst.valid_rows
+            else:
+                height, width = dst.valid_rows, dst.valid_cols
             if top < 0 or left < 0 or top + height > src.valid_rows or \
                     left + width > src.valid_cols:
                 raise rejected(f"{op.name}: window [{top}:{top + height}, {left}:{left + width}] "
@@ -567,7 +590,8 @@ class _Compiler:
                                line)
             window = src.valid[top:top + height, left:left + width]
             dst.valid[...] = window.T if transpose else window
-            _mark(dst)
+            if dst.written is not None:
+                _mark(dst)
         return run
 
     def op_pto_tmov(self, op: Op) -> Step:
@@ -630,8 +654,9 @@ class _Compiler:
         def run() -> None:
             a, b, c = values[lhs], values[rhs], values[acc]
             _check_mnk(op.name, a, b, c, line)
-            c.valid[...] = _product(a, b, in_dtype)
-            _mark(c)
+            _product(a, b, in_dtype, out=c.valid)
+            if c.written is not None:
+                _mark(c)
         return run
 
     def op_pto_tmatmul_acc(self, op: Op) -> Step:
@@ -874,13 +899,21 @@ def _as_f32(tile: Tile, dtype: str) -> np.ndarray:
     return tile.valid.astype(np.float32)
 
 
-def _product(a: Tile, b: Tile, dtype: str) -> np.ndarray:
-    """`A @ B` as the cube computes it: f32 accumulation, or wrapped i32 for i8 inputs."""
+def _product(a: Tile, b: Tile, dtype: str, out: np.ndarray | None = None) -> np.ndarray:
+    """`A @ B` as the cube computes it: f32 accumulation, or wrapped i32 for i8 inputs (into
+    *out* when given)."""
     if dtype != "i8":
-        return np.matmul(_as_f32(a, dtype), _as_f32(b, dtype))
-    exact = np.float32 if a.valid_cols <= _I8_EXACT_IN_F32_K else np.float64
-    product = np.matmul(a.valid.astype(exact), b.valid.astype(exact))
-    return product.astype(np.int64).astype(np.int32)
+        return np.matmul(_as_f32(a, dtype), _as_f32(b, dtype), out=out)
+    if a.valid_cols <= _I8_EXACT_IN_F32_K:  # every partial sum is an exact f32 integer
+        product = np.matmul(a.valid.astype(np.float32), b.valid.astype(np.float32))
+        wrapped = product.astype(np.int32)
+    else:
+        product = np.matmul(a.valid.astype(np.float64), b.valid.astype(np.float64))
+        wrapped = product.astype(np.int64).astype(np.int32)
+    if out is None:
+        return wrapped
+    out[...] = wrapped
+    return out
 
 
 def _atomic_add(window: np.ndarray, stored: np.ndarray, dtype: str) -> np.ndarray:

@@ -4,8 +4,9 @@ Input: the MLIR-style text `lowering/pto_emit.py` writes (and the PyPTO compiler
 `main.pto`, a superset whose `loc(...)` suffixes and `// comments` are skipped). Output: a
 `Module` of `Func`s whose bodies are tuples of `Op`. Anything outside the subset is a `SimError`
 with `rule == ""` and the 1-based line of the offending token, e.g. `line 12: unknown instruction
-pto.tfoo`. No MLIR library is used: a regex scanner feeds a recursive-descent parser with one
-routine per op form.
+pto.tfoo`. No MLIR library is used: a regex scanner (one match per token; a `!type<...>` or
+`#attr<...>` nested at most one level deep is one match, deeper ones go to a character scanner)
+feeds a recursive-descent parser with one routine per op form. Types are parsed once per spelling.
 
 AST conventions: SSA names are kept without their `%`. An `Op` has positional `operands` (for
 `ins(...) outs(...)` instructions: the ins), keyword operand groups `named` (`outs`, `addr`,
@@ -14,8 +15,8 @@ dict plus the op's literal parts: `value` of `arith.constant`, `predicate` of `a
 `iv` of `scf.for`), `types` in source order and `regions` (`scf.for`: one, `scf.if`: one or two).
 
 Decision beyond the spec: `arith.constant` also accepts a float literal typed `f32`/`f16`/`bf16`
-(the scalar operand of `pto.tmuls` / `pto.tadds` needs one), decimal or MLIR hexadecimal (the bit
-pattern, e.g. `0x3F800000 : f32`).
+(the scalar operand of `pto.tmuls` / `pto.tadds` / `pto.texpands` needs one), decimal or MLIR
+hexadecimal (the bit pattern, e.g. `0x3F800000 : f32`, the only spelling of an infinity).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import re
 import struct
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import Final, Iterator
+from typing import Final, Iterator, NamedTuple
 
 from .errors import SimError
 
@@ -173,9 +174,8 @@ class Module:
 
 # --- scanner --------------------------------------------------------------------------------
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    """One lexeme and its 1-based line."""
+class Token(NamedTuple):
+    """One lexeme and its 1-based line (a tuple: the scanner makes ~15 per line)."""
 
     kind: str
     """`value` (%x), `symbol` (@f), `type` (!...), `hash` (#...), `ident`, `int`, `float`,
@@ -191,8 +191,8 @@ _TOKEN: Final = re.compile(r"""
     (?:
       (?P<value>%[A-Za-z0-9_$.]+)
     | (?P<ident>[A-Za-z_][A-Za-z0-9_.$]*)
-    | (?P<type>![A-Za-z_][A-Za-z0-9_.]*(?:<(?:B|<B*+>)*+>)?+)(?!<)
-    | (?P<hash>\#[A-Za-z_][A-Za-z0-9_.]*(?:<(?:B|<B*+>)*+>)?+)(?!<)
+    | (?P<type>![A-Za-z_][A-Za-z0-9_.]*+(?:<(?:B|<B*+>)*+>)?+)(?!<)
+    | (?P<hash>\#[A-Za-z_][A-Za-z0-9_.]*+(?:<(?:B|<B*+>)*+>)?+)(?!<)
     | (?P<punct>->|[(){}\[\],:=<>?*])
     | (?P<float>-?\d+\.\d*(?:[eE][+-]?\d+)?|-?\d+[eE][+-]?\d+)
     | (?P<int>-?0x[0-9A-Fa-f]+|-?\d+)
@@ -291,8 +291,19 @@ _PTR: Final = re.compile(r"!pto\.ptr<(\w+)>$")
 _TILE: Final = re.compile(r"!pto\.tile_buf<(.*)>$", re.DOTALL)
 
 
+_TYPES: dict[str, Type] = {}
+"""Types already parsed, by spelling (they are immutable; a module repeats few of them)."""
+
+
 def parse_type(text: str, line: int) -> Type:
     """The `Type` spelled *text* (a `!...` token or a scalar type name)."""
+    known = _TYPES.get(text)
+    if known is None:
+        known = _TYPES[text] = _parse_type(text, line)
+    return known
+
+
+def _parse_type(text: str, line: int) -> Type:
     if text in SCALAR_TYPES:
         return ScalarType(text)
     if match := _PTR.match(text):
@@ -373,24 +384,30 @@ class _Parser:
         return token
 
     def at(self, text: str) -> bool:
-        token = self.peek
-        return token.text == text and token.kind in ("punct", "ident")
+        token = self.tokens[self.pos]
+        return token.text == text and (token.kind == "punct" or token.kind == "ident")
 
     def accept(self, text: str) -> bool:
-        if self.at(text):
+        token = self.tokens[self.pos]
+        if token.text == text and (token.kind == "punct" or token.kind == "ident"):
             self.pos += 1
             return True
         return False
 
     def expect(self, text: str) -> Token:
-        if not self.at(text):
+        token = self.tokens[self.pos]
+        if token.text != text or not (token.kind == "punct" or token.kind == "ident"):
             raise self.error(f"expected '{text}'")
-        return self.next()
+        self.pos += 1  # never eof: its text is empty
+        return token
 
     def expect_kind(self, kind: str, what: str) -> Token:
-        if self.peek.kind != kind:
+        token = self.tokens[self.pos]
+        if token.kind != kind:
             raise self.error(f"expected {what}")
-        return self.next()
+        if kind != "eof":
+            self.pos += 1
+        return token
 
     def error(self, message: str) -> SimError:
         token = self.peek
@@ -398,7 +415,11 @@ class _Parser:
         return SimError(f"{message}, found {found}", token.line)
 
     def value(self) -> str:
-        return self.expect_kind("value", "an SSA value (%name)").text[1:]
+        token = self.tokens[self.pos]
+        if token.kind != "value":
+            raise self.error("expected an SSA value (%name)")
+        self.pos += 1
+        return token.text[1:]
 
     def value_list(self, close: str) -> tuple[str, ...]:
         values: list[str] = []

@@ -17,11 +17,11 @@ from pypto_verify import ir, rules
 
 from pypto_verify.smt.obligations import Obligation, RULE_ORDER, site_obligations
 from pypto_verify.smt.sites import Pair, Site, extract_sites, match_sites
-from pypto_verify.smt.solver import DEFAULT_TIMEOUT_MS, Answer, Verdict, discharge
+from pypto_verify.smt.solver import DEFAULT_TIMEOUT_MS, Answer, Verdict, discharge, discharge_all
 
 __all__ = [
     "Outcome", "Verdict", "Obligation", "Site", "Pair", "prove_module", "prove_pairs", "pair_sites",
-    "extract_sites", "match_sites", "discharge", "DEFAULT_TIMEOUT_MS",
+    "extract_sites", "match_sites", "discharge", "discharge_all", "DEFAULT_TIMEOUT_MS",
 ]
 
 
@@ -83,8 +83,8 @@ def prove_pairs(pairs: list[Pair], unmatched: list[Site] = (), *, has_source: bo
     for pair in pairs:
         obligations = site_obligations(pair.lowered, pair.source, has_source=has_source)
         by_rule: dict[str, list[tuple[Obligation, Answer]]] = {}
-        for ob in obligations:
-            answer = discharge(ob, timeout_ms=timeout_ms, cache=cache, dump_smt=dump_smt)
+        answers = discharge_all(obligations, timeout_ms=timeout_ms, cache=cache, dump_smt=dump_smt)
+        for ob, answer in zip(obligations, answers):
             by_rule.setdefault(ob.rule.id, []).append((ob, answer))
         for rule in RULE_ORDER:
             if rule.id in by_rule:

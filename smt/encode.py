@@ -24,8 +24,19 @@ body must run the same number of steps in every iteration (its count may be symb
 on a loop variable of the site). Each MAD, create and drain of the site model is decoded from `n` by
 exact integer division: in a loop of `S` steps per iteration starting at offset `o`, an item whose
 first position inside the body is `lo` runs in iteration `i = (n - o - lo) div S` (unique, because an
-item never spans a whole body), and the loop variable is `start + i * step`. So "the step at `n`",
-"a drain right before step `n`" are quantifier-free functions of `n`, usable under negation.
+item never spans a whole body), and the loop variable is `start + i * step`. With literal counts, the
+leaves whose positions in an iteration lie in `[0, S)` (every MAD; a create or drain of the body itself)
+share one division, `i = (n - o) div S` (`i - 1` for one at the very end of the body, `lo = S`), which
+equals the per-leaf one wherever the leaf runs: the solver then relates one quotient per loop instead of
+one per leaf. So "the step at `n`", "a drain right before step `n`" are quantifier-free functions of
+`n`, usable under negation.
+
+Scalar loop carries (`sites.Carry`: `k0 = 0` before the loop, `k0 = k0 + K_TILE` in it) are valued
+exactly as `init + i * delta` in iteration `i` when the yielded value is the iter_arg plus a
+loop-invariant `delta` (a literal, a parameter, a runtime read outside the loop); any other carry is
+its init in the first iteration and otherwise a function of the loop variables in scope, named for one
+side of the query only, and an approximation — so it can prove, or be inconclusive, but never refute.
+A scalar an `if` yields is the `ite` of its arms.
 """
 
 from __future__ import annotations
@@ -326,6 +337,59 @@ def substitute(term: Term, values: Mapping[Term, Term]) -> Term:
         return memo[key]
 
     return go(term)
+
+
+def facts_of(assumptions: Iterable[Term]) -> dict[Term, Term]:
+    """The atoms *assumptions* assert, each mapped to its truth value (`a` to true, `(not a)`'s `a` to
+    false, the conjuncts of an `and`): under the assumptions, a term may have them replaced."""
+    facts: dict[Term, Term] = {}
+    stack = list(assumptions)
+    while stack:
+        a = stack.pop()
+        if a.head == "and":
+            stack.extend(a.args)
+        elif a.head == "not":
+            facts.setdefault(a.args[0], FALSE)
+        elif not a.is_lit:
+            facts.setdefault(a, TRUE)
+    return facts
+
+
+def simplify_under(assumptions: Iterable[Term], terms: Iterable[Term]) -> tuple[tuple[Term, ...], tuple[Term, ...]]:
+    """*assumptions* without duplicates or `true`, and *terms* with every atom the assumptions assert
+    replaced by its value (folded; equivalent under the assumptions). A context guard `nb < 2` then makes
+    a count `ite(nb < 2, 4, 0)` the literal 4, and a division by it a division by a literal."""
+    kept: list[Term] = []
+    for a in assumptions:
+        if a is not TRUE and a not in kept:
+            kept.append(a)
+    facts = facts_of(kept)
+    if not facts:
+        return tuple(kept), tuple(terms)
+    memo: dict[int, Term] = {}
+    return tuple(kept), tuple(_substitute(t, facts, memo) for t in terms)
+
+
+def _substitute(term: Term, values: Mapping[Term, Term], memo: dict[int, Term]) -> Term:
+    stack: list[tuple[Term, bool]] = [(term, False)]
+    while stack:
+        t, done = stack.pop()
+        key = id(t)
+        if key in memo:
+            continue
+        if t in values:
+            memo[key] = values[t]
+            continue
+        if not t.args:
+            memo[key] = t
+            continue
+        if not done:
+            stack.append((t, True))
+            stack.extend((a, False) for a in t.args if id(a) not in memo)
+            continue
+        args = tuple(memo[id(a)] for a in t.args)
+        memo[key] = t if all(x is y for x, y in zip(args, t.args)) else _rebuild(t, args)
+    return memo[id(term)]
 
 
 def _smt_div(a: Term, b: Term) -> Term:
@@ -736,6 +800,7 @@ class ChainEncoding:
         self.assumptions: list[Term] = []
         self.unsupported = site.unsupported
         self.approximations: list[str] = []
+        self._counts: dict[tuple, Term] = {}
         top = ExprEncoder(symbols)
         self._context(top)
         if not self.unsupported:
@@ -780,6 +845,16 @@ class ChainEncoding:
     def _item_count(self, item: S.Item, enc: ExprEncoder) -> Term:
         if isinstance(item, S.Mad):
             return lit(item.sub_blocks)
+        if not isinstance(item, (S.Loop, S.Branch)):
+            return ZERO
+        # memoised per scope: every leaf's decoding counts the items before it again
+        key = (id(item), tuple(sorted(enc.loop_vars.items(), key=lambda kv: kv[0])))
+        found = self._counts.get(key)
+        if found is None:
+            found = self._counts[key] = self._item_count_of(item, enc)
+        return found
+
+    def _item_count_of(self, item: S.Item, enc: ExprEncoder) -> Term:
         if isinstance(item, S.Loop):
             inner = enc.bind(item.var, const(f"{MARK}var.{item.var}"))
             per = self._count(item.body, inner)
@@ -803,6 +878,7 @@ class ChainEncoding:
         """Decode one leaf: at each level, the loops on its path divide the index by their per-iteration
         count after removing the leaf's first position inside the body (module docstring)."""
         m, enc = n, top
+        leaf = path[-1][0][path[-1][1]]
         guards: list[Term] = []
         values: tuple[tuple[str, Term], ...] = ()
         branches: tuple[tuple[S.Branch, bool], ...] = ()
@@ -828,6 +904,15 @@ class ChainEncoding:
                 i = const(f"{MARK}iter.{item.var}.{len(self.drains) + len(self.creates)}")
                 self.approximations.append(f"the iteration of `{display_name(item.var)}` (line {item.span.line}) "
                                            "at which an item of a MAD-free loop runs")
+            elif per.head == "int" and lo.head == "int" and (isinstance(leaf, S.Mad) or level + 2 == len(path)) \
+                    and 0 <= lo.value <= per.value:
+                # the leaves of a body share one division where their positions in an iteration lie in
+                # [0, per): a MAD's always do, and so does a create or drain of the body itself before its
+                # end; there `(m - lo) div per` is `m div per` wherever the leaf runs. A create or drain at
+                # the end of the body (lo = per) runs in the iteration before.
+                i = floordiv(m, per)
+                if lo.value == per.value:
+                    i = sub(i, ONE)
             else:
                 i = _div_cases(sub(m, lo), per)
             guards += [le(ZERO, i), lt(i, trips)]

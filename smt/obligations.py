@@ -124,6 +124,24 @@ def _symbols(site: S.Site, tag: str) -> E.Symbols:
     return E.Symbols(site.scalars, tag)
 
 
+_SIDES: dict[tuple[int, str], tuple[S.Site, Side]] = {}
+"""The sites encoded for the obligations being built (`site_obligations` poses up to eight queries on
+one site: it encodes each side once). Keyed by identity; the site is kept so the id stays its own."""
+
+
+def _side(site: S.Site, tag: str) -> Side:
+    """*site* encoded as side *tag* (memoised, see `_SIDES`)."""
+    key = (id(site), tag)
+    hit = _SIDES.get(key)
+    if hit is not None and hit[0] is site:
+        return hit[1]
+    if len(_SIDES) > 64:
+        _SIDES.clear()
+    side = Side(site, tag, _symbols(site, tag))
+    _SIDES[key] = (site, side)
+    return side
+
+
 def _free_assumptions(*symbol_sets: E.Symbols) -> list[E.Term]:
     """Runtime scalars and context variables are indices: nonnegative.
     NOTE: a precondition of every verdict (a kernel is only meaningful for nonnegative offsets and
@@ -223,8 +241,8 @@ def _inapplicable(rule: Rule, site: S.Site, reason: str) -> Obligation:
 def predication_is_phi(lowered: S.Site, source: S.Site) -> Obligation:
     """PV101: on every step both chains run, the lowered MAD initialises exactly where the source's
     MAD (its `if` arm, its `init_cond`) initialises."""
-    sym_l, sym_s = _symbols(lowered, "l"), _symbols(source, "s")
-    low, src = Side(lowered, "l", sym_l), Side(source, "s", sym_s)
+    low, src = _side(lowered, "l"), _side(source, "s")
+    sym_l, sym_s = low.chain.symbols, src.chain.symbols
     if not (low.ok and src.ok):
         return _inapplicable(rules.PREDICATION_IS_PHI, lowered, low.chain.unsupported or src.chain.unsupported)
     assumptions = [*_base(lowered, low, src), E.le(E.ZERO, N), E.lt(N, low.chain.total), E.lt(N, src.chain.total)]
@@ -257,9 +275,8 @@ def predication_is_phi(lowered: S.Site, source: S.Site) -> Obligation:
 
 def initialise_first(lowered: S.Site, source: S.Site | None = None) -> Obligation:
     """PV102: the first step of the chain, and the first after each create, initialises it."""
-    sym_l = _symbols(lowered, "l")
-    low = Side(lowered, "l", sym_l)
-    src = Side(source, "s", _symbols(source, "s")) if source is not None else None
+    low = _side(lowered, "l")
+    src = _side(source, "s") if source is not None else None
     if not low.ok:
         return _inapplicable(rules.INITIALISE_FIRST, lowered, low.chain.unsupported)
     sides = (low,) if src is None or not src.ok else (low, src)
@@ -309,9 +326,8 @@ def initialise_first(lowered: S.Site, source: S.Site | None = None) -> Obligatio
 def no_lost_partial_sums(lowered: S.Site, source: S.Site | None = None) -> Obligation:
     """PV103: no step initialises while the previous step's value was never drained, unless the source
     initialises at the same step (Form 3: no source excuses it)."""
-    sym_l = _symbols(lowered, "l")
-    low = Side(lowered, "l", sym_l)
-    src = Side(source, "s", _symbols(source, "s")) if source is not None else None
+    low = _side(lowered, "l")
+    src = _side(source, "s") if source is not None else None
     if not low.ok:
         return _inapplicable(rules.NO_LOST_PARTIAL_SUMS, lowered, low.chain.unsupported)
     if src is not None and not src.ok:
@@ -353,8 +369,8 @@ def no_lost_partial_sums(lowered: S.Site, source: S.Site | None = None) -> Oblig
 
 def bias_once(lowered: S.Site) -> Obligation:
     """PV104: a biased chain adds the bias on the first step of each output tile and on no other."""
-    sym_l = _symbols(lowered, "l")
-    low = Side(lowered, "l", sym_l)
+    low = _side(lowered, "l")
+    sym_l = low.chain.symbols
     if not low.ok:
         return _inapplicable(rules.BIAS_ONCE, lowered, low.chain.unsupported)
     first = E.or_(E.eq(N, E.ZERO), low.chain.drain_at(), low.chain.create_at())
@@ -387,8 +403,8 @@ def bias_once(lowered: S.Site) -> Obligation:
 def reduction_equivalence(lowered: S.Site, source: S.Site) -> tuple[Obligation, ...]:
     """PV105: the lowered chain computes the source chain's sequence of steps (module docstring):
     equal step counts, equal value after the first step, the induction step, equal drain positions."""
-    sym_l, sym_s = _symbols(lowered, "l"), _symbols(source, "s")
-    low, src = Side(lowered, "l", sym_l), Side(source, "s", sym_s)
+    low, src = _side(lowered, "l"), _side(source, "s")
+    sym_l, sym_s = low.chain.symbols, src.chain.symbols
     rule = rules.REDUCTION_EQUIVALENCE
     if not (low.ok and src.ok):
         return (_inapplicable(rule, lowered, low.chain.unsupported or src.chain.unsupported),)
@@ -464,6 +480,13 @@ RULE_ORDER = (rules.PREDICATION_IS_PHI, rules.INITIALISE_FIRST, rules.NO_LOST_PA
 def site_obligations(lowered: S.Site, source: S.Site | None, *, has_source: bool) -> list[Obligation]:
     """Every obligation of one site. With a source module (*has_source*) but no matched source site,
     PV101 and PV105 are posed as inconclusive (their spec is missing), never skipped."""
+    try:
+        return _site_obligations(lowered, source, has_source)
+    finally:
+        _SIDES.clear()
+
+
+def _site_obligations(lowered: S.Site, source: S.Site | None, has_source: bool) -> list[Obligation]:
     out: list[Obligation] = []
     if source is not None:
         out.append(predication_is_phi(lowered, source))

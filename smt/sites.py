@@ -8,7 +8,10 @@ level, Form 2 tile level, or lowered / Form 3). Output: `Site` records; `encode.
 A chain is a class of values under the flows of the IR: `matmul_acc`'s acc operand and its result, a
 loop's init / iter_arg / yield / return var, an if's arm yields and its phi, an identity copy `x = y`.
 A class is a chain when a MAD (`matmul`, `matmul_bias`, `matmul_acc`, tile or tensor level) writes one of
-its values. Projecting the function body onto the chain keeps five kinds of item, in program order:
+its values. A MAD that is an operand of another expression (`y[:, :] = pl.matmul(a, b)` reads as
+`pl.tensor.assemble(y, pl.tensor.matmul(a, b), ...)`) is first bound to a name of its own, with the
+spans it had (`hoist_mads`): a one-step chain drained by its consumer, matched with the K loop the
+lowering auto-tiles it into. Projecting the function body onto the chain keeps five kinds of item, in program order:
 
 - `Mad`: one MAD on the chain (it resets when it is `matmul` / `matmul_bias`, or a `matmul_acc` whose
   `init_cond` holds; it accumulates otherwise), with where its operands lie in the GM tensors;
@@ -29,6 +32,10 @@ Chains the model cannot express exactly are *unsupported* (the site keeps its re
 on it is inconclusive): a read of a value after the chain moved on (PV004 reports those), a chain carried
 by two iter_args of one loop, or a value of the chain defined by an op that is neither a MAD nor a create
 in the middle of the chain.
+
+The scalars a site's expressions read are described by `Scalars`: inline definitions, parameters, the
+scalars loops carry (`Carry`: an iter_arg and its return var, valued by `encode.py`) and the scalars ifs
+yield (`ScalarPhi`).
 
 Sites are matched source <-> lowered by the spans of their MADs: the passes keep the span of the source op
 a lowered op came from (`dataclasses.replace`).

