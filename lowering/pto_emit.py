@@ -43,7 +43,8 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   `row_sum/max/min` and `col_sum/max/min` (`trowsum ... tcolmin`), `row_expand_<op>` /
   `col_expand_<op>` for op `add sub mul div max min` (`trowexpand<op>` / `tcolexpand<op>`), `full`
   (`texpands` of an `f32` constant, `i32` for an integer tile; a non-finite constant is spelled as
-  its hexadecimal bit pattern) and `cast` (`tcvt`).
+  its hexadecimal bit pattern) and `cast` (`tcvt`). A `tile.slice` of a Vec value is a vec -> vec
+  `textract` of its window into the slice's own tile.
 
 What the subset cannot express is an `EmitError` naming the op (the comparison then reports
 `sim: skipped` with the reason): vector ops it lacks, scalar loop carries and scalar phis, GM
@@ -743,6 +744,21 @@ class _FunctionEmitter:
             return None
         return self._result(name, declared, call, span)
 
+    def op_slice(self, name, call, declared, span):
+        # convert_tensor_to_tile_ops: a slice of a computed Vec value is a copy of its window into
+        # the result's own buffer; PTO's form is a vec -> vec `textract`.
+        source = self.vec_tile(call.args[0], span, "tile.slice source")
+        offsets = _items(call.args[2] if len(call.args) > 2 else call.kwarg("offsets"), span, "offsets")
+        dst = self._result(name, declared, call, span)
+        if dst.space is not MemSpace.Vec:
+            raise EmitError(f"tile.slice into a {dst.space.value} tile has no PTO form", span)
+        if len(offsets) < 2:
+            raise EmitError("tile.slice with fewer than two offsets", span)
+        row, col = (self.index(o, span) for o in offsets[-2:])
+        self.emit(f"pto.textract ins(%{source.ssa}, %{row}, %{col} : {source.type}, index, index) "
+                  f"outs(%{dst.ssa} : {dst.type})")
+        return dst
+
     def op_reshape(self, name, call, declared, span):
         source = self.tile(call.args[0], span, "tile.reshape source")
         if not isinstance(declared, TileType):
@@ -932,7 +948,7 @@ _CALLS = {
     ops.MATMUL: _FunctionEmitter.op_matmul, ops.MATMUL_ACC: _FunctionEmitter.op_matmul,
     ops.MATMUL_BIAS: _FunctionEmitter.op_matmul, ops.ASSEMBLE: _FunctionEmitter.op_assemble,
     "tile.reshape": _FunctionEmitter.op_reshape, "tile.cast": _FunctionEmitter.op_cast,
-    "tile.full": _FunctionEmitter.op_full,
+    "tile.full": _FunctionEmitter.op_full, "tile.slice": _FunctionEmitter.op_slice,
     ops.T_READ: _FunctionEmitter.op_read,
 }
 

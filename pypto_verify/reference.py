@@ -881,7 +881,7 @@ class _Tensor(Value):
 
 _HANDLERS = {
     ops.T_CREATE: _create, ops.CREATE: _create, "tensor.full": _full, "tile.full": _full,
-    ops.T_SLICE: _slice, ops.T_ASSEMBLE: _assemble, ops.ASSEMBLE: _assemble,
+    ops.T_SLICE: _slice, "tile.slice": _slice, ops.T_ASSEMBLE: _assemble, ops.ASSEMBLE: _assemble,
     ops.T_MATMUL: _Interpreter.matmul, ops.T_MATMUL_ACC: _Interpreter.matmul,
     ops.T_MATMUL_BIAS: _Interpreter.matmul,
     ops.MATMUL: _Interpreter.matmul, ops.MATMUL_ACC: _Interpreter.matmul,

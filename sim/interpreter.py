@@ -15,6 +15,8 @@ illegal instruction is rejected (PV202) even on a path the inputs do not take; s
 extent are checked when executed.
 
 Decisions where the spec is silent or loose (docs/pto-subset.md):
+- `pto.textract` also copies a window of a `vec` tile into a `vec` tile (never transposed): the
+  form of `tile.slice` of a computed Vec value.
 - `pto.textract {transpose = true}` reads the source window
   `[row : row + dst.valid_cols, col : col + dst.valid_rows]` (the spec writes `dst.cols` /
   `dst.rows`; the two agree whenever the valid region is the whole tile) and windows must lie
@@ -565,15 +567,19 @@ class _Compiler:
 
     def op_pto_textract(self, op: Op) -> Step:
         self._arity(op, 3, 1)
-        source, src_type = self.tile(op, op.operands[0], "source", ("mat",))
+        source, src_type = self.tile(op, op.operands[0], "source", ("mat", "vec"))
         row, col = self.scalar(op, op.operands[1]), self.scalar(op, op.operands[2])
-        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("left", "right"))
+        # docs/pto-subset.md: mat -> left / right (the cube's operands), or a vec -> vec window copy.
+        targets = ("vec",) if src_type.loc == "vec" else ("left", "right")
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", targets)
         if src_type.dtype != dst_type.dtype:
             raise rejected(f"{op.name}: source dtype {src_type.dtype} differs from destination "
                            f"dtype {dst_type.dtype}", op.line)
         transpose = op.attr("transpose", False)
         if transpose not in (True, False):
             raise SimError(f"{op.name}: transpose must be true or false", op.line)
+        if transpose and src_type.loc == "vec":
+            raise rejected(f"{op.name}: a vec -> vec window copy does not transpose", op.line)
         values, line = self.values, op.line
 
         def run() -> None:

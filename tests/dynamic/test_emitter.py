@@ -261,3 +261,15 @@ def test_infinite_fill_is_spelled_as_its_bit_pattern() -> None:
     text = emit(fn)
     assert _lines(text, "arith.constant 0xFF800000 : f32")
     parse_pto(text)
+
+
+def test_slice_of_a_vec_value_is_a_vec_to_vec_textract() -> None:
+    fn = b.norm_chain(True)
+    body = list(fn.body)
+    body[13] = b.assign("zs", b.call("tile.slice", "tx", [4, 32], [2, 16]), b.tile([4, 32], b.FP32, b.Vec, 0))
+    body[14] = b.assign("z", b.call("tile.store", "zs", [0, 0], "z"))
+    fn = replace(fn, body=tuple(body), params=(*fn.params[:4], b.out("z", b.tensor([4, 32], b.FP32))))
+    text = emit(fn)
+    (copy,) = _lines(text, "pto.textract")
+    assert copy.startswith("pto.textract ins(%tx, %c2_index, %c16_index : ") and "outs(%zs :" in copy
+    parse_pto(text)

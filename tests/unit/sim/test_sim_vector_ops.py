@@ -189,3 +189,18 @@ def test_expand_op_with_a_mis_shaped_vector_is_rejected() -> None:
     with pytest.raises(SimError) as error:
         _run(text, [np.zeros((4, 8), np.float32), np.zeros((1, 8), np.float32)], (4, 8))
     assert error.value.rule == "PV202" and "shape mismatch: 4x1" in error.value.message
+
+
+def test_textract_copies_a_window_of_a_vec_tile_into_a_vec_tile() -> None:
+    text = _kernel(f"    pto.textract ins(%t0, %c2, %c4 : {_t(8, 16)}, index, index) outs(%z : {_t(4, 8)})",
+                   [(8, 16)], (4, 8))
+    x = RNG.standard_normal((8, 16)).astype(np.float32)
+    np.testing.assert_array_equal(_run(text, [x], (4, 8)), x[2:6, 4:12])
+
+
+def test_vec_textract_does_not_transpose() -> None:
+    text = _kernel(f"    pto.textract ins(%t0, %c0, %c0 : {_t(8, 8)}, index, index) outs(%z : {_t(8, 8)}) "
+                   "{transpose = true}", [(8, 8)], (8, 8))
+    with pytest.raises(SimError) as error:
+        simulate(text, "main", {})
+    assert error.value.rule == "PV202" and "does not transpose" in error.value.message
