@@ -544,7 +544,7 @@ def lower_files(paths: list[str], options: CheckOptions) -> tuple[list[tuple[str
     kernels: list[tuple[str, str, Function]] = []
     errors: list[Finding] = []
     for path in collect_files(paths):
-        front = front_file(str(path), replace(options, smt=False))
+        front = front_file(str(path), replace(options, smt=False, sim=False))
         errors.extend(f for f in front.report.findings if f.severity is Severity.ERROR)
         kernels.extend((str(path), name, fn) for name, fn in front.lowered)
     return kernels, errors

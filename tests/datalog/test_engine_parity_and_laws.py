@@ -18,6 +18,12 @@ MAIN = Path(str(importlib.resources.files("pypto_verify.datalog") / "main.dl"))
 CASES = sorted((ROOT / "tests" / "fixtures" / "form3").glob("*.py")) + sorted((ROOT / "corpus").glob("*.py"))
 
 
+@pytest.fixture(scope="module")
+def corpus_facts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The facts of every fixture and corpus kernel, lowered once per pipeline for the whole module."""
+    return {mode: _facts(tmp_path_factory.mktemp(mode), CASES, mode) for mode in ("fixed", "legacy")}
+
+
 def _facts(tmp_path: Path, paths: list[Path], mode: str = "fixed") -> Path:
     kernels, _ = lower_files([str(p) for p in paths], CheckOptions(mode=mode))
     facts = export_facts([(p, fn) for p, _, fn in kernels], TARGETS["a2a3"])
@@ -26,10 +32,10 @@ def _facts(tmp_path: Path, paths: list[Path], mode: str = "fixed") -> Path:
 
 
 @pytest.mark.parametrize("mode", ["fixed", "legacy"])
-def test_souffle_and_clingo_agree_on_fixtures_and_corpus(tmp_path: Path, mode: str) -> None:
+def test_souffle_and_clingo_agree_on_fixtures_and_corpus(corpus_facts: dict[str, Path], mode: str) -> None:
     if shutil.which("souffle") is None:
         pytest.skip("souffle not on PATH: engine parity needs both engines")
-    facts = _facts(tmp_path, CASES, mode)
+    facts = corpus_facts[mode]
     assert run_program(MAIN, facts, engine="souffle") == run_program(MAIN, facts, engine="clingo")
 
 
@@ -57,9 +63,9 @@ def test_chain_root_partitions_acc_values_like_the_flow_components(tmp_path: Pat
         assert all(m[0] == k for m in members)
 
 
-def test_invariant_relations_are_empty_on_every_case(tmp_path: Path) -> None:
+def test_invariant_relations_are_empty_on_every_case(corpus_facts: dict[str, Path]) -> None:
     for mode in ("fixed", "legacy"):
-        rel = run_program(MAIN, _facts(tmp_path / mode, CASES, mode), engine="clingo")
+        rel = run_program(MAIN, corpus_facts[mode], engine="clingo")
         assert {name: rows for name, rows in rel.items() if name.startswith("assert_") and rows} == {}
 
 
