@@ -244,20 +244,49 @@ def front_file(path: str, options: CheckOptions) -> _Front:
     for program, fn in kernel_list:
         front.report.kernels.append(KernelReport(names[fn.name], fn.name))
         front.sources[names[fn.name]] = None if frontend.is_lowered(fn) else fn
-    result = lower(parsed.module, LowerOptions(mode=options.mode, target=get_target(options.target)))
-    for error in result.errors:
-        fn_name = getattr(error, "function", "")
-        report.findings.append(_lowering_finding(error, names.get(fn_name, fn_name), fn_name))
-    lowered_fns = {fn.name: fn for _, fn in frontend.kernels(result.module)}
+    lower_options = LowerOptions(mode=options.mode, target=get_target(options.target))
+    lowered_fns: dict[str, Function] = {}
+    programs: list[Program] = []
+    for program, fn in kernel_list:
+        single = Module(parsed.module.path, (replace(program, functions=(fn,)),))
+        try:
+            result = lower(single, lower_options)
+        except Exception as error:  # our bug: report it on this kernel, keep checking the rest
+            report.findings.append(_internal(fn, names[fn.name], "lowering", error))
+            continue
+        for lowering_error in result.errors:
+            fn_name = getattr(lowering_error, "function", fn.name)
+            report.findings.append(_lowering_finding(lowering_error, names.get(fn_name, fn_name), fn_name))
+        for lowered_program, low in result.module.functions():
+            if low.name == fn.name:
+                lowered_fns[fn.name] = low
+                programs.append(replace(lowered_program, functions=(low,)))
     for program, fn in kernel_list:
         low = lowered_fns.get(fn.name)
         if low is not None:
             front.lowered.append((names[fn.name], low))
+    result_module = Module(parsed.module.path, tuple(programs))
     if options.smt:
-        report.findings.extend(_prove(parsed.module, result.module, front, names, options))
+        try:
+            report.findings.extend(_prove(parsed.module, result_module, front, names, options))
+        except Exception as error:  # our bug: the file's kernels are reported, the run goes on
+            for program, fn in kernel_list:
+                report.findings.append(_internal(fn, names[fn.name], "the Z3 obligations", error))
     if options.sim:
         _simulate(front, options)
     return front
+
+
+def _internal(fn: Function, kernel: str, stage: str, error: Exception) -> Finding:
+    """A crash of ours on one kernel, as a PV999 finding naming the stage and the exception."""
+    where = ""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is not None:
+        where = f" at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}"
+    message = f"{stage} failed on `{fn.name}`: {type(error).__name__}: {error}{where}"
+    return Finding(rules.INTERNAL_ERROR, fn.span, message, kernel, fn.name)
 
 
 def _prove(source: Module, lowered: Module, front: _Front, names: dict[str, str],
@@ -392,7 +421,12 @@ def _simulate(front: _Front, options: CheckOptions) -> None:
         if source is None:
             kernel.sim, kernel.sim_reason = "skipped", "Form 3 input: no source to compare with"
             continue
-        outcome = simulate_kernel(source, low, seed=options.seed, target=options.target)
+        try:
+            outcome = simulate_kernel(source, low, seed=options.seed, target=options.target)
+        except Exception as error:  # our bug: the kernel is reported, the run goes on
+            front.report.findings.append(_internal(source, kernel.name, "emission or simulation", error))
+            kernel.sim, kernel.sim_reason = "skipped", f"internal error: {type(error).__name__}"
+            continue
         kernel.sim, kernel.sim_reason = outcome.status, outcome.reason or outcome.message
         if outcome.status == "mismatch":
             front.report.findings.append(Finding(RULES[outcome.rule], source.span, outcome.message,

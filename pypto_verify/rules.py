@@ -165,3 +165,8 @@ UNUSED_SUPPRESSION: Final = register(Rule(
     "PV900", "unused-suppression", W, Engine.INPUT,
     "An inline `# pypto-verify: ignore[...]` suppressed nothing.",
     "Remove the comment or fix the rule id it names."))
+INTERNAL_ERROR: Final = register(Rule(
+    "PV999", "internal-error", E, Engine.INPUT,
+    "pypto-verify failed on this kernel (a bug in pypto-verify, not in the kernel).",
+    "A stage raised an unexpected exception on this kernel. The kernel is not verified; the other kernels of "
+    "the file and the other files are still checked. Please report it with the kernel file."))
