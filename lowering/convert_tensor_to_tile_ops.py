@@ -464,7 +464,11 @@ class _Converter:
             expr = self.whole_load(out, expr, MemSpace.Mat, "mat", span)
         if transpose:
             src = self.tile(expr)
-            assert src is not None and len(src.shape) == 2, f"{span}: a transposed operand must be a 2-D tile"
+            if src is None or len(src.shape) != 2:
+                shape = "x".join(str(d) for d in src.shape) if src is not None else "unknown"
+                raise LoweringError("PV000", span, f"the transposed matmul operand `{_shown(expr)}` has shape "
+                                    f"{shape}; only a 2-D operand (or a 3-D one with a leading unit dim) can be "
+                                    f"transposed for the cube")
             name = self.namer.fresh(f"{var_like(expr).name}_t")
             view = TileType((src.shape[1], src.shape[0]), src.dtype, src.space)
             expr = self.assign(out, name, Call(ops.TRANSPOSE_VIEW, (expr,), span=span), view, span)
