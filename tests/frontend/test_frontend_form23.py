@@ -10,7 +10,7 @@ import pytest
 from pypto_verify import ir, ops
 from pypto_verify.frontend import is_lowered, kernels, read_file, read_source
 
-REAL_IR = Path("/work/shared/real-ir")
+REAL_IR = next((p for p in (Path(__file__).resolve().parents[2].parent / "shared" / "real-ir", Path("/work/shared/real-ir")) if p.is_dir()), Path("/work/shared/real-ir"))
 FORM3 = Path(__file__).parents[1] / "fixtures" / "form3"
 
 FORM2 = textwrap.dedent("""

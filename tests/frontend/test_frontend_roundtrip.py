@@ -12,7 +12,7 @@ from pypto_verify.frontend import read_file, read_source
 from pypto_verify.printer import print_module
 
 ROOT = Path(__file__).resolve().parents[2]
-REAL_IR = Path("/work/shared/real-ir")
+REAL_IR = next((p for p in (Path(__file__).resolve().parents[2].parent / "shared" / "real-ir", Path("/work/shared/real-ir")) if p.is_dir()), Path("/work/shared/real-ir"))
 
 
 def _files(base: Path) -> list[Path]:

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from pypto_verify.cli import main
 
-REAL_IR = Path("/work/shared/real-ir")
+REAL_IR = next((p for p in (Path(__file__).resolve().parents[2].parent / "shared" / "real-ir", Path("/work/shared/real-ir")) if p.is_dir()), Path("/work/shared/real-ir"))
 GOLDEN = Path(__file__).parents[1] / "golden" / "passes"
 
 TOO_BIG = """\

@@ -20,7 +20,7 @@ from pypto_verify.ir import (
     UnaryOp, Yield, display_name, var_like,
 )
 
-REAL_IR = Path("/work/shared/real-ir")
+REAL_IR = next((p for p in (Path(__file__).resolve().parents[2].parent / "shared" / "real-ir", Path("/work/shared/real-ir")) if p.is_dir()), Path("/work/shared/real-ir"))
 CASES = ["auto_tiled", "hand_peel", "two_accumulators", "tensor_proj"]
 KERNEL_OF_REAL = {"tensor_proj": "proj_proj"}
 """The real compiler outlines tensor_proj's scope into `proj_proj`; we keep it as a scope of `proj`."""
