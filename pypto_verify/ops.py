@@ -295,10 +295,13 @@ def _assemble(call: Call, env: dict[str, Type]) -> Type | None:
 
 
 def _slice(call: Call, env: dict[str, Type]) -> Type | None:
+    """`slice(src, shape, offsets)`: a window of a tensor, or (`tile.slice`) of a computed Vec tile."""
     src = operand_type(call.args[0], env) if call.args else None
     shape = _shape_arg(call.args[1]) if len(call.args) > 1 else None
     if isinstance(src, TensorType) and shape is not None:
         return TensorType(shape, src.dtype)
+    if isinstance(src, TileType) and shape is not None:
+        return TileType(shape, src.dtype, src.space or MemSpace.Vec)
     return None
 
 
@@ -347,7 +350,7 @@ _RULES = {
     MATMUL: _matmul, MATMUL_ACC: _matmul, MATMUL_BIAS: _matmul,
     T_MATMUL: _matmul, T_MATMUL_ACC: _matmul, T_MATMUL_BIAS: _matmul,
     STORE: _store, ASSEMBLE: _assemble, T_ASSEMBLE: _assemble,
-    T_SLICE: _slice, T_RESHAPE: _reshape, "tile.reshape": _reshape,
+    T_SLICE: _slice, "tile.slice": _slice, T_RESHAPE: _reshape, "tile.reshape": _reshape,
     T_CAST: _cast, "tile.cast": _cast, T_READ: _read,
     TRANSPOSE_VIEW: _transpose_view, ALLOC: _alloc,
 }
