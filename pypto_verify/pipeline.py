@@ -126,14 +126,14 @@ def collect_files(paths: list[str], exclude: tuple[str, ...] | None = None) -> l
     """Files named, and `*.py` under directories named (recursively), sorted, each once.
 
     A directory walk skips paths matching the `exclude` globs (default: `[tool.pypto-verify] exclude`
-    of the nearest pyproject.toml above the working directory, like a linter's config); a file named
+    of the nearest pyproject.toml above that directory, like a linter's config); a file named
     explicitly is always checked.
     """
-    patterns = project_excludes() if exclude is None else exclude
     out: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
+            patterns = project_excludes(path) if exclude is None else exclude
             # a directory named explicitly is walked even if a pattern excludes it
             active = tuple(pat for pat in patterns if not _excluded(path / "_.py", (pat,)))
             out.extend(sorted(p for p in path.rglob("*.py")
@@ -150,14 +150,14 @@ def collect_files(paths: list[str], exclude: tuple[str, ...] | None = None) -> l
 
 
 def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:
-    text = path.as_posix()
-    return any(fnmatch.fnmatch(text, pat) or fnmatch.fnmatch(text, pat.rstrip("/") + "/*")
-               or text.startswith(pat.rstrip("/") + "/") for pat in patterns)
+    """*path* (made absolute) matches one of the absolute glob *patterns*, or lies below one."""
+    text = path.resolve().as_posix()
+    return any(fnmatch.fnmatch(text, pat) or text.startswith(pat.rstrip("/") + "/") for pat in patterns)
 
 
 def project_excludes(start: Path | None = None) -> tuple[str, ...]:
-    """`exclude` globs from `[tool.pypto-verify]` in the nearest pyproject.toml (relative to its directory,
-    rewritten relative to the working directory)."""
+    """`exclude` globs from `[tool.pypto-verify]` in the nearest pyproject.toml above *start* (default: the
+    working directory), made absolute against that file's directory."""
     import tomllib
 
     here = (start or Path.cwd()).resolve()
@@ -169,14 +169,7 @@ def project_excludes(start: Path | None = None) -> tuple[str, ...]:
             except (OSError, ValueError):
                 return ()
             globs = config.get("tool", {}).get("pypto-verify", {}).get("exclude", [])
-            out = []
-            for g in globs:
-                target = directory / g
-                try:
-                    out.append(os.path.relpath(target, Path.cwd()).replace(os.sep, "/"))
-                except ValueError:
-                    out.append(str(target))
-            return tuple(out)
+            return tuple((directory / g).resolve().as_posix() for g in globs)
     return ()
 
 
