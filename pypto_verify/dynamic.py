@@ -42,9 +42,10 @@ import numpy as np
 
 from pypto_verify import ops
 from pypto_verify.ir import (
-    Call, DType, Function, Module, ScalarType, TensorType, TileType, display_name, type_env,
+    Call, DType, Function, Module, ScalarType, TensorType, display_name,
     var_like, walk_exprs, walk_stmts, stmt_exprs,
 )
+from pypto_verify.lowering.pipeline import is_lowered
 from pypto_verify.lowering.pto_emit import EmitError, EmittedFunction, emit_function, emit_module
 from pypto_verify.reference import ReferenceError, WindowError, run_reference, to_dtype
 
@@ -83,15 +84,6 @@ def _skipped(reason: str) -> SimOutcome:
 
 
 # ---------------------------------------------------------------------------------------------- forms
-
-
-def is_lowered(fn: Function) -> bool:
-    """True when *fn* is Form 3 (lowered IR: buffer roots or tiles with MemRefs), i.e. no source."""
-    for stmt in walk_stmts(fn.body):
-        for expr in stmt_exprs(stmt):
-            if any(isinstance(x, Call) and x.op == ops.ALLOC for x in walk_exprs(expr)):
-                return True
-    return any(isinstance(t, TileType) and t.memref is not None for t in type_env(fn).values())
 
 
 def read_tensors(fn: Function) -> list[str]:

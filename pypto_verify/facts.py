@@ -156,18 +156,18 @@ class _KernelExporter:
         if shape is not None:
             self.facts.add("tile_shape", self.k, v, "x".join(str(d) for d in shape))
         if t.memref is not None:
-            self.facts.add("window", self.k, v, self.window(t.memref.window, t.space.value))
+            self.facts.add("window", self.k, v, self.window(t.memref.window))
 
-    def window(self, w: Window, space: str) -> int:
+    def window(self, w: Window) -> int:
         wid = self.window_ids.get(w)
         if wid is None:
             wid = len(self.window_ids) + 1
             self.window_ids[w] = wid
             self.table.windows[wid] = str(w)
-            self.facts.add("window_range", self.k, wid, self.base(w.base, space), w.offset, w.offset + w.size)
+            self.facts.add("window_range", self.k, wid, self.base(w.base), w.offset, w.offset + w.size)
         return wid
 
-    def base(self, name: str, space: str) -> int:
+    def base(self, name: str) -> int:
         b = self.base_ids.get(name)
         if b is None:
             b = len(self.base_ids) + 1
@@ -203,7 +203,7 @@ class _KernelExporter:
                 space = ops.space_of_sym(stmt.value.args[0]) if stmt.value.args else None
                 size = ops.const_int(stmt.value.args[1]) if len(stmt.value.args) > 1 else None
                 if space is not None and size is not None:
-                    self.facts.add("alloc", self.k, self.base(stmt.target.name, space.value), space.value, size)
+                    self.facts.add("alloc", self.k, self.base(stmt.target.name), space.value, size)
 
     def link(self, preds: list[int], target: int) -> None:
         for p in preds:

@@ -8,7 +8,6 @@ and the producing ops with their source lines. Input: the engine's output relati
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 
 from pypto_verify.facts import FactSet, KernelTable
@@ -239,10 +238,3 @@ _BUILDERS = {
     "PV001": _pv001, "PV002": _pv002, "PV003": _pv003, "PV004": _pv004, "PV005": _pv005,
     "PV006": _pv006, "PV007": _pv007, "PV008": _pv008, "PV009": _pv009, "PV010": _pv010,
 }
-
-
-def by_kernel(findings: list[Finding]) -> dict[str, list[Finding]]:
-    out: dict[str, list[Finding]] = defaultdict(list)
-    for f in findings:
-        out[f.kernel].append(f)
-    return out

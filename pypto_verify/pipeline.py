@@ -370,24 +370,10 @@ def _safe_front(path: str, options: CheckOptions) -> _Front:
 
 def _run_datalog(fronts: list[_Front], options: CheckOptions) -> None:
     """One engine run over every lowered kernel of the run; findings go back to their files."""
-    from pypto_verify.engines.api import run_program
-    from pypto_verify.facts import export_facts, write_facts
-    import importlib.resources
-
-    kernels: list[tuple[str, Function]] = []
-    owner: list[tuple[_Front, str]] = []
-    for front in fronts:
-        for name, fn in front.lowered:
-            kernels.append((front.report.path, fn))
-            owner.append((front, name))
+    kernels = [(front.report.path, name, fn) for front in fronts for name, fn in front.lowered]
     if not kernels:
         return
-    facts = export_facts(kernels, get_target(options.target))
-    names = {k: owner[k - 1][1] for k in range(1, len(owner) + 1)}
-    program = Path(str(importlib.resources.files("pypto_verify.datalog") / "main.dl"))
-    with tempfile.TemporaryDirectory(prefix="pypto-verify-") as tmp:
-        write_facts(facts, Path(tmp) / "facts")
-        relations = run_program(program, Path(tmp) / "facts", engine=options.engine)
+    relations, facts, names = datalog_relations(kernels, options)
     bad = {name: rows for name, rows in relations.items() if name.startswith("assert_") and rows}
     if bad:
         raise AssertionError(f"Datalog invariants violated (a bug in pypto-verify): {sorted(bad)}")
@@ -562,7 +548,7 @@ def _report_from_json(data: dict, path: str) -> FileReport:
 
 
 __all__ = ["CheckOptions", "CheckReport", "FileReport", "KernelReport", "check", "collect_files",
-           "suppressions", "front_file", "cache_dir", "replace"]
+           "suppressions", "front_file", "cache_dir", "lower_files", "datalog_relations"]
 
 
 def lower_files(paths: list[str], options: CheckOptions) -> tuple[list[tuple[str, str, Function]], list[Finding]]:
