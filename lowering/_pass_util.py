@@ -346,3 +346,44 @@ def fold_condition(expr: Expr) -> Expr:
         return None
 
     return map_expr(expr, step)
+
+
+# ---------------------------------------------------------------------------------------------- literals
+
+
+def propagate_literals(body: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
+    """*body* in the frontend's canonical form for literal scalars: literal-only arithmetic folded
+    (`7 * 256` -> `1792`, comparisons and boolean operators kept), and every scalar `Assign` whose value
+    is then an int literal substituted into all later uses, nested bodies included.
+
+    The frontend reads `k0 = 7 * 256` exactly so (a static local), which makes a pass's output that has
+    been through this print and parse back to itself; SSA makes the forward substitution sound.
+    """
+    from pypto_verify.ir import UnaryOp
+    from pypto_verify.scalar import evaluate
+
+    literals: dict[str, Expr] = {}
+
+    def fold(e: Expr) -> Expr | None:
+        if isinstance(e, (BinOp, UnaryOp)):
+            value = evaluate(e)
+            if isinstance(value, int) and not isinstance(value, bool):
+                return Const(value, span=e.span)
+        return None
+
+    def stmt(s: Stmt) -> Stmt:
+        s = map_stmt_exprs(subst_stmt_own(s, literals), fold)
+        if isinstance(s, Assign):
+            if isinstance(s.value, Const) and type(s.value.value) is int and s.value.dtype is None:
+                literals[s.target.name] = Const(s.value.value, span=s.value.span)
+            return s
+        if isinstance(s, For):
+            return replace(s, body=tuple(stmt(x) for x in s.body))
+        if isinstance(s, If):
+            return replace(s, then_body=tuple(stmt(x) for x in s.then_body),
+                           else_body=tuple(stmt(x) for x in s.else_body))
+        if isinstance(s, Scope):
+            return replace(s, body=tuple(stmt(x) for x in s.body))
+        return s
+
+    return tuple(stmt(s) for s in body)

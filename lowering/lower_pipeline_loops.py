@@ -9,7 +9,8 @@ For a loop `for i in pl.pipeline(start, stop, step, stage=F)` (F > 1, step a lit
   loop variable as `i + j*step` and the iter_args as clone j-1's yielded values (the main loop's own
   iter_args for clone 0), the last clone's values yielded; then R clones after the loop with the loop
   variable replaced by the literal `start + M*F*step + j*step` (so `if ko == 0` becomes `if 128 == 0:`
-  and survives as a live `if`), seeded by the main loop's return vars (renamed `<rv>_main`) or, when
+  and survives as a live `if`; literal arithmetic in the clones is folded and literal scalars are
+  propagated into their uses, `k0 = 7 * 256` -> `k0 = 1792`, as the frontend reads them), seeded by the main loop's return vars (renamed `<rv>_main`) or, when
   M = 0 (e.g. `pl.pipeline(0, 192, 64, stage=4)`: three clones, no loop), by the loop's inits. The
   loop's return vars are then bound to the last clone's values by identity copies (`c = c__l0_c_phi_2`),
   as the real pass does. T = 0 leaves a plain loop that never runs.
@@ -43,7 +44,8 @@ from pypto_verify.ir import (
 )
 
 from pypto_verify.lowering._pass_util import (
-    Namer, clone_fresh, final_yield_values, infer_env, map_kernel_functions, offset_index, strip_yield,
+    Namer, clone_fresh, final_yield_values, infer_env, map_kernel_functions, offset_index, propagate_literals,
+    strip_yield,
 )
 from pypto_verify.lowering.pass_base import LowerOptions, LoweringError, Pass
 
@@ -59,7 +61,7 @@ def _lower_function(fn: Function) -> Function:
     if not any(isinstance(s, For) and s.kind is LoopKind.PIPELINE for s in walk_stmts(fn.body)):
         return fn
     lowerer = _Lowerer(fn)
-    return replace(fn, body=lowerer.body(fn.body))
+    return replace(fn, body=propagate_literals(lowerer.body(fn.body)))
 
 
 def static_trip_count(start: int, stop: int, step: int) -> int:

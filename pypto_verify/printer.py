@@ -18,7 +18,8 @@ import math
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DictExpr, Direction, Eval, Expr, For, Function,
     FunctionKind, If, ListExpr, MemRef, Module, Param, Program, PtrType, Return, ScalarType,
-    Scope, Stmt, Sym, TensorType, TileType, TupleExpr, TupleType, Type, UnaryOp, Var, Yield, walk_stmts,
+    Scope, Stmt, Sym, TensorType, TileType, TupleExpr, TupleType, Type, UnaryOp, Var, Yield, final_yield, type_env, var_like,
+    walk_stmts,
 )
 
 _INDENT = "    "
@@ -77,8 +78,34 @@ def _function_lines(fn: Function, depth: int) -> list[str]:
     elif fn.return_types:
         returns = f" -> tuple[{', '.join(print_type(t) for t in fn.return_types)}]"
     lines = [pad + _decorator(fn), f"{pad}def {fn.name}({', '.join(params)}){returns}:"]
-    lines.extend(_body_lines(fn.body, depth + 1))
+    lines.extend(_body_lines(fn.body, depth + 1, _lost_target_types(fn)))
     return lines
+
+
+def _lost_target_types(fn: Function) -> frozenset[str]:
+    """Return vars of multi-value loops and ifs whose type `a, b = pl.yield_(x, y)` would lose: given,
+    and not the yielded value's (then arm first), which is what the reader derives for an undeclared
+    target. A Form 3 dump after InitMemRef has them (a loop's return var on its init's window while
+    its yield is on another, until MemoryReuse's yield fixup); they print as bare annotations above
+    the yield (`a: T`)."""
+    env = type_env(fn)
+    lost: set[str] = set()
+    for stmt in walk_stmts(fn.body):
+        if not isinstance(stmt, (For, If)) or len(stmt.return_vars) < 2:
+            continue
+        arms = (stmt.body,) if isinstance(stmt, For) else (stmt.then_body, stmt.else_body)
+        yields = [y.values for y in map(final_yield, arms) if y is not None]
+        for i, (rv, rt) in enumerate(zip(stmt.return_vars, stmt.return_types)):
+            derived = next((t for values in yields if i < len(values)
+                            for t in [_value_type(values[i], env)] if t is not None), None)
+            if rt is not None and rt != derived:
+                lost.add(rv.name)
+    return frozenset(lost)
+
+
+def _value_type(value: Expr, env: dict[str, Type]) -> Type | None:
+    v = var_like(value)
+    return env.get(v.name) if v is not None else None
 
 
 def _decorator(fn: Function) -> str:
@@ -102,15 +129,20 @@ def _param(param: Param) -> str:
 # ---------------------------------------------------------------------------------------------- statements
 
 
-def _body_lines(body: tuple[Stmt, ...], depth: int, targets: tuple | None = None) -> list[str]:
-    """The statements of *body*; a final `Yield` prints against *targets* (return vars, types)."""
+def _body_lines(body: tuple[Stmt, ...], depth: int, lost: frozenset[str], targets: tuple | None = None) -> list[str]:
+    """The statements of *body*; a final `Yield` prints against *targets* (return vars, types), with
+    bare annotations for the targets in *lost* (`_lost_target_types`)."""
     lines: list[str] = []
     for i, stmt in enumerate(body):
         last = i == len(body) - 1
         if isinstance(stmt, Yield) and last and targets is not None:
+            return_vars, return_types = targets
+            if len(return_vars) > 1:
+                lines.extend(f"{_INDENT * depth}{rv.name}: {print_type(t)}"
+                             for rv, t in zip(return_vars, return_types) if rv.name in lost and t is not None)
             lines.append(_INDENT * depth + _yield_line(stmt, *targets))
         else:
-            lines.extend(_stmt_lines(stmt, depth))
+            lines.extend(_stmt_lines(stmt, depth, lost))
     if not lines:
         lines.append(_INDENT * depth + "pass")
     return lines
@@ -128,7 +160,7 @@ def _yield_line(stmt: Yield, return_vars: tuple[Var, ...], return_types: tuple[T
     return f"{', '.join(v.name for v in return_vars)} = {call}"
 
 
-def _stmt_lines(stmt: Stmt, depth: int) -> list[str]:
+def _stmt_lines(stmt: Stmt, depth: int, lost: frozenset[str]) -> list[str]:
     pad = _INDENT * depth
     if isinstance(stmt, Assign):
         annotation = f": {print_type(stmt.type)}" if stmt.type is not None else ""
@@ -140,15 +172,15 @@ def _stmt_lines(stmt: Stmt, depth: int) -> list[str]:
     if isinstance(stmt, Yield):
         return [f"{pad}pl.yield_({', '.join(print_expr(v) for v in stmt.values)})"]
     if isinstance(stmt, For):
-        return _for_lines(stmt, depth)
+        return _for_lines(stmt, depth, lost)
     if isinstance(stmt, If):
-        return _if_lines(stmt, depth)
+        return _if_lines(stmt, depth, lost)
     if isinstance(stmt, Scope):
-        return _scope_lines(stmt, depth)
+        return _scope_lines(stmt, depth, lost)
     raise TypeError(f"printer: unknown statement {type(stmt).__name__}")
 
 
-def _for_lines(stmt: For, depth: int) -> list[str]:
+def _for_lines(stmt: For, depth: int, lost: frozenset[str]) -> list[str]:
     pad = _INDENT * depth
     kwargs = list(stmt.kwargs)
     iterator = f"pl.{stmt.kind.value}"
@@ -167,7 +199,7 @@ def _for_lines(stmt: For, depth: int) -> list[str]:
     if stmt.iter_args:
         target += f", {_tuple_text(stmt.iter_args)}"
     lines = [f"{pad}for {target} in {iterator}({', '.join(args)}):"]
-    lines.extend(_body_lines(stmt.body, depth + 1, (stmt.return_vars, stmt.return_types)))
+    lines.extend(_body_lines(stmt.body, depth + 1, lost, (stmt.return_vars, stmt.return_types)))
     return lines
 
 
@@ -181,18 +213,18 @@ def _loop_bounds(stmt: For) -> list[str]:
     return [print_expr(stmt.start), print_expr(stmt.stop), print_expr(stmt.step)]
 
 
-def _if_lines(stmt: If, depth: int) -> list[str]:
+def _if_lines(stmt: If, depth: int, lost: frozenset[str]) -> list[str]:
     pad = _INDENT * depth
     targets = (stmt.return_vars, stmt.return_types)
     lines = [f"{pad}if {print_expr(stmt.cond)}:"]
-    lines.extend(_body_lines(stmt.then_body, depth + 1, targets))
+    lines.extend(_body_lines(stmt.then_body, depth + 1, lost, targets))
     if stmt.else_body:
         lines.append(f"{pad}else:")
-        lines.extend(_body_lines(stmt.else_body, depth + 1, targets))
+        lines.extend(_body_lines(stmt.else_body, depth + 1, lost, targets))
     return lines
 
 
-def _scope_lines(stmt: Scope, depth: int) -> list[str]:
+def _scope_lines(stmt: Scope, depth: int, lost: frozenset[str]) -> list[str]:
     pad = _INDENT * depth
     body = stmt.body
     alias = ""
@@ -201,7 +233,7 @@ def _scope_lines(stmt: Scope, depth: int) -> list[str]:
         alias = f" as {body[0].target.name}"
         body = body[1:]
     lines = [f"{pad}with {print_expr(stmt.call)}{alias}:"]
-    lines.extend(_body_lines(body, depth + 1))
+    lines.extend(_body_lines(body, depth + 1, lost))
     return lines
 
 

@@ -239,6 +239,16 @@ class ModuleReader:
 # ---------------------------------------------------------------------------------------------- function
 
 
+def _target_declarations(body: list[ast.stmt]) -> dict[str, ast.AnnAssign]:
+    """The bare annotations (`a: T`, no value) directly above the final statement of *body*, by name."""
+    declared: dict[str, ast.AnnAssign] = {}
+    for stmt in reversed(body[:-1]):
+        if not (isinstance(stmt, ast.AnnAssign) and stmt.value is None and isinstance(stmt.target, ast.Name)):
+            break
+        declared.setdefault(stmt.target.id, stmt)
+    return declared
+
+
 @dataclass
 class _Terminal:
     """The `pl.yield_` that ends a loop body or an if arm."""
@@ -452,11 +462,12 @@ class FunctionReader:
         """The statements of *body*; a final `pl.yield_` is returned apart (it becomes the `Yield`)."""
         out: list[Stmt] = []
         terminal: _Terminal | None = None
+        declared = _target_declarations(body) if body and self._is_yield_stmt(body[-1]) else {}
         for i, stmt in enumerate(body):
             if self._is_yield_stmt(stmt):
                 if i != len(body) - 1:
                     raise self.error(stmt, "`pl.yield_`", "it must be the last statement of a loop body or an `if` arm")
-                terminal = self._read_terminal(stmt)
+                terminal = self._read_terminal(stmt, declared)
                 out.extend(self._flush())
                 break
             produced = self._read_stmt(stmt, top)
@@ -473,7 +484,9 @@ class FunctionReader:
         return (isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Expr)) and isinstance(value, ast.Call)
                 and self.pl_path(value.func) == "yield_")
 
-    def _read_terminal(self, stmt: ast.stmt) -> _Terminal:
+    def _read_terminal(self, stmt: ast.stmt, declared: dict[str, ast.AnnAssign]) -> _Terminal:
+        """The final `pl.yield_`; *declared* holds the bare annotations (`a: T`) directly above a
+        multi-value `a, b = pl.yield_(x, y)`, which give its targets their types."""
         call = stmt.value  # type: ignore[attr-defined]
         if call.keywords:
             raise self.error(call, "keyword arguments of `pl.yield_`", "it takes the yielded values only")
@@ -491,7 +504,13 @@ class FunctionReader:
             for leaf in leaves:
                 if not isinstance(leaf, ast.Name):
                     raise self.error(leaf, f"target `{ast.unparse(leaf)}`", "a yield target is a name")
-                targets.append((leaf.id, None))
+                declaration = declared.get(leaf.id)
+                targets.append((leaf.id, read_type(declaration.annotation, self) if declaration is not None else None))
+        names = {name for name, _ in targets}
+        for name, declaration in declared.items():
+            if name not in names or not isinstance(stmt, ast.Assign):
+                raise self.error(declaration, f"declaration `{ast.unparse(declaration)}`",
+                                 "a bare annotation above a `pl.yield_` declares one of its tuple targets")
         if targets and len(targets) != len(values):
             raise self.error(stmt, f"`{ast.unparse(stmt)[:60]}`",
                              f"{len(targets)} targets but {len(values)} yielded values")

@@ -110,6 +110,48 @@ def test_multi_value_yield_and_untyped_return_vars():
     assert env["k_it"].memref.window == ir.Window("mem_acc_5", 0, 4096)
 
 
+TWO_ACC = REAL_IR / "two_accumulators" / "32_after_InitMemRef.py"
+K_ACC_ON_ITS_OWN = "pl.Tile[[16, 64], pl.FP32, pl.MemRef(mem_acc_6, pl.const(0, pl.INT64), 4096), pl.Mem.Acc]"
+MULTI_YIELD = "            k_acc, v_acc = pl.yield_(k_new__ssa_v0_1, v_new__ssa_v0_1)\n"
+
+
+def test_a_bare_annotation_above_a_multi_value_yield_declares_its_target():
+    # the printed `a, b = pl.yield_(x, y)` gives a and b the yielded values' types; a return var on
+    # another window (a dump before MemoryReuse's yield fixup) is declared on the line above
+    text = TWO_ACC.read_text().replace(MULTI_YIELD, f"            k_acc: {K_ACC_ON_ITS_OWN}\n" + MULTI_YIELD)
+    fn = kernels(read_ok(text))[0][1]
+    loop = [s for s in fn.body if isinstance(s, ir.For)][0]
+    assert loop.return_types[1] is None
+    assert loop.return_types[0].memref.window == ir.Window("mem_acc_6", 0, 4096)
+    env = ir.type_env(fn)
+    assert env["k_acc"].memref.window == ir.Window("mem_acc_6", 0, 4096)
+    assert env["v_acc"].memref.window == ir.Window("mem_acc_6", 0, 4096)   # its yield's, undeclared
+    assert env["k_new__ssa_v0_1"].memref.window == ir.Window("mem_acc_5", 0, 4096)
+
+
+def test_the_printer_declares_exactly_the_targets_a_multi_value_yield_would_lose():
+    from pypto_verify.printer import print_module
+
+    text = TWO_ACC.read_text().replace(MULTI_YIELD, f"            k_acc: {K_ACC_ON_ITS_OWN}\n" + MULTI_YIELD)
+    module = read_ok(text)
+    printed = print_module(module)
+    assert f"            k_acc: {K_ACC_ON_ITS_OWN}\n" + MULTI_YIELD in printed
+    assert "v_acc: pl.Tile" not in printed
+    again = read_ok(printed)
+    assert again.programs == module.programs and print_module(again) == printed
+    # a declaration that agrees with the yielded value is not printed
+    plain = read_ok(TWO_ACC.read_text())
+    assert "k_acc: pl.Tile" not in print_module(plain)
+
+
+def test_a_bare_annotation_of_a_name_the_yield_does_not_define_is_an_error():
+    text = TWO_ACC.read_text().replace(MULTI_YIELD, f"            w_acc: {K_ACC_ON_ITS_OWN}\n" + MULTI_YIELD)
+    result = read_source(text, "k.py")
+    assert [str(e) for e in result.errors] == [
+        f"k.py:41:13: PV000 input-error: declaration `w_acc: {K_ACC_ON_ITS_OWN}`; a bare annotation above a "
+        "`pl.yield_` declares one of its tuple targets"]
+
+
 def test_form3_memrefs_allocs_and_printed_details():
     module = read_file(REAL_IR / "auto_tiled" / "34_after_MemoryReuse.py").module
     (program, fn), = kernels(module)

@@ -126,3 +126,36 @@ def test_clones_are_tagged_with_their_pipeline_membership_except_accumulators():
     assert loop.body[3].value.kwarg("attrs") == b.DictExpr((("pipeline_membership", b.c("0:1")),))
     assert loop.body[2].value.kwarg("attrs") is None
     assert tail_a.value.kwarg("attrs") == b.DictExpr((("pipeline_membership", b.c("1:0")),))
+
+
+def test_literal_tail_clones_fold_their_arithmetic_and_propagate_literal_scalars():
+    # `k0 = kb * 64` in the tail clone at kb = 2 reads as the frontend reads a dump: `k0_1 = 128`, and the
+    # uses of k0_1 see the literal (so the printed tail parses back to itself); the condition stays live
+    body = [b.assign("k0", b.mul(b.v("kb"), 64), b.ScalarType(b.DType.INDEX)),
+            b.assign("sa", b.call("tile.extract", b.v("a_mat"), 0, b.v("k0"), [64, 64], target_memory=b.mem(b.Left)),
+                     b.tile([64, 64], b.FP32, b.Left)),
+            b.assign("sb", b.call("tile.extract", b.v("b_mat"), b.v("k0"), 0, [64, 64], target_memory=b.mem(b.Right)),
+                     b.tile([64, 64], b.FP32, b.Right)),
+            b.assign("c_new", b.call("tile.matmul_acc", b.it("c_iter"), b.v("sa"), b.v("sb"),
+                                     init_cond=b.eq(b.v("k0"), 0)), ACC),
+            b.yield_(b.v("c_new"))]
+    module = b.kernel(
+        [b.param("a", b.tensor([64, 192], b.FP32)), b.param("b", b.tensor([192, 64], b.FP32)),
+         b.param("out", b.tensor([64, 64], b.FP32))],
+        [b.assign("a_mat", b.call("tile.load", b.v("a"), [0, 0], [64, 192], target_memory=b.mem(b.Mat)),
+                  b.tile([64, 192], b.FP32, b.Mat)),
+         b.assign("b_mat", b.call("tile.load", b.v("b"), [0, 0], [192, 64], target_memory=b.mem(b.Mat)),
+                  b.tile([192, 64], b.FP32, b.Mat)),
+         b.assign("c_init", b.call("tile.create", [64, 64], dtype=b.dt(b.FP32), target_memory=b.mem(b.Acc)), ACC),
+         b.for_("kb", 0, 3, 1, body, iter_args=["c_iter"], inits=[b.v("c_init")], rvs=["c"], rtypes=[ACC],
+                kind=LoopKind.PIPELINE, stage=2),
+         b.assign("out", b.call("tile.store", b.v("c"), [0, 0], b.v("out"))), b.ret(b.v("out"))])
+    tail = _lowered(module).split("-> c_main:\n", 1)[1].split("    yield c_new_1\n", 1)[1]
+    assert tail == (
+        "k0_2: Scalar[INDEX] = 128\n"
+        "sa_2: Tile[[64, 64], FP32, Left] = tile.extract(a_mat, 0, 128, [64, 64], target_memory=Mem.Left)\n"
+        "sb_2: Tile[[64, 64], FP32, Right] = tile.extract(b_mat, 128, 0, [64, 64], target_memory=Mem.Right)\n"
+        "c_new_2: Tile[[64, 64], FP32, Acc] = tile.matmul_acc(c_main, sa_2, sb_2, init_cond=128 == 0)\n"
+        "c: Tile[[64, 64], FP32, Acc] = c_new_2\n"
+        "out = tile.store(c, [0, 0], out)\n"
+        "return out\n")
