@@ -126,6 +126,8 @@ def make_inputs(fn: Function, seed: int = 0, fill: Mapping[str, int] | None = No
                 data = (data > 0).astype(np.int64)
         if p.name in fill:
             data = np.full(shape, fill[p.name], dtype=np.float32 if dtype.is_float else np.int64)
+            if dtype.is_float:
+                data = to_dtype(data, dtype)  # on the dtype's grid, as every float input is
         inputs[p.name] = data
     return inputs
 
@@ -284,6 +286,7 @@ def prepare_run(source_fn: Function | None, lowered_fn: Function, *, seed: int =
     except ReferenceError as error:
         return _skipped(f"reference: {error}")
     mapping = _match_params(source_fn, emitted, lowered_fn)
+    dtypes_of = {p.name: p.type.dtype for p in source_fn.params if isinstance(p.type, TensorType)}
     args: dict[str, object] = {}
     for binding in emitted.args:
         source_name = mapping.get(binding.param, binding.param)
@@ -293,15 +296,23 @@ def prepare_run(source_fn: Function | None, lowered_fn: Function, *, seed: int =
         elif binding.kind == "tensor":
             if source_name not in inputs:
                 return _skipped(f"lowered parameter `{binding.param}` has no source tensor")
-            args[binding.name] = inputs[source_name]
+            args[binding.name] = _sim_input(inputs[source_name], dtypes_of.get(source_name))
         else:
             if source_name not in values:
                 return _skipped(f"lowered scalar `{binding.param}` has no source value")
             args[binding.name] = int(values[source_name])
-    dtypes = {p.name: p.type.dtype for p in source_fn.params if isinstance(p.type, TensorType)}
-    outputs = {mapping.get(b.param, b.param): (b.name, dtypes[mapping.get(b.param, b.param)])
-               for b in emitted.args if b.kind == "tensor" and mapping.get(b.param, b.param) in dtypes}
+    outputs = {mapping.get(b.param, b.param): (b.name, dtypes_of[mapping.get(b.param, b.param)])
+               for b in emitted.args if b.kind == "tensor" and mapping.get(b.param, b.param) in dtypes_of}
     return PreparedRun(emit_module([emitted], target), emitted.name, args, reference, values, outputs)
+
+
+def _sim_input(values: np.ndarray, dtype: DType | None) -> np.ndarray:
+    """*values* as the simulator takes them: a bf16 tensor as its bit patterns — the high halves of
+    its f32 words, a view and no copy (every float input is on its dtype's grid, `make_inputs`, so
+    the low halves are zero; NaN never occurs)."""
+    if dtype is DType.BF16 and values.dtype == np.float32 and values.flags.c_contiguous:
+        return values.view(np.uint16)[..., 1::2] if np.little_endian else values.view(np.uint16)[..., 0::2]
+    return values
 
 
 def run_and_compare(run: PreparedRun, *, target: str = "a2a3") -> SimOutcome:

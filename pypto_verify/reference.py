@@ -81,7 +81,7 @@ class Value:
     every other op makes a new one. `k` is the reduction length accumulated into a matmul result
     (used for the comparison's tolerance). `sigma` is the deviation a faithful f32 implementation
     may show from `data` (see "Deviation" in the module docstring): None when exactly determined,
-    else a float32 array of `data`'s shape; GM tensors always carry one.
+    else a float32 array of `data`'s shape (a GM tensor gets one at its first inexact write).
     """
 
     data: np.ndarray
@@ -107,10 +107,19 @@ class ReferenceResult:
 def round_bf16(values: np.ndarray) -> np.ndarray:
     """float32 *values* rounded half to even to bf16 precision (NaN stays NaN, overflow is inf)."""
     values = np.ascontiguousarray(values, dtype=np.float32)
-    bits = values.view(np.uint32).astype(np.uint64)
-    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
-    out = (rounded & 0xFFFFFFFF).astype(np.uint32).view(np.float32)
-    return np.where(np.isnan(values), values, out)
+    bits = values.view(np.uint32)
+    # bits + 0x7FFF + lsb, truncated to the high half: wraps in 32 bits only for NaN patterns,
+    # which keep their own value below
+    rounded = np.right_shift(bits, np.uint32(16))
+    rounded &= np.uint32(1)
+    rounded += np.uint32(0x7FFF)
+    rounded += bits
+    rounded &= np.uint32(0xFFFF0000)
+    out = rounded.view(np.float32)
+    nan = np.isnan(values)
+    if nan.any():
+        out[nan] = values[nan]
+    return out
 
 
 _INT_RANGE = {
@@ -139,6 +148,9 @@ def to_dtype(values: np.ndarray, dtype: DType, mode: str = "rint") -> np.ndarray
     ints = values.astype(np.int64)
     if dtype in (DType.INT64, DType.INDEX):
         return ints
+    if values.dtype.kind in "iu" and np.iinfo(values.dtype).min >= lo and np.iinfo(values.dtype).max <= hi \
+            and dtype is not DType.BOOL:
+        return ints  # every value of the source dtype is one of *dtype*: nothing wraps
     if dtype is DType.BOOL:
         return (ints != 0).astype(np.int64)
     span = hi - lo + 1
@@ -229,7 +241,17 @@ def _product(a: Value, b: Value) -> np.ndarray:
         raise ReferenceError(f"matmul of {a.dtype.value} by {b.dtype.value}")
     if a.dtype.is_float:
         return np.matmul(a.data.astype(np.float32), b.data.astype(np.float32))
-    return to_dtype(np.matmul(a.data.astype(np.int64), b.data.astype(np.int64)), DType.INT32)
+    return to_dtype(_int_matmul(a.data, b.data), DType.INT32)
+
+
+def _int_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The exact int64 `a @ b`: through float64 BLAS when every partial sum is an exact float64
+    integer (|a| * |b| * K < 2**53: always for int8 operands), numpy's integer loop otherwise."""
+    if a.size and b.size:
+        bound = int(np.abs(a).max()) * int(np.abs(b).max()) * a.shape[-1]
+        if bound < 2 ** 53:
+            return np.matmul(a.astype(np.float64), b.astype(np.float64)).astype(np.int64)
+    return np.matmul(a.astype(np.int64), b.astype(np.int64))
 
 
 def _product_sigma(a: np.ndarray, b: np.ndarray, sa: np.ndarray | None, sb: np.ndarray | None,
@@ -710,7 +732,7 @@ def _create(it: _Interpreter, call: Call) -> Value:
         raise ReferenceError(f"`{call.op}` has no dtype")
     data = np.zeros(shape, dtype=np.float32 if dtype.is_float else np.int64)
     if call.op == ops.T_CREATE:
-        return _Tensor(data, dtype, sigma=np.zeros(data.shape, np.float32))
+        return _Tensor(data, dtype)
     return Value(data, dtype)
 
 
@@ -915,8 +937,8 @@ def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
             data = np.asarray(inputs[p.name])
             if shape is not None and tuple(data.shape) != shape:
                 raise ReferenceError(f"input `{p.name}` has shape {list(data.shape)}, expected {list(shape)}")
-            value = _Tensor(to_dtype(data, p.type.dtype).copy(), p.type.dtype,
-                            sigma=np.zeros(data.shape, np.float32))
+            # to_dtype returns a new array: the caller's inputs are never written
+            value = _Tensor(to_dtype(data, p.type.dtype), p.type.dtype)
             tensors[p.name] = value
             it.env[p.name] = value
         elif isinstance(p.type, ScalarType):
@@ -932,6 +954,7 @@ def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
             it.body(fn.body)
         except _Stop:
             pass
-    return ReferenceResult({name: v.data.copy() for name, v in tensors.items()}, it.max_k,
-                           {name: (v.sigma.copy() if v.sigma is not None else np.zeros(v.data.shape, np.float32))
+    # the interpreter is dropped here: its tensors are handed over without copies
+    return ReferenceResult({name: v.data for name, v in tensors.items()}, it.max_k,
+                           {name: (v.sigma if v.sigma is not None else np.zeros(v.data.shape, np.float32))
                             for name, v in tensors.items()})

@@ -175,13 +175,12 @@ class Module:
 # --- scanner --------------------------------------------------------------------------------
 
 class Token(NamedTuple):
-    """One lexeme and its 1-based line (a tuple: the scanner makes ~15 per line)."""
+    """One lexeme (a tuple, interned: a module repeats its lexemes; lines are kept apart)."""
 
     kind: str
     """`value` (%x), `symbol` (@f), `type` (!...), `hash` (#...), `ident`, `int`, `float`,
     `string`, `punct` or `eof`."""
     text: str
-    line: int
 
 
 _BRACKET_BODY: Final = r"(?:[^<>\n-]++|->?)"
@@ -209,9 +208,86 @@ _DOTTED: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 _NEWLINE: Final = re.compile("\n")
 
 
-def tokenize(text: str) -> list[Token]:
-    """The tokens of *text*, `loc(...)` and comments dropped, ending with an `eof` token."""
+_LEXEME: Final = re.compile(r"""
+    [ \t\r]*+(?://[^\n]*+)?+
+    (
+      %[A-Za-z0-9_$.]+
+    | [A-Za-z_][A-Za-z0-9_.$]*
+    | ![A-Za-z_][A-Za-z0-9_.]*+(?:<(?:B|<B*+>)*+>)?+(?!<)
+    | \#[A-Za-z_][A-Za-z0-9_.]*+(?:<(?:B|<B*+>)*+>)?+(?!<)
+    | ->|[(){}\[\],:=<>?*]
+    | -?\d+\.\d*(?:[eE][+-]?\d+)?|-?\d+[eE][+-]?\d+
+    | -?0x[0-9A-Fa-f]+|-?\d+
+    | @[A-Za-z0-9_$.]+
+    | "(?:[^"\\\n]|\\.)*"
+    | \S
+    )
+""".replace("B", _BRACKET_BODY), re.VERBOSE)
+"""`_TOKEN`'s lexemes, one capture group, for `re.findall` over one line; a lone character that
+starts no lexeme is caught by the last alternative (and makes `tokenize` take the careful path)."""
+class _Careful(Exception):
+    """A lexeme the fast path of `tokenize` does not decide alone."""
+
+
+class _Interned(dict):
+    """Lexeme -> its `Token`, made on first sight."""
+
+    def __missing__(self, lexeme: str) -> Token:
+        first = lexeme[0]
+        if first in "(){}[],:=<>?*" or lexeme == "->":
+            kind = "punct"
+        elif first in "%@\"":
+            kind = {"%": "value", "@": "symbol", '"': "string"}[first]
+        elif first in "!#" and len(lexeme) > 1:
+            kind = "type" if first == "!" else "hash"
+        elif first.isascii() and (first.isalpha() or first == "_") and lexeme != "loc":
+            kind = "ident"
+        elif first.isdigit() or (first == "-" and len(lexeme) > 1):
+            kind = "float" if "." in lexeme or ("x" not in lexeme and ("e" in lexeme or "E" in lexeme)) else "int"
+        else:
+            raise _Careful(lexeme)
+        token = self[lexeme] = Token(kind, lexeme)
+        return token
+
+
+_TOKENS: Final = _Interned()
+_MAX_INTERNED: Final = 1 << 18
+"""Distinct lexemes kept across calls (a corpus run reads many modules in one process)."""
+EOF_TOKEN: Final = Token("eof", "")
+
+
+def tokenize(text: str) -> tuple[list[Token], list[int]]:
+    """The tokens of *text*, `loc(...)` and comments dropped, ending with an `eof` token, and the
+    1-based line of each.
+
+    Line by line with `re.findall`, each lexeme's token looked up (interned) at C speed; a line with
+    anything this does not decide alone — `loc(...)`, a type nested deeper than one `<...>`, a
+    character that starts no token — sends the whole text through `_tokenize_carefully`, which
+    gives the same tokens (tested) and the scanner's errors.
+    """
     tokens: list[Token] = []
+    lines: list[int] = []
+    if len(_TOKENS) > _MAX_INTERNED:
+        _TOKENS.clear()
+    findall, lookup = _LEXEME.findall, _TOKENS.__getitem__
+    line = 0
+    try:
+        for line, source in enumerate(text.split("\n"), 1):
+            lexemes = findall(source)
+            if lexemes:
+                tokens.extend(map(lookup, lexemes))
+                lines.extend([line] * len(lexemes))
+    except _Careful:
+        return _tokenize_carefully(text)
+    tokens.append(EOF_TOKEN)
+    lines.append(line)
+    return tokens, lines
+
+
+def _tokenize_carefully(text: str) -> tuple[list[Token], list[int]]:
+    """`tokenize` one token at a time: nested `<...>`, `loc(...)` and the scanner's errors."""
+    tokens: list[Token] = []
+    lines: list[int] = []
     newlines = [m.start() for m in _NEWLINE.finditer(text)]
     match_at, append = _TOKEN.match, tokens.append
     pos = 0
@@ -223,12 +299,14 @@ def tokenize(text: str) -> list[Token]:
         kind = match.lastgroup
         pos = match.end()
         if kind == "end":
-            append(Token("eof", "", bisect_right(newlines, pos) + 1))
-            return tokens
+            append(EOF_TOKEN)
+            lines.append(bisect_right(newlines, pos) + 1)
+            return tokens, lines
         if kind == "bang":
             start = pos - 1
             lexeme = _scan_bracketed(text, start, bisect_right(newlines, start) + 1)
-            append(Token("hash" if lexeme[0] == "#" else "type", lexeme, bisect_right(newlines, start) + 1))
+            append(Token("hash" if lexeme[0] == "#" else "type", lexeme))
+            lines.append(bisect_right(newlines, start) + 1)
             pos = start + len(lexeme)
             continue
         lexeme = match.group(kind)
@@ -236,7 +314,8 @@ def tokenize(text: str) -> list[Token]:
         if kind == "ident" and lexeme == "loc" and text.startswith("(", pos):
             pos = _scan_loc(text, pos, line)
             continue
-        append(Token(kind, lexeme, line))
+        append(Token(kind, lexeme))
+        lines.append(line)
 
 
 def _scan_bracketed(text: str, pos: int, line: int) -> str:
@@ -369,7 +448,7 @@ class _Parser:
     """Recursive descent over the token list; one `_parse_<form>` per op form."""
 
     def __init__(self, text: str) -> None:
-        self.tokens = tokenize(text)
+        self.tokens, self.lines = tokenize(text)
         self.pos = 0
 
     # token helpers
@@ -412,7 +491,7 @@ class _Parser:
     def error(self, message: str) -> SimError:
         token = self.peek
         found = "end of input" if token.kind == "eof" else repr(token.text)
-        return SimError(f"{message}, found {found}", token.line)
+        return SimError(f"{message}, found {found}", self.lines[self.pos])
 
     def value(self) -> str:
         token = self.tokens[self.pos]
@@ -433,8 +512,9 @@ class _Parser:
     def type(self) -> Type:
         token = self.peek
         if token.kind == "type" or (token.kind == "ident" and token.text in SCALAR_TYPES):
+            line = self.lines[self.pos]
             self.next()
-            return parse_type(token.text, token.line)
+            return parse_type(token.text, line)
         raise self.error("expected a type")
 
     def type_list(self) -> tuple[Type, ...]:
@@ -457,7 +537,8 @@ class _Parser:
         return Module(tuple(functions), attributes)
 
     def function(self) -> Func:
-        line = self.expect("func.func").line
+        line = self.lines[self.pos]
+        self.expect("func.func")
         name = self.expect_kind("symbol", "a function name (@name)").text[1:]
         self.expect("(")
         args: list[Arg] = []
@@ -471,13 +552,13 @@ class _Parser:
         return Func(name, line, tuple(args), body, attributes)
 
     def argument(self) -> Arg:
-        token = self.peek
+        line = self.lines[self.pos]
         name = self.value()
         self.expect(":")
         arg_type = self.type()
         if not isinstance(arg_type, (PtrType, ScalarType)):
             raise SimError(f"argument %{name} has type {arg_type}, expected !pto.ptr or a scalar",
-                           token.line)
+                           line)
         return Arg(name, arg_type)
 
     def attr_dict(self) -> tuple[tuple[str, object], ...]:
@@ -517,9 +598,10 @@ class _Parser:
             if self.peek.kind == "eof":
                 raise self.error("expected '}'")
             if self.at("return") or self.at("func.return"):
-                token = self.next()
+                line = self.lines[self.pos]
+                self.next()
                 if not allow_return:
-                    raise SimError("return outside a function body", token.line)
+                    raise SimError("return outside a function body", line)
                 continue
             ops.append(self.op())
         self.expect("}")
@@ -530,19 +612,19 @@ class _Parser:
         if self.peek.kind == "value":
             results = (self.value(),)
             self.expect("=")
-        token = self.peek
+        token, line = self.peek, self.lines[self.pos]
         if token.kind != "ident":
             raise self.error("expected an instruction")
         name = token.text
         parse = self._form(name)
         if parse is None:
-            raise SimError(f"unknown instruction {name}", token.line)
+            raise SimError(f"unknown instruction {name}", line)
         self.next()
-        op = parse(name, token.line, results)
+        op = parse(name, line, results)
         wants_result = name not in INS_OUTS_OPS and name not in ("scf.for", "scf.if")
         if wants_result != bool(results):
             what = "needs a result" if wants_result else "has no result"
-            raise SimError(f"{name} {what}", token.line)
+            raise SimError(f"{name} {what}", line)
         return op
 
     def _form(self, name: str):

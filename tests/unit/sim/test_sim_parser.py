@@ -134,3 +134,38 @@ def test_parse_reads_integer_bool_and_float_constants() -> None:
 def test_parse_rejects_a_float_literal_for_an_integer_type() -> None:
     with pytest.raises(SimError, match="line 3: float literal for type index"):
         parse_pto("module {\n  func.func @f() {\n    %x = arith.constant 1.5 : index\n  }\n}")
+
+
+def _texts_for_the_scanner() -> list[str]:
+    texts = [SMALL, SMALL.replace("pto.tload ins", '// a comment line\n    pto.tload ins'),
+             SMALL.replace("arith.cmpi eq", 'arith.cmpi eq loc("k.py":3:1)')]
+    return texts + [path.read_text() for path in _real_ir_files()]
+
+
+@pytest.mark.parametrize("index", range(len(_texts_for_the_scanner())))
+def test_the_fast_scanner_gives_the_careful_scanners_tokens_and_lines(index: int) -> None:
+    from pypto_verify.sim.parser import _tokenize_carefully, tokenize
+
+    text = _texts_for_the_scanner()[index]
+    assert tokenize(text) == _tokenize_carefully(text)
+
+
+def test_the_fast_scanner_agrees_on_every_emitted_corpus_kernel() -> None:
+    from pathlib import Path
+
+    from pypto_verify.dynamic import emit_file, prepare_file
+    from pypto_verify.sim.parser import _tokenize_carefully, tokenize
+
+    corpus = Path(__file__).resolve().parents[3] / "corpus"
+    for path in sorted(corpus.glob("dense_*.py")) + sorted(corpus.glob("a8w8_*.py")):
+        text, _ = emit_file(prepare_file(str(path)))
+        tokens, lines = tokenize(text)
+        assert (tokens, lines) == _tokenize_carefully(text), path.name
+        assert len(tokens) > 100 and lines[-1] == text.count("\n") + 1
+
+
+@pytest.mark.parametrize("bad, line", [("$", 12), ("\\", 12), ("!", 12), ("-", 12)])
+def test_a_character_that_starts_no_token_is_an_error_at_its_line(bad: str, line: int) -> None:
+    with pytest.raises(SimError) as error:
+        parse_pto(SMALL.replace("pto.tload ins", f"pto.tload {bad} ins", 1))
+    assert error.value.line == line and error.value.rule == ""
