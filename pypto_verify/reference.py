@@ -81,7 +81,8 @@ class Value:
     every other op makes a new one. `k` is the reduction length accumulated into a matmul result
     (used for the comparison's tolerance). `sigma` is the deviation a faithful f32 implementation
     may show from `data` (see "Deviation" in the module docstring): None when exactly determined,
-    else a float32 array of `data`'s shape (a GM tensor gets one at its first inexact write).
+    else a float32 array of `data`'s shape; GM tensors always carry one (shared by their reshapes, so
+    a write through a reshaped tensor reaches it).
     """
 
     data: np.ndarray
@@ -732,7 +733,7 @@ def _create(it: _Interpreter, call: Call) -> Value:
         raise ReferenceError(f"`{call.op}` has no dtype")
     data = np.zeros(shape, dtype=np.float32 if dtype.is_float else np.int64)
     if call.op == ops.T_CREATE:
-        return _Tensor(data, dtype)
+        return _Tensor(data, dtype, sigma=np.zeros(data.shape, np.float32))
     return Value(data, dtype)
 
 
@@ -938,7 +939,7 @@ def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
             if shape is not None and tuple(data.shape) != shape:
                 raise ReferenceError(f"input `{p.name}` has shape {list(data.shape)}, expected {list(shape)}")
             # to_dtype returns a new array: the caller's inputs are never written
-            value = _Tensor(to_dtype(data, p.type.dtype), p.type.dtype)
+            value = _Tensor(to_dtype(data, p.type.dtype), p.type.dtype, sigma=np.zeros(data.shape, np.float32))
             tensors[p.name] = value
             it.env[p.name] = value
         elif isinstance(p.type, ScalarType):
@@ -956,5 +957,4 @@ def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
             pass
     # the interpreter is dropped here: its tensors are handed over without copies
     return ReferenceResult({name: v.data for name, v in tensors.items()}, it.max_k,
-                           {name: (v.sigma if v.sigma is not None else np.zeros(v.data.shape, np.float32))
-                            for name, v in tensors.items()})
+                           {name: v.sigma for name, v in tensors.items()})
