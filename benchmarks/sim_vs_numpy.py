@@ -1,12 +1,14 @@
 """Benchmark: simulating the whole corpus's emitted PTO vs numpy computing the same matmuls.
 
 For every kernel of `corpus/*.py` that lowers (fixed pipeline) and emits, this times
-1. `sim`: parsing and simulating its emitted PTO on the seeded inputs of the dynamic check, and
-2. `numpy`: `np.matmul` on fresh f32 arrays of exactly the matmul shapes the kernel's reference
-   runs (recorded once from `pypto_verify.reference`) — the arithmetic
-   alone, with no buffers, no control flow and no interpretation,
-and prints both figures per file and in total. Lowering is done once beforehand and not timed.
-Not a test (STYLE.md §11: speed lives in benchmarks, never in assertions).
+1. `sim`: parsing and simulating its emitted PTO on the seeded inputs of the dynamic check;
+2. `ref`: the numpy reference (`pypto_verify.reference.run_reference`, the value-semantic
+   interpreter the dynamic check compares with) running the source kernel on the same inputs;
+3. `matmul`: bare `np.matmul` on fresh f32 arrays of exactly the matmul shapes that reference
+   runs — the arithmetic alone, with no buffers, no rounding, no control flow and no interpretation,
+and prints the figures per file and in total, with `sim / ref` and `sim / matmul`. Lowering,
+emission and input generation are done once beforehand and not timed. Each figure is the best of
+`--repeat` runs. Not a test (STYLE.md §11: speed lives in benchmarks, never in assertions).
 
     python benchmarks/sim_vs_numpy.py [--repeat N] [FILE ...]
 """
@@ -57,6 +59,18 @@ def _numpy_time(products, repeat: int) -> float:
     return best
 
 
+def _reference_time(source, scalars: dict, seed: int, repeat: int) -> float:
+    """The reference's own run on the dynamic check's inputs (input generation not timed)."""
+    from pypto_verify.dynamic import make_inputs, read_tensors, scalar_names
+    from pypto_verify.reference import run_reference
+
+    names, reads = scalar_names(source), set(read_tensors(source))
+    inputs = make_inputs(source, seed, {n: scalars[n] for n in names if n in reads})
+    given = {n: scalars[n] for n in names if n not in reads}
+    best, _ = _timed(repeat, lambda: run_reference(source, inputs, given))
+    return best
+
+
 def _timed(repeat: int, fn):
     best, result = float("inf"), None
     for _ in range(repeat):
@@ -80,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     total_sim = total_ref = total_np = 0.0
     total_flop = 0
     kernels = matched = 0
-    print(f"{'file':34s} {'kernels':>7s} {'GFLOP':>8s} {'sim s':>8s} {'numpy s':>8s} {'ratio':>7s}")
+    print(f"{'file':34s} {'kernels':>7s} {'GFLOP':>8s} {'sim s':>8s} {'ref s':>8s} {'matmul s':>8s} "
+          f"{'sim/ref':>7s} {'sim/mm':>7s}")
     for path in files:
         try:
             prepared = prepare_file(str(path), mode="fixed")
@@ -92,9 +107,10 @@ def main(argv: list[str] | None = None) -> int:
         for kernel in prepared.kernels:
             if kernel.source is None or kernel.lowered is None:
                 continue
-            ref_s, run = _timed(args.repeat, lambda: prepare_run(kernel.source, kernel.lowered, seed=args.seed))
+            run = prepare_run(kernel.source, kernel.lowered, seed=args.seed)
             if isinstance(run, SimOutcome):
                 continue  # skipped: outside the subset, or no source
+            ref_s = _reference_time(kernel.source, run.scalars, args.seed, args.repeat)
             sim_s, _ = _timed(args.repeat, lambda: simulate(parse_pto(run.text), run.function, run.args))
             products = _record_products(kernel.source, args.seed)
             count += 1
@@ -110,13 +126,18 @@ def main(argv: list[str] | None = None) -> int:
         total_np += file_np
         total_ref += file_ref
         total_flop += file_flop
-        ratio = file_sim / file_np if file_np else float("inf")
-        print(f"{path.name:34s} {count:7d} {file_flop / 1e9:8.3f} {file_sim:8.3f} {file_np:8.3f} {ratio:7.1f}")
-    ratio = total_sim / total_np if total_np else float("inf")
-    print(f"{'total':34s} {kernels:7d} {total_flop / 1e9:8.3f} {total_sim:8.3f} {total_np:8.3f} {ratio:7.1f}")
+        print(f"{path.name:34s} {count:7d} {file_flop / 1e9:8.3f} {file_sim:8.3f} {file_ref:8.3f} {file_np:8.3f} "
+              f"{_ratio(file_sim, file_ref):7.2f} {_ratio(file_sim, file_np):7.1f}")
+    print(f"{'total':34s} {kernels:7d} {total_flop / 1e9:8.3f} {total_sim:8.3f} {total_ref:8.3f} {total_np:8.3f} "
+          f"{_ratio(total_sim, total_ref):7.2f} {_ratio(total_sim, total_np):7.1f}")
     print(f"kernels simulated: {kernels} ({matched} match); sim (parse + simulate the PTO) {total_sim:.2f} s; "
-          f"numpy, the same matmuls alone {total_np:.2f} s; (emit + inputs + reference {total_ref:.2f} s)")
+          f"the numpy reference on the same kernels {total_ref:.2f} s; bare np.matmul of the same matmuls "
+          f"{total_np:.2f} s")
     return 0
+
+
+def _ratio(a: float, b: float) -> float:
+    return a / b if b else float("inf")
 
 
 if __name__ == "__main__":
