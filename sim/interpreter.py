@@ -595,7 +595,11 @@ class _Compiler:
                                f"exceeds the source's valid {src.valid_rows}x{src.valid_cols}",
                                line)
             window = src.valid[top:top + height, left:left + width]
-            dst.valid[...] = window.T if transpose else window
+            if transpose:
+                # numpy transposes a strided column window slowly: gather its rows first
+                dst.valid[...] = (window if window.flags.c_contiguous else np.ascontiguousarray(window)).T
+            else:
+                dst.valid[...] = window
             if dst.written is not None:
                 _mark(dst)
         return run
