@@ -23,6 +23,11 @@ def k_loop(start, stop, step, stage, *, predicated=False):
                        [b.assign("x", b.call("tile.matmul_acc", b.it("c_iter"), b.v("sa"), b.v("sb")), ACC),
                         b.yield_(b.v("x"))], rvs=["ph"], rtypes=[ACC]),
                  b.yield_(b.v("ph"))]
+    return _kernel("ko", start, stop, step, stage, body)
+
+
+def _kernel(loop_var, start, stop, step, stage, body):
+    """Loads of a and b to Mat, an Acc create, then the pipelined loop over *body* carrying c."""
     return b.kernel(
         [b.param("a", b.tensor([64, 1024], b.FP32)), b.param("b", b.tensor([1024, 64], b.FP32)),
          b.param("out", b.tensor([64, 64], b.FP32)), b.param("n", b.ScalarType(b.DType.INDEX))],
@@ -31,7 +36,7 @@ def k_loop(start, stop, step, stage, *, predicated=False):
          b.assign("b_mat", b.call("tile.load", b.v("b"), [0, 0], [1024, 64], target_memory=b.mem(b.Mat)),
                   b.tile([1024, 64], b.FP32, b.Mat)),
          b.assign("c_init", b.call("tile.create", [64, 64], dtype=b.dt(b.FP32), target_memory=b.mem(b.Acc)), ACC),
-         b.for_("ko", start, stop, step, body, iter_args=["c_iter"], inits=[b.v("c_init")], rvs=["c"],
+         b.for_(loop_var, start, stop, step, body, iter_args=["c_iter"], inits=[b.v("c_init")], rvs=["c"],
                 rtypes=[ACC], kind=LoopKind.PIPELINE, stage=stage),
          b.assign("out", b.call("tile.store", b.v("c"), [0, 0], b.v("out"))), b.ret(b.v("out"))])
 
@@ -139,17 +144,7 @@ def test_literal_tail_clones_fold_their_arithmetic_and_propagate_literal_scalars
             b.assign("c_new", b.call("tile.matmul_acc", b.it("c_iter"), b.v("sa"), b.v("sb"),
                                      init_cond=b.eq(b.v("k0"), 0)), ACC),
             b.yield_(b.v("c_new"))]
-    module = b.kernel(
-        [b.param("a", b.tensor([64, 192], b.FP32)), b.param("b", b.tensor([192, 64], b.FP32)),
-         b.param("out", b.tensor([64, 64], b.FP32))],
-        [b.assign("a_mat", b.call("tile.load", b.v("a"), [0, 0], [64, 192], target_memory=b.mem(b.Mat)),
-                  b.tile([64, 192], b.FP32, b.Mat)),
-         b.assign("b_mat", b.call("tile.load", b.v("b"), [0, 0], [192, 64], target_memory=b.mem(b.Mat)),
-                  b.tile([192, 64], b.FP32, b.Mat)),
-         b.assign("c_init", b.call("tile.create", [64, 64], dtype=b.dt(b.FP32), target_memory=b.mem(b.Acc)), ACC),
-         b.for_("kb", 0, 3, 1, body, iter_args=["c_iter"], inits=[b.v("c_init")], rvs=["c"], rtypes=[ACC],
-                kind=LoopKind.PIPELINE, stage=2),
-         b.assign("out", b.call("tile.store", b.v("c"), [0, 0], b.v("out"))), b.ret(b.v("out"))])
+    module = _kernel("kb", 0, 3, 1, 2, body)
     tail = _lowered(module).split("-> c_main:\n", 1)[1].split("    yield c_new_1\n", 1)[1]
     assert tail == (
         "k0_2: Scalar[INDEX] = 128\n"
