@@ -100,6 +100,8 @@ class ReferenceResult:
     max_k: int
     sigma: dict[str, np.ndarray] = field(default_factory=dict)
     """The deviation (`Value.sigma`) of every output, by name."""
+    written: frozenset[str] = frozenset()
+    """The tensor parameters some op wrote (the others hold their inputs unchanged)."""
 
 
 # ---------------------------------------------------------------------------------------------- numerics
@@ -779,6 +781,8 @@ def _write_window(dst: Value, index: tuple[slice, ...], src: Value, atomic: bool
         old_sigma = None if dst.sigma is None else dst.sigma[index]
         sigma = _rounded_sigma(data, _quadrature(_nonzero(old_sigma), sigma), dst.dtype)
     dst.data[index] = data
+    if isinstance(dst, _Tensor):
+        dst.written[0] = True
     if sigma is not None and dst.sigma is None:
         dst.sigma = np.zeros(dst.data.shape, np.float32)
     if dst.sigma is not None:
@@ -877,9 +881,10 @@ def _reshape(it: _Interpreter, call: Call) -> Value:
     if int(np.prod(shape)) != src.data.size:
         raise ReferenceError(f"`{call.op}`: {list(src.data.shape)} to {list(shape)}")
     # A reshaped GM tensor is a view of the same memory: writes through it reach the original.
-    kind = _Tensor if isinstance(src, _Tensor) else Value
     sigma = None if src.sigma is None else src.sigma.reshape(shape)
-    return kind(src.data.reshape(shape), src.dtype, src.k, sigma)
+    if isinstance(src, _Tensor):
+        return _Tensor(src.data.reshape(shape), src.dtype, src.k, sigma, src.written)
+    return Value(src.data.reshape(shape), src.dtype, src.k, sigma)
 
 
 def _read(it: _Interpreter, call: Call) -> int | float:
@@ -896,10 +901,12 @@ def _alloc(it: _Interpreter, call: Call) -> None:
     return None
 
 
+@dataclass(eq=False, slots=True)
 class _Tensor(Value):
-    """A GM tensor made by `tensor.create` (shared, updated in place, like a parameter)."""
+    """A GM tensor — a parameter, or made by `tensor.create` — shared and updated in place. Its
+    reshapes share its memory, its deviation and its `written` cell (set by any write)."""
 
-    __slots__ = ()
+    written: list[bool] = field(default_factory=lambda: [False])
 
 
 _HANDLERS = {
@@ -957,4 +964,5 @@ def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
             pass
     # the interpreter is dropped here: its tensors are handed over without copies
     return ReferenceResult({name: v.data for name, v in tensors.items()}, it.max_k,
-                           {name: v.sigma for name, v in tensors.items()})
+                           {name: v.sigma for name, v in tensors.items()},
+                           frozenset(name for name, v in tensors.items() if v.written[0]))

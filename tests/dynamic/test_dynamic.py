@@ -148,3 +148,18 @@ def test_integer_results_are_exact_unless_the_reference_is_uncertain() -> None:
     want = np.array([3, 4])
     assert first_difference("y", DType.INT32, np.array([3, 5]), want, 0, np.zeros(2))["index"] == [1]
     assert first_difference("y", DType.INT32, np.array([3, 5]), want, 0, np.array([0.0, 0.5])) is None
+
+
+def test_a_dropped_drain_is_a_mismatch_on_the_tensor_only_the_reference_wrote() -> None:
+    # the simulator hands an argument it never stored back as given; the reference wrote it, so it
+    # is still compared (an input that neither side writes is the one thing not compared)
+    from pypto_verify.dynamic import prepare_run, run_and_compare
+
+    run = prepare_run(b.gemm_predicated(False, b.BF16), b.gemm_predicated(True, b.BF16), seed=3)
+    assert run_and_compare(run).status == "match"
+    text = "\n".join(line for line in run.text.splitlines() if "pto.tstore" not in line)
+    outcome = run_and_compare(replace(run, text=text))
+    assert outcome.status == "mismatch" and outcome.rule == "PV201"
+    reference = run.reference
+    assert outcome.first_difference["tensor"] in reference.written
+    assert set(reference.written) < set(reference.outputs)  # the inputs were not written
