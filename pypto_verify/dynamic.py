@@ -10,9 +10,9 @@ sits on top.
 
 Conventions:
 - Inputs: one array per tensor parameter, shapes and dtypes from the *source* kernel's parameters,
-  drawn from `numpy.random.default_rng(seed)` in parameter order: floats ~ N(0, 1) rounded to the
-  dtype (round half to even), integers uniform in [-3, 3] (int8 / int32 tensors held as int8 /
-  int32 arrays, the others as int64). Output tensors get random contents too,
+  drawn from `numpy.random.default_rng(seed)` in parameter order: floats ~ N(0, 1) drawn in
+  float32 and rounded to the dtype (round half to even), integers uniform in [-3, 3] drawn in the
+  dtype's own width (int8 / int32 tensors held as int8 / int32 arrays, the others as int64). Output tensors get random contents too,
   so an element the kernel never writes, or an atomic add, is compared as well. A tensor that
   neither the simulated program stores to nor the reference writes holds its input on both sides
   and is not compared.
@@ -120,10 +120,10 @@ def make_inputs(fn: Function, seed: int = 0, fill: Mapping[str, int] | None = No
             raise ReferenceError(f"tensor parameter `{p.name}` has a symbolic shape")
         dtype = p.type.dtype
         if dtype.is_float:
-            data = to_dtype(rng.standard_normal(shape), dtype)
+            data = to_dtype(rng.standard_normal(shape, dtype=np.float32), dtype)
         else:
             # Held in the dtype's own width (the simulator then binds it without a conversion).
-            data = rng.integers(-INT_RANGE, INT_RANGE + 1, size=shape).astype(_INT_HOLDER.get(dtype, np.int64))
+            data = rng.integers(-INT_RANGE, INT_RANGE + 1, size=shape, dtype=_INT_HOLDER.get(dtype, np.int64))
             if dtype is DType.BOOL:
                 data = (data > 0).astype(np.int64)
         if p.name in fill:
