@@ -44,7 +44,8 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   `col_expand_<op>` for op `add sub mul div max min` (`trowexpand<op>` / `tcolexpand<op>`), `full`
   (`texpands` of an `f32` constant, `i32` for an integer tile; a non-finite constant is spelled as
   its hexadecimal bit pattern) and `cast` (`tcvt`). A `tile.slice` of a Vec value is a vec -> vec
-  `textract` of its window into the slice's own tile.
+  `textract` of its window into the slice's own tile. `tile.set_validshape` (metadata only) is an
+  `alloc_tile` at its source's address with the new valid rows and columns, and no instruction.
 
 What the subset cannot express is an `EmitError` naming the op (the comparison then reports
 `sim: skipped` with the reason): vector ops it lacks, scalar loop carries and scalar phis, GM
@@ -55,7 +56,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pypto_verify import ops, scalar
 from pypto_verify.ir import (
@@ -770,6 +771,15 @@ class _FunctionEmitter:
         # Row-major bytes reinterpreted in place: the reshaped tile is the source's address.
         return self.alloc(name or "", declared, span, addr=source.addr)
 
+    def op_set_validshape(self, name, call, declared, span):
+        # PyPTO's `tile.set_validshape` moves no data: the result is a second alloc_tile at the
+        # source's address with the new valid operands (an Acc narrowed before its drain stays put).
+        source = self.tile(call.args[0], span, "tile.set_validshape source")
+        if not isinstance(declared, TileType) or len(call.args) < 3:
+            raise EmitError("tile.set_validshape needs a tile type and the valid rows and columns", span)
+        return self.alloc(name or "", replace(declared, valid_shape=(call.args[1], call.args[2])), span,
+                          addr=source.addr)
+
     def op_read(self, name, call, declared, span):
         ssa, kind = self.scalar(call, span)
         return _Scalar(ssa, kind)
@@ -947,7 +957,7 @@ _CALLS = {
     ops.TRANSPOSE_VIEW: _FunctionEmitter.op_transpose_view,
     ops.MATMUL: _FunctionEmitter.op_matmul, ops.MATMUL_ACC: _FunctionEmitter.op_matmul,
     ops.MATMUL_BIAS: _FunctionEmitter.op_matmul, ops.ASSEMBLE: _FunctionEmitter.op_assemble,
-    "tile.reshape": _FunctionEmitter.op_reshape, "tile.cast": _FunctionEmitter.op_cast,
+    "tile.reshape": _FunctionEmitter.op_reshape, ops.SET_VALIDSHAPE: _FunctionEmitter.op_set_validshape, "tile.cast": _FunctionEmitter.op_cast,
     "tile.full": _FunctionEmitter.op_full, "tile.slice": _FunctionEmitter.op_slice,
     ops.T_READ: _FunctionEmitter.op_read,
 }

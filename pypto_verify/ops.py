@@ -30,6 +30,7 @@ STORE = "tile.store"
 ASSEMBLE = "tile.assemble"
 ALLOC = "tile.alloc"
 TRANSPOSE_VIEW = "tile.transpose_view"
+SET_VALIDSHAPE = "tile.set_validshape"
 YIELD = "yield_"
 
 T_MATMUL = "tensor.matmul"
@@ -47,8 +48,10 @@ MADS = (MATMUL, MATMUL_ACC, MATMUL_BIAS)
 TENSOR_MADS = (T_MATMUL, T_MATMUL_ACC, T_MATMUL_BIAS)
 FIXPIPE_DRAINS = (STORE, MOVE, ASSEMBLE)
 """Ops that may read an Acc tile (the FIXPIPE path), besides `matmul_acc`'s acc operand."""
-VIEW_OPS = (TRANSPOSE_VIEW,)
-"""Ops whose result is a view on the operand's buffer (InitMemRef: views share their input)."""
+VIEW_OPS = (TRANSPOSE_VIEW, SET_VALIDSHAPE)
+"""Ops whose result is a view on the operand's buffer (InitMemRef: views share their input). PyPTO's
+`tile.set_validshape` only changes the valid-shape metadata (no data movement), so an accumulator
+narrowed by it before its drain is still the one L0C buffer."""
 
 
 def is_mad(call: Expr) -> bool:

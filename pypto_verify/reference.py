@@ -765,6 +765,19 @@ def _slice(it: _Interpreter, call: Call) -> Value:
     return Value(data.reshape(shape), src.dtype, sigma=None if sigma is None else sigma.reshape(shape))
 
 
+def _set_validshape(it: _Interpreter, call: Call) -> Value:
+    """The valid region `[:rows, :cols]` of a 2-D value: PyPTO's `set_validshape` moves no data, and
+    what a drain of its result writes (and any op on it reads) is that region."""
+    src = it.value(call, 0)
+    rows, cols = it.ints([it.arg(call, 1, "valid_rows"), it.arg(call, 2, "valid_cols")], f"`{call.op}` extents")
+    if src.data.ndim != 2:
+        raise ReferenceError(f"`{call.op}` of a {src.data.ndim}-D value")
+    if not (0 <= rows <= src.data.shape[0] and 0 <= cols <= src.data.shape[1]):
+        raise WindowError(f"`{call.op}`: valid shape {rows}x{cols} exceeds {list(src.data.shape)}")
+    sigma = None if src.sigma is None else src.sigma[:rows, :cols].copy()
+    return Value(src.data[:rows, :cols].copy(), src.dtype, src.k, sigma)
+
+
 def _write_window(dst: Value, index: tuple[slice, ...], src: Value, atomic: bool, what: str) -> None:
     """Narrow *src* to *dst*'s dtype into `dst[index]` (adding under *atomic*), deviation included."""
     target_shape = dst.data[index].shape
@@ -919,6 +932,7 @@ _HANDLERS = {
     ops.LOAD: _load, ops.STORE: _store, ops.EXTRACT: _extract, ops.MOVE: _move,
     ops.TRANSPOSE_VIEW: _transpose_view, ops.T_CAST: _cast, "tile.cast": _cast,
     ops.T_RESHAPE: _reshape, "tile.reshape": _reshape, ops.T_READ: _read, ops.ALLOC: _alloc,
+    "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape,
 }
 
 
