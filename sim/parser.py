@@ -209,7 +209,7 @@ _NEWLINE: Final = re.compile("\n")
 
 
 _LEXEME: Final = re.compile(r"""
-    [ \t\r]*+(?://[^\n]*+)?+
+    [ \t\r]*+
     (
       %[A-Za-z0-9_$.]+
     | [A-Za-z_][A-Za-z0-9_.$]*
@@ -224,7 +224,10 @@ _LEXEME: Final = re.compile(r"""
     )
 """.replace("B", _BRACKET_BODY), re.VERBOSE)
 """`_TOKEN`'s lexemes, one capture group, for `re.findall` over one line; a lone character that
-starts no lexeme is caught by the last alternative (and makes `tokenize` take the careful path)."""
+starts no lexeme (a comment's `/` among them) is caught by the last alternative and makes `tokenize`
+take the careful path."""
+
+
 class _Careful(Exception):
     """A lexeme the fast path of `tokenize` does not decide alone."""
 
@@ -261,9 +264,9 @@ def tokenize(text: str) -> tuple[list[Token], list[int]]:
     1-based line of each.
 
     Line by line with `re.findall`, each lexeme's token looked up (interned) at C speed; a line with
-    anything this does not decide alone — `loc(...)`, a type nested deeper than one `<...>`, a
-    character that starts no token — sends the whole text through `_tokenize_carefully`, which
-    gives the same tokens (tested) and the scanner's errors.
+    anything this does not decide alone — a `//` comment, `loc(...)`, a type nested deeper than one
+    `<...>`, a character that starts no token — sends the whole text through `_tokenize_carefully`,
+    which gives the same tokens (tested) and the scanner's errors.
     """
     tokens: list[Token] = []
     lines: list[int] = []
