@@ -10,9 +10,10 @@ For a loop `for i in pl.pipeline(start, stop, step, stage=F)` (F > 1, step a lit
   iter_args for clone 0), the last clone's values yielded; then R clones after the loop with the loop
   variable replaced by the literal `start + M*F*step + j*step` (so `if ko == 0` becomes `if 128 == 0:`
   and survives as a live `if`; literal arithmetic in the clones is folded and literal scalars are
-  propagated into their uses, `k0 = 7 * 256` -> `k0 = 1792`, as the frontend reads them), seeded by the main loop's return vars (renamed `<rv>_main`) or, when
-  M = 0 (e.g. `pl.pipeline(0, 192, 64, stage=4)`: three clones, no loop), by the loop's inits. The
-  loop's return vars are then bound to the last clone's values by identity copies (`c = c__l0_c_phi_2`),
+  propagated into their uses, `k0 = 7 * 256` -> `k0 = 1792`, as the frontend reads them), seeded
+  by the main loop's return vars (renamed `<rv>_main`) or, when M = 0 (e.g.
+  `pl.pipeline(0, 192, 64, stage=4)`: three clones, no loop), by the loop's inits. The loop's
+  return vars are then bound to the last clone's values by identity copies (`c = c__l0_c_phi_2`),
   as the real pass does. T = 0 leaves a plain loop that never runs.
 - Symbolic start or stop: `unroll_main_end = start + ((trip // F) * (F*step))` with `trip = stop -
   start` (step 1) or `(stop - start + step - 1) // step`, the main loop up to it, then

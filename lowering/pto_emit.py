@@ -957,7 +957,8 @@ _CALLS = {
     ops.TRANSPOSE_VIEW: _FunctionEmitter.op_transpose_view,
     ops.MATMUL: _FunctionEmitter.op_matmul, ops.MATMUL_ACC: _FunctionEmitter.op_matmul,
     ops.MATMUL_BIAS: _FunctionEmitter.op_matmul, ops.ASSEMBLE: _FunctionEmitter.op_assemble,
-    "tile.reshape": _FunctionEmitter.op_reshape, ops.SET_VALIDSHAPE: _FunctionEmitter.op_set_validshape, "tile.cast": _FunctionEmitter.op_cast,
+    "tile.reshape": _FunctionEmitter.op_reshape, "tile.cast": _FunctionEmitter.op_cast,
+    ops.SET_VALIDSHAPE: _FunctionEmitter.op_set_validshape,
     "tile.full": _FunctionEmitter.op_full, "tile.slice": _FunctionEmitter.op_slice,
     ops.T_READ: _FunctionEmitter.op_read,
 }

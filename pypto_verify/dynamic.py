@@ -12,10 +12,10 @@ Conventions:
 - Inputs: one array per tensor parameter, shapes and dtypes from the *source* kernel's parameters,
   drawn from `numpy.random.default_rng(seed)` in parameter order: floats ~ N(0, 1) drawn in
   float32 and rounded to the dtype (round half to even), integers uniform in [-3, 3] drawn in the
-  dtype's own width (int8 / int32 tensors held as int8 / int32 arrays, the others as int64). Output tensors get random contents too,
-  so an element the kernel never writes, or an atomic add, is compared as well. A tensor that
-  neither the simulated program stores to nor the reference writes holds its input on both sides
-  and is not compared.
+  dtype's own width (int8 / int32 tensors held as int8 / int32 arrays, the others as int64).
+  Output tensors get random contents too, so an element the kernel never writes, or an atomic add,
+  is compared as well. A tensor that neither the simulated program stores to nor the reference
+  writes holds its input on both sides and is not compared.
 - Runtime scalars (scalar parameters, and tensors read by `tensor.read`) get one sample value,
   the same for all of them: the first candidate for which the reference runs with every slice in
   range. Candidates, in order: each distinct tensor dimension (largest first), its half and its

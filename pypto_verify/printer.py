@@ -18,8 +18,8 @@ import math
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DictExpr, Direction, Eval, Expr, For, Function,
     FunctionKind, If, ListExpr, MemRef, Module, Param, Program, PtrType, Return, ScalarType,
-    Scope, Stmt, Sym, TensorType, TileType, TupleExpr, TupleType, Type, UnaryOp, Var, Yield, final_yield, type_env, var_like,
-    walk_stmts,
+    Scope, Stmt, Sym, TensorType, TileType, TupleExpr, TupleType, Type, UnaryOp, Var, Yield, final_yield,
+    type_env, var_like, walk_stmts,
 )
 
 _INDENT = "    "
@@ -129,7 +129,8 @@ def _param(param: Param) -> str:
 # ---------------------------------------------------------------------------------------------- statements
 
 
-def _body_lines(body: tuple[Stmt, ...], depth: int, lost: frozenset[str], targets: tuple | None = None) -> list[str]:
+def _body_lines(body: tuple[Stmt, ...], depth: int, lost: frozenset[str],
+                targets: tuple | None = None) -> list[str]:
     """The statements of *body*; a final `Yield` prints against *targets* (return vars, types), with
     bare annotations for the targets in *lost* (`_lost_target_types`)."""
     lines: list[str] = []
