@@ -7,7 +7,8 @@ and tensor value typed with a MemRef; `mem_<space>_<N>: pl.Ptr = pl.tile.alloc(p
 for each on-chip root at the top of the function, in creation order.
 
 Sharing rules, as the real pass applies them:
-- a view (`ops.VIEW_OPS`) shares its input's MemRef; an in-place op (`ops.inplace_input`:
+- a view (`ops.is_view`: the `VIEW_OPS`, and a `tile.slice` of an accumulator) shares its input's
+  MemRef; an in-place op (`ops.inplace_input`:
   `matmul_acc` arg 0, `assemble` dst) shares its input's; `tile.store`'s result shares its tensor;
 - an identity copy `a = b` shares `b`'s;
 - an iter_arg lives where its init lives, and the loop's return var takes the iter_arg's MemRef;
@@ -136,7 +137,8 @@ class _State:
     def shared_memref(self, value: Expr) -> MemRef | None:
         """The MemRef a value must share with one of its operands, if any."""
         if isinstance(value, Call):
-            if value.op in ops.VIEW_OPS and value.args:
+            operand = var_like(value.args[0]) if value.args else None
+            if operand is not None and ops.is_view(value, self.types.get(operand.name)):
                 shared = self.memref(value.args[0])
                 if shared is not None:
                     return shared

@@ -44,8 +44,10 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   `col_expand_<op>` for op `add sub mul div max min` (`trowexpand<op>` / `tcolexpand<op>`), `full`
   (`texpands` of an `f32` constant, `i32` for an integer tile; a non-finite constant is spelled as
   its hexadecimal bit pattern) and `cast` (`tcvt`). A `tile.slice` of a Vec value is a vec -> vec
-  `textract` of its window into the slice's own tile. `tile.set_validshape` (metadata only) is an
-  `alloc_tile` at its source's address with the new valid rows and columns, and no instruction.
+  `textract` of its window into the slice's own tile; a `tile.slice` of an accumulator is a view
+  (`ops.is_view`): a literal row range from column 0 is an `alloc_tile` at that row's address, at the
+  accumulator's row pitch. `tile.set_validshape` (metadata only) is an `alloc_tile` at its source's
+  address with the new valid rows and columns. Neither emits an instruction.
 
 What the subset cannot express is an `EmitError` naming the op (the comparison then reports
 `sim: skipped` with the reason): vector ops it lacks, scalar loop carries and scalar phis, GM
@@ -748,8 +750,10 @@ class _FunctionEmitter:
     def op_slice(self, name, call, declared, span):
         # convert_tensor_to_tile_ops: a slice of a computed Vec value is a copy of its window into
         # the result's own buffer; PTO's form is a vec -> vec `textract`.
-        source = self.vec_tile(call.args[0], span, "tile.slice source")
         offsets = _items(call.args[2] if len(call.args) > 2 else call.kwarg("offsets"), span, "offsets")
+        if self.tile(call.args[0], span, "tile.slice source").space is MemSpace.Acc:
+            return self._acc_window(name, call, declared, offsets, span)
+        source = self.vec_tile(call.args[0], span, "tile.slice source")
         dst = self._result(name, declared, call, span)
         if dst.space is not MemSpace.Vec:
             raise EmitError(f"tile.slice into a {dst.space.value} tile has no PTO form", span)
@@ -759,6 +763,21 @@ class _FunctionEmitter:
         self.emit(f"pto.textract ins(%{source.ssa}, %{row}, %{col} : {source.type}, index, index) "
                   f"outs(%{dst.ssa} : {dst.type})")
         return dst
+
+    def _acc_window(self, name, call, declared, offsets, span):
+        # ops.is_view: a slice of an accumulator moves no data, it is a window of the one L0C buffer.
+        # In the simulator's row-major tiles a row range at the full row pitch is a tile of its own at
+        # that row's address (valid columns = the slice's); other windows have no form here.
+        source = self.tile(call.args[0], span, "tile.slice source")
+        if not isinstance(declared, TileType) or len(offsets) < 2:
+            raise EmitError("tile.slice of an accumulator needs a tile type and two offsets", span)
+        row, col = (ops.const_int(o) for o in offsets[-2:])
+        rows, cols = _tile_dims(declared.shape, name or "", span)
+        if row is None or col != 0 or cols > source.cols or row + rows > source.rows:
+            raise EmitError("a slice of an accumulator other than a literal row range from column 0 has no "
+                            "PTO form in the subset", span)
+        window = replace(declared, shape=(Const(rows), Const(source.cols)), valid_shape=(Const(rows), Const(cols)))
+        return self.alloc(name or "", window, span, addr=source.addr + row * source.cols * declared.dtype.bytes)
 
     def op_reshape(self, name, call, declared, span):
         source = self.tile(call.args[0], span, "tile.reshape source")

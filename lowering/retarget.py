@@ -233,9 +233,11 @@ def apply_plan(fn: Function, plan: dict[str, MemRef]) -> Function:
     after.update(changes)
     for stmt in (s for s in walk_stmts(fn.body) if isinstance(s, Assign)):
         call = stmt.value
-        if not isinstance(call, Call) or call.op not in ops.VIEW_OPS or not call.args:
+        if not isinstance(call, Call) or not call.args:
             continue
         source = var_like(call.args[0])
+        if source is None or not ops.is_view(call, env.get(source.name)):
+            continue
         name = stmt.target.name
         if source is None or name in changes or source.name not in changes:
             continue

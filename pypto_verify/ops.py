@@ -54,6 +54,22 @@ VIEW_OPS = (TRANSPOSE_VIEW, SET_VALIDSHAPE)
 narrowed by it before its drain is still the one L0C buffer."""
 
 
+TILE_SLICE = "tile.slice"
+
+
+def is_view(call: Expr, source_type: Type | None) -> bool:
+    """Whether *call*'s result is a view on its first operand's buffer, given that operand's type:
+    the `VIEW_OPS`, and a `tile.slice` of an Acc tile. PyPTO's `tile.slice` is a zero-copy
+    sub-window; pypto-verify copies a Vec slice into a buffer of its own (so the memory passes see
+    its reads), but an accumulator has no copy path (no Acc -> Acc move): its slice is the drain's
+    window onto the one L0C buffer, and keeps that buffer."""
+    if not isinstance(call, Call):
+        return False
+    if call.op in VIEW_OPS:
+        return True
+    return call.op == TILE_SLICE and isinstance(source_type, TileType) and source_type.space is MemSpace.Acc
+
+
 def is_mad(call: Expr) -> bool:
     return isinstance(call, Call) and call.op in MADS
 
