@@ -29,9 +29,10 @@ What stays GM: parameters, `tensor.create`s used as GM (assembled into, sliced, 
 a call) and their views, rebindings, carries and phis. A *computed* value — the result of a vector or cube
 op (`qf = pl.mul(pl.cast(acc, ...), s)`) — is a tile even when it is sliced or read afterwards: its
 slices are `tile.slice(v, shape, offsets)` (PyPTO's name and operand order: the tile, the static shape
-list, the offset list) and its reads `tile.read`. pypto-verify gives a `tile.slice` of a Vec value a buffer
-of its own (a slice of an accumulator is a view instead, `ops.is_view`): a copy of the window `[r : r + shape[0], c : c + shape[1]]` of the
-source into a fresh tile of the source's space and dtype, taken at the slice (PyPTO emits a
+list, the offset list) and its reads `tile.read`. pypto-verify gives a `tile.slice` of a Vec value a
+buffer of its own (a slice of an accumulator is a view instead, `ops.is_view`): a copy of the window
+`[r : r + shape[0], c : c + shape[1]]` of the source into a fresh tile of the source's space and
+dtype, taken at the slice (PyPTO emits a
 `pto.subview` sharing the source's buffer; as a copy every later read of the slice is of its own
 buffer, which the memory passes' liveness sees). The PTO emitter's form for it on Vec is a window copy
 `pto.textract ins(%src, %row, %col : <vec src>, index, index) outs(%dst : <vec dst>)`.
