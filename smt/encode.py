@@ -537,6 +537,9 @@ class Symbols:
     approximations: list[str] = field(default_factory=list)
     free: dict[str, Term] = field(default_factory=dict)
     """Symbol name -> constant, for every free Int symbol used (nonnegative by assumption)."""
+    offsets: dict[str, int] = field(default_factory=dict)
+    """SSA name -> offset added to its symbol (`sites.Site.context_offsets`: a source loop variable
+    seen from one clone of its replicated lowering)."""
 
     def symbol(self, ssa: str) -> Term:
         name = self.names.get(ssa)
@@ -545,7 +548,8 @@ class Symbols:
             self.names[ssa] = name
         t = const(name)
         self.free[name] = t
-        return t
+        offset = self.offsets.get(ssa)
+        return add(t, lit(offset)) if offset else t
 
     def note(self, what: str) -> None:
         if what not in self.approximations:

@@ -108,9 +108,13 @@ class Mad:
 
     @property
     def k_extent(self) -> int | None:
-        """The K width of this MAD's block (from its left operand), when known."""
+        """The K width of this MAD's block, when known: from its left operand, else from its right one
+        (an operand the model cannot trace to a GM tensor, e.g. a reshaped view, has no extents)."""
         dim = self.lhs_k_root
-        return None if dim is None or self.lhs is None else self.lhs.extents[dim]
+        if dim is not None and self.lhs is not None:
+            return self.lhs.extents[dim]
+        dim = self.rhs_k_root
+        return None if dim is None or self.rhs is None else self.rhs.extents[dim]
 
     @property
     def lhs_k_root(self) -> int | None:
@@ -252,6 +256,10 @@ class Site:
     unsupported: str = ""
     """Why the model cannot express this chain exactly ("" when it can)."""
     mad_spans: frozenset[Span] = frozenset()
+    context_offsets: tuple[tuple[str, int], ...] = ()
+    """(context loop variable, offset) of a source site matched with one clone of a replicated loop:
+    the lowered clone j of `for i in pl.pipeline(s, e, step, stage=F)` runs in the main loop of step
+    `F * step` at `i + j * step`, so the source's `i` is the lowered `i` plus `j * step` (`match_sites`)."""
 
     @property
     def mads(self) -> tuple[Mad, ...]:
@@ -942,7 +950,44 @@ def match_sites(source: list[Site], lowered: list[Site]) -> tuple[list[Pair], li
         src = source[best]
         pairs.append(Pair(replace(low, id=src.id, name=src.name), refine(src, low)))
     unmatched = [s for i, s in enumerate(source) if i not in used]
-    return pairs, unmatched
+    return _shift_clones(pairs), unmatched
+
+
+def _shift_clones(pairs: list[Pair]) -> list[Pair]:
+    """Each pair whose lowered site is clone j of a replicated context loop, with the source site's
+    loop variable offset by `j * step` (`Site.context_offsets`).
+
+    A loop that does not carry the chain (a pipeline over output blocks, each with a fresh accumulator)
+    is replicated by LowerPipelineLoops into a main loop of step `F * step` holding F clones of the
+    body: F lowered sites, in program order, share the source site and that loop. The source and the
+    lowered site name the loop variable alike, so without the offset clone j would be compared with
+    the source's iteration `i` instead of `i + j * step`.
+    """
+    def literal(expr: Expr) -> int | None:
+        return expr.value if isinstance(expr, Const) and type(expr.value) is int else None
+
+    seen: dict[tuple[str, str], int] = {}
+    out: list[Pair] = []
+    for pair in pairs:
+        if pair.source is None:
+            out.append(pair)
+            continue
+        lowered_loops = {display_name(c.var): c for c in pair.lowered.context if isinstance(c, ContextLoop)}
+        offsets: list[tuple[str, int]] = []
+        for ctx in pair.source.context:
+            if not isinstance(ctx, ContextLoop):
+                continue
+            low = lowered_loops.get(display_name(ctx.var))
+            step, low_step = literal(ctx.step), literal(low.step) if low is not None else None
+            if low is None or not step or not low_step or low_step == step or low_step % step:
+                continue
+            key = (pair.source.id, low.var)
+            j = seen.get(key, 0)
+            seen[key] = j + 1
+            if 0 < j < low_step // step:
+                offsets.append((ctx.var, j * step))
+        out.append(Pair(pair.lowered, replace(pair.source, context_offsets=tuple(offsets))) if offsets else pair)
+    return out
 
 
 def refine(source: Site, lowered: Site) -> Site:

@@ -1,0 +1,37 @@
+"""Chains that are not carried by their pipelined loop, and operands the model cannot trace.
+
+`per_block` pipelines over output row blocks (`stage=2`, two iterations): each iteration starts a
+fresh, auto-tiled accumulator, so the lowering's main loop of step 2 holds two clones, the second at
+`hb + 1`. `reshaped_lhs` reads its left operand through a reshape that merges two dimensions (the
+model cannot trace it to a GM block), so the K width the lowering tiles into comes from the right
+operand."""
+import pypto.language as pl
+
+H, M_TILE, K, N = 64, 32, 512, 128
+
+
+@pl.jit
+def per_block(q: pl.Tensor[[H, K], pl.BF16], kv: pl.Tensor[[N, K], pl.BF16], y: pl.Out[pl.Tensor[[H, N], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="per_block"):
+        for hb in pl.pipeline(H // M_TILE, stage=2):
+            h0 = hb * M_TILE
+            raw = pl.matmul(q[h0 : h0 + M_TILE, 0:K], kv[0:N, 0:K], b_trans=True, out_dtype=pl.FP32)
+            y[h0 : h0 + M_TILE, 0:N] = raw
+    return y
+
+
+@pl.jit
+def reshaped_lhs(x3: pl.Tensor[[2, 8, 1024], pl.INT8], w: pl.Tensor[[4, 256, 1024], pl.INT8],
+                 y: pl.Out[pl.Tensor[[16, 256], pl.INT32]], e: pl.Scalar[pl.INDEX]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="reshaped_lhs"):
+        x = pl.reshape(x3, [16, 1024])
+        acc = pl.create_tensor([1, 16, 256], dtype=pl.INT32)
+        for k0 in pl.pipeline(0, 1024, 512, stage=2):
+            x_k = x[0:16, k0 : k0 + 512]
+            w_k = w[e : e + 1, 0:256, k0 : k0 + 512]
+            if k0 == 0:
+                acc = pl.matmul(x_k, w_k, b_trans=True, out_dtype=pl.INT32)
+            else:
+                acc = pl.matmul_acc(acc, x_k, w_k, b_trans=True)
+        y[:, :] = pl.reshape(acc, [16, 256])
+    return y

@@ -1,0 +1,47 @@
+"""PV105 on chains a replicated loop does not carry (one fresh accumulator per pipeline clone) and on
+MADs whose left operand the model cannot trace (`kernels/replicated_blocks.py`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pypto_verify.ir import Assign, BinOp, Var
+from pypto_verify.smt import Verdict, pair_sites, prove_module
+
+from .harness import kernel, lower_fixed, mutate, only
+
+
+def _verdicts(source, lowered):
+    return {(o.site, o.rule): o for o in prove_module(source, lowered)}
+
+
+@pytest.mark.parametrize("function", ["per_block", "reshaped_lhs"])
+def test_every_site_proves(function):
+    source = only(kernel("replicated_blocks.py"), function)
+    outcomes = prove_module(source, lower_fixed(source))
+    assert outcomes and all(o.verdict is Verdict.PROVED for o in outcomes), \
+        [(o.site, o.rule, o.message) for o in outcomes if o.verdict is not Verdict.PROVED]
+
+
+def test_each_pipeline_clone_is_compared_with_its_own_source_iteration():
+    source = only(kernel("replicated_blocks.py"), "per_block")
+    pairs, _ = pair_sites(source, lower_fixed(source))
+    assert [p.lowered.id for p in pairs] == ["per_block:18", "per_block:18.2"]
+    assert [p.source.context_offsets for p in pairs] == [(), (("hb", 1),)]   # clone 1 runs at hb + 1
+
+
+def test_a_clone_that_reads_the_first_clones_rows_is_refuted():
+    source = only(kernel("replicated_blocks.py"), "per_block")
+
+    def same_rows(stmt):
+        # clone 1's `h0_1 = (hb + 1) * 32` made `hb * 32`: both clones compute block hb
+        if isinstance(stmt, Assign) and stmt.target.name == "h0_1" and isinstance(stmt.value, BinOp):
+            return Assign(stmt.target, BinOp("*", Var("hb"), stmt.value.rhs), stmt.type, span=stmt.span)
+        return None
+
+    lowered = mutate(lower_fixed(source), "per_block", same_rows)
+    verdicts = _verdicts(source, lowered)
+    assert verdicts[("per_block:18", "PV105")].verdict is Verdict.PROVED
+    refuted = verdicts[("per_block:18.2", "PV105")]
+    assert refuted.verdict is Verdict.REFUTED
+    assert "different accumulate step than the source" in refuted.message
