@@ -38,7 +38,9 @@ scalars loops carry (`Carry`: an iter_arg and its return var, valued by `encode.
 yield (`ScalarPhi`).
 
 Sites are matched source <-> lowered by the spans of their MADs: the passes keep the span of the source op
-a lowered op came from (`dataclasses.replace`).
+a lowered op came from (`dataclasses.replace`). Context loop variables are shared by name, except that the
+lowered clone j of a replicated loop that does not carry the chain stands for the source's iteration
+`i + j * step` (`Site.context_offsets`).
 """
 
 from __future__ import annotations
