@@ -363,6 +363,23 @@ def _alloc(call: Call, env: dict[str, Type]) -> Type | None:
     return PtrType()
 
 
+def _gather(call: Call, env: dict[str, Type]) -> Type | None:
+    """PyPTO's index form `gather(input, dim, index)`: `out[b, k] = input[b, index[b, k]]`, so the
+    result has the index's shape and the input's dtype; the mask and compare forms keep the
+    elementwise default (the input's type)."""
+    source = operand_type(call.args[0], env) if call.args else None
+    index = call.kwarg("index") if call.kwarg("index") is not None else (call.args[2] if len(call.args) > 2 else None)
+    index_type = operand_type(index, env) if index is not None else None
+    if not isinstance(source, (TileType, TensorType)):
+        return None
+    if index is not None and not isinstance(index_type, (TileType, TensorType)):
+        return None  # an index of unknown shape: the result's shape is unknown, not the input's
+    shape = index_type.shape if isinstance(index_type, (TileType, TensorType)) else source.shape
+    if isinstance(source, TileType):
+        return TileType(shape, source.dtype, MemSpace.Vec)
+    return TensorType(shape, source.dtype)
+
+
 _RULES = {
     CREATE: _create, T_CREATE: _create,
     LOAD: _load, EXTRACT: _extract, MOVE: _move,
@@ -371,6 +388,6 @@ _RULES = {
     STORE: _store, ASSEMBLE: _assemble, T_ASSEMBLE: _assemble,
     T_SLICE: _slice, "tile.slice": _slice, T_RESHAPE: _reshape, "tile.reshape": _reshape,
     T_CAST: _cast, "tile.cast": _cast, T_READ: _read,
-    TRANSPOSE_VIEW: _transpose_view, ALLOC: _alloc,
+    TRANSPOSE_VIEW: _transpose_view, ALLOC: _alloc, "tensor.gather": _gather, "tile.gather": _gather,
 }
 

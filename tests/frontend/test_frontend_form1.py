@@ -485,3 +485,24 @@ def test_with_spmd_as_is_a_loop_and_pl_at_as_binds_a_task_id():
     assert isinstance(scope, ir.Scope) and scope.call.op == "at"
     assert scope.call.kwarg("deps") == ir.ListExpr((ir.Var("tid"),))
     assert scope.body[0] == ir.Assign(ir.Var("done"), ir.Call("scope.task_id"))
+
+
+def test_an_index_gather_has_the_index_shape_and_the_input_dtype() -> None:
+    # PyPTO's index form: out[b, k] = input[b, index[b, k]] (a codebook lookup widens [32, 16] to [32, 64])
+    text = (
+        "import pypto.language as pl\n\n\n"
+        "@pl.jit\n"
+        "def lookup(book: pl.Tensor[[32, 16], pl.FP32], idx: pl.Tensor[[32, 64], pl.INT32],\n"
+        "           y: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):\n"
+        "    with pl.at(level=pl.Level.CORE_GROUP, name_hint=\"lookup\"):\n"
+        "        g = pl.gather(book, dim=-1, index=idx)\n"
+        "        y[:, :] = g\n"
+        "    return y\n")
+    from pypto_verify import ir as _ir
+    from pypto_verify.frontend import read_source as _read
+    from pypto_verify.lowering._pass_util import infer_env
+
+    parsed = _read(text, "lookup.py")
+    assert not parsed.errors
+    (_, fn), = [(p, f) for p in parsed.module.programs for f in p.functions]
+    assert infer_env(fn)["g"] == _ir.TensorType((_ir.Const(32), _ir.Const(64)), _ir.DType.FP32)
