@@ -541,7 +541,13 @@ class Symbols:
     """SSA name -> offset added to its symbol (`sites.Site.context_offsets`: a source loop variable
     seen from one clone of its replicated lowering)."""
 
+    values: dict[str, int] = field(default_factory=dict)
+    """SSA name -> the literal it stands for (`sites.Site.context_values`: a source loop variable seen
+    from a copy the lowering made at a literal iteration)."""
+
     def symbol(self, ssa: str) -> Term:
+        if ssa in self.values:
+            return lit(self.values[ssa])
         name = self.names.get(ssa)
         if name is None:
             name = display_name(ssa) or ssa

@@ -121,7 +121,7 @@ class Side:
 
 
 def _symbols(site: S.Site, tag: str) -> E.Symbols:
-    return E.Symbols(site.scalars, tag, offsets=dict(site.context_offsets))
+    return E.Symbols(site.scalars, tag, offsets=dict(site.context_offsets), values=dict(site.context_values))
 
 
 _SIDES: dict[tuple[int, str], tuple[S.Site, Side]] = {}

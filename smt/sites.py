@@ -40,7 +40,8 @@ yield (`ScalarPhi`).
 Sites are matched source <-> lowered by the spans of their MADs: the passes keep the span of the source op
 a lowered op came from (`dataclasses.replace`). Context loop variables are shared by name, except that the
 lowered clone j of a replicated loop that does not carry the chain stands for the source's iteration
-`i + j * step` (`Site.context_offsets`).
+`i + j * step` (`Site.context_offsets`), and a copy made with the variable replaced by a literal (a
+static tail clone, an unrolled copy) for that literal iteration (`Site.context_values`).
 """
 
 from __future__ import annotations
@@ -262,6 +263,9 @@ class Site:
     """(context loop variable, offset) of a source site matched with one clone of a replicated loop:
     the lowered clone j of `for i in pl.pipeline(s, e, step, stage=F)` runs in the main loop of step
     `F * step` at `i + j * step`, so the source's `i` is the lowered `i` plus `j * step` (`match_sites`)."""
+    context_values: tuple[tuple[str, int], ...] = ()
+    """(context loop variable, value) of a source site matched with a copy the lowering made with the
+    loop variable replaced by a literal: a pipeline's static tail clone, an unrolled copy."""
 
     @property
     def mads(self) -> tuple[Mad, ...]:
@@ -957,7 +961,9 @@ def match_sites(source: list[Site], lowered: list[Site]) -> tuple[list[Pair], li
 
 def _shift_clones(pairs: list[Pair]) -> list[Pair]:
     """Each pair whose lowered site is clone j of a replicated context loop, with the source site's
-    loop variable offset by `j * step` (`Site.context_offsets`).
+    loop variable offset by `j * step` (`Site.context_offsets`), and each whose lowered site is a copy
+    with that variable replaced by a literal (a static tail clone, an unrolled copy), with the literal
+    (`Site.context_values`).
 
     A loop that does not carry the chain (a pipeline over output blocks, each with a fresh accumulator)
     is replicated by LowerPipelineLoops into a main loop of step `F * step` holding F clones of the
@@ -968,27 +974,57 @@ def _shift_clones(pairs: list[Pair]) -> list[Pair]:
     def literal(expr: Expr) -> int | None:
         return expr.value if isinstance(expr, Const) and type(expr.value) is int else None
 
+    def loops(site: Site) -> dict[str, ContextLoop]:
+        return {display_name(c.var): c for c in site.context if isinstance(c, ContextLoop)}
+
     seen: dict[tuple[str, str], int] = {}
-    out: list[Pair] = []
-    for pair in pairs:
+    literal_copies: dict[tuple[str, str], list[int]] = {}
+    """(source site, loop variable) -> the indices of the pairs whose lowered site has no such loop."""
+    main_stop: dict[tuple[str, str], int] = {}
+    """(source site, loop variable) -> where the replicated main loop stops (its tail clones start)."""
+    offsets: list[list[tuple[str, int]]] = []
+    for index, pair in enumerate(pairs):
+        offsets.append([])
         if pair.source is None:
-            out.append(pair)
             continue
-        lowered_loops = {display_name(c.var): c for c in pair.lowered.context if isinstance(c, ContextLoop)}
-        offsets: list[tuple[str, int]] = []
+        lowered_loops = loops(pair.lowered)
         for ctx in pair.source.context:
             if not isinstance(ctx, ContextLoop):
                 continue
             low = lowered_loops.get(display_name(ctx.var))
-            step, low_step = literal(ctx.step), literal(low.step) if low is not None else None
-            if low is None or not step or not low_step or low_step == step or low_step % step:
+            if low is None:
+                literal_copies.setdefault((pair.source.id, ctx.var), []).append(index)
+                continue
+            step, low_step = literal(ctx.step), literal(low.step)
+            if not step or not low_step or low_step == step or low_step % step:
                 continue
             key = (pair.source.id, low.var)
             j = seen.get(key, 0)
             seen[key] = j + 1
+            stop = literal(low.stop)
+            if stop is not None:
+                main_stop[(pair.source.id, ctx.var)] = stop
             if 0 < j < low_step // step:
-                offsets.append((ctx.var, j * step))
-        out.append(Pair(pair.lowered, replace(pair.source, context_offsets=tuple(offsets))) if offsets else pair)
+                offsets[index].append((ctx.var, j * step))
+    values: list[list[tuple[str, int]]] = [[] for _ in pairs]
+    for (source_id, var), indices in literal_copies.items():
+        # one run of copies, each with the same other context loops (a pipeline's tail clones, the
+        # copies of an unrolled loop): copy j is at `base + j * step`
+        signatures = {tuple(c.var for c in pairs[i].lowered.context if isinstance(c, ContextLoop)) for i in indices}
+        ctx = next(c for c in pairs[indices[0]].source.context if isinstance(c, ContextLoop) and c.var == var)
+        start, stop, step = literal(ctx.start), literal(ctx.stop), literal(ctx.step)
+        if len(signatures) != 1 or start is None or stop is None or not step or step < 0:
+            continue
+        base = main_stop.get((source_id, var), start)
+        if not start <= base + (len(indices) - 1) * step < stop:
+            continue  # not the copies of this loop's iterations: a literal outside them would prove vacuously
+        for j, i in enumerate(indices):
+            values[i].append((var, base + j * step))
+    out: list[Pair] = []
+    for pair, shift, fixed in zip(pairs, offsets, values):
+        if shift or fixed:
+            pair = Pair(pair.lowered, replace(pair.source, context_offsets=tuple(shift), context_values=tuple(fixed)))
+        out.append(pair)
     return out
 
 

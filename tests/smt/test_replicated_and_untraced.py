@@ -15,7 +15,7 @@ def _verdicts(source, lowered):
     return {(o.site, o.rule): o for o in prove_module(source, lowered)}
 
 
-@pytest.mark.parametrize("function", ["per_block", "reshaped_lhs"])
+@pytest.mark.parametrize("function", ["per_block", "per_block_tail", "reshaped_lhs"])
 def test_every_site_proves(function):
     source = only(kernel("replicated_blocks.py"), function)
     outcomes = prove_module(source, lower_fixed(source))
@@ -26,8 +26,16 @@ def test_every_site_proves(function):
 def test_each_pipeline_clone_is_compared_with_its_own_source_iteration():
     source = only(kernel("replicated_blocks.py"), "per_block")
     pairs, _ = pair_sites(source, lower_fixed(source))
-    assert [p.lowered.id for p in pairs] == ["per_block:18", "per_block:18.2"]
+    first = pairs[0].lowered.id
+    assert [p.lowered.id for p in pairs] == [first, f"{first}.2"]
     assert [p.source.context_offsets for p in pairs] == [(), (("hb", 1),)]   # clone 1 runs at hb + 1
+
+
+def test_a_literal_tail_clone_is_compared_with_its_own_source_iteration():
+    source = only(kernel("replicated_blocks.py"), "per_block_tail")
+    pairs, _ = pair_sites(source, lower_fixed(source))
+    assert [(p.source.context_offsets, p.source.context_values) for p in pairs] == [
+        ((), ()), ((("hb", 1),), ()), ((), (("hb", 2),))]   # main loop clones 0 and 1, then the tail at hb = 2
 
 
 def test_a_clone_that_reads_the_first_clones_rows_is_refuted():
@@ -41,7 +49,8 @@ def test_a_clone_that_reads_the_first_clones_rows_is_refuted():
 
     lowered = mutate(lower_fixed(source), "per_block", same_rows)
     verdicts = _verdicts(source, lowered)
-    assert verdicts[("per_block:18", "PV105")].verdict is Verdict.PROVED
-    refuted = verdicts[("per_block:18.2", "PV105")]
+    first = pair_sites(source, lowered)[0][0].lowered.id
+    assert verdicts[(first, "PV105")].verdict is Verdict.PROVED
+    refuted = verdicts[(f"{first}.2", "PV105")]
     assert refuted.verdict is Verdict.REFUTED
     assert "different accumulate step than the source" in refuted.message

@@ -2,7 +2,8 @@
 
 `per_block` pipelines over output row blocks (`stage=2`, two iterations): each iteration starts a
 fresh, auto-tiled accumulator, so the lowering's main loop of step 2 holds two clones, the second at
-`hb + 1`. `reshaped_lhs` reads its left operand through a reshape that merges two dimensions (the
+`hb + 1`; `per_block_tail` has three iterations: one main loop iteration of two clones, then a
+literal tail clone at `hb = 2`. `reshaped_lhs` reads its left operand through a reshape that merges two dimensions (the
 model cannot trace it to a GM block), so the K width the lowering tiles into comes from the right
 operand."""
 import pypto.language as pl
@@ -14,6 +15,16 @@ H, M_TILE, K, N = 64, 32, 512, 128
 def per_block(q: pl.Tensor[[H, K], pl.BF16], kv: pl.Tensor[[N, K], pl.BF16], y: pl.Out[pl.Tensor[[H, N], pl.FP32]]):
     with pl.at(level=pl.Level.CORE_GROUP, name_hint="per_block"):
         for hb in pl.pipeline(H // M_TILE, stage=2):
+            h0 = hb * M_TILE
+            raw = pl.matmul(q[h0 : h0 + M_TILE, 0:K], kv[0:N, 0:K], b_trans=True, out_dtype=pl.FP32)
+            y[h0 : h0 + M_TILE, 0:N] = raw
+    return y
+
+
+@pl.jit
+def per_block_tail(q: pl.Tensor[[96, K], pl.BF16], kv: pl.Tensor[[N, K], pl.BF16], y: pl.Out[pl.Tensor[[96, N], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="per_block_tail"):
+        for hb in pl.pipeline(96 // M_TILE, stage=2):
             h0 = hb * M_TILE
             raw = pl.matmul(q[h0 : h0 + M_TILE, 0:K], kv[0:N, 0:K], b_trans=True, out_dtype=pl.FP32)
             y[h0 : h0 + M_TILE, 0:N] = raw
