@@ -363,6 +363,11 @@ def _alloc(call: Call, env: dict[str, Type]) -> Type | None:
     return PtrType()
 
 
+def _dim(call: Call, env: dict[str, Type]) -> Type | None:
+    """`tensor.dim(t, axis)`: the runtime extent of one axis — an index, whatever *t* holds."""
+    return ScalarType(DType.INDEX)
+
+
 def _gather(call: Call, env: dict[str, Type]) -> Type | None:
     """PyPTO's index form `gather(input, dim, index)`: `out[b, k] = input[b, index[b, k]]`, so the
     result has the index's shape and the input's dtype; the mask and compare forms keep the
@@ -389,5 +394,6 @@ _RULES = {
     T_SLICE: _slice, "tile.slice": _slice, T_RESHAPE: _reshape, "tile.reshape": _reshape,
     T_CAST: _cast, "tile.cast": _cast, T_READ: _read,
     TRANSPOSE_VIEW: _transpose_view, ALLOC: _alloc, "tensor.gather": _gather, "tile.gather": _gather,
+    "tensor.dim": _dim, "tile.dim": _dim,
 }
 

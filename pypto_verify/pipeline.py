@@ -369,15 +369,41 @@ def _safe_front(path: str, options: CheckOptions) -> _Front:
 
 
 def _run_datalog(fronts: list[_Front], options: CheckOptions) -> None:
-    """One engine run over every lowered kernel of the run; findings go back to their files."""
+    """One engine run over every lowered kernel of the run; findings go back to their files.
+
+    When that run fails (an engine timeout on a file whose facts blow the rules up), each file is run
+    on its own, so one such file costs only its own kernels: they get a PV999 saying so, and are not
+    cached (`_Cache.put`), the rest are checked as usual.
+    """
+    from pypto_verify.engines.souffle_lang import EngineError
+
     kernels = [(front.report.path, name, fn) for front in fronts for name, fn in front.lowered]
     if not kernels:
         return
+    by_path = {front.report.path: front for front in fronts}
+    try:
+        _datalog_findings(kernels, options, by_path)
+    except EngineError:
+        for front in fronts:
+            mine = [(front.report.path, name, fn) for name, fn in front.lowered]
+            if not mine:
+                continue
+            try:
+                _datalog_findings(mine, options, by_path)
+            except EngineError as error:
+                for name, fn in front.lowered:
+                    front.report.findings.append(Finding(
+                        rules.INTERNAL_ERROR, fn.span,
+                        f"the Datalog rules did not finish on this file ({error}); `{fn.name}` is not verified",
+                        name, fn.name))
+
+
+def _datalog_findings(kernels: list[tuple[str, str, Function]], options: CheckOptions,
+                      by_path: dict[str, _Front]) -> None:
     relations, facts, names = datalog_relations(kernels, options)
     bad = {name: rows for name, rows in relations.items() if name.startswith("assert_") and rows}
     if bad:
         raise AssertionError(f"Datalog invariants violated (a bug in pypto-verify): {sorted(bad)}")
-    by_path = {front.report.path: front for front in fronts}
     for finding in datalog_findings(relations, facts, names):
         if finding.rule.id == rules.ACC_PHI.id:
             continue  # information only: `explain` prints it
@@ -515,6 +541,8 @@ class _Cache:
         return _report_from_json(data, str(path))
 
     def put(self, path: Path, report: FileReport) -> None:
+        if any(f.rule is rules.INTERNAL_ERROR for f in report.findings):
+            return  # a crash or an engine that ran out of time is no result to keep
         key = self._key(path)
         if key is None:
             return

@@ -21,3 +21,35 @@ def test_walk_skips_excluded_dirs_but_an_explicit_one_is_checked(tmp_path: Path,
     assert [p.name for p in collect_files([str(tmp_path / "kernels" / "bad")])] == ["planted.py"]
     assert [p.name for p in collect_files([str(tmp_path / "kernels" / "bad" / "planted.py")])] == ["planted.py"]
     assert len(collect_files([str(tmp_path / "kernels")], exclude=())) == 2
+
+
+def test_an_engine_that_gives_up_on_one_file_costs_only_that_files_kernels(tmp_path, monkeypatch) -> None:
+    # the one Datalog run over everything fails (an engine timeout on a file whose facts blow the rules
+    # up): every file is run on its own, and only the one that still fails is reported, as PV999
+    import shutil
+
+    from pypto_verify import pipeline, rules
+    from pypto_verify.engines.souffle_lang import EngineError
+
+    root = Path(__file__).resolve().parents[2]
+    good, heavy = tmp_path / "good.py", tmp_path / "heavy.py"
+    shutil.copy(root / "tests" / "fixtures" / "form3" / "shape_b_post_if_read.py", good)
+    heavy.write_text((root / "tests" / "fixtures" / "form3" / "shape_b_post_if_read.py").read_text()
+                     + "# another file (the cache keys by content)\n")
+    real = pipeline.datalog_relations
+
+    def flaky(kernels, options):
+        if any(path == str(heavy) for path, _, _ in kernels):
+            raise EngineError("souffle did not finish within 120 s")
+        return real(kernels, options)
+
+    monkeypatch.setattr(pipeline, "datalog_relations", flaky)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    report = pipeline.check([str(tmp_path)], pipeline.CheckOptions(engine="clingo", sim=False, smt=False))
+    by_name = {Path(f.path).name: f for f in report.files}
+    assert [f.rule.id for f in by_name["good.py"].findings] == ["PV004"]          # checked as usual
+    heavy_findings = by_name["heavy.py"].findings
+    assert heavy_findings and {f.rule for f in heavy_findings} == {rules.INTERNAL_ERROR}
+    assert "did not finish" in heavy_findings[0].message and "is not verified" in heavy_findings[0].message
+    cached = pipeline._Cache(pipeline.CheckOptions(engine="clingo", sim=False, smt=False))
+    assert cached.get(heavy) is None and cached.get(good) is not None              # a give-up is not kept
