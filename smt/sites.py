@@ -108,16 +108,21 @@ class Mad:
     in K order; the first carries the reset, the others accumulate (set by `refine`)."""
     sub_width: int | None = None
     """The K width of each L0 block but the last (set by `refine`)."""
+    type_k: int | None = None
+    """The K width the left operand's static type gives (for operands the model cannot trace)."""
 
     @property
     def k_extent(self) -> int | None:
         """The K width of this MAD's block, when known: from its left operand, else from its right one
-        (an operand the model cannot trace to a GM tensor, e.g. a reshaped view, has no extents)."""
+        (an operand the model cannot trace to a GM tensor, e.g. a reshaped view, has no extents), else
+        from the left operand's type."""
         dim = self.lhs_k_root
         if dim is not None and self.lhs is not None:
             return self.lhs.extents[dim]
         dim = self.rhs_k_root
-        return None if dim is None or self.rhs is None else self.rhs.extents[dim]
+        if dim is not None and self.rhs is not None:
+            return self.rhs.extents[dim]
+        return self.type_k
 
     @property
     def lhs_k_root(self) -> int | None:
@@ -710,6 +715,14 @@ class _Projector:
         self.drained: list[str] = []
         """The chain values drains read, in program order (the first names the site: what the user stores)."""
 
+    def _type_k(self, lhs: Expr | None, a_trans: bool) -> int | None:
+        v = var_like(lhs)
+        t = self.origins.types.get(v.name) if v is not None else None
+        if not isinstance(t, (TileType, TensorType)) or len(t.shape) < 2:
+            return None
+        k = t.shape[-2] if a_trans else t.shape[-1]
+        return k.value if isinstance(k, Const) and type(k.value) is int else None
+
     def site(self) -> Site:
         first_span = self.first.span
         site_id = f"{self.fn.name}:{first_span.line}"
@@ -828,7 +841,8 @@ class _Projector:
             items.append(Mad(value.op, kind, parts.init_cond if kind == "acc" else None,
                              self.origins.of(parts.lhs), self.origins.of(parts.rhs),
                              self.origins.of(parts.bias) if parts.bias is not None else None,
-                             parts.a_trans, parts.b_trans, target, stmt.span, value.span))
+                             parts.a_trans, parts.b_trans, target, stmt.span, value.span,
+                             type_k=self._type_k(parts.lhs, parts.a_trans)))
             return target
         if isinstance(value, Call) and value.op in CREATE_OPS:
             items.append(Create(target, stmt.span))

@@ -15,7 +15,7 @@ def _verdicts(source, lowered):
     return {(o.site, o.rule): o for o in prove_module(source, lowered)}
 
 
-@pytest.mark.parametrize("function", ["per_block", "per_block_tail", "reshaped_lhs"])
+@pytest.mark.parametrize("function", ["per_block", "per_block_tail", "reshaped_lhs", "both_reshaped"])
 def test_every_site_proves(function):
     source = only(kernel("replicated_blocks.py"), function)
     outcomes = prove_module(source, lower_fixed(source))

@@ -5,7 +5,7 @@ fresh, auto-tiled accumulator, so the lowering's main loop of step 2 holds two c
 `hb + 1`; `per_block_tail` has three iterations: one main loop iteration of two clones, then a
 literal tail clone at `hb = 2`. `reshaped_lhs` reads its left operand through a reshape that merges two dimensions (the
 model cannot trace it to a GM block), so the K width the lowering tiles into comes from the right
-operand."""
+operand; `both_reshaped` reads both operands so, and the K width comes from the left operand's type."""
 import pypto.language as pl
 
 H, M_TILE, K, N = 64, 32, 512, 128
@@ -45,4 +45,14 @@ def reshaped_lhs(x3: pl.Tensor[[2, 8, 1024], pl.INT8], w: pl.Tensor[[4, 256, 102
             else:
                 acc = pl.matmul_acc(acc, x_k, w_k, b_trans=True)
         y[:, :] = pl.reshape(acc, [16, 256])
+    return y
+
+
+@pl.jit
+def both_reshaped(x3: pl.Tensor[[2, 8, 512], pl.BF16], w3: pl.Tensor[[2, 64, 512], pl.BF16],
+                  y: pl.Out[pl.Tensor[[16, 128], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="both_reshaped"):
+        x = pl.reshape(x3, [16, 512])
+        w = pl.reshape(w3, [128, 512])
+        y[:, :] = pl.matmul(x[0:16, 0:512], w[0:128, 0:512], b_trans=True, out_dtype=pl.FP32)
     return y
