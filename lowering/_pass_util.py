@@ -16,9 +16,9 @@ from dataclasses import replace
 
 from pypto_verify import ops
 from pypto_verify.ir import (
-    Assign, BinOp, Call, Const, DType, Eval, Expr, For, Function, FunctionKind, If, Module, ScalarType,
+    Assign, BinOp, Call, Const, DType, Eval, Expr, For, Function, If, Module, ScalarType,
     Scope, Stmt, TensorType, TileType, Type, Var, Yield, map_expr, map_functions, map_stmt_exprs,
-    stmt_exprs, var_like, walk_exprs, walk_stmts,
+    var_like, walk_stmts,
 )
 
 # ---------------------------------------------------------------------------------------------- names
@@ -154,35 +154,8 @@ def map_kernel_functions(module: Module, fn: Callable[[Function], Function]) -> 
     return map_functions(module, lambda f: fn(f) if is_kernel(f) and not is_lowered(f) else f)
 
 
-def is_kernel(fn: Function) -> bool:
-    """A function the pipeline lowers: InCore / AIC / AIV, or any function holding a tile op or a
-    tensor-level matmul (docs/ir-conventions.md, "Functions and programs")."""
-    if fn.kind in (FunctionKind.INCORE, FunctionKind.AIC, FunctionKind.AIV):
-        return True
-    for stmt in walk_stmts(fn.body):
-        for expr in stmt_exprs(stmt):
-            for e in walk_exprs(expr):
-                if isinstance(e, Call) and (e.op.startswith("tile.") or e.op in ops.TENSOR_MADS):
-                    return True
-    return False
-
-
-def is_lowered(fn: Function) -> bool:
-    """A Form 3 function: some tile already carries a MemRef, or a buffer root is allocated."""
-    for p in fn.params:
-        if isinstance(p.type, TileType) and p.type.memref is not None:
-            return True
-    for stmt in walk_stmts(fn.body):
-        types: tuple[Type | None, ...] = ()
-        if isinstance(stmt, Assign):
-            types = (stmt.type,)
-            if isinstance(stmt.value, Call) and stmt.value.op == ops.ALLOC:
-                return True
-        elif isinstance(stmt, (For, If)):
-            types = stmt.return_types
-        if any(isinstance(t, TileType) and t.memref is not None for t in types):
-            return True
-    return False
+is_kernel = ops.is_kernel
+is_lowered = ops.is_lowered
 
 
 # ---------------------------------------------------------------------------------------------- substitution

@@ -165,7 +165,7 @@ def _overflow(fn: Function, env: dict, placements: list[Placement], needed: int,
             f"{target} has {capacity}: {listed}",
             windows=tuple(Window(m.base, address.get(m.base, 0) + m.offset, m.size) for _, m in peak.live),
             values=tuple(display_name(n) for n, _ in peak.live),
-            notes=tuple(_live_note(fn, n, m, peak) for n, m in peak.live))
+            notes=tuple(_live_note(sites, n, m, peak) for sites in [collect_sites(fn)] for n, m in peak.live))
     listed = ", ".join(f"`{display_name(p.first)}` {p.base} ({p.size})" for p in placements)
     # the first buffer whose end passes the capacity is where the space runs out
     culprit = next((p for p in placements if p.address + p.size > capacity), placements[-1])
@@ -181,8 +181,8 @@ def _overflow(fn: Function, env: dict, placements: list[Placement], needed: int,
                     for p in placements))
 
 
-def _live_note(fn: Function, name: str, m: MemRef, peak: _Peak) -> Note:
-    site = collect_sites(fn).get(name)
+def _live_note(sites: dict, name: str, m: MemRef, peak: _Peak) -> Note:
+    site = sites.get(name)
     span = site.stmt.span if site is not None and site.stmt is not None else peak.span
     defined, last = peak.lines[name]
     return Note(span, f"`{display_name(name)}` {m.base}[{m.offset}:{m.offset + m.size}] ({m.size} bytes), "

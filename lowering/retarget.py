@@ -134,8 +134,9 @@ class Retargeter:
                 return False
             self.plan[name] = target
             return True
-        if call.op in ops.VIEW_OPS:
-            return False
+        operand = var_like(call.args[0]) if call.args else None
+        if ops.is_view(call, self.env.get(operand.name) if operand is not None else None):
+            return False  # a view moves with its source (apply_plan), never on its own
         if call.op in KWARG_SPACE_OPS and call.kwarg("target_memory") is not None:
             if ops.target_memory(call) is not space:
                 return False

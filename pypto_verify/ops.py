@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from pypto_verify.ir import (
-    Call, Const, DType, Expr, ListExpr, MemSpace, ScalarType, Sym, TensorType, TileType,
-    TupleExpr, Type, PtrType, var_like,
+    Assign, Call, Const, DType, Expr, For, Function, FunctionKind, If, ListExpr, MemSpace, ScalarType, Sym,
+    TensorType, TileType, TupleExpr, TupleType, Type, PtrType, stmt_exprs, var_like, walk_exprs, walk_stmts,
 )
 
 # ---------------------------------------------------------------------------------------------- names
@@ -68,6 +68,52 @@ def is_view(call: Expr, source_type: Type | None) -> bool:
     if call.op in VIEW_OPS:
         return True
     return call.op == TILE_SLICE and isinstance(source_type, TileType) and source_type.space is MemSpace.Acc
+
+
+# ---------------------------------------------------------------------------------------------- functions
+
+_KERNEL_KINDS = (FunctionKind.INCORE, FunctionKind.AIC, FunctionKind.AIV)
+
+
+def is_kernel(fn: Function) -> bool:
+    """A kernel: kind InCore / AIC / AIV, or any function holding a tile op or a tensor-level matmul
+    (docs/ir-conventions.md, "Functions and programs"). The frontend lists these, the pipeline lowers them."""
+    if fn.kind in _KERNEL_KINDS:
+        return True
+    for stmt in walk_stmts(fn.body):
+        for expr in stmt_exprs(stmt):
+            for sub in walk_exprs(expr):
+                if isinstance(sub, Call) and (sub.op.startswith("tile.") or sub.op in TENSOR_MADS):
+                    return True
+    return False
+
+
+def is_lowered(fn: Function) -> bool:
+    """A Form 3 function: it carries MemRefs (on a parameter, a result, a definition, a phi or carry)
+    or `tile.alloc` roots. The pipeline does not lower it again; the dynamic check has no source for it."""
+    for param in fn.params:
+        if _has_memref(param.type):
+            return True
+    if any(_has_memref(t) for t in fn.return_types):
+        return True
+    for stmt in walk_stmts(fn.body):
+        if isinstance(stmt, Assign):
+            if _has_memref(stmt.type) or isinstance(stmt.type, PtrType):
+                return True
+            if isinstance(stmt.value, Call) and stmt.value.op == ALLOC:
+                return True
+        elif isinstance(stmt, (For, If)):
+            if any(_has_memref(t) for t in stmt.return_types):
+                return True
+    return False
+
+
+def _has_memref(t: Type | None) -> bool:
+    if isinstance(t, (TensorType, TileType)):
+        return t.memref is not None
+    if isinstance(t, TupleType):
+        return any(_has_memref(item) for item in t.items)
+    return False
 
 
 def is_mad(call: Expr) -> bool:

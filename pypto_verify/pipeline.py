@@ -238,7 +238,6 @@ def front_file(path: str, options: CheckOptions) -> _Front:
         front.report.kernels.append(KernelReport(names[fn.name], fn.name))
         front.sources[names[fn.name]] = None if frontend.is_lowered(fn) else fn
     lower_options = LowerOptions(mode=options.mode, target=get_target(options.target))
-    lowered_fns: dict[str, Function] = {}
     programs: list[Program] = []
     for program, fn in kernel_list:
         single = Module(parsed.module.path, (replace(program, functions=(fn,)),))
@@ -252,12 +251,8 @@ def front_file(path: str, options: CheckOptions) -> _Front:
             report.findings.append(_lowering_finding(lowering_error, names.get(fn_name, fn_name), fn_name))
         for lowered_program, low in result.module.functions():
             if low.name == fn.name:
-                lowered_fns[fn.name] = low
+                front.lowered.append((names[fn.name], low))
                 programs.append(replace(lowered_program, functions=(low,)))
-    for program, fn in kernel_list:
-        low = lowered_fns.get(fn.name)
-        if low is not None:
-            front.lowered.append((names[fn.name], low))
     result_module = Module(parsed.module.path, tuple(programs))
     if options.smt:
         try:
@@ -358,7 +353,8 @@ def _run_front(paths: list[str], options: CheckOptions, progress, done: int, tot
 
 
 def _safe_front(path: str, options: CheckOptions) -> _Front:
-    """`front_file`, except that a crash of ours is reported as that file's PV000 instead of stopping the run."""
+    """`front_file`, except that an input nested deeper than the checker's recursion limit is that file's
+    PV000 instead of stopping the run (other crashes of ours are PV999s inside `front_file`)."""
     try:
         return front_file(path, options)
     except RecursionError:

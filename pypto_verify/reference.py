@@ -324,8 +324,7 @@ _VECTOR_REDUCE = {
     "col_sum": (np.add, 0), "col_max": (np.maximum, 0), "col_min": (np.minimum, 0),
 }
 """`[M, N] -> [M, 1]` (row_*) or `[1, N]` (col_*), reduced in f32 (int64 for integers)."""
-_EXPAND = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "max": np.maximum,
-           "min": np.minimum}
+_EXPAND = {k: _VECTOR_BINARY[k] for k in ("add", "sub", "mul", "div", "max", "min")}
 _VECTOR_EXPAND = {**{f"row_expand_{k}": (fn, 1) for k, fn in _EXPAND.items()},
                   **{f"col_expand_{k}": (fn, 0) for k, fn in _EXPAND.items()}}
 """`x op v`, v an `[M, 1]` (row_expand_*) or `[1, N]` (col_expand_*) value broadcast over x."""

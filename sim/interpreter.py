@@ -61,7 +61,7 @@ from numpy.lib.stride_tricks import as_strided
 from .arena import CAPACITIES, Memory, Tile
 from .dtypes import DTYPES, bf16_bits_to_f32, narrow, to_storage, to_values, widen
 from .errors import SimError, rejected
-from .parser import (ARITH_BINARY, INS_OUTS_OPS, Func, Op, PtrType, ScalarType, TileType,
+from .parser import (EXPAND_KINDS, ARITH_BINARY, INS_OUTS_OPS, Func, Op, PtrType, ScalarType, TileType,
                      ViewType, walk)
 
 Step = Callable[[], None]
@@ -115,10 +115,7 @@ _REDUCE_VECTOR: Final[dict[str, tuple[np.ufunc, int]]] = {
     "pto.trowsum": (np.add, 1), "pto.trowmax": (np.maximum, 1), "pto.trowmin": (np.minimum, 1),
     "pto.tcolsum": (np.add, 0), "pto.tcolmax": (np.maximum, 0), "pto.tcolmin": (np.minimum, 0),
 }
-_EXPAND_FUNCTIONS: Final[dict[str, Callable]] = {
-    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "max": np.maximum,
-    "min": np.minimum,
-}
+_EXPAND_FUNCTIONS: Final[dict[str, Callable]] = {kind: _BINARY_VECTOR[f"pto.t{kind}"] for kind in EXPAND_KINDS}
 # name -> (function, axis): trowexpand* broadcast a [rows, 1] tile along each row, tcolexpand* a
 # [1, cols] tile down each column.
 _EXPAND_VECTOR: Final[dict[str, tuple[Callable, int]]] = {

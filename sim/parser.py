@@ -36,15 +36,15 @@ ARITH_BINARY: Final[frozenset[str]] = frozenset(
     f"arith.{name}" for name in
     ("addi", "subi", "muli", "divsi", "remsi", "maxsi", "minsi", "andi", "ori", "xori"))
 CMPI_PREDICATES: Final[frozenset[str]] = frozenset({"eq", "ne", "slt", "sle", "sgt", "sge"})
-_EXPAND_KINDS: Final[tuple[str, ...]] = ("add", "sub", "mul", "div", "max", "min")
+EXPAND_KINDS: Final[tuple[str, ...]] = ("add", "sub", "mul", "div", "max", "min")
 INS_OUTS_OPS: Final[frozenset[str]] = frozenset(
     f"pto.{name}" for name in
     ("tload", "tstore", "textract", "tmov", "tmatmul", "tmatmul.acc", "tmatmul.bias",
      "tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "texp", "trelu", "tmuls", "tadds", "tcvt",
      "trecip", "trsqrt", "tsqrt", "tlog", "tabs", "tsubs", "tdivs", "tmaxs", "tmins", "texpands",
      "trowsum", "trowmax", "trowmin", "tcolsum", "tcolmax", "tcolmin",
-     *(f"trowexpand{kind}" for kind in _EXPAND_KINDS),
-     *(f"tcolexpand{kind}" for kind in _EXPAND_KINDS)))
+     *(f"trowexpand{kind}" for kind in EXPAND_KINDS),
+     *(f"tcolexpand{kind}" for kind in EXPAND_KINDS)))
 TILE_SPACES: Final[frozenset[str]] = frozenset({"mat", "left", "right", "acc", "bias", "vec"})
 
 

@@ -323,20 +323,7 @@ def consts_in(term: Term) -> set[str]:
 
 def substitute(term: Term, values: Mapping[Term, Term]) -> Term:
     """*term* with each key replaced by its value (rebuilt through the folding constructors)."""
-    memo: dict[int, Term] = {}
-
-    def go(t: Term) -> Term:
-        if t in values:
-            return values[t]
-        if not t.args:
-            return t
-        key = id(t)
-        if key not in memo:
-            args = tuple(go(a) for a in t.args)
-            memo[key] = t if all(x is y for x, y in zip(args, t.args)) else _rebuild(t, args)
-        return memo[key]
-
-    return go(term)
+    return _substitute(term, values, {})
 
 
 def facts_of(assumptions: Iterable[Term]) -> dict[Term, Term]:

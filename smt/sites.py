@@ -720,8 +720,7 @@ class _Projector:
         t = self.origins.types.get(v.name) if v is not None else None
         if not isinstance(t, (TileType, TensorType)) or len(t.shape) < 2:
             return None
-        k = t.shape[-2] if a_trans else t.shape[-1]
-        return k.value if isinstance(k, Const) and type(k.value) is int else None
+        return ops.const_int(t.shape[-2] if a_trans else t.shape[-1])
 
     def site(self) -> Site:
         first_span = self.first.span
@@ -985,8 +984,7 @@ def _shift_clones(pairs: list[Pair]) -> list[Pair]:
     lowered site name the loop variable alike, so without the offset clone j would be compared with
     the source's iteration `i` instead of `i + j * step`.
     """
-    def literal(expr: Expr) -> int | None:
-        return expr.value if isinstance(expr, Const) and type(expr.value) is int else None
+    literal = ops.const_int
 
     def loops(site: Site) -> dict[str, ContextLoop]:
         return {display_name(c.var): c for c in site.context if isinstance(c, ContextLoop)}

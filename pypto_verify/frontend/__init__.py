@@ -63,48 +63,11 @@ def read_source(text: str, path: str = "<string>") -> ParseResult:
 def kernels(module: ir.Module) -> list[tuple[ir.Program, ir.Function]]:
     """The functions that are kernels: kind InCore / AIC / AIV, or any function holding a tile op or a
     tensor-level matmul (docs/ir-conventions.md, "Functions and programs")."""
-    return [(program, fn) for program, fn in module.functions() if _is_kernel(fn)]
+    return [(program, fn) for program, fn in module.functions() if ops.is_kernel(fn)]
 
 
-def is_lowered(fn: ir.Function) -> bool:
-    """True when *fn* carries MemRefs or `tile.alloc` roots (Form 3)."""
-    for param in fn.params:
-        if _has_memref(param.type):
-            return True
-    if any(_has_memref(t) for t in fn.return_types):
-        return True
-    for stmt in ir.walk_stmts(fn.body):
-        if isinstance(stmt, ir.Assign):
-            if _has_memref(stmt.type) or isinstance(stmt.type, ir.PtrType):
-                return True
-            if isinstance(stmt.value, ir.Call) and stmt.value.op == ops.ALLOC:
-                return True
-        elif isinstance(stmt, (ir.For, ir.If)):
-            if any(_has_memref(t) for t in stmt.return_types):
-                return True
-    return False
-
-
-_KERNEL_KINDS = (ir.FunctionKind.INCORE, ir.FunctionKind.AIC, ir.FunctionKind.AIV)
-
-
-def _is_kernel(fn: ir.Function) -> bool:
-    if fn.kind in _KERNEL_KINDS:
-        return True
-    for stmt in ir.walk_stmts(fn.body):
-        for expr in ir.stmt_exprs(stmt):
-            for sub in ir.walk_exprs(expr):
-                if isinstance(sub, ir.Call) and (sub.op.startswith("tile.") or sub.op in ops.TENSOR_MADS):
-                    return True
-    return False
-
-
-def _has_memref(t: ir.Type | None) -> bool:
-    if isinstance(t, (ir.TensorType, ir.TileType)):
-        return t.memref is not None
-    if isinstance(t, ir.TupleType):
-        return any(_has_memref(item) for item in t.items)
-    return False
+is_lowered = ops.is_lowered
+"""True when a function carries MemRefs or `tile.alloc` roots (Form 3): `ops.is_lowered`."""
 
 
 def _failed(path: str, what: str, why: str) -> ParseResult:

@@ -86,4 +86,7 @@ def test_dump_smt_writes_one_query_per_obligation(tmp_path):
 def test_query_text_is_the_dump_name_and_text_of_an_obligation():
     ob = _obligation(E.TRUE, case="step")
     assert dump_name(ob) == "k.1.PV102.step.smt2"
-    assert query_text(ob) == query_text(_obligation(E.TRUE, case="step"))
+    text = query_text(ob)
+    assert text == ("(declare-const |x| Int)\n(assert true)\n"              # the violation, asserted
+                    "(declare-const |w!x| Int)\n(assert (= |w!x| |x|))\n"    # its witness `x`, read back
+                    "(check-sat)\n")
