@@ -647,19 +647,19 @@ def type_env(fn: Function) -> dict[str, Type]:
 def _collect_types(body: tuple[Stmt, ...], env: dict[str, Type]) -> None:
     for stmt in body:
         if isinstance(stmt, Assign):
-            t = stmt.type if stmt.type is not None else _expr_type(stmt.value, env)
+            t = stmt.type if stmt.type is not None else expr_type(stmt.value, env)
             if t is not None:
                 env[stmt.target.name] = t
         elif isinstance(stmt, For):
             env[stmt.loop_var.name] = ScalarType(DType.INDEX)
             for arg, init in zip(stmt.iter_args, stmt.inits):
-                t = _expr_type(init, env)
+                t = expr_type(init, env)
                 if t is not None:
                     env[arg.name] = t
             _collect_types(stmt.body, env)
             yielded = _final_yield(stmt.body)
             for i, (rv, rt) in enumerate(zip(stmt.return_vars, stmt.return_types)):
-                t = rt if rt is not None else (_expr_type(yielded[i], env) if yielded and i < len(yielded) else None)
+                t = rt if rt is not None else (expr_type(yielded[i], env) if yielded and i < len(yielded) else None)
                 if t is not None:
                     env[rv.name] = t
         elif isinstance(stmt, If):
@@ -670,14 +670,15 @@ def _collect_types(body: tuple[Stmt, ...], env: dict[str, Type]) -> None:
                 t = rt
                 for arm in (then_y, else_y):
                     if t is None and arm and i < len(arm):
-                        t = _expr_type(arm[i], env)
+                        t = expr_type(arm[i], env)
                 if t is not None:
                     env[rv.name] = t
         elif isinstance(stmt, Scope):
             _collect_types(stmt.body, env)
 
 
-def _expr_type(expr: Expr, env: dict[str, Type]) -> Type | None:
+def expr_type(expr: Expr, env: dict[str, Type]) -> Type | None:
+    """The type of a name in *env* (None for anything else: `type_env` types only names)."""
     v = var_like(expr)
     if v is not None:
         return env.get(v.name)

@@ -18,8 +18,8 @@ import math
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DictExpr, Direction, Eval, Expr, For, Function,
     FunctionKind, If, ListExpr, MemRef, Module, Param, Program, PtrType, Return, ScalarType,
-    Scope, Stmt, Sym, TensorType, TileType, TupleExpr, TupleType, Type, UnaryOp, Var, Yield, final_yield,
-    type_env, var_like, walk_stmts,
+    Scope, Stmt, Sym, TensorType, TileType, TupleExpr, TupleType, Type, UnaryOp, Var, Yield, expr_type,
+    final_yield, type_env, walk_stmts,
 )
 
 _INDENT = "    "
@@ -97,15 +97,10 @@ def _lost_target_types(fn: Function) -> frozenset[str]:
         yields = [y.values for y in map(final_yield, arms) if y is not None]
         for i, (rv, rt) in enumerate(zip(stmt.return_vars, stmt.return_types)):
             derived = next((t for values in yields if i < len(values)
-                            for t in [_value_type(values[i], env)] if t is not None), None)
+                            for t in [expr_type(values[i], env)] if t is not None), None)
             if rt is not None and rt != derived:
                 lost.add(rv.name)
     return frozenset(lost)
-
-
-def _value_type(value: Expr, env: dict[str, Type]) -> Type | None:
-    v = var_like(value)
-    return env.get(v.name) if v is not None else None
 
 
 def _decorator(fn: Function) -> str:
@@ -137,10 +132,8 @@ def _body_lines(body: tuple[Stmt, ...], depth: int, lost: frozenset[str],
     for i, stmt in enumerate(body):
         last = i == len(body) - 1
         if isinstance(stmt, Yield) and last and targets is not None:
-            return_vars, return_types = targets
-            if len(return_vars) > 1:
-                lines.extend(f"{_INDENT * depth}{rv.name}: {print_type(t)}"
-                             for rv, t in zip(return_vars, return_types) if rv.name in lost and t is not None)
+            lines.extend(f"{_INDENT * depth}{rv.name}: {print_type(t)}"
+                         for rv, t in zip(*targets) if rv.name in lost and t is not None)
             lines.append(_INDENT * depth + _yield_line(stmt, *targets))
         else:
             lines.extend(_stmt_lines(stmt, depth, lost))

@@ -170,15 +170,6 @@ class ModuleReader:
                 out.append((node, scope))
         return out
 
-    def source_of(self, node: ast.AST) -> str | None:
-        """The source lines *node* spans (for cheap textual pre-checks), or None when unknown."""
-        start, end = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
-        if start is None or end is None:
-            return None
-        if not hasattr(self, "_lines"):
-            self._lines = self.text.splitlines()
-        return "\n".join(self._lines[start - 1:end])
-
     def span_of(self, node: ast.AST) -> Span:
         # ast columns are 0-based; we print 1-based (STYLE.md §6)
         return Span(self.path, getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1)
@@ -400,7 +391,7 @@ class FunctionReader:
         param_names = [p.name for p in params]
         body = _strip_docstring(node.body)
         self.frame.gm = gm_names(param_names, body, self.pl_path, self._is_kernel_call)
-        self.frame.acc = accumulator_names(body, self.pl_path, self.module.source_of(node))
+        self.frame.acc = accumulator_names(body, self.pl_path)
         self.frame.assigned = set(assigned_names(body))
         stmts, terminal = self._read_body(body, top=True)
         if terminal is not None:
@@ -1562,7 +1553,7 @@ class FunctionReader:
         outer = self.frame
         params = [a.arg for a in spec.args]
         frame = Frame(bindings, gm_names(params, body, self.pl_path, self._is_kernel_call),
-                      accumulator_names(body, self.pl_path, self.module.source_of(helper)),
+                      accumulator_names(body, self.pl_path),
                       fn.scope, (*outer.helper_stack, helper.name), set(assigned_names(body)))
         self.frame = frame
         try:

@@ -131,8 +131,6 @@ def assigned_names(body: list[ast.stmt]) -> list[str]:
                 if name not in seen:
                     seen.add(name)
                     names.append(name)
-        if isinstance(stmt, (ast.Global, ast.Nonlocal)):
-            continue
     return names
 
 
@@ -144,7 +142,7 @@ _SELF_UPDATE_LAST = frozenset({"store", "tile.store"})
 
 
 def gm_names(params: list[str], body: list[ast.stmt], pl_path: Callable[[ast.expr], str | None],
-             is_kernel_call: Callable[[ast.expr], bool] = lambda func: False) -> set[str]:
+             is_kernel_call: Callable[[ast.expr], bool]) -> set[str]:
     """Names every later binding of which is a self-update of a tensor (item store, `assemble` into
     itself, `store` into itself, `y = other_kernel(x, y)`): they keep their name (docs/ir-conventions.md,
     tensor-typed names). *is_kernel_call* tells a call of another kernel of the file by its callee."""
@@ -206,13 +204,10 @@ def is_matmul_call(node: ast.AST, pl_path: Callable[[ast.expr], str | None]) -> 
     return isinstance(node, ast.Call) and pl_path(node.func) in _MATMULS
 
 
-def accumulator_names(body: list[ast.stmt], pl_path: Callable[[ast.expr], str | None],
-                      source: str | None = None) -> set[str]:
-    """Names that hold an accumulator somewhere in *body*: matmul results and matmul_acc's acc operand.
-    *source*, the body's text, skips the walk when it mentions no matmul at all."""
+def accumulator_names(body: list[ast.stmt], pl_path: Callable[[ast.expr], str | None]) -> set[str]:
+    """Names that hold an accumulator somewhere in *body*: matmul results and matmul_acc's acc operand
+    (however the matmul is spelled: `pl_path` resolves aliases such as `from pypto.language import matmul as mm`)."""
     names: set[str] = set()
-    if source is not None and "matmul" not in source:
-        return names
     for node in _walk_same_scope(body):
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and is_matmul_call(node.value, pl_path):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]

@@ -180,3 +180,21 @@ def test_errors_come_in_source_order_one_per_kernel():
     result = read_file(INVALID / "unsupported_statement.py")
     lines = [e.span.line for e in result.errors]
     assert lines == sorted(lines) and len(lines) == 5
+
+
+def test_an_unsupported_statement_names_an_accumulator_made_by_an_aliased_matmul():
+    text = (
+        "import pypto.language as pl\n"
+        "from pypto.language import matmul as mm\n\n\n"
+        "@pl.jit\n"
+        "def k(a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[64, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):\n"
+        "    with pl.at(level=pl.Level.CORE_GROUP, name_hint=\"k\"):\n"
+        "        acc = mm(a, b)\n"
+        "        while False:\n"
+        "            acc = mm(a, b)\n"
+        "        y[:, :] = acc\n"
+        "    return y\n")
+    result = read_source(text, "k.py")
+    assert [str(e) for e in result.errors] == [
+        "k.py:9:9: PV000 input-error: `while` loop inside kernel `k`; not in the kernel language, and it "
+        "touches the accumulator `acc`"]

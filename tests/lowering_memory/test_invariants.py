@@ -37,12 +37,15 @@ def test_every_pass_leaves_well_formed_ir_that_round_trips(shape: str, mode: str
         assert [(f.params, f.body) for f in ours] == [(f.params, f.body) for f in theirs], p.name
 
 
-@pytest.mark.parametrize("path", sorted(CORPUS.glob("*.py")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", sorted(p for p in CORPUS.glob("*.py") if p.name != "model_config.py"),
+                         ids=lambda p: p.stem)
 def test_fixed_lowering_of_the_corpus_keeps_chains_in_place(path: Path) -> None:
     from pypto_verify.lowering.pipeline import lower
 
     result = frontend().read_file(path)
     lowered = lower(result.module, LowerOptions(mode="fixed"))
+    assert not result.errors and not lowered.errors, path.name   # a kernel that fails to lower proves nothing
+    assert any(True for _ in lowered.module.functions())
     for _, fn in lowered.module.functions():
         assert all(wo == wi for _, _, wo, wi in inplace_pairs(fn)), fn.name
         assert divergent_sites(fn) == [], fn.name
