@@ -44,7 +44,7 @@ from pypto_verify.frontend.types import (
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DictExpr, DType, Eval, Expr, For, Function,
     FunctionKind, If, IterArg, ListExpr, LoopKind, MemSpace, Module, Param, Program, PtrType, Return,
-    ScalarType, Scope, Span, Stmt, Sym, TensorType, TileType, TupleExpr, Type, UnaryOp, Var, Yield, display_name, map_functions, map_stmt_exprs, map_stmts,
+    ScalarType, Scope, Span, Stmt, Sym, TensorType, TileType, TupleExpr, Type, UnaryOp, Var, Yield, display_name, map_stmt_exprs, map_stmts,
     walk_exprs,
 )
 
@@ -108,8 +108,8 @@ class ModuleReader:
         self.errors: list[InputError] = []
         self.warnings: list[InputError] = []
         self._warned: set[str] = set()
-        self.failed: set[str] = set()
-        """Functions left out for an input error."""
+        self.failed: set[tuple[str | None, str]] = set()
+        """Functions left out for an input error: (program, or None for a free function; name)."""
         self.loader = cst.Loader()
         self.scope = self.loader.module_scope(Path(path), tree)
 
@@ -123,23 +123,24 @@ class ModuleReader:
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and self._pl_decorator(node) is not None:
                 if free_at is None:
                     free_at = len(programs)
-                fn = self._read_function_safely(node, in_class=False, scope=scope)
+                fn = self._read_function_safely(node, None, scope=scope)
                 if fn is not None:
                     free.append(fn)
         if free_at is not None and free:
             programs.insert(free_at, Program(None, tuple(free), span=self.span_of(self.tree.body[0])))
-        module = Module(self.path, tuple(programs))
         if self.failed:
-            module = map_functions(module, self._unlink_failed)
-        return ModuleResult(module, self.errors, self.warnings)
+            programs = [replace(p, functions=tuple(self._unlink_failed(p.name, f) for f in p.functions))
+                        for p in programs]
+        return ModuleResult(Module(self.path, tuple(programs)), self.errors, self.warnings)
 
-    def _unlink_failed(self, fn: Function) -> Function:
+    def _unlink_failed(self, program: str | None, fn: Function) -> Function:
         """Calls of a function that was left out (its input error) become opaque `extern.` calls, so
-        the printed module names nothing it does not define."""
+        the printed module names nothing it does not define: `self.f(...)` when *program*'s own `f`
+        failed, `call.f(...)` when the free function `f` did."""
         def relink(expr: Expr) -> Expr | None:
             if isinstance(expr, Call) and expr.op.startswith(("call.", "self.")):
-                name = expr.op.split(".", 1)[1]
-                if name in self.failed:
+                owner = program if expr.op.startswith("self.") else None
+                if (owner, expr.op.split(".", 1)[1]) in self.failed:
                     return replace(expr, op=f"extern.{expr.op}")
             return None
 
@@ -209,21 +210,22 @@ class ModuleReader:
         functions: list[Function] = []
         for item in node.body:
             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and self._pl_decorator(item) is not None:
-                fn = self._read_function_safely(item, in_class=True, scope=scope)
+                fn = self._read_function_safely(item, node.name, scope=scope)
                 if fn is not None:
                     functions.append(fn)
         return Program(node.name, tuple(functions), span=self.span_of(node))
 
-    def _read_function_safely(self, node: ast.FunctionDef | ast.AsyncFunctionDef, in_class: bool,
+    def _read_function_safely(self, node: ast.FunctionDef | ast.AsyncFunctionDef, program: str | None,
                               scope: cst.Scope) -> Function | None:
+        """The function, or None after recording its input error (*program*: its class, None when free)."""
         try:
-            return FunctionReader(self, node, in_class, scope).read()
+            return FunctionReader(self, node, program is not None, scope).read()
         except InputError as error:
             self.errors.append(error)
         except RecursionError:
             self.errors.append(InputError(self.span_of(node), f"function `{node.name}`",
                                           "its statements or expressions are nested too deeply to read"))
-        self.failed.add(node.name)
+        self.failed.add((program, node.name))
         return None
 
 

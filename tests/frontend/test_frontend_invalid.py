@@ -198,3 +198,22 @@ def test_an_unsupported_statement_names_an_accumulator_made_by_an_aliased_matmul
     assert [str(e) for e in result.errors] == [
         "k.py:9:9: PV000 input-error: `while` loop inside kernel `k`; not in the kernel language, and it "
         "touches the accumulator `acc`"]
+
+
+def test_a_broken_method_unlinks_calls_to_itself_only_in_its_own_program():
+    # B.k has an input error: B.run's `self.k(x)` becomes an opaque extern call, A.run's stays a call of A.k
+    method = ("    @pl.function(type=pl.FunctionType.InCore)\n"
+              "    def k(self, x: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:\n"
+              "        return {body}\n\n"
+              "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+              "    def run(self, x: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:\n"
+              "        y = self.k(x)\n"
+              "        return y\n")
+    text = ("import pypto.language as pl\n\n\n@pl.program\nclass A:\n" + method.format(body="x") +
+            "\n\n@pl.program\nclass B:\n" + method.format(body="undefined_name"))
+    result = read_source(text, "k.py")
+    assert len(result.errors) == 1 and "undefined_name" in str(result.errors[0])
+    calls = {program.name: [s.value.op for fn in program.functions if fn.name == "run" for s in fn.body
+                            if hasattr(s, "value") and hasattr(s.value, "op")]
+             for program in result.module.programs}
+    assert calls == {"A": ["self.k"], "B": ["extern.self.k"]}
