@@ -511,6 +511,8 @@ class _Cache:
         engine = pick_engine(options.engine)
         self.salt = "\0".join((__version__, _rules_digest(), engine_version(engine), options.key()))
         self.root = cache_dir() / "results"
+        self.keys: dict[Path, str | None] = {}
+        """The key of each file as `get` read it: `put` stores the result of exactly those contents."""
 
     def _key(self, path: Path) -> str | None:
         try:
@@ -526,7 +528,7 @@ class _Cache:
         return h.hexdigest()
 
     def get(self, path: Path) -> FileReport | None:
-        key = self._key(path)
+        key = self.keys[path] = self._key(path)
         if key is None:
             return None
         entry = self.root / key[:2] / f"{key}.json"
@@ -539,7 +541,7 @@ class _Cache:
     def put(self, path: Path, report: FileReport) -> None:
         if any(f.rule is rules.INTERNAL_ERROR for f in report.findings):
             return  # a crash or an engine that ran out of time is no result to keep
-        key = self._key(path)
+        key = self.keys[path] if path in self.keys else self._key(path)
         if key is None:
             return
         entry = self.root / key[:2] / f"{key}.json"

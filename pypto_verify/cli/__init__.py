@@ -29,6 +29,29 @@ _COMMANDS = (
 )
 
 
+def pipeline_option(dest: str = "pipeline", help: str = "Lower source kernels with the fixed pipeline or the "
+                                                        "pre-fix (legacy) one."):
+    """`--pipeline fixed|legacy`, the same for every command."""
+    return click.option("--pipeline", dest, type=click.Choice(["fixed", "legacy"]), default="fixed",
+                        show_default=True, help=help)
+
+
+def target_option(help: str = "The chip generation (L0 capacities, Acc row padding)."):
+    """`--target` over the targets `pypto_verify.target` defines."""
+    from pypto_verify.target import TARGETS
+
+    return click.option("--target", "target", type=click.Choice(sorted(TARGETS)), default="a2a3",
+                        show_default=True, help=help)
+
+
+def engine_option():
+    """`--engine auto|souffle|clingo`."""
+    from pypto_verify.engines import ENGINES
+
+    return click.option("--engine", type=click.Choice(ENGINES), default="auto", show_default=True,
+                        help="Datalog engine; auto picks souffle when it is on PATH, else the embedded clingo.")
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="pypto-verify")
 def main() -> None:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from pypto_verify.cli import engine_option, pipeline_option, target_option
+
 from pypto_verify.pipeline import CheckOptions, CheckReport, check
 from pypto_verify.reports import json_report, sarif, text
 
@@ -56,11 +58,9 @@ def _write_baseline(report: CheckReport, path: str) -> None:
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
-@click.option("--pipeline", "mode", type=click.Choice(["fixed", "legacy"]), default="fixed", show_default=True,
-              help="Lower Form 1/2 kernels with the fixed pipeline or the pre-fix one.")
-@click.option("--target", type=click.Choice(["a2a3", "a5"]), default="a2a3", show_default=True)
-@click.option("--engine", type=click.Choice(["auto", "souffle", "clingo"]), default="auto", show_default=True,
-              help="Datalog engine; auto picks souffle when it is on PATH.")
+@pipeline_option("mode")
+@target_option()
+@engine_option()
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the report here instead of stdout.")
 @click.option("--jobs", type=int, default=0, show_default=True, help="Worker processes; 0 = number of cores.")

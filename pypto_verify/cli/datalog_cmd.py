@@ -12,7 +12,9 @@ from pathlib import Path
 
 import click
 
-from pypto_verify.engines.api import ENGINES, EngineError, pick_engine, run_program
+from pypto_verify.cli import engine_option
+
+from pypto_verify.engines.api import EngineError, pick_engine, run_program
 
 
 @click.group("datalog")
@@ -26,8 +28,7 @@ def command() -> None:
               help="Directory with one <relation>.facts TSV file per .input relation.")
 @click.option("-D", "--output", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Directory to write one <relation>.csv per .output relation into.")
-@click.option("--engine", type=click.Choice(ENGINES), default="auto", show_default=True,
-              help="auto picks souffle when it is on PATH, else clingo.")
+@engine_option()
 @click.option("--timeout", type=float, default=120.0, show_default=True, help="Seconds before the run is stopped.")
 @click.option("--compiled", is_flag=True, default=False,
               help="souffle only: build and cache a compiled binary (souffle -o).  [default: off]")

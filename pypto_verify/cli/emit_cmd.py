@@ -15,17 +15,16 @@ from pathlib import Path
 
 import click
 
-from pypto_verify.target import TARGETS
+from pypto_verify.cli import pipeline_option, target_option
+
 
 
 @click.command("emit")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the PTO text here.  [default: stdout]")
-@click.option("--pipeline", "pipeline", type=click.Choice(["fixed", "legacy"]), default="fixed",
-              show_default=True, help="The lowering pipeline for source kernels.")
-@click.option("--target", "target", type=click.Choice(sorted(TARGETS)), default="a2a3", show_default=True,
-              help="The chip generation (capacities, Acc row padding).")
+@pipeline_option()
+@target_option()
 def command(file: Path, output: Path | None, pipeline: str, target: str) -> None:
     """Emit the PTO-AS text of every kernel in FILE."""
     from pypto_verify.dynamic import emit_file, prepare_file

@@ -11,6 +11,8 @@ import sys
 
 import click
 
+from pypto_verify.cli import engine_option, pipeline_option, target_option
+
 from pypto_verify.findings import datalog_findings
 from pypto_verify.pipeline import CheckOptions, datalog_relations, lower_files
 from pypto_verify.rules import RULES
@@ -19,9 +21,9 @@ from pypto_verify.rules import RULES
 @click.command()
 @click.argument("target_", metavar="FILE|RULE")
 @click.option("--function", "function", help="Only this function.")
-@click.option("--pipeline", "mode", type=click.Choice(["fixed", "legacy"]), default="fixed", show_default=True)
-@click.option("--target", type=click.Choice(["a2a3", "a5"]), default="a2a3", show_default=True)
-@click.option("--engine", type=click.Choice(["auto", "souffle", "clingo"]), default="auto", show_default=True)
+@pipeline_option("mode")
+@target_option()
+@engine_option()
 def command(target_, function, mode, target, engine) -> None:
     """Explain a rule, or the accumulator phis and carries of a kernel file."""
     if re.fullmatch(r"PV\d{3}", target_):

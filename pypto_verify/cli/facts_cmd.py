@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from pypto_verify.cli import pipeline_option, target_option
+
 from pypto_verify.facts import export_facts, write_facts
 from pypto_verify.pipeline import CheckOptions, lower_files
 from pypto_verify.target import get_target
@@ -15,8 +17,8 @@ from pypto_verify.target import get_target
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False), help="Facts directory to write.")
-@click.option("--pipeline", "mode", type=click.Choice(["fixed", "legacy"]), default="fixed", show_default=True)
-@click.option("--target", type=click.Choice(["a2a3", "a5"]), default="a2a3", show_default=True)
+@pipeline_option("mode")
+@target_option()
 def command(paths, output, mode, target) -> None:
     """Write one <relation>.facts per input relation and side_table.json; exit 2 on input errors."""
     options = CheckOptions(mode=mode, target=target)

@@ -18,15 +18,15 @@ from pathlib import Path
 
 import click
 
+from pypto_verify.cli import pipeline_option, target_option
+
 from pypto_verify.target import TARGETS
 
 
 @click.command("lower")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--pipeline", "pipeline", type=click.Choice(["fixed", "legacy"]), default="fixed",
-              show_default=True, help="fixed: the predicated K loops; legacy: the old compiler's if-phis.")
-@click.option("--target", "target", type=click.Choice(sorted(TARGETS)), default="a2a3", show_default=True,
-              help="The chip generation (L0 capacities, Acc row padding).")
+@pipeline_option(help="fixed: the predicated K loops; legacy: the old compiler's if-phis.")
+@target_option()
 @click.option("--dump-passes", "dump_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write the module after every pass into this directory.  [default: no dumps]")
 @click.option("--stop-after", "stop_after", default=None, metavar="PASS",

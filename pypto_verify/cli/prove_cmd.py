@@ -17,6 +17,8 @@ from pathlib import Path
 
 import click
 
+from pypto_verify.cli import pipeline_option, target_option
+
 from pypto_verify.target import TARGETS
 
 _WORDS = {"proved": "proved", "refuted": "failed", "inconclusive": "inconclusive"}
@@ -24,10 +26,8 @@ _WORDS = {"proved": "proved", "refuted": "failed", "inconclusive": "inconclusive
 
 @click.command("prove")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--pipeline", "pipeline", type=click.Choice(["fixed", "legacy"]), default="fixed",
-              show_default=True, help="The lowering whose output is proved against the source.")
-@click.option("--target", "target", type=click.Choice(sorted(TARGETS)), default="a2a3", show_default=True,
-              help="The chip generation (L0 capacities, Acc row padding).")
+@pipeline_option(help="The lowering whose output is proved against the source.")
+@target_option()
 @click.option("--no-cache", "no_cache", is_flag=True, default=False,
               help="Do not read or write the verdict cache.  [default: cache under $XDG_CACHE_HOME/pypto-verify/smt]")
 @click.option("--dump-smt", "dump_smt", type=click.Path(file_okay=False, path_type=Path), default=None,

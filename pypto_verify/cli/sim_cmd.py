@@ -15,16 +15,15 @@ from pathlib import Path
 
 import click
 
-from pypto_verify.target import TARGETS
+from pypto_verify.cli import pipeline_option, target_option
+
 
 
 @click.command("sim")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random inputs.")
-@click.option("--pipeline", "pipeline", type=click.Choice(["fixed", "legacy"]), default="fixed",
-              show_default=True, help="The lowering pipeline for source kernels.")
-@click.option("--target", "target", type=click.Choice(sorted(TARGETS)), default="a2a3", show_default=True,
-              help="The chip generation (capacities, Acc row padding).")
+@pipeline_option()
+@target_option()
 def command(file: Path, seed: int, pipeline: str, target: str) -> None:
     """Simulate every kernel of FILE against its reference."""
     from pypto_verify.dynamic import prepare_file, simulate_file

@@ -16,13 +16,12 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from pypto_verify.engines import clingo_engine, souffle_engine
+from pypto_verify.engines import ENGINES, clingo_engine, souffle_engine
 from pypto_verify.engines.clingo_engine import Translation, translate
 from pypto_verify.engines.souffle_lang import EngineError, Program, Row, load_program
 
 __all__ = ["EngineError", "Row", "ENGINES", "pick_engine", "run_program", "engine_version", "write_outputs"]
 
-ENGINES = ("auto", "souffle", "clingo")
 
 _log = logging.getLogger("pypto_verify.engines")
 
