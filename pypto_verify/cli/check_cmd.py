@@ -9,7 +9,6 @@ from pathlib import Path
 import click
 
 from pypto_verify.cli import engine_option, pipeline_option, target_option
-
 from pypto_verify.pipeline import CheckOptions, CheckReport, check
 from pypto_verify.reports import json_report, sarif, text
 

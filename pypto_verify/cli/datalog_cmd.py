@@ -13,7 +13,6 @@ from pathlib import Path
 import click
 
 from pypto_verify.cli import engine_option
-
 from pypto_verify.engines.api import EngineError, pick_engine, run_program
 
 

@@ -12,7 +12,6 @@ import sys
 import click
 
 from pypto_verify.cli import engine_option, pipeline_option, target_option
-
 from pypto_verify.findings import datalog_findings
 from pypto_verify.pipeline import CheckOptions, datalog_relations, lower_files
 from pypto_verify.rules import RULES

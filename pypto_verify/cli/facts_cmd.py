@@ -8,7 +8,6 @@ from pathlib import Path
 import click
 
 from pypto_verify.cli import pipeline_option, target_option
-
 from pypto_verify.facts import export_facts, write_facts
 from pypto_verify.pipeline import CheckOptions, lower_files
 from pypto_verify.target import get_target

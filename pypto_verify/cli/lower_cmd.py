@@ -19,7 +19,6 @@ from pathlib import Path
 import click
 
 from pypto_verify.cli import pipeline_option, target_option
-
 from pypto_verify.target import TARGETS
 
 
