@@ -69,26 +69,18 @@ def f32_to_bf16_bits(values: np.ndarray) -> np.ndarray:
     """bf16 bit patterns (uint16) of f32 *values*, round half to even; NaN stays a quiet NaN."""
     values = np.ascontiguousarray(values, dtype=np.float32)
     bits = values.reshape(-1).view(np.uint32)
-    if bits.size <= _CHUNK:
+    result = np.empty(bits.size, dtype=np.uint16)
+    scratch = np.empty(min(_CHUNK, bits.size), dtype=np.uint32)
+    for start in range(0, bits.size, _CHUNK):
+        chunk = bits[start:start + _CHUNK]
+        rounded = scratch[:chunk.size]
         # + 0x7FFF + lsb, then the high half: ties go to the even pattern
-        rounded = np.right_shift(bits, 16)
+        np.right_shift(chunk, 16, out=rounded)
         np.bitwise_and(rounded, 1, out=rounded)
         np.add(rounded, 0x7FFF, out=rounded)
-        np.add(rounded, bits, out=rounded)
+        np.add(rounded, chunk, out=rounded)
         np.right_shift(rounded, 16, out=rounded)
-        result = rounded.astype(np.uint16)
-    else:
-        result = np.empty(bits.size, dtype=np.uint16)
-        scratch = np.empty(_CHUNK, dtype=np.uint32)
-        for start in range(0, bits.size, _CHUNK):
-            chunk = bits[start:start + _CHUNK]
-            rounded = scratch[:chunk.size]
-            np.right_shift(chunk, 16, out=rounded)
-            np.bitwise_and(rounded, 1, out=rounded)
-            np.add(rounded, 0x7FFF, out=rounded)
-            np.add(rounded, chunk, out=rounded)
-            np.right_shift(rounded, 16, out=rounded)
-            result[start:start + _CHUNK] = rounded
+        result[start:start + _CHUNK] = rounded
     if bits.size and np.isnan(values.max()):
         _quiet_nans(result, bits)
     return result.reshape(values.shape)
