@@ -884,7 +884,7 @@ class ChainEncoding:
             offset = self._count(block[:index], enc)
             m = sub(m, offset)
             if level == len(path) - 1:
-                self._emit(item, m, enc, guards, values, branches, _copy(path))
+                self._emit(item, m, enc, guards, values, branches, _copy(path) if isinstance(item, S.Mad) else None)
                 return
             if isinstance(item, S.Branch):
                 c = enc.bool_(item.cond)
