@@ -30,7 +30,7 @@ from pypto_verify.diagnostics import InputError
 from pypto_verify.findings import Finding, Note, datalog_findings
 from pypto_verify.ir import Function, Module, Program, Span
 from pypto_verify.rules import RULES, Engine, Severity
-from pypto_verify.sites import Site, find_sites
+from pypto_verify.census import IdiomSite as Site, find_sites
 from pypto_verify.target import get_target
 
 

@@ -9,7 +9,7 @@ import click
 
 from pypto_verify import frontend
 from pypto_verify.pipeline import collect_files
-from pypto_verify.sites import find_sites, summarise
+from pypto_verify.census import find_sites, summarise
 
 
 @click.command()

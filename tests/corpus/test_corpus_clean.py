@@ -3,7 +3,7 @@
 `corpus/*.py` (not `corpus/defects/`) are meant to be valid kernels (corpus/README.md): the fixed
 pipeline must lower each one and find no error. One static `check` run covers them all (SMT on,
 simulation off: the dynamic check has its own test); each file is its own test case. The census
-(`pypto_verify.sites`, read from the frontend's module) must keep at least 95 if-phi sites in at least
+(`pypto_verify.census`, read from the frontend's module) must keep at least 95 if-phi sites in at least
 52 files, the counts of the public kernel library the corpus mirrors (TARGET_FACTS.md, "Kernel corpus
 facts").
 """
@@ -18,7 +18,7 @@ import pytest
 from pypto_verify import frontend
 from pypto_verify.pipeline import CheckOptions, check
 from pypto_verify.rules import Severity
-from pypto_verify.sites import find_sites
+from pypto_verify.census import find_sites
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "corpus"

@@ -5,7 +5,7 @@ Owns: finding and classifying the three written forms of a K reduction's initial
   arm order, any condition; one site per `if`, however many accumulators it seeds);
 - `seed-before-loop`: a fresh matmul whose result enters a loop that accumulates into it;
 - `init-cond`: a `matmul_acc(..., init_cond=...)` written by the user.
-Input: a parsed `ir.Module` (source form, before lowering). Output: `Site` records with a class:
+Input: a parsed `ir.Module` (source form, before lowering). Output: `IdiomSite` records with a class:
 loop kind, condition form, accumulators, nesting depth, consumer.
 """
 
@@ -25,7 +25,7 @@ ACCUMULATE = (ops.MATMUL_ACC, ops.T_MATMUL_ACC)
 
 
 @dataclass(frozen=True, slots=True)
-class Site:
+class IdiomSite:
     """One idiom site: where, which form, and its class."""
 
     path: str
@@ -53,15 +53,15 @@ class Site:
                 "accumulators": self.accumulators, "nesting": self.nesting, "consumer": self.consumer}
 
 
-def find_sites(module: Module) -> list[Site]:
+def find_sites(module: Module) -> list[IdiomSite]:
     """Every idiom site of every function of *module*, in source order."""
-    sites: list[Site] = []
+    sites: list[IdiomSite] = []
     for _, fn in module.functions():
         sites.extend(_FunctionCensus(module.path, fn).run())
     return sorted(sites, key=lambda s: (s.path, s.line, s.form))
 
 
-def summarise(sites: list[Site]) -> dict[str, dict[str, int]]:
+def summarise(sites: list[IdiomSite]) -> dict[str, dict[str, int]]:
     """Counts by form and by each class dimension."""
     out: dict[str, dict[str, int]] = {}
     for key in ("form", "loop", "condition", "accumulators", "consumer"):
@@ -86,12 +86,12 @@ class _FunctionCensus:
                     self.phi_of[rv.name] = (stmt, i)
         self.readers = self._readers()
 
-    def run(self) -> list[Site]:
-        out: list[Site] = []
+    def run(self) -> list[IdiomSite]:
+        out: list[IdiomSite] = []
         self._walk(self.fn.body, loops=(), out=out)
         return out
 
-    def _walk(self, body: tuple[Stmt, ...], loops: tuple[For, ...], out: list[Site]) -> None:
+    def _walk(self, body: tuple[Stmt, ...], loops: tuple[For, ...], out: list[IdiomSite]) -> None:
         for index, stmt in enumerate(body):
             if isinstance(stmt, If):
                 site = self._if_site(stmt, loops)
@@ -111,7 +111,7 @@ class _FunctionCensus:
 
     # -- if-phi ----------------------------------------------------------------------------------
 
-    def _if_site(self, stmt: If, loops: tuple[For, ...]) -> Site | None:
+    def _if_site(self, stmt: If, loops: tuple[For, ...]) -> IdiomSite | None:
         seeded = 0
         consumer = "none"
         for i, rv in enumerate(stmt.return_vars):
@@ -173,7 +173,7 @@ class _FunctionCensus:
 
     # -- seed before loop ------------------------------------------------------------------------
 
-    def _seed_sites(self, loop: For, loops: tuple[For, ...]) -> list[Site]:
+    def _seed_sites(self, loop: For, loops: tuple[For, ...]) -> list[IdiomSite]:
         out = []
         for arg, init in zip(loop.iter_args, loop.inits):
             v = var_like(init)
@@ -198,9 +198,9 @@ class _FunctionCensus:
     # -- shared ----------------------------------------------------------------------------------
 
     def _site(self, line: int, form: str, loops: tuple[For, ...], condition: str, accumulators: int,
-              consumer: str) -> Site:
+              consumer: str) -> IdiomSite:
         loop = loops[-1].kind.value if loops else "none"
-        return Site(self.path, line, self.fn.name, form, loop, condition, accumulators, len(loops), consumer)
+        return IdiomSite(self.path, line, self.fn.name, form, loop, condition, accumulators, len(loops), consumer)
 
     def _readers(self) -> dict[str, list[Stmt]]:
         readers: dict[str, list[Stmt]] = {}
@@ -272,5 +272,5 @@ def _is_zero(expr: Expr) -> bool:
     return isinstance(expr, Const) and expr.value == 0 and not isinstance(expr.value, bool)
 
 
-def display(site: Site) -> str:
+def display(site: IdiomSite) -> str:
     return f"{site.path}:{site.line}: {site.form} in `{display_name(site.function)}` [{site.klass}]"
