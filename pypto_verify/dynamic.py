@@ -5,8 +5,7 @@ scalars, running `lowering.pto_emit` + `sim` against `pypto_verify.reference`, a
 Input: a source kernel (Form 1 / Form 2) and its lowered function. Output: a `SimOutcome`
 (`match` / `mismatch` / `skipped`, with the first differing element). PV202 (the simulator
 rejecting the PTO as illegal) is reported as a `mismatch` with `rule == "PV202"`.
-Like `lowering/pipeline.py`, this module connects stages (emitter, simulator, reference); `cli`
-sits on top.
+It checks one kernel; the chain (`run/chain.py`, SIMULATE) runs it on every kernel of a run.
 
 Conventions:
 - Inputs: one array per tensor parameter, shapes and dtypes from the *source* kernel's parameters,
@@ -38,13 +37,13 @@ Conventions:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from pypto_verify import ops
 from pypto_verify.ir import (
-    Call, DType, Function, Module, ScalarType, TensorType, display_name,
+    Call, DType, Function, ScalarType, TensorType, display_name,
     var_like, walk_exprs, walk_stmts, stmt_exprs,
 )
 from pypto_verify.lowering.pipeline import is_lowered
@@ -360,117 +359,3 @@ def simulate_kernel(source_fn: Function | None, lowered_fn: Function, *, seed: i
     if isinstance(run, SimOutcome):
         return run
     return run_and_compare(run, target=target)
-
-
-# ---------------------------------------------------------------------------------------------- files
-
-
-@dataclass(frozen=True, slots=True)
-class KernelResult:
-    """The dynamic check of one kernel of a file."""
-
-    name: str
-    outcome: SimOutcome
-
-
-def lowered_functions(lowered: Module) -> dict[str, Function]:
-    """The lowered module's functions by name."""
-    return {fn.name: fn for _, fn in lowered.functions()}
-
-
-def find_lowered(name: str, lowered: Mapping[str, Function]) -> Function | None:
-    """The lowered function of source kernel *name*: the same name, else the one outlined from it
-    (`name_<scope>`) when there is exactly one."""
-    if name in lowered:
-        return lowered[name]
-    outlined = [fn for key, fn in lowered.items() if key.startswith(name + "_")]
-    return outlined[0] if len(outlined) == 1 else None
-
-
-@dataclass(frozen=True, slots=True)
-class PreparedKernel:
-    """One kernel of a file, ready for emission: its source (None for Form 3) and lowered form
-    (None when lowering dropped it, with the reason)."""
-
-    name: str
-    """`Program.function`, or the function name for free functions (as findings name kernels)."""
-    source: Function | None
-    lowered: Function | None
-    reason: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class PreparedFile:
-    """A file read and lowered: its input errors and lowering findings (rendered), and its kernels."""
-
-    input_errors: tuple[str, ...]
-    lowering_errors: tuple[str, ...]
-    kernels: tuple[PreparedKernel, ...]
-
-
-def _render(error: object) -> str:
-    render = getattr(error, "render", None)
-    return render() if callable(render) else str(error)
-
-
-def prepare_file(path: str, *, mode: str = "fixed", target: str = "a2a3") -> PreparedFile:
-    """Read *path*, lower its source kernels in *mode* (Form 3 kernels are taken as given)."""
-    from pypto_verify import frontend
-    from pypto_verify.lowering.pass_base import LowerOptions
-    from pypto_verify.lowering.pipeline import lower
-    from pypto_verify.target import get_target
-
-    parsed = frontend.read_file(path)
-    input_errors = tuple(_render(e) for e in parsed.errors)
-    if parsed.module is None:
-        return PreparedFile(input_errors, (), ())
-    functions = [(k[0].name if isinstance(k, tuple) else None, k[-1] if isinstance(k, tuple) else k)
-                 for k in frontend.kernels(parsed.module)]
-    result = lower(parsed.module, LowerOptions(mode=mode, target=get_target(target)))  # type: ignore[arg-type]
-    lowered = lowered_functions(result.module) if result.module is not None else {}
-    errors = list(result.errors)
-    kernels: list[PreparedKernel] = []
-    for program, fn in functions:
-        name = f"{program}.{fn.name}" if program else fn.name
-        if is_lowered(fn):
-            kernels.append(PreparedKernel(name, None, lowered.get(fn.name, fn)))
-            continue
-        low = find_lowered(fn.name, lowered)
-        reason = ""
-        if low is None:
-            mine = [e for e in errors if getattr(e, "function", getattr(e, "kernel", None)) in (fn.name, None)]
-            reason = "lowering failed" + (f": {_render(mine[0]).splitlines()[0]}" if mine else "")
-        kernels.append(PreparedKernel(name, fn, low, reason))
-    return PreparedFile(input_errors, tuple(_render(e) for e in errors), tuple(kernels))
-
-
-def emit_file(prepared: PreparedFile, *, target: str = "a2a3") -> tuple[str, list[tuple[str, str]]]:
-    """One PTO module with a `func.func` per kernel that emits, and `(kernel, reason)` for the others."""
-    emitted: list[EmittedFunction] = []
-    failed: list[tuple[str, str]] = []
-    names = [k.lowered.name for k in prepared.kernels if k.lowered is not None]
-    for kernel in prepared.kernels:
-        if kernel.lowered is None:
-            failed.append((kernel.name, kernel.reason))
-            continue
-        lowered = kernel.lowered
-        if names.count(lowered.name) > 1:
-            # Two programs of one file define the same function name: qualify it in the module.
-            lowered = replace(lowered, name=kernel.name)
-        try:
-            emitted.append(emit_function(lowered, target))
-        except EmitError as error:
-            failed.append((kernel.name, f"emit: {error.message}"))
-    return (emit_module(emitted, target) if emitted else ""), failed
-
-
-def simulate_file(prepared: PreparedFile, *, seed: int = 0, target: str = "a2a3") -> list[KernelResult]:
-    """PV201 for every kernel of a prepared file."""
-    results: list[KernelResult] = []
-    for kernel in prepared.kernels:
-        if kernel.lowered is None:
-            results.append(KernelResult(kernel.name, _skipped(kernel.reason or "not lowered")))
-            continue
-        results.append(KernelResult(kernel.name, simulate_kernel(kernel.source, kernel.lowered,
-                                                                 seed=seed, target=target)))
-    return results

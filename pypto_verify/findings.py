@@ -8,6 +8,8 @@ and the producing ops with their source lines. Input: the engine's output relati
 
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import dataclass, field
 
 from pypto_verify.facts import FactSet, KernelTable
@@ -238,3 +240,12 @@ _BUILDERS = {
     "PV001": _pv001, "PV002": _pv002, "PV003": _pv003, "PV004": _pv004, "PV005": _pv005,
     "PV006": _pv006, "PV007": _pv007, "PV008": _pv008, "PV009": _pv009, "PV010": _pv010,
 }
+
+
+def fingerprint(finding: Finding) -> str:
+    """Stable across line moves: rule, kernel, the producing op and the message without line numbers
+    (SARIF `partialFingerprints`, baselines)."""
+    message = re.sub(r"\(line \d+\)|line \d+", "", finding.message)
+    text = "\0".join((finding.rule.id, finding.kernel, ",".join(finding.producers and
+                     [re.sub(r"\(line \d+\)", "", p) for p in finding.producers]), message))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]

@@ -63,6 +63,7 @@ def no_seed(
         acc = pl.create_tensor([M, N], dtype=pl.FP32)
         for kb in pl.range(KB):
             k0 = kb * K_TILE
-            acc = pl.matmul_acc(acc, x[:, k0 : k0 + K_TILE], w[k0 : k0 + K_TILE, :])  # expect: PV007 PV102
+            # `prove` also refutes PV102 here; `check` proves only the kernels the Datalog rules leave
+            acc = pl.matmul_acc(acc, x[:, k0 : k0 + K_TILE], w[k0 : k0 + K_TILE, :])  # expect: PV007
         y[:, :] = acc
     return y

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import click
 
 from pypto_verify.cli import engine_option, pipeline_option, target_option
-from pypto_verify.pipeline import CheckOptions, CheckReport, check
 from pypto_verify.reports import json_report, sarif, text
+from pypto_verify.run import Options, run
+from pypto_verify.run.inputs import baseline_text, filter_findings, read_baseline
 
 
 def _progress(done: int, total: int) -> None:
@@ -20,39 +20,6 @@ def _progress(done: int, total: int) -> None:
     if done == total:
         sys.stderr.write("\n")
     sys.stderr.flush()
-
-
-def _matches(rule_id: str, patterns: tuple[str, ...]) -> bool:
-    return any(rule_id.startswith(p.strip()) for spec in patterns for p in spec.split(",") if p.strip())
-
-
-def _filter(report: CheckReport, select: tuple[str, ...], ignore: tuple[str, ...],
-            baseline: set[tuple[str, str]] | None) -> None:
-    for file in report.files:
-        kept = []
-        for f in file.findings:
-            if select and not _matches(f.rule.id, select):
-                continue
-            if ignore and _matches(f.rule.id, ignore):
-                continue
-            if baseline is not None and (f.span.path, sarif.fingerprint(f)) in baseline:
-                continue
-            kept.append(f)
-        file.findings = kept
-
-
-def _read_baseline(path: str) -> set[tuple[str, str]]:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        return {(e["path"], e["fingerprint"]) for e in data["findings"]}
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise click.UsageError(f"cannot read baseline {path}: {error}") from None
-
-
-def _write_baseline(report: CheckReport, path: str) -> None:
-    entries = sorted({(f.span.path, sarif.fingerprint(f), f.rule.id) for f in report.findings})
-    data = {"tool": "pypto-verify", "findings": [{"path": p, "fingerprint": fp, "rule": r} for p, fp, r in entries]}
-    Path(path).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
 
 @click.command()
@@ -81,14 +48,16 @@ def command(paths, mode, target, engine, fmt, output, jobs, no_sim, no_smt, no_c
     Exit codes: 0 clean, 1 error findings (or --min-sites not met), 2 input errors only,
     3 inconclusive obligations under --strict.
     """
-    options = CheckOptions(mode=mode, target=target, engine=engine, sim=not no_sim, smt=not no_smt,
-                           cache=not no_cache, jobs=jobs)
+    options = Options(mode=mode, target=target, engine=engine, sim=not no_sim, smt=not no_smt,
+                      cache=not no_cache, jobs=jobs)
+    try:
+        known = read_baseline(baseline) if baseline else None
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
     progress = _progress if sys.stderr.isatty() else None
-    report = check(list(paths), options, progress=progress)
-    known = _read_baseline(baseline) if baseline else None
-    _filter(report, select, ignore, known)
+    report = filter_findings(run(list(paths), options, progress=progress), select, ignore, known)
     if write_baseline:
-        _write_baseline(report, write_baseline)
+        Path(write_baseline).write_text(baseline_text(report), encoding="utf-8")
     stream = open(output, "w", encoding="utf-8") if output else sys.stdout
     try:
         if fmt == "json":

@@ -16,7 +16,8 @@ from pathlib import Path
 import click
 
 from pypto_verify.cli import pipeline_option, target_option
-
+from pypto_verify.run import Options, Stage, run_work
+from pypto_verify.run.chain import emit_stage
 
 
 @click.command("emit")
@@ -27,18 +28,17 @@ from pypto_verify.cli import pipeline_option, target_option
 @target_option()
 def command(file: Path, output: Path | None, pipeline: str, target: str) -> None:
     """Emit the PTO-AS text of every kernel in FILE."""
-    from pypto_verify.dynamic import emit_file, prepare_file
-
-    prepared = prepare_file(str(file), mode=pipeline, target=target)
-    for line in (*prepared.input_errors, *prepared.lowering_errors):
-        click.echo(line, err=True)
-    text, failed = emit_file(prepared, target=target)
+    options = Options(mode=pipeline, target=target)
+    (work,) = run_work([str(file)], options, (Stage.READ, Stage.LOWER))
+    for finding in work.findings:
+        click.echo(finding.render(), err=True)
+    text, failed = emit_stage(work, options)
     for name, reason in failed:
         click.echo(f"emit: skipped {name}: {reason}", err=True)
     if output is not None:
         output.write_text(text)
     elif text:
         click.echo(text, nl=False)
-    if prepared.input_errors:
+    if work.status == "input-error":
         sys.exit(2)
-    sys.exit(1 if failed or prepared.lowering_errors else 0)
+    sys.exit(1 if failed or work.findings else 0)

@@ -12,9 +12,10 @@ import sys
 import click
 
 from pypto_verify.cli import engine_option, pipeline_option, target_option
-from pypto_verify.findings import datalog_findings
-from pypto_verify.pipeline import CheckOptions, datalog_relations, lower_files
-from pypto_verify.rules import RULES
+from pypto_verify.findings import Finding
+from pypto_verify.rules import RULES, Severity
+from pypto_verify.run import Options, Stage, run_work
+from pypto_verify.run.chain import datalog_stage
 
 
 @click.command()
@@ -31,19 +32,21 @@ def command(target_, function, mode, target, engine) -> None:
             raise click.UsageError(f"unknown rule {target_}")
         click.echo(f"{rule.id} {rule.name} ({rule.severity.value}): {rule.summary}\n\n{rule.help}")
         return
-    options = CheckOptions(mode=mode, target=target, engine=engine)
-    kernels, errors = lower_files([target_], options)
+    options = Options(mode=mode, target=target, engine=engine)
+    works = run_work([target_], options, (Stage.READ, Stage.LOWER, Stage.FACTS))
+    errors = [f for w in works for f in w.findings if f.severity is Severity.ERROR]
     for finding in errors:
         sys.stderr.write(finding.render() + "\n")
+    lowered = [(w, k) for w in works for k in w.lowered()]
     if function:
-        kernels = [k for k in kernels if k[2].name == function or k[1] == function]
-    if not kernels:
+        lowered = [(w, k) for w, k in lowered if k.function == function or k.name == function]
+    if not lowered:
         sys.exit(2 if errors else 0)
-    relations, facts, names = datalog_relations(kernels, options)
+    chosen = {k.name for _, k in lowered}
     shown = 0
-    for finding in datalog_findings(relations, facts, names):
-        if finding.rule.id == "PV010":
-            click.echo(f"{finding.span}: {finding.kernel}: {finding.message}")
-            shown += 1
-    click.echo(f"{shown} accumulator phis and carries in {len(kernels)} kernels")
+    works = datalog_stage(works, options)
+    for finding in sorted((f for w in works for f in w.info if f.kernel in chosen), key=Finding.sort_key):
+        click.echo(f"{finding.span}: {finding.kernel}: {finding.message}")
+        shown += 1
+    click.echo(f"{shown} accumulator phis and carries in {len(lowered)} kernels")
     sys.exit(2 if any(f.rule.id == "PV000" for f in errors) else 0)

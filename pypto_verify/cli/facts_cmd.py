@@ -8,9 +8,10 @@ from pathlib import Path
 import click
 
 from pypto_verify.cli import pipeline_option, target_option
-from pypto_verify.facts import export_facts, write_facts
-from pypto_verify.pipeline import CheckOptions, lower_files
-from pypto_verify.target import get_target
+from pypto_verify.facts import write_facts
+from pypto_verify.rules import Severity
+from pypto_verify.run import Options, Stage, run_work
+from pypto_verify.run.chain import merge_facts
 
 
 @click.command()
@@ -20,12 +21,12 @@ from pypto_verify.target import get_target
 @target_option()
 def command(paths, output, mode, target) -> None:
     """Write one <relation>.facts per input relation and side_table.json; exit 2 on input errors."""
-    options = CheckOptions(mode=mode, target=target)
-    kernels, errors = lower_files(list(paths), options)
+    works = run_work(list(paths), Options(mode=mode, target=target), (Stage.READ, Stage.LOWER, Stage.FACTS))
+    errors = [f for w in works for f in w.findings if f.severity is Severity.ERROR]
     for finding in errors:
         sys.stderr.write(finding.render() + "\n")
-    facts = export_facts([(p, fn) for p, _, fn in kernels], get_target(target))
+    facts, _ = merge_facts(w.facts for w in works if w.facts is not None)
     write_facts(facts, Path(output))
     rows = sum(len(r) for r in facts.rows.values())
-    sys.stderr.write(f"{len(kernels)} kernels, {rows} facts in {output}\n")
+    sys.stderr.write(f"{len(facts.kernels)} kernels, {rows} facts in {output}\n")
     sys.exit(2 if any(f.rule.id == "PV000" for f in errors) else 0)

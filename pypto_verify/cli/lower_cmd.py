@@ -19,6 +19,8 @@ from pathlib import Path
 import click
 
 from pypto_verify.cli import pipeline_option, target_option
+from pypto_verify.run import Options, Stage, run_work
+from pypto_verify.run.chain import lowering_finding
 from pypto_verify.target import TARGETS
 
 
@@ -32,7 +34,6 @@ from pypto_verify.target import TARGETS
               help="Stop after this pass (e.g. lower-pipeline-loops).  [default: run them all]")
 def command(file: Path, pipeline: str, target: str, dump_dir: Path | None, stop_after: str | None) -> None:
     """Lower the kernels of FILE and print the lowered IR."""
-    from pypto_verify.frontend import read_file
     from pypto_verify.lowering.pass_base import LowerOptions
     from pypto_verify.lowering.pipeline import lower, passes
     from pypto_verify.printer import print_module
@@ -40,20 +41,21 @@ def command(file: Path, pipeline: str, target: str, dump_dir: Path | None, stop_
     if stop_after is not None and stop_after not in {p.name for p in passes(pipeline)}:
         raise click.BadParameter(f"{stop_after!r} is not a pass of the {pipeline} pipeline; choose from "
                                  + ", ".join(p.name for p in passes(pipeline)), param_hint="--stop-after")
-    parsed = read_file(file)
-    for error in parsed.errors:
-        click.echo(str(error), err=True)
-    if parsed.module is None:
-        sys.exit(2)
-    options = LowerOptions(mode=pipeline, target=TARGETS[target])  # type: ignore[arg-type]
-    result = lower(parsed.module, options, keep_dumps=dump_dir is not None, stop_after=stop_after)
+    # The chain's read stage; the whole module (orchestration functions included) then goes through the
+    # pass pipeline at once, as the compiler runs it, so every pass's dump is the file's.
+    (work,) = run_work([str(file)], Options(mode=pipeline, target=target), (Stage.READ,))
+    for error in work.findings:
+        click.echo(error.render(), err=True)
+    options = LowerOptions(mode=pipeline, target=TARGETS[target])
+    result = lower(work.module, options, keep_dumps=dump_dir is not None, stop_after=stop_after)
     if dump_dir is not None:
         dump_dir.mkdir(parents=True, exist_ok=True)
         for name, module in result.dumps:
             (dump_dir / f"{name}.py").write_text(print_module(module))
     click.echo(print_module(result.module), nl=False)
     for error in result.errors:
-        click.echo(str(error), err=True)
+        function = getattr(error, "function", "")
+        click.echo(lowering_finding(error, function, function).render(), err=True)
     if result.errors:
         sys.exit(1)
-    sys.exit(2 if parsed.errors else 0)
+    sys.exit(2 if work.findings else 0)

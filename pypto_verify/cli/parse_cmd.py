@@ -19,9 +19,11 @@ from typing import Any
 import click
 
 from pypto_verify import ir
-from pypto_verify.diagnostics import InputError
-from pypto_verify.frontend import ParseResult, kernels, read_file
+from pypto_verify.findings import Finding, Note
+from pypto_verify.frontend import kernels
 from pypto_verify.printer import print_module
+from pypto_verify.run import Options, Stage, run_work
+from pypto_verify.run.chain import FileWork
 
 
 @click.command("parse")
@@ -33,33 +35,22 @@ from pypto_verify.printer import print_module
               help="Also print warnings (opaque ops, symbolic values) on stderr.")
 def command(paths: tuple[Path, ...], output_format: str, all_functions: bool, show_warnings: bool) -> None:
     """Read kernel files (or directories of them) and print their IR."""
-    files = _expand(paths)
-    results = [(path, read_file(path)) for path in files]
-    any_error = any(result.errors for _, result in results)
+    works = run_work([str(p) for p in paths], Options(), (Stage.READ,))
+    any_error = any(work.findings for work in works)
     if output_format == "json":
-        document = {"files": [_file_json(path, result) for path, result in results]}
+        document = {"files": [_file_json(work) for work in works]}
         click.echo(json.dumps(document, indent=1))
     else:
-        for path, result in results:
-            module = result.module if all_functions else _kernels_only(result.module)
+        for work in works:
+            module = work.module if all_functions else _kernels_only(work.module)
             if module.programs:
                 click.echo(print_module(module), nl=False)
-            for error in result.errors:
-                click.echo(str(error), err=True)
+            for error in work.findings:
+                click.echo(error.render(), err=True)
             if show_warnings:
-                for warning in result.warnings:
+                for warning in work.warnings:
                     click.echo(_warning_text(warning), err=True)
     sys.exit(2 if any_error else 0)
-
-
-def _expand(paths: tuple[Path, ...]) -> list[Path]:
-    files: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*.py") if p.is_file()))
-        else:
-            files.append(path)
-    return files
 
 
 def _kernels_only(module: ir.Module) -> ir.Module:
@@ -72,22 +63,22 @@ def _kernels_only(module: ir.Module) -> ir.Module:
     return ir.Module(module.path, tuple(programs))
 
 
-def _warning_text(warning: InputError) -> str:
+def _warning_text(warning: Note) -> str:
     return f"{warning.span}: warning: {warning.message}"
 
 
-def _file_json(path: Path, result: ParseResult) -> dict[str, Any]:
+def _file_json(work: FileWork) -> dict[str, Any]:
     return {
-        "path": str(path),
-        "status": "input-error" if result.errors else "ok",
-        "kernels": [fn.name for _, fn in kernels(result.module)],
-        "module": to_json(result.module),
-        "errors": [_diagnostic_json(e, "error") for e in result.errors],
-        "warnings": [_diagnostic_json(w, "warning") for w in result.warnings],
+        "path": work.path,
+        "status": work.status,
+        "kernels": [k.function for k in work.kernels],
+        "module": to_json(work.module),
+        "errors": [_diagnostic_json(e, "error") for e in work.findings],
+        "warnings": [_diagnostic_json(w, "warning") for w in work.warnings],
     }
 
 
-def _diagnostic_json(error: InputError, severity: str) -> dict[str, Any]:
+def _diagnostic_json(error: Note | Finding, severity: str) -> dict[str, Any]:
     return {"rule": "PV000", "name": "input-error", "severity": severity, "path": error.span.path,
             "line": error.span.line, "col": error.span.col, "message": error.message}
 

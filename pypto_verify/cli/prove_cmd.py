@@ -12,13 +12,13 @@ could not be lowered, else 2 on an input error, else 3 when an obligation is inc
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import click
 
 from pypto_verify.cli import pipeline_option, target_option
-from pypto_verify.target import TARGETS
+from pypto_verify.rules import Engine, Severity, rule
+from pypto_verify.run import Options, Stage, run_work
 
 _WORDS = {"proved": "proved", "refuted": "failed", "inconclusive": "inconclusive"}
 
@@ -35,27 +35,19 @@ _WORDS = {"proved": "proved", "refuted": "failed", "inconclusive": "inconclusive
               help="Per-query solver time limit; a query that runs out is inconclusive.")
 def command(file: Path, pipeline: str, target: str, no_cache: bool, dump_smt: Path | None, timeout_ms: int) -> None:
     """Prove the accumulator obligations (PV101-PV105) of the kernels of FILE."""
-    from pypto_verify.frontend import is_lowered, read_file
-    from pypto_verify.lowering.pass_base import LowerOptions
-    from pypto_verify.lowering.pipeline import lower
-    from pypto_verify.smt import Verdict, prove_module
+    from pypto_verify.smt import Verdict
 
-    parsed = read_file(file)
-    for error in parsed.errors:
-        click.echo(str(error), err=True)
-    module = parsed.module
-    as_given = _only(module, lambda fn: is_lowered(fn))
-    source = _only(module, lambda fn: not is_lowered(fn))
-    outcomes = []
-    lowering_errors = []
-    if any(True for _ in source.functions()):
-        result = lower(source, LowerOptions(mode=pipeline, target=TARGETS[target]))  # type: ignore[arg-type]
-        lowering_errors = list(result.errors)
-        outcomes += prove_module(source, result.module, timeout_ms=timeout_ms, cache=not no_cache, dump_smt=dump_smt)
-    if any(True for _ in as_given.functions()):
-        outcomes += prove_module(None, as_given, timeout_ms=timeout_ms, cache=not no_cache, dump_smt=dump_smt)
+    options = Options(mode=pipeline, target=target, cache=not no_cache, timeout_ms=timeout_ms,
+                      dump_smt=str(dump_smt) if dump_smt else None)
+    (work,) = run_work([str(file)], options, (Stage.READ, Stage.LOWER, Stage.PROVE))
+    input_errors = [f for f in work.findings if f.rule.id == "PV000"]
+    lowering_errors = [f for f in work.findings if f.rule.engine is not Engine.SMT and f.rule.id != "PV000"
+                       and f.severity is Severity.ERROR]
+    for error in input_errors:
+        click.echo(error.render(), err=True)
+    outcomes = list(work.outcomes)
     for error in lowering_errors:
-        click.echo(str(error), err=True)
+        click.echo(error.render(), err=True)
 
     by_site: dict[str, list] = {}
     for outcome in outcomes:
@@ -65,8 +57,6 @@ def command(file: Path, pipeline: str, target: str, no_cache: bool, dump_smt: Pa
         counts = _counts(results)
         click.echo(f"{first.span}: site {site} `{first.name}`: {counts}")
         for outcome in results:
-            from pypto_verify.rules import rule
-
             word = _WORDS[outcome.verdict.value]
             line = f"  {outcome.rule} {rule(outcome.rule).name}: {word}"
             if outcome.verdict is not Verdict.PROVED:
@@ -80,7 +70,7 @@ def command(file: Path, pipeline: str, target: str, no_cache: bool, dump_smt: Pa
                f"solver time {seconds:.2f} s")
     failed = any(o.verdict is Verdict.REFUTED for o in outcomes) or bool(lowering_errors)
     inconclusive = any(o.verdict is Verdict.INCONCLUSIVE for o in outcomes)
-    sys.exit(1 if failed else 2 if parsed.errors else 3 if inconclusive else 0)
+    sys.exit(1 if failed else 2 if input_errors else 3 if inconclusive else 0)
 
 
 def _counts(outcomes: list) -> str:
@@ -89,9 +79,3 @@ def _counts(outcomes: list) -> str:
     n = {v: sum(1 for o in outcomes if o.verdict is v) for v in Verdict}
     return (f"{n[Verdict.PROVED]} proved, {n[Verdict.REFUTED]} failed, "
             f"{n[Verdict.INCONCLUSIVE]} inconclusive")
-
-
-def _only(module, keep):
-    """*module* with only the functions *keep* accepts."""
-    programs = tuple(replace(p, functions=tuple(f for f in p.functions if keep(f))) for p in module.programs)
-    return replace(module, programs=programs)

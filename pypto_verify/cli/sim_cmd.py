@@ -4,8 +4,9 @@ Each kernel is lowered (`--pipeline`), emitted as PTO, simulated on seeded rando
 compared with the value-semantic reference of its source (`pypto_verify.dynamic` documents the
 inputs, the sample scalar values and the tolerance). One line per kernel on stdout:
 `<kernel>: match`, `<kernel>: mismatch: <first difference>` (PV202 when the simulator rejected the
-PTO) or `<kernel>: skipped: <reason>`. Exit: 1 on any mismatch or PV202, 2 on an input error (and
-nothing worse), 0 otherwise (skipped kernels do not fail the run).
+PTO) or `<kernel>: skipped: <reason>` (a kernel the lowering flagged is not simulated). Exit: 1 on any
+mismatch or PV202, 2 on an input error (and nothing worse), 0 otherwise (skipped kernels do not fail
+the run).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from pathlib import Path
 import click
 
 from pypto_verify.cli import pipeline_option, target_option
-
+from pypto_verify.rules import Engine
+from pypto_verify.run import Options, Stage, run_work
 
 
 @click.command("sim")
@@ -26,22 +28,20 @@ from pypto_verify.cli import pipeline_option, target_option
 @target_option()
 def command(file: Path, seed: int, pipeline: str, target: str) -> None:
     """Simulate every kernel of FILE against its reference."""
-    from pypto_verify.dynamic import prepare_file, simulate_file
-
-    prepared = prepare_file(str(file), mode=pipeline, target=target)
-    for line in (*prepared.input_errors, *prepared.lowering_errors):
-        click.echo(line, err=True)
-    results = simulate_file(prepared, seed=seed, target=target)
+    options = Options(mode=pipeline, target=target, seed=seed)
+    (work,) = run_work([str(file)], options, (Stage.READ, Stage.LOWER, Stage.SIMULATE))
+    for finding in work.findings:
+        if finding.rule.engine is not Engine.SIM:
+            click.echo(finding.render(), err=True)
     failed = False
-    for result in results:
-        outcome = result.outcome
-        if outcome.status == "mismatch":
+    for kernel in work.kernels:
+        if kernel.sim == "mismatch":
             failed = True
-            click.echo(f"{result.name}: mismatch: {outcome.message}")
-        elif outcome.status == "skipped":
-            click.echo(f"{result.name}: skipped: {outcome.reason}")
+            click.echo(f"{kernel.name}: mismatch: {kernel.sim_reason}")
+        elif kernel.sim == "skipped":
+            click.echo(f"{kernel.name}: skipped: {kernel.sim_reason}")
         else:
-            click.echo(f"{result.name}: match")
+            click.echo(f"{kernel.name}: match")
     if failed:
         sys.exit(1)
-    sys.exit(2 if prepared.input_errors else 0)
+    sys.exit(2 if work.status == "input-error" else 0)

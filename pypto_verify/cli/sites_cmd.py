@@ -7,9 +7,8 @@ import sys
 
 import click
 
-from pypto_verify import frontend
-from pypto_verify.pipeline import collect_files
-from pypto_verify.census import find_sites, summarise
+from pypto_verify.census import summarise
+from pypto_verify.run import Options, Stage, run_work
 
 
 @click.command()
@@ -17,18 +16,16 @@ from pypto_verify.census import find_sites, summarise
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def command(paths, fmt) -> None:
     """List every idiom site with its class; exit 2 if a file could not be read."""
-    files = collect_files(list(paths))
+    files = run_work(list(paths), Options(), (Stage.READ,))
     sites = []
     errors = 0
     with_sites = 0
-    for path in files:
-        parsed = frontend.read_file(path)
-        for error in parsed.errors:
-            sys.stderr.write(f"{error}\n")
-        errors += len(parsed.errors)
-        found = find_sites(parsed.module)
-        with_sites += bool(found)
-        sites.extend(found)
+    for work in files:
+        for error in work.findings:
+            sys.stderr.write(error.render() + "\n")
+        errors += len(work.findings)
+        with_sites += bool(work.sites)
+        sites.extend(work.sites)
     if fmt == "json":
         data = {"files": len(files), "files_with_sites": with_sites, "sites": len(sites),
                 "by_class": summarise(sites), "list": [s.to_json() for s in sites]}

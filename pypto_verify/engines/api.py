@@ -52,9 +52,9 @@ def engine_version(name: str) -> str:
     """A version string for cache keys: "clingo 5.8.3" or "souffle 2.4.1"."""
     engine = pick_engine(name)
     if engine == "clingo":
-        import clingo
+        from importlib.metadata import version  # the distribution's metadata: no import of clingo itself
 
-        return f"clingo {clingo.__version__}"
+        return f"clingo {version('clingo')}"
     return souffle_engine.version(souffle_engine.souffle_path())
 
 

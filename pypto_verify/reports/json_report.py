@@ -6,10 +6,10 @@ import json
 from typing import TextIO
 
 from pypto_verify import __version__
-from pypto_verify.pipeline import CheckReport
+from pypto_verify.run.records import RunResult
 
 
-def to_json(report: CheckReport) -> dict:
+def to_json(report: RunResult) -> dict:
     return {
         "tool": "pypto-verify",
         "version": __version__,
@@ -22,6 +22,6 @@ def to_json(report: CheckReport) -> dict:
     }
 
 
-def write(report: CheckReport, stream: TextIO) -> None:
+def write(report: RunResult, stream: TextIO) -> None:
     json.dump(to_json(report), stream, indent=2, sort_keys=False)
     stream.write("\n")

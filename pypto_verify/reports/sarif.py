@@ -6,28 +6,17 @@ does not make a known finding new; regions carry line and column.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import TextIO
 
 from pypto_verify import __version__
-from pypto_verify.findings import Finding
-from pypto_verify.pipeline import CheckReport
+from pypto_verify.findings import fingerprint
+from pypto_verify.run.records import RunResult
 from pypto_verify.rules import RULES
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
-
-
-def fingerprint(finding: Finding) -> str:
-    """Stable across line moves: rule, kernel, the producing op and the message without line numbers."""
-    import re
-
-    message = re.sub(r"\(line \d+\)|line \d+", "", finding.message)
-    text = "\0".join((finding.rule.id, finding.kernel, ",".join(finding.producers and
-                     [re.sub(r"\(line \d+\)", "", p) for p in finding.producers]), message))
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def _uri(path: str) -> str:
@@ -44,7 +33,7 @@ def _region(line: int, col: int) -> dict:
     return {"startLine": max(line, 1), "startColumn": max(col, 1)}
 
 
-def to_sarif(report: CheckReport) -> dict:
+def to_sarif(report: RunResult) -> dict:
     rules = [r for r in RULES.values() if not r.retired]
     index = {r.id: i for i, r in enumerate(rules)}
     results = []
@@ -90,6 +79,6 @@ def to_sarif(report: CheckReport) -> dict:
     }
 
 
-def write(report: CheckReport, stream: TextIO) -> None:
+def write(report: RunResult, stream: TextIO) -> None:
     json.dump(to_sarif(report), stream, indent=2)
     stream.write("\n")

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from pypto_verify.pipeline import CheckReport
+from pypto_verify.run.records import RunResult
 
 
-def write(report: CheckReport, stream: TextIO, *, show_kernels: bool = False) -> None:
+def write(report: RunResult, stream: TextIO, *, show_kernels: bool = False) -> None:
     for finding in report.findings:
         stream.write(finding.render() + "\n")
     if show_kernels:

@@ -134,8 +134,8 @@ def test_cache_hit_does_no_engine_or_solver_work(tmp_path: Path, cache_home) -> 
     shutil.copy(CORPUS / "model_config.py", tmp_path / "model_config.py")
     probe = (
         "import sys, json\n"
-        "from pypto_verify.pipeline import CheckOptions, check\n"
-        f"r = check([{str(target)!r}], CheckOptions(sim=False, jobs=1))\n"
+        "from pypto_verify.run import Options, run\n"
+        f"r = run([{str(target)!r}], Options(sim=False, jobs=1))\n"
         "print(json.dumps({'cached': r.files[0].cached, 'z3': 'z3' in sys.modules,\n"
         "                  'clingo': 'clingo' in sys.modules}))\n")
     env = {**os.environ, **cache_home}

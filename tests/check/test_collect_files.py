@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pypto_verify.pipeline import collect_files
+from pypto_verify.run.inputs import collect_files
 
 
 def test_walk_skips_excluded_dirs_but_an_explicit_one_is_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -28,7 +28,9 @@ def test_an_engine_that_gives_up_on_one_file_costs_only_that_files_kernels(tmp_p
     # up): every file is run on its own, and only the one that still fails is reported, as PV999
     import shutil
 
-    from pypto_verify import pipeline, rules
+    from pypto_verify import rules
+    from pypto_verify.run import Options, chain, run
+    from pypto_verify.run.cache import ResultCache
     from pypto_verify.engines.souffle_lang import EngineError
 
     root = Path(__file__).resolve().parents[2]
@@ -36,20 +38,20 @@ def test_an_engine_that_gives_up_on_one_file_costs_only_that_files_kernels(tmp_p
     shutil.copy(root / "tests" / "fixtures" / "form3" / "shape_b_post_if_read.py", good)
     heavy.write_text((root / "tests" / "fixtures" / "form3" / "shape_b_post_if_read.py").read_text()
                      + "# another file (the cache keys by content)\n")
-    real = pipeline.datalog_relations
+    real = chain.datalog_relations
 
-    def flaky(kernels, options):
-        if any(path == str(heavy) for path, _, _ in kernels):
+    def flaky(facts, engine):
+        if any(table.path == str(heavy) for table in facts.kernels.values()):
             raise EngineError("souffle did not finish within 120 s")
-        return real(kernels, options)
+        return real(facts, engine)
 
-    monkeypatch.setattr(pipeline, "datalog_relations", flaky)
+    monkeypatch.setattr(chain, "datalog_relations", flaky)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    report = pipeline.check([str(tmp_path)], pipeline.CheckOptions(engine="clingo", sim=False, smt=False))
+    report = run([str(tmp_path)], Options(engine="clingo", sim=False, smt=False))
     by_name = {Path(f.path).name: f for f in report.files}
     assert [f.rule.id for f in by_name["good.py"].findings] == ["PV004"]          # checked as usual
     heavy_findings = by_name["heavy.py"].findings
     assert heavy_findings and {f.rule for f in heavy_findings} == {rules.INTERNAL_ERROR}
     assert "did not finish" in heavy_findings[0].message and "is not verified" in heavy_findings[0].message
-    cached = pipeline._Cache(pipeline.CheckOptions(engine="clingo", sim=False, smt=False))
-    assert cached.get(heavy) is None and cached.get(good) is not None              # a give-up is not kept
+    cached = ResultCache(Options(engine="clingo", sim=False, smt=False))
+    assert cached.get(str(heavy)) is None and cached.get(str(good)) is not None              # a give-up is not kept

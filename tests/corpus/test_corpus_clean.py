@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from pypto_verify import frontend
-from pypto_verify.pipeline import CheckOptions, check
+from pypto_verify.run import Options, run
 from pypto_verify.rules import Severity
 from pypto_verify.census import find_sites
 
@@ -34,7 +34,7 @@ KNOWN_TOOL_BUGS: dict[str, str] = {}
 @functools.lru_cache(maxsize=None)
 def errors_by_file() -> dict[str, list[str]]:
     """`{file name: [rendered error findings]}` of one fixed-mode check of every top-level corpus file."""
-    report = check([str(p) for p in FILES], CheckOptions(mode="fixed", sim=False, smt=True, cache=False, jobs=1))
+    report = run([str(p) for p in FILES], Options(mode="fixed", sim=False, smt=True, cache=False, jobs=1))
     out: dict[str, list[str]] = {}
     for file_report in report.files:
         out[Path(file_report.path).name] = [

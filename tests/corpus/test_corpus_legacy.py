@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pypto_verify.pipeline import CheckOptions, check
+from pypto_verify.run import Options, run
 from pypto_verify.rules import Severity
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
@@ -33,7 +33,7 @@ EXPECTED = {
 
 
 def test_legacy_pipeline_reports_exactly_the_old_compilers_real_failures() -> None:
-    report = check([str(CORPUS)], CheckOptions(mode="legacy", sim=False, cache=False, jobs=2))
+    report = run([str(CORPUS)], Options(mode="legacy", sim=False, cache=False, jobs=2))
     found = {(Path(f.span.path).name, f.rule.id, f.span.line) for f in report.findings
              if f.severity is Severity.ERROR}
     assert found == EXPECTED

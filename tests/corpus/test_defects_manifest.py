@@ -9,7 +9,7 @@ are ignored; PV100 (inconclusive, a warning) is not: none of these files may lea
 
 PV201 (the dynamic check) is only run by `check` on kernels without error findings, and a planted
 defect always has some, so for a file whose expectations mention PV201 or PV202 the dynamic check is run
-directly (`dynamic.prepare_file` + `simulate_file`, in both pipelines) and each mismatch counts as a
+directly (the chain's read, lower and simulate stages, in both pipelines) and each mismatch counts as a
 finding on its source kernel's `def` line, as `check` would report it. Other files are checked with
 `sim=False`: their expectations are static only.
 """
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from pypto_verify.pipeline import CheckOptions, check
+from pypto_verify.run import Options, Stage, run, run_work
 from pypto_verify.rules import Severity
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,13 +64,12 @@ def expectations(path: Path) -> dict[str, Counter]:
 
 def dynamic_findings(path: Path, pipeline: str) -> Counter:
     """(rule, def line) of every kernel of *path* whose simulation does not match its reference."""
-    from pypto_verify.dynamic import prepare_file, simulate_file
-
-    prepared = prepare_file(str(path), mode=pipeline)
+    (work,) = run_work([str(path)], Options(mode=pipeline), (Stage.READ, Stage.LOWER, Stage.SIMULATE))
     found: Counter = Counter()
-    for kernel, result in zip(prepared.kernels, simulate_file(prepared)):
-        if result.outcome.status == "mismatch" and kernel.source is not None:
-            found[(result.outcome.rule, kernel.source.span.line)] += 1
+    for kernel in work.kernels:
+        outcome = kernel.simulation
+        if outcome is not None and outcome.status == "mismatch" and kernel.source is not None:
+            found[(outcome.rule, kernel.source.span.line)] += 1
     return found
 
 
@@ -78,7 +77,7 @@ def dynamic_findings(path: Path, pipeline: str) -> Counter:
 def static_findings(pipeline: str) -> dict[str, Counter]:
     """One static `check` run over every defect file in *pipeline* (one Datalog run for all of them):
     `{file stem: Counter((rule id, line))}` of the error and warning findings."""
-    report = check([str(p) for p in FILES], CheckOptions(mode=pipeline, sim=False, smt=True, cache=False, jobs=1))
+    report = run([str(p) for p in FILES], Options(mode=pipeline, sim=False, smt=True, cache=False, jobs=1))
     found: dict[str, Counter] = {}
     for file_report in report.files:
         counter: Counter = Counter()

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from pypto_verify.engines.api import run_program
-from pypto_verify.facts import export_facts, write_facts
-from pypto_verify.pipeline import CheckOptions, check, lower_files
-from pypto_verify.target import TARGETS
+from pypto_verify.facts import write_facts
+from pypto_verify.run import Options, Stage, run, run_work
+from pypto_verify.run.chain import merge_facts
 
 ROOT = Path(__file__).resolve().parents[2]
 MAIN = Path(str(importlib.resources.files("pypto_verify.datalog") / "main.dl"))
@@ -25,8 +25,8 @@ def corpus_facts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def _facts(tmp_path: Path, paths: list[Path], mode: str = "fixed") -> Path:
-    kernels, _ = lower_files([str(p) for p in paths], CheckOptions(mode=mode))
-    facts = export_facts([(p, fn) for p, _, fn in kernels], TARGETS["a2a3"])
+    works = run_work([str(p) for p in paths], Options(mode=mode), (Stage.READ, Stage.LOWER, Stage.FACTS))
+    facts, _ = merge_facts(w.facts for w in works if w.facts is not None)
     write_facts(facts, tmp_path / "facts")
     return tmp_path / "facts"
 
@@ -80,7 +80,7 @@ def test_one_engine_start_per_run_however_many_kernels(monkeypatch: pytest.Monke
         return real(*args, **kwargs)
 
     monkeypatch.setattr(api, "run_program", counting)
-    report = check([str(ROOT / "tests" / "fixtures" / "form3")],
-                   CheckOptions(sim=False, smt=False, cache=False, jobs=1))
+    report = run([str(ROOT / "tests" / "fixtures" / "form3")],
+                   Options(sim=False, smt=False, cache=False, jobs=1))
     assert sum(len(f.kernels) for f in report.files) > 1
     assert len(calls) == 1

@@ -11,7 +11,7 @@ from pypto_verify.frontend import read_source
 from pypto_verify.ir import Assign, Call, type_env, walk_stmts
 from pypto_verify.lowering.pass_base import LowerOptions
 from pypto_verify.lowering.pipeline import lower
-from pypto_verify.pipeline import CheckOptions, check
+from pypto_verify.run import Options, run
 from pypto_verify.rules import Severity
 
 RAGGED = '''
@@ -68,7 +68,7 @@ def test_the_narrowed_accumulator_is_a_view_on_the_accumulators_window() -> None
 def test_set_validshape_before_the_drain_is_not_an_illegal_acc_reader(tmp_path) -> None:
     path = tmp_path / "ragged.py"
     path.write_text(RAGGED)
-    report = check([str(path)], CheckOptions(engine="clingo", cache=False))
+    report = run([str(path)], Options(engine="clingo", cache=False))
     (file,) = report.files
     assert [f.rule.id for f in file.findings if f.rule.severity is Severity.ERROR] == []
     (kernel,) = file.kernels
@@ -105,7 +105,7 @@ SLICED = RAGGED.replace("def ragged_rows(", "def head_rows(").replace(
 def _check(tmp_path, text: str):
     path = tmp_path / "kernel.py"
     path.write_text(text)
-    (file,) = check([str(path)], CheckOptions(engine="clingo", cache=False)).files
+    (file,) = run([str(path)], Options(engine="clingo", cache=False)).files
     return file
 
 

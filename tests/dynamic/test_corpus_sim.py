@@ -23,20 +23,20 @@ OUTSIDE_SUBSET = ("has no instruction in the PTO subset", "vector ops read only 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
 def test_corpus_kernels_match_the_reference_in_fixed_mode(path: Path) -> None:
     require_stages()
-    from pypto_verify.dynamic import prepare_file, simulate_file
+    from pypto_verify.run import Options, Stage, run_work
 
-    prepared = prepare_file(str(path), mode="fixed")
-    assert not prepared.input_errors, prepared.input_errors
-    results = simulate_file(prepared, seed=0)
+    (work,) = run_work([str(path)], Options(mode="fixed"), (Stage.READ, Stage.LOWER, Stage.SIMULATE))
+    assert work.status == "ok", [f.render() for f in work.findings]
     problems, unlowered = [], []
-    for result in results:
-        outcome = result.outcome
-        if outcome.status == "mismatch":
-            problems.append(f"{result.name}: mismatch: {outcome.message}")
-        elif outcome.status == "skipped" and outcome.reason.startswith("lowering failed"):
-            unlowered.append(f"{result.name}: {outcome.reason}")
+    for kernel in work.kernels:
+        outcome = kernel.simulation
+        assert outcome is not None
+        if kernel.lowered is None:
+            unlowered.append(f"{kernel.name}: lowering failed")
+        elif outcome.status == "mismatch":
+            problems.append(f"{kernel.name}: mismatch: {outcome.message}")
         elif outcome.status == "skipped" and not any(r in outcome.reason for r in OUTSIDE_SUBSET):
-            problems.append(f"{result.name}: skipped: {outcome.reason}")
+            problems.append(f"{kernel.name}: skipped: {outcome.reason}")
     assert not problems, "\n".join(problems)
     if unlowered:
         pytest.xfail("; ".join(unlowered))

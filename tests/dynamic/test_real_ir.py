@@ -20,11 +20,11 @@ LAYOUT_TRANSPOSED = {"tensor_proj"}
 
 
 def _kernel(path: Path):
-    from pypto_verify.dynamic import prepare_file
+    from pypto_verify.run import Options, Stage, run_work
 
-    prepared = prepare_file(str(path))
-    assert not prepared.input_errors, prepared.input_errors
-    return prepared
+    (work,) = run_work([str(path)], Options(), (Stage.READ, Stage.LOWER))
+    assert work.status == "ok", [f.render() for f in work.findings]
+    return work
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -32,9 +32,12 @@ def test_real_lowered_ir_simulates_to_the_reference_of_its_source(case: str) -> 
     require_stages()
     if not REAL_IR.exists():
         pytest.skip("../shared/real-ir is not there")
-    from pypto_verify.dynamic import find_lowered, simulate_kernel
+    from pypto_verify.dynamic import simulate_kernel
+    from pypto_verify.ir import Module, Program
+    from pypto_verify.run.chain import find_lowered
 
-    lowered = {k.lowered.name: k.lowered for k in _kernel(REAL_IR / case / "35_after_AllocateMemoryAddr.py").kernels}
+    given = [k.lowered for k in _kernel(REAL_IR / case / "35_after_AllocateMemoryAddr.py").kernels]
+    lowered = Module("", (Program("", tuple(fn for fn in given if fn is not None)),))
     sources = [k.source for k in _kernel(REAL_IR / case / "source.py").kernels]
     assert sources
     for source in sources:

@@ -16,7 +16,7 @@ import pytest
 from pypto_verify.ir import For, walk_stmts
 from pypto_verify.lowering.pass_base import LowerOptions
 from pypto_verify.lowering.pipeline import lower
-from pypto_verify.pipeline import CheckOptions, check
+from pypto_verify.run import Options, run
 from pypto_verify.rules import Severity
 
 from .helpers import acc_windows, divergent_sites, frontend, inplace_pairs
@@ -91,7 +91,7 @@ def _assert_one_window_per_accumulator(path: Path, prefixes: tuple[str, ...]) ->
 
 
 def _check_errors(path: Path, mode: str) -> list[tuple[str, int]]:
-    report = check([str(path)], CheckOptions(mode=mode, sim=mode == "fixed", cache=False, jobs=1))
+    report = run([str(path)], Options(mode=mode, sim=mode == "fixed", cache=False, jobs=1))
     findings = [f for r in report.files for f in r.findings if f.severity is Severity.ERROR]
     if mode == "fixed":
         assert all(k.verdict == "verified" and k.sim == "match" for r in report.files for k in r.kernels)

@@ -35,11 +35,13 @@ def _update(request: pytest.FixtureRequest) -> bool:
 
 def emit_case(case: Path) -> str:
     """The emitted PTO of every kernel of `case/kernel.py`, as one module."""
-    from pypto_verify.dynamic import emit_file, prepare_file
+    from pypto_verify.run import Options, Stage, run_work
+    from pypto_verify.run.chain import emit_stage
 
-    prepared = prepare_file(str(case / "kernel.py"), mode="fixed", target="a2a3")
-    assert not prepared.input_errors, prepared.input_errors
-    text, failed = emit_file(prepared, target="a2a3")
+    options = Options(mode="fixed", target="a2a3")
+    (work,) = run_work([str(case / "kernel.py")], options, (Stage.READ, Stage.LOWER))
+    assert work.status == "ok", [f.render() for f in work.findings]
+    text, failed = emit_stage(work, options)
     assert not failed, failed
     return text
 

@@ -153,12 +153,13 @@ def test_the_fast_scanner_gives_the_careful_scanners_tokens_and_lines(index: int
 def test_the_fast_scanner_agrees_on_every_emitted_corpus_kernel() -> None:
     from pathlib import Path
 
-    from pypto_verify.dynamic import emit_file, prepare_file
+    from pypto_verify.run import Options, Stage, run_work
+    from pypto_verify.run.chain import emit_stage
     from pypto_verify.sim.parser import _tokenize_carefully, tokenize
 
     corpus = Path(__file__).resolve().parents[3] / "corpus"
     for path in sorted(corpus.glob("dense_*.py")) + sorted(corpus.glob("a8w8_*.py")):
-        text, _ = emit_file(prepare_file(str(path)))
+        text, _ = emit_stage(run_work([str(path)], Options(), (Stage.READ, Stage.LOWER))[0], Options())
         tokens, lines = tokenize(text)
         assert (tokens, lines) == _tokenize_carefully(text), path.name
         assert len(tokens) > 100 and lines[-1] == text.count("\n") + 1

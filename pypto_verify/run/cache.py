@@ -1,0 +1,128 @@
+"""The result cache: one file's result stored by content, replayed onto the path as given.
+
+Owns: the key (sha256 of the tool version, the rules, the engine and its version, the options, the file's
+bytes and the sibling modules it names) and the stored form of a `FileResult`. A location in the file
+itself is stored without its path, so a copy, a rename or another working directory gets its findings
+under the path it was given (ARCHITECTURE.md, "Caching"). A result with a PV999 is never stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
+from pypto_verify import __version__, rules
+from pypto_verify.census import IdiomSite
+from pypto_verify.findings import Finding, Note
+from pypto_verify.ir import Span
+from pypto_verify.rules import RULES
+from pypto_verify.run.records import FileResult, KernelResult, Options
+
+
+def cache_dir() -> Path:
+    """`$XDG_CACHE_HOME/pypto-verify` (or `~/.cache/pypto-verify`)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "pypto-verify"
+
+
+def _rules_digest() -> str:
+    import importlib.resources
+
+    h = hashlib.sha256()
+    root = importlib.resources.files("pypto_verify.datalog")
+    for entry in sorted(root.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".dl"):
+            h.update(entry.name.encode() + b"\0" + entry.read_bytes())
+    return h.hexdigest()
+
+
+class ResultCache:
+    """Per-file results under `cache_dir()/results`, keyed by content (module docstring)."""
+
+    def __init__(self, options: Options) -> None:
+        from pypto_verify.engines.api import engine_version, pick_engine
+
+        engine = pick_engine(options.engine)
+        self.salt = "\0".join((__version__, _rules_digest(), engine_version(engine), options.key()))
+        self.root = cache_dir() / "results"
+        self.keys: dict[str, str | None] = {}
+        """The key of each file as `get` read it: `put` stores the result of exactly those contents."""
+
+    def _key(self, path: Path) -> str | None:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        h = hashlib.sha256(self.salt.encode())
+        h.update(data)
+        for sibling in sorted(path.parent.glob("*.py")):
+            if sibling != path and sibling.stem.encode() in data:
+                h.update(sibling.name.encode())
+                h.update(sibling.read_bytes())
+        return h.hexdigest()
+
+    def get(self, path: str) -> FileResult | None:
+        """The stored result of *path*'s current contents, replayed onto *path*, or None."""
+        key = self.keys[path] = self._key(Path(path))
+        if key is None:
+            return None
+        entry = self.root / key[:2] / f"{key}.json"
+        try:
+            data = json.loads(entry.read_text(encoding="utf-8"))
+            return _from_json(data, path)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None  # absent, unreadable or of another shape: the file is checked again
+
+    def put(self, result: FileResult) -> None:
+        if any(f.rule.id == rules.INTERNAL_ERROR.id for f in result.findings):
+            return  # a crash or an engine that ran out of time is no result to keep
+        key = self.keys[result.path] if result.path in self.keys else self._key(Path(result.path))
+        if key is None:
+            return
+        entry = self.root / key[:2] / f"{key}.json"
+        try:
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            tmp = entry.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(_to_json(result)), encoding="utf-8")
+            tmp.replace(entry)
+        except OSError:
+            pass
+
+
+# A span in the file itself is stored with this path and replayed onto the path as given.
+_HERE = ""
+
+
+def _span_json(span: Span, path: str) -> dict:
+    return {"path": _HERE if span.path == path else span.path, "line": span.line, "col": span.col}
+
+
+def _span(data: dict, path: str) -> Span:
+    return Span(path if data["path"] == _HERE else data["path"], data["line"], data["col"])
+
+
+def _to_json(result: FileResult) -> dict:
+    path = result.path
+    return {
+        "status": result.status,
+        "sites": [{**s.to_json(), "path": _HERE} for s in result.sites],
+        "kernels": [k.to_json() for k in result.kernels],
+        "findings": [{**f.to_json(), **_span_json(f.span, path),
+                      "notes": [{**_span_json(n.span, path), "message": n.message} for n in f.notes]}
+                     for f in result.findings],
+    }
+
+
+def _from_json(data: dict, path: str) -> FileResult:
+    sites = tuple(IdiomSite(path, s["line"], s["function"], s["form"], s["loop"], s["condition"],
+                            s["accumulators"], s["nesting"], s["consumer"]) for s in data["sites"])
+    kernels = tuple(KernelResult(k["name"], k["function"], k["verdict"], k["sim"], k["sim_reason"],
+                                 tuple(k["obligations"].items())) for k in data["kernels"])
+    findings = tuple(Finding(RULES[f["rule"]], _span(f, path), f["message"], f["kernel"], f["function"],
+                             tuple(Note(_span(n, path), n["message"]) for n in f["notes"]),
+                             tuple(f["windows"]), tuple(f["values"]), tuple(f["producers"]), f["counterexample"])
+                     for f in data["findings"])
+    return replace(FileResult(path, data["status"], sites, kernels, findings), cached=True)

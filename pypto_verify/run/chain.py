@@ -1,0 +1,525 @@
+"""The chain: every stage of a run, in ARCHITECTURE.md's order, behind one entry point `run`.
+
+Per file, in a worker pool: read (frontend, PV000, the idiom-site census) → lower (one kernel at a time;
+Form 3 as given) → export facts. Then one Datalog run over the facts of every file. Then, per file in the
+pool again: the Z3 obligations, and PTO emission + simulation against the reference — both **only for the
+kernels with no error finding so far** (a kernel the rules flag is never proved or simulated: its
+verdict is already known). Then suppressions and verdicts, and the frozen `RunResult`.
+
+Every command is this chain cut to the stages it needs (`stages=`): `parse` and `sites` read; `facts`
+reads, lowers and exports; `explain` adds the Datalog run; `prove` reads, lowers and proves; `emit` and
+`sim` read, lower and simulate; `check` runs it all. The intermediate `FileWork` records carry the IR
+between stages and never leave `run/` except to the command that asked for that slice.
+
+One broken file never stops the run: its input errors are PV000 findings, a crash of ours on one kernel
+is a PV999 finding on that kernel, and every other file goes on.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pypto_verify import frontend, rules
+from pypto_verify.census import IdiomSite, find_sites
+from pypto_verify.facts import FactSet, export_facts
+from pypto_verify.findings import Finding, Note, datalog_findings
+from pypto_verify.ir import Function, Module, Program, Span
+from pypto_verify.rules import RULES, Severity
+from pypto_verify.run.cache import ResultCache
+from pypto_verify.run.inputs import apply_suppressions, collect_files
+from pypto_verify.run.records import FileResult, KernelResult, Options, RunResult, Stage
+
+if TYPE_CHECKING:
+    from pypto_verify.dynamic import SimOutcome
+
+ALL_STAGES: tuple[Stage, ...] = tuple(Stage)
+
+# ---------------------------------------------------------------------------------------------- work records
+
+
+@dataclass(frozen=True)
+class KernelWork:
+    """One kernel on its way through the chain."""
+
+    name: str
+    """`Program.function`, or the function name for free functions (as findings name kernels)."""
+    function: str
+    read: Function
+    """The kernel as read."""
+    program: Program
+    lowered: Function | None = None
+    """The kernel after the pass pipeline (None until LOWER, or when lowering dropped it)."""
+    obligations: tuple[tuple[str, int], ...] = ()
+    simulation: SimOutcome | None = None
+    """The dynamic check's outcome (SIMULATE); None when it did not run."""
+
+    @property
+    def sim(self) -> str:
+        return self.simulation.status if self.simulation is not None else "skipped"
+
+    @property
+    def sim_reason(self) -> str:
+        outcome = self.simulation
+        return "" if outcome is None else outcome.reason or outcome.message
+
+    @property
+    def source(self) -> Function | None:
+        """The source kernel; None when the input is Form 3 (already lowered: nothing to compare with)."""
+        return None if frontend.is_lowered(self.read) else self.read
+
+
+@dataclass(frozen=True)
+class FileWork:
+    """One file on its way through the chain: what each stage added."""
+
+    path: str
+    module: Module
+    """The file as read (every function that parsed)."""
+    status: str = "ok"
+    sites: tuple[IdiomSite, ...] = ()
+    kernels: tuple[KernelWork, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    warnings: tuple[Note, ...] = ()
+    """The frontend's warnings (an op made opaque, a runtime scalar made symbolic), for `parse`."""
+    info: tuple[Finding, ...] = ()
+    """Information the Datalog rules derive (PV010 accumulator phis, for `explain`)."""
+    facts: FactSet | None = None
+    """The facts of this file's lowered kernels, kernel ids counting from 1 (FACTS)."""
+    outcomes: tuple[Any, ...] = ()
+    """Every `smt.Outcome` of the file's proved kernels (PROVE), for `prove`."""
+
+    def failed(self) -> set[str]:
+        """The functions with an error finding so far."""
+        return {f.function for f in self.findings if f.severity is Severity.ERROR}
+
+    def lowered(self) -> list[KernelWork]:
+        return [k for k in self.kernels if k.lowered is not None]
+
+
+def _add(work: FileWork, *found: Finding) -> FileWork:
+    return replace(work, findings=(*work.findings, *found))
+
+
+def _internal(fn: Function, kernel: str, stage: str, error: BaseException) -> Finding:
+    """A crash of ours on one kernel, as a PV999 finding naming the stage and the exception."""
+    where = ""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is not None:
+        where = f" at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}"
+    message = f"{stage} failed on `{fn.name}`: {type(error).__name__}: {error}{where}"
+    return Finding(rules.INTERNAL_ERROR, fn.span, message, kernel, fn.name)
+
+
+def kernel_name(program: Program, fn: Function) -> str:
+    """How findings and reports name a kernel: `Program.function`, or the function's name."""
+    return f"{program.name}.{fn.name}" if program.name else fn.name
+
+
+# ---------------------------------------------------------------------------------------------- per-file stages
+
+
+def read_stage(path: str) -> FileWork:
+    """READ: the frontend, its input errors (PV000) and the census of idiom sites."""
+    parsed = frontend.read_file(path)
+    findings = tuple(Finding(rules.INPUT_ERROR, e.span, e.message, "", "") for e in parsed.errors)
+    kernels = tuple(KernelWork(kernel_name(program, fn), fn.name, fn, program)
+                    for program, fn in frontend.kernels(parsed.module))
+    return FileWork(path, parsed.module, "input-error" if parsed.errors else "ok",
+                    tuple(find_sites(parsed.module)), kernels, findings, warnings=tuple(Note(w.span, w.message) for w in parsed.warnings))
+
+
+def lowering_finding(error: Any, kernel: str, function: str) -> Finding:
+    """A `LoweringError` (or an input error the lowering found) as the finding `check` reports."""
+    rule = RULES.get(error.rule, rules.INPUT_ERROR)
+    notes = tuple(Note(n.span, n.message) for n in getattr(error, "notes", ()))
+    return Finding(rule, error.span, error.message, kernel, function, notes=notes,
+                   windows=tuple(str(w) for w in getattr(error, "windows", ())),
+                   values=tuple(getattr(error, "values", ())))
+
+
+def lower_stage(work: FileWork, options: Options) -> FileWork:
+    """LOWER: each kernel through the pass pipeline of `options.mode`, on its own (a crash of ours is
+    that kernel's PV999); lowering errors are findings of the kernel they name."""
+    from pypto_verify.lowering.pass_base import LowerOptions
+    from pypto_verify.lowering.pipeline import lower
+    from pypto_verify.target import get_target
+
+    lower_options = LowerOptions(mode=options.mode, target=get_target(options.target))
+    names = {k.function: k.name for k in work.kernels}
+    kernels: list[KernelWork] = []
+    found: list[Finding] = []
+    for kernel in work.kernels:
+        fn = kernel.read
+        single = Module(work.module.path, (replace(kernel.program, functions=(fn,)),))
+        try:
+            result = lower(single, lower_options)
+        except Exception as error:  # our bug: report it on this kernel, keep checking the rest
+            found.append(_internal(fn, kernel.name, "lowering", error))
+            kernels.append(kernel)
+            continue
+        for lowering_error in result.errors:
+            fn_name = getattr(lowering_error, "function", fn.name)
+            found.append(lowering_finding(lowering_error, names.get(fn_name, fn_name), fn_name))
+        kernels.append(replace(kernel, lowered=find_lowered(fn.name, result.module)))
+    return replace(work, kernels=tuple(kernels), findings=(*work.findings, *found))
+
+
+def find_lowered(name: str, lowered: Module) -> Function | None:
+    """The lowered function of source kernel *name*: the same name, else the one outlined from it
+    (`name_<scope>`) when there is exactly one."""
+    functions = {fn.name: fn for _, fn in lowered.functions()}
+    if name in functions:
+        return functions[name]
+    outlined = [fn for key, fn in functions.items() if key.startswith(name + "_")]
+    return outlined[0] if len(outlined) == 1 else None
+
+
+def facts_stage(work: FileWork, options: Options) -> FileWork:
+    """FACTS: the Datalog input relations of the file's lowered kernels (ids from 1, merged later)."""
+    from pypto_verify.target import get_target
+
+    lowered = work.lowered()
+    if not lowered:
+        return work
+    facts = export_facts([(work.path, k.lowered) for k in lowered if k.lowered is not None],
+                         get_target(options.target))
+    return replace(work, facts=facts)
+
+
+def front(path: str, options: Options, stages: tuple[Stage, ...]) -> FileWork:
+    """The per-file stages (run in a worker): read, then lower and export facts as *stages* ask."""
+    try:
+        work = read_stage(path)
+        if Stage.LOWER in stages:
+            work = lower_stage(work, options)
+        if Stage.FACTS in stages or Stage.DATALOG in stages:
+            work = facts_stage(work, options)
+        return work
+    except RecursionError:
+        # an input nested deeper than the checker's recursion limit is that file's PV000
+        return FileWork(path, Module(path, ()), "input-error", findings=(Finding(
+            rules.INPUT_ERROR, Span(path, 1, 1), "kernel too deeply nested; the checker's recursion limit was reached",
+            "", ""),))
+
+
+# ---------------------------------------------------------------------------------------------- the Datalog run
+
+
+def merge_facts(parts: Iterable[FactSet]) -> tuple[FactSet, dict[int, tuple[int, int]]]:
+    """One fact database from per-file ones (kernel ids renumbered in order, every relation's first
+    column is its kernel), and the run-wide id of each (part, local id)."""
+    merged = FactSet()
+    where: dict[int, tuple[int, int]] = {}
+    offset = 0
+    for index, part in enumerate(parts):
+        for name, rows in part.rows.items():
+            merged.rows[name].update((row[0] + offset, *row[1:]) for row in rows)
+        for k, table in part.kernels.items():
+            merged.kernels[k + offset] = replace(table, kernel=k + offset)
+            where[k + offset] = (index, k)
+        offset += max(part.kernels, default=0)
+    return merged, where
+
+
+def datalog_relations(facts: FactSet, engine: str) -> dict[str, list[tuple]]:
+    """Run the rules (`datalog/main.dl`) once over *facts*; an invariant violated is our bug."""
+    import importlib.resources
+
+    from pypto_verify.engines.api import run_program
+    from pypto_verify.facts import write_facts
+
+    program = Path(str(importlib.resources.files("pypto_verify.datalog") / "main.dl"))
+    with tempfile.TemporaryDirectory(prefix="pypto-verify-") as tmp:
+        write_facts(facts, Path(tmp) / "facts")
+        relations = run_program(program, Path(tmp) / "facts", engine=engine)
+    bad = sorted(name for name, rows in relations.items() if name.startswith("assert_") and rows)
+    if bad:
+        raise AssertionError(f"Datalog invariants violated (a bug in pypto-verify): {bad}")
+    return relations
+
+
+def _datalog_once(works: list[FileWork], engine: str) -> list[FileWork]:
+    with_facts = [w for w in works if w.facts is not None]
+    facts, where = merge_facts(w.facts for w in with_facts if w.facts is not None)
+    names = {k: with_facts[i].lowered()[local - 1].name for k, (i, local) in where.items()}
+    relations = datalog_relations(facts, engine)
+    by_path: dict[str, list[Finding]] = {}
+    for finding in datalog_findings(relations, facts, names):
+        by_path.setdefault(finding.span.path, []).append(finding)
+    out = []
+    for work in works:
+        mine = by_path.get(work.path, [])
+        errors = tuple(f for f in mine if f.rule.id != rules.ACC_PHI.id)
+        info = tuple(f for f in mine if f.rule.id == rules.ACC_PHI.id)
+        out.append(replace(work, findings=(*work.findings, *errors), info=(*work.info, *info)))
+    return out
+
+
+def datalog_stage(works: list[FileWork], options: Options) -> list[FileWork]:
+    """DATALOG: one engine run over every file's facts; findings go back to their files.
+
+    When that run fails (an engine timeout on a file whose facts blow the rules up), each file is run on
+    its own, so one such file costs only its own kernels: they get a PV999 saying so (and are not cached),
+    the rest are checked as usual.
+    """
+    from pypto_verify.engines.souffle_lang import EngineError
+
+    if not any(w.facts is not None for w in works):
+        return works
+    try:
+        return _datalog_once(works, options.engine)
+    except EngineError:
+        out = []
+        for work in works:
+            if work.facts is None:
+                out.append(work)
+                continue
+            try:
+                out.extend(_datalog_once([work], options.engine))
+            except EngineError as error:
+                out.append(_add(work, *(Finding(
+                    rules.INTERNAL_ERROR, k.lowered.span,
+                    f"the Datalog rules did not finish on this file ({error}); `{k.function}` is not verified",
+                    k.name, k.function) for k in work.lowered() if k.lowered is not None)))
+        return out
+
+
+# ---------------------------------------------------------------------------------------------- per-kernel stages
+
+
+def _dump_dir(options: Options) -> Path | None:
+    return Path(options.dump_smt) if options.dump_smt else None
+
+
+def _module(path: str, kernels: list[KernelWork], lowered: bool) -> Module:
+    """A module of *kernels*, as read or as lowered, each in its own program."""
+    functions = [(k.program, k.lowered if lowered else k.read) for k in kernels]
+    return Module(path, tuple(replace(p, functions=(fn,)) for p, fn in functions if fn is not None))
+
+
+def prove_stage(work: FileWork, options: Options) -> FileWork:
+    """PROVE: the Z3 obligations of every lowered kernel with no error finding so far."""
+    from pypto_verify import smt
+
+    failed = work.failed()
+    ready = [k for k in work.lowered() if k.function not in failed]
+    if not ready:
+        return work
+    source = [k for k in ready if k.source is not None]
+    given = [k for k in ready if k.source is None]
+    try:
+        outcomes = []
+        if source:
+            outcomes += smt.prove_module(_module(work.path, source, False), _module(work.path, source, True),
+                                         timeout_ms=options.timeout_ms, cache=options.cache,
+                                         dump_smt=_dump_dir(options))
+        if given:
+            outcomes += smt.prove_module(None, _module(work.path, given, True), timeout_ms=options.timeout_ms,
+                                         cache=options.cache, dump_smt=_dump_dir(options))
+    except Exception as error:  # our bug: the file's kernels are reported, the run goes on
+        return _add(work, *(_internal(k.read, k.name, "the Z3 obligations", error)
+                            for k in work.kernels))
+    counts: dict[str, dict[str, int]] = {}
+    found: list[Finding] = []
+    for outcome in outcomes:
+        verdict = outcome.verdict.name.lower()
+        mine = counts.setdefault(outcome.function, {})
+        mine[verdict] = mine.get(verdict, 0) + 1
+        if outcome.verdict.name == "PROVED":
+            continue
+        message = outcome.message
+        if outcome.verdict.name != "REFUTED" and outcome.reason and outcome.reason not in message:
+            message = f"{message} ({outcome.reason})"
+        found.append(Finding(RULES[outcome.finding_rule], outcome.span, message,
+                             next((k.name for k in work.kernels if k.function == outcome.function), outcome.function),
+                             outcome.function, counterexample=outcome.counterexample))
+    kernels = tuple(replace(k, obligations=tuple(counts.get(k.function, {}).items())) for k in work.kernels)
+    return replace(work, kernels=kernels, findings=(*work.findings, *found), outcomes=tuple(outcomes))
+
+
+def simulate_stage(work: FileWork, options: Options) -> FileWork:
+    """SIMULATE: emit and simulate every kernel with no error finding so far, against its source's
+    reference (PV201, PV202)."""
+    from pypto_verify.dynamic import SimOutcome, simulate_kernel
+
+    def skipped(reason: str) -> SimOutcome:
+        return SimOutcome("skipped", reason, reason=reason)
+
+    failed = work.failed()
+    kernels: list[KernelWork] = []
+    found: list[Finding] = []
+    for kernel in work.kernels:
+        if kernel.function in failed or kernel.lowered is None:
+            kernels.append(replace(kernel, simulation=skipped("the kernel has error findings")))
+            continue
+        if kernel.source is None:
+            kernels.append(replace(kernel, simulation=skipped("Form 3 input: no source to compare with")))
+            continue
+        try:
+            outcome = simulate_kernel(kernel.source, kernel.lowered, seed=options.seed, target=options.target)
+        except Exception as error:  # our bug: the kernel is reported, the run goes on
+            found.append(_internal(kernel.source, kernel.name, "emission or simulation", error))
+            kernels.append(replace(kernel, simulation=skipped(f"internal error: {type(error).__name__}")))
+            continue
+        kernels.append(replace(kernel, simulation=outcome))
+        if outcome.status == "mismatch":
+            found.append(Finding(RULES[outcome.rule], kernel.source.span, outcome.message, kernel.name,
+                                 kernel.function))
+    return replace(work, kernels=tuple(kernels), findings=(*work.findings, *found))
+
+
+def emit_stage(work: FileWork, options: Options) -> tuple[str, list[tuple[str, str]]]:
+    """The PTO-AS of a lowered file: one module with a `func.func` per kernel that emits, and
+    `(kernel, reason)` for the others (`emit`; the simulation emits each kernel on its own)."""
+    from pypto_verify.lowering.pto_emit import EmitError, emit_function, emit_module
+
+    emitted = []
+    failed: list[tuple[str, str]] = []
+    names = [k.lowered.name for k in work.kernels if k.lowered is not None]
+    for kernel in work.kernels:
+        if kernel.lowered is None:
+            mine = [f for f in work.findings if f.function in (kernel.function, "")]
+            failed.append((kernel.name, "lowering failed" + (f": {mine[0].render().splitlines()[0]}" if mine else "")))
+            continue
+        lowered = kernel.lowered
+        if names.count(lowered.name) > 1:
+            # Two programs of one file define the same function name: qualify it in the module.
+            lowered = replace(lowered, name=kernel.name)
+        try:
+            emitted.append(emit_function(lowered, options.target))
+        except EmitError as error:
+            failed.append((kernel.name, f"emit: {error.message}"))
+    return (emit_module(emitted, options.target) if emitted else ""), failed
+
+
+def back(work: FileWork, options: Options, stages: tuple[Stage, ...]) -> FileWork:
+    """The per-kernel stages after the Datalog run (run in a worker): prove, then simulate."""
+    if Stage.PROVE in stages and options.smt:
+        work = prove_stage(work, options)
+    if Stage.SIMULATE in stages and options.sim:
+        work = simulate_stage(work, options)
+    return work
+
+
+# ---------------------------------------------------------------------------------------------- the run
+
+
+def finish(work: FileWork) -> FileResult:
+    """Suppressions (PV900 for an unused one), the kernels' verdicts, and the file's frozen result."""
+    try:
+        text = Path(work.path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    kept = apply_suppressions(work.path, text, list(work.findings))
+    failed = {f.function for f in kept if f.severity is Severity.ERROR}
+    unique: dict[tuple, Finding] = {}
+    for f in kept:
+        if f.rule.id == rules.INCONCLUSIVE.id and f.function in failed:
+            continue  # the kernel already fails: an undecided obligation adds nothing
+        unique.setdefault((f.rule.id, f.span, f.message), f)
+    findings = tuple(sorted(unique.values(), key=Finding.sort_key))
+    kernels = []
+    for k in work.kernels:
+        mine = [f for f in findings if f.function == k.function]
+        if any(f.severity is Severity.ERROR for f in mine):
+            verdict = "findings"
+        elif any(f.rule.id == rules.INCONCLUSIVE.id for f in mine):
+            verdict = "inconclusive"
+        else:
+            verdict = "verified"
+        kernels.append(KernelResult(k.name, k.function, verdict, k.sim, k.sim_reason, k.obligations))
+    return FileResult(work.path, work.status, work.sites, tuple(kernels), findings)
+
+
+T = TypeVar("T")
+
+
+@contextmanager
+def _pool(options: Options, count: int) -> Iterator[Executor | None]:
+    jobs = options.jobs or os.cpu_count() or 1
+    if jobs <= 1 or count <= 1:
+        yield None
+        return
+    with ProcessPoolExecutor(max_workers=min(jobs, count)) as pool:
+        yield pool
+
+
+def _map(pool: Executor | None, fn: Callable[..., T], items: list, *args: Any,
+         progress: Callable[[], None] | None = None) -> list[T]:
+    out: list[T] = []
+    results: Iterable[T] = (fn(item, *args) for item in items) if pool is None else \
+        pool.map(fn, items, *([a] * len(items) for a in args))
+    for result in results:
+        out.append(result)
+        if progress:
+            progress()
+    return out
+
+
+def run_work(paths: list[str], options: Options, stages: tuple[Stage, ...] = ALL_STAGES,
+             progress: Callable[[int, int], None] | None = None) -> list[FileWork]:
+    """The chain cut to *stages* over the files under *paths*, without the cache: the work records, for the
+    commands that show a stage's artifacts (IR, facts, outcomes)."""
+    files = [str(p) for p in collect_files(paths)]
+    return _chain(files, options, stages, progress, done=0, total=len(files))
+
+
+def _chain(files: list[str], options: Options, stages: tuple[Stage, ...],
+           progress: Callable[[int, int], None] | None, done: int, total: int,
+           seconds: dict[str, float] | None = None) -> list[FileWork]:
+    count = [done]
+    clock = [time.perf_counter()]
+
+    def lap(name: str) -> None:
+        now = time.perf_counter()
+        if seconds is not None:
+            seconds[name] = now - clock[0]
+        clock[0] = now
+
+    def tick() -> None:
+        count[0] += 1
+        if progress:
+            progress(count[0], total)
+
+    with _pool(options, len(files)) as pool:
+        works = _map(pool, front, files, options, stages, progress=tick)
+        lap("front")
+        if Stage.DATALOG in stages:
+            works = datalog_stage(works, options)
+        lap("datalog")
+        if (Stage.PROVE in stages and options.smt) or (Stage.SIMULATE in stages and options.sim):
+            works = _map(pool, back, works, options, stages)
+        lap("back")
+    return works
+
+
+def run(paths: list[str], options: Options, progress: Callable[[int, int], None] | None = None) -> RunResult:
+    """`check`: the whole chain over every file under *paths*, with the result cache; *progress(done, total)*
+    is called as files finish their per-file stages."""
+    started = time.perf_counter()
+    files = [str(p) for p in collect_files(paths)]
+    cache = ResultCache(options) if options.cache else None
+    results: dict[str, FileResult] = {}
+    for path in files:
+        hit = cache.get(path) if cache else None
+        if hit is not None:
+            results[path] = hit
+    todo = [p for p in files if p not in results]
+    seconds: dict[str, float] = {}
+    works = _chain(todo, options, ALL_STAGES, progress, len(results), len(files), seconds)
+    for work in works:
+        result = results[work.path] = finish(work)
+        if cache:
+            cache.put(result)
+    seconds["total"] = time.perf_counter() - started
+    return RunResult(tuple(results[p] for p in files if p in results), options, tuple(seconds.items()))

@@ -1,0 +1,138 @@
+"""The records of a run: frozen options, and per-kernel, per-file and whole-run results.
+
+Owns: `Options` (everything that changes a result, and so the cache key), `Stage` (the chain's stages in
+ARCHITECTURE.md's order), `KernelResult`, `FileResult`, `RunResult` and the exit code. Reporters read these
+records (and `rules`, `findings`) only, never the chain; nothing outside `run/` builds a changed record
+except through `dataclasses.replace` (filters return new records).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from pypto_verify import rules
+from pypto_verify.census import IdiomSite
+from pypto_verify.findings import Finding
+from pypto_verify.rules import Severity
+
+
+class Stage(enum.IntEnum):
+    """The chain's stages, in order (ARCHITECTURE.md, "The run: one spine")."""
+
+    READ = 1
+    """frontend: file → IR, input errors (PV000), the idiom-site census"""
+    LOWER = 2
+    """the pass pipeline, one kernel at a time (Form 3 kernels are taken as given)"""
+    FACTS = 3
+    """fact export of every lowered kernel (in the worker, per file)"""
+    DATALOG = 4
+    """one engine run over the facts of every file"""
+    PROVE = 5
+    """Z3 obligations of the kernels with no error finding so far"""
+    SIMULATE = 6
+    """PTO emission, simulation and comparison with the reference, of the kernels with no error finding"""
+
+
+@dataclass(frozen=True)
+class Options:
+    """Everything that changes a result (and therefore the cache key)."""
+
+    mode: str = "fixed"
+    """The pass pipeline: `fixed` or `legacy`."""
+    target: str = "a2a3"
+    engine: str = "auto"
+    sim: bool = True
+    smt: bool = True
+    cache: bool = True
+    jobs: int = 0
+    """Worker processes for the per-file and per-kernel stages; 0 = the number of cores."""
+    timeout_ms: int = 2000
+    seed: int = 0
+    dump_smt: str | None = None
+    """A directory to write every Z3 query into (`prove --dump-smt`); not part of the key."""
+
+    def key(self) -> str:
+        return f"{self.mode}|{self.target}|{self.engine}|{self.sim}|{self.smt}|{self.timeout_ms}|{self.seed}"
+
+
+@dataclass(frozen=True)
+class KernelResult:
+    """The verdict of one kernel."""
+
+    name: str
+    """`Program.function`, or the function name for free functions."""
+    function: str
+    verdict: str = "verified"
+    """`verified` | `findings` | `inconclusive`."""
+    sim: str = "skipped"
+    """`match` | `mismatch` | `skipped`."""
+    sim_reason: str = ""
+    obligations: tuple[tuple[str, int], ...] = ()
+    """Outcomes of the Z3 obligations by verdict (`proved`, `refuted`, `inconclusive`), in first-seen order."""
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "function": self.function, "verdict": self.verdict, "sim": self.sim,
+                "sim_reason": self.sim_reason, "obligations": dict(self.obligations)}
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """The result of one file: its status, idiom sites, kernels and findings (sorted)."""
+
+    path: str
+    status: str = "ok"
+    """`ok` | `input-error`."""
+    sites: tuple[IdiomSite, ...] = ()
+    kernels: tuple[KernelResult, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    cached: bool = False
+
+    def verified_sites(self) -> int:
+        ok = {k.function for k in self.kernels if k.verdict == "verified"}
+        return sum(1 for s in self.sites if s.function in ok)
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "status": self.status, "sites": len(self.sites),
+                "verified_sites": self.verified_sites(), "kernels": [k.to_json() for k in self.kernels]}
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """A whole run: every file's result in the order the files were collected."""
+
+    files: tuple[FileResult, ...]
+    options: Options
+    seconds: tuple[tuple[str, float], ...] = field(default=(), compare=False)
+    """Wall time per stage group (`front`, `datalog`, `back`, `total`), for benchmarks."""
+
+    @property
+    def findings(self) -> list[Finding]:
+        return sorted((f for r in self.files for f in r.findings), key=Finding.sort_key)
+
+    @property
+    def kernels(self) -> list[KernelResult]:
+        return [k for f in self.files for k in f.kernels]
+
+    @property
+    def sites(self) -> int:
+        return sum(len(r.sites) for r in self.files)
+
+    @property
+    def verified_sites(self) -> int:
+        return sum(r.verified_sites() for r in self.files)
+
+    def exit_code(self, strict: bool = False) -> int:
+        """0 clean, 1 error findings, 2 input errors and nothing worse, 3 inconclusive under --strict."""
+        return exit_code(self.findings, strict)
+
+
+def exit_code(findings: list[Finding], strict: bool = False) -> int:
+    """The documented exit code of a list of findings (README, "Exit codes")."""
+    if any(f.severity is Severity.ERROR and f.rule.id != rules.INPUT_ERROR.id for f in findings):
+        return 1
+    if any(f.rule.id == rules.INPUT_ERROR.id for f in findings):
+        return 2
+    if strict and any(f.rule.id == rules.INCONCLUSIVE.id for f in findings):
+        return 3
+    return 0
