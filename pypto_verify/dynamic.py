@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pypto_verify import ops
+from pypto_verify import ops, rules
 from pypto_verify.ir import (
     Call, DType, Function, ScalarType, TensorType, display_name,
     var_like, walk_exprs, walk_stmts, stmt_exprs,
@@ -50,8 +50,8 @@ from pypto_verify.lowering.pipeline import is_lowered
 from pypto_verify.lowering.pto_emit import EmitError, EmittedFunction, emit_function, emit_module
 from pypto_verify.reference import ReferenceError, WindowError, run_reference, to_dtype
 
-PV201 = "PV201"
-PV202 = "PV202"
+PV201 = rules.SIM_MISMATCH.id
+PV202 = rules.ILLEGAL_PTO.id
 
 RTOL = {DType.FP32: 1e-4, DType.BF16: 1e-2, DType.FP16: 1e-2}
 ATOL_PER_K = 1e-6

@@ -13,6 +13,7 @@ import click
 
 from pypto_verify.cli import engine_option, pipeline_option, target_option
 from pypto_verify.findings import Finding
+from pypto_verify import rules
 from pypto_verify.rules import RULES, Severity
 from pypto_verify.run import Options, Stage, run_work
 from pypto_verify.run.chain import datalog_stage
@@ -49,4 +50,4 @@ def command(target_, function, mode, target, engine) -> None:
         click.echo(f"{finding.span}: {finding.kernel}: {finding.message}")
         shown += 1
     click.echo(f"{shown} accumulator phis and carries in {len(lowered)} kernels")
-    sys.exit(2 if any(f.rule.id == "PV000" for f in errors) else 0)
+    sys.exit(2 if any(f.rule.id == rules.INPUT_ERROR.id for f in errors) else 0)

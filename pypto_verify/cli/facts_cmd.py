@@ -9,6 +9,7 @@ import click
 
 from pypto_verify.cli import pipeline_option, target_option
 from pypto_verify.facts import write_facts
+from pypto_verify import rules
 from pypto_verify.rules import Severity
 from pypto_verify.run import Options, Stage, run_work
 from pypto_verify.run.chain import merge_facts
@@ -29,4 +30,4 @@ def command(paths, output, mode, target) -> None:
     write_facts(facts, Path(output))
     rows = sum(len(r) for r in facts.rows.values())
     sys.stderr.write(f"{len(facts.kernels)} kernels, {rows} facts in {output}\n")
-    sys.exit(2 if any(f.rule.id == "PV000" for f in errors) else 0)
+    sys.exit(2 if any(f.rule.id == rules.INPUT_ERROR.id for f in errors) else 0)

@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from pypto_verify import ir
+from pypto_verify import ir, rules
 from pypto_verify.findings import Finding, Note
 from pypto_verify.frontend import kernels
 from pypto_verify.printer import print_module
@@ -79,7 +79,7 @@ def _file_json(work: FileWork) -> dict[str, Any]:
 
 
 def _diagnostic_json(error: Note | Finding, severity: str) -> dict[str, Any]:
-    return {"rule": "PV000", "name": "input-error", "severity": severity, "path": error.span.path,
+    return {"rule": rules.INPUT_ERROR.id, "name": rules.INPUT_ERROR.name, "severity": severity, "path": error.span.path,
             "line": error.span.line, "col": error.span.col, "message": error.message}
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 from pypto_verify.cli import pipeline_option, target_option
+from pypto_verify import rules
 from pypto_verify.rules import Engine, Severity, rule
 from pypto_verify.run import Options, Stage, run_work
 
@@ -40,8 +41,8 @@ def command(file: Path, pipeline: str, target: str, no_cache: bool, dump_smt: Pa
     options = Options(mode=pipeline, target=target, cache=not no_cache, timeout_ms=timeout_ms,
                       dump_smt=str(dump_smt) if dump_smt else None)
     (work,) = run_work([str(file)], options, (Stage.READ, Stage.LOWER, Stage.PROVE))
-    input_errors = [f for f in work.findings if f.rule.id == "PV000"]
-    lowering_errors = [f for f in work.findings if f.rule.engine is not Engine.SMT and f.rule.id != "PV000"
+    input_errors = [f for f in work.findings if f.rule.id == rules.INPUT_ERROR.id]
+    lowering_errors = [f for f in work.findings if f.rule.engine is not Engine.SMT and f.rule.id != rules.INPUT_ERROR.id
                        and f.severity is Severity.ERROR]
     for error in input_errors:
         click.echo(error.render(), err=True)

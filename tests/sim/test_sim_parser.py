@@ -157,7 +157,7 @@ def test_the_fast_scanner_agrees_on_every_emitted_corpus_kernel() -> None:
     from pypto_verify.run.chain import emit_stage
     from pypto_verify.sim.parser import _tokenize_carefully, tokenize
 
-    corpus = Path(__file__).resolve().parents[3] / "corpus"
+    corpus = Path(__file__).resolve().parents[2] / "corpus"
     for path in sorted(corpus.glob("dense_*.py")) + sorted(corpus.glob("a8w8_*.py")):
         text, _ = emit_stage(run_work([str(path)], Options(), (Stage.READ, Stage.LOWER))[0], Options())
         tokens, lines = tokenize(text)

@@ -9,7 +9,7 @@ import numpy as np
 from pypto_verify.sim.dtypes import narrow, widen
 
 FIXTURES = Path(__file__).parent / "fixtures"
-REAL_IR = Path(__file__).resolve().parents[4] / "shared" / "real-ir"
+REAL_IR = Path(__file__).resolve().parents[3] / "shared" / "real-ir"
 
 
 def tile(loc: str, dtype: str, rows: int, cols: int) -> str:
