@@ -53,6 +53,12 @@ class IdiomSite:
                 "accumulators": self.accumulators, "nesting": self.nesting, "consumer": self.consumer}
 
 
+def _var_name(expr: Expr | None) -> str | None:
+    """The name of the variable *expr* is (through a plain `Var`), or None."""
+    var = var_like(expr) if expr is not None else None
+    return var.name if var is not None else None
+
+
 def find_sites(module: Module) -> list[IdiomSite]:
     """Every idiom site of every function of *module*, in source order."""
     sites: list[IdiomSite] = []
@@ -167,7 +173,7 @@ class _FunctionCensus:
                 return "offset-loop-var" if step is not None and step > 1 else "loop-index"
             definition = self.defs.get(v.name)
             if isinstance(definition, BinOp) and any(
-                    var_like(e) is not None and var_like(e).name in loop_vars for e in walk_exprs(definition)):
+                    _var_name(e) in loop_vars for e in walk_exprs(definition)):
                 return "derived-offset" if cond.op == "==" and _is_zero(other) else "other"
         return "other"
 
@@ -226,8 +232,7 @@ class _FunctionCensus:
         for stmt in self.readers.get(name, []):
             if isinstance(stmt, Assign) and isinstance(stmt.value, Call):
                 op = stmt.value.op
-                if op in ACCUMULATE and var_like(ops.matmul_parts(stmt.value).acc) is not None and \
-                        var_like(ops.matmul_parts(stmt.value).acc).name == name:
+                if op in ACCUMULATE and _var_name(ops.matmul_parts(stmt.value).acc) == name:
                     return self._consumer(stmt.target.name, depth + 1)
                 return _consumer_kind(stmt.value)
             if isinstance(stmt, Assign) and var_like(stmt.value) is not None:
@@ -236,16 +241,16 @@ class _FunctionCensus:
             if isinstance(stmt, For):
                 y = _yields(stmt.body)
                 for i, rv in enumerate(stmt.return_vars):
-                    if y and i < len(y) and var_like(y[i]) is not None and var_like(y[i]).name == name:
+                    if y and i < len(y) and _var_name(y[i]) == name:
                         return self._consumer(rv.name, depth + 1)
                 for i, init in enumerate(stmt.inits):
-                    if var_like(init) is not None and var_like(init).name == name and i < len(stmt.iter_args):
+                    if _var_name(init) == name and i < len(stmt.iter_args):
                         return self._consumer(stmt.iter_args[i].name, depth + 1)
             if isinstance(stmt, If):
                 for arm in (stmt.then_body, stmt.else_body):
                     y = _yields(arm)
                     for i, rv in enumerate(stmt.return_vars):
-                        if y and i < len(y) and var_like(y[i]) is not None and var_like(y[i]).name == name:
+                        if y and i < len(y) and _var_name(y[i]) == name:
                             return self._consumer(rv.name, depth + 1)
         return "none"
 

@@ -158,7 +158,7 @@ def _choose_scalars(fn: Function, seed: int, given: Mapping[str, int]):
     names = scalar_names(fn)
     reads = set(read_tensors(fn))
     missing = [n for n in names if n not in given]
-    candidates = scalar_candidates(fn) if missing else [None]
+    candidates = scalar_candidates(fn) if missing else [0]  # one pass; the value is unused: every scalar is given
     last: WindowError | None = None
     for candidate in candidates:
         values = {n: (given[n] if n in given else candidate) for n in names}

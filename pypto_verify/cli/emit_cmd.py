@@ -17,6 +17,7 @@ import click
 
 from pypto_verify.cli import pipeline_option, target_option
 from pypto_verify.run import Options, Stage, run_work
+from pypto_verify.run.records import Mode
 from pypto_verify.run.chain import emit_stage
 
 
@@ -26,7 +27,7 @@ from pypto_verify.run.chain import emit_stage
               help="Write the PTO text here.  [default: stdout]")
 @pipeline_option()
 @target_option()
-def command(file: Path, output: Path | None, pipeline: str, target: str) -> None:
+def command(file: Path, output: Path | None, pipeline: Mode, target: str) -> None:
     """Emit the PTO-AS text of every kernel in FILE."""
     options = Options(mode=pipeline, target=target)
     (work,) = run_work([str(file)], options, (Stage.READ, Stage.LOWER))

@@ -20,6 +20,7 @@ import click
 
 from pypto_verify.cli import pipeline_option, target_option
 from pypto_verify.run import Options, Stage, run_work
+from pypto_verify.run.records import Mode
 from pypto_verify.run.chain import lowering_finding
 from pypto_verify.target import TARGETS
 
@@ -32,7 +33,7 @@ from pypto_verify.target import TARGETS
               help="Write the module after every pass into this directory.  [default: no dumps]")
 @click.option("--stop-after", "stop_after", default=None, metavar="PASS",
               help="Stop after this pass (e.g. lower-pipeline-loops).  [default: run them all]")
-def command(file: Path, pipeline: str, target: str, dump_dir: Path | None, stop_after: str | None) -> None:
+def command(file: Path, pipeline: Mode, target: str, dump_dir: Path | None, stop_after: str | None) -> None:
     """Lower the kernels of FILE and print the lowered IR."""
     from pypto_verify.lowering.pass_base import LowerOptions
     from pypto_verify.lowering.pipeline import lower, passes
@@ -53,9 +54,9 @@ def command(file: Path, pipeline: str, target: str, dump_dir: Path | None, stop_
         for name, module in result.dumps:
             (dump_dir / f"{name}.py").write_text(print_module(module))
     click.echo(print_module(result.module), nl=False)
-    for error in result.errors:
-        function = getattr(error, "function", "")
-        click.echo(lowering_finding(error, function, function).render(), err=True)
+    for lowering_error in result.errors:
+        function = getattr(lowering_error, "function", "")
+        click.echo(lowering_finding(lowering_error, function, function).render(), err=True)
     if result.errors:
         sys.exit(1)
     sys.exit(2 if work.findings else 0)

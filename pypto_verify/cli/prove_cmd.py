@@ -20,6 +20,7 @@ from pypto_verify.cli import pipeline_option, target_option
 from pypto_verify import rules
 from pypto_verify.rules import Engine, Severity, rule
 from pypto_verify.run import Options, Stage, run_work
+from pypto_verify.run.records import Mode
 
 _WORDS = {"proved": "proved", "refuted": "failed", "inconclusive": "inconclusive"}
 
@@ -34,7 +35,7 @@ _WORDS = {"proved": "proved", "refuted": "failed", "inconclusive": "inconclusive
               help="Write every query as <kernel>.<site>.<rule>.smt2 into this directory.  [default: no dumps]")
 @click.option("--timeout-ms", "timeout_ms", type=click.IntRange(min=1), default=2000, show_default=True,
               help="Per-query solver time limit; a query that runs out is inconclusive.")
-def command(file: Path, pipeline: str, target: str, no_cache: bool, dump_smt: Path | None, timeout_ms: int) -> None:
+def command(file: Path, pipeline: Mode, target: str, no_cache: bool, dump_smt: Path | None, timeout_ms: int) -> None:
     """Prove the accumulator obligations (PV101-PV105) of the kernels of FILE."""
     from pypto_verify.smt import Verdict
 

@@ -19,6 +19,7 @@ import click
 from pypto_verify.cli import pipeline_option, target_option
 from pypto_verify.rules import Engine
 from pypto_verify.run import Options, Stage, run_work
+from pypto_verify.run.records import Mode
 
 
 @click.command("sim")
@@ -26,7 +27,7 @@ from pypto_verify.run import Options, Stage, run_work
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random inputs.")
 @pipeline_option()
 @target_option()
-def command(file: Path, seed: int, pipeline: str, target: str) -> None:
+def command(file: Path, seed: int, pipeline: Mode, target: str) -> None:
     """Simulate every kernel of FILE against its reference."""
     options = Options(mode=pipeline, target=target, seed=seed)
     (work,) = run_work([str(file)], options, (Stage.READ, Stage.LOWER, Stage.SIMULATE))

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from pypto_verify.census import summarise
+from pypto_verify.census import IdiomSite, summarise
 from pypto_verify.run import Options, Stage, run_work
 
 
@@ -17,7 +17,7 @@ from pypto_verify.run import Options, Stage, run_work
 def command(paths, fmt) -> None:
     """List every idiom site with its class; exit 2 if a file could not be read."""
     files = run_work(list(paths), Options(), (Stage.READ,))
-    sites = []
+    sites: list[IdiomSite] = []
     errors = 0
     with_sites = 0
     for work in files:

@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import Literal
 
 from pypto_verify import rules
 from pypto_verify.census import IdiomSite
 from pypto_verify.findings import Finding
 from pypto_verify.rules import Severity
+
+
+Mode = Literal["fixed", "legacy"]
+"""The pass pipeline a run lowers with (`--pipeline`)."""
 
 
 class Stage(enum.IntEnum):
@@ -38,8 +43,8 @@ class Stage(enum.IntEnum):
 class Options:
     """Everything that changes a result (and therefore the cache key)."""
 
-    mode: str = "fixed"
-    """The pass pipeline: `fixed` or `legacy`."""
+    mode: Mode = "fixed"
+    """The pass pipeline."""
     target: str = "a2a3"
     engine: str = "auto"
     sim: bool = True
