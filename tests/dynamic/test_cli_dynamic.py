@@ -45,7 +45,7 @@ def test_sim_matches_in_fixed_mode_and_skips_form3() -> None:
     fixed = _run("sim", str(KERNELS / "fragmented_chain.py"))
     assert (fixed.exit_code, fixed.output) == (0, "fragmented: match\n")
     form3 = _run("sim", str(KERNELS / "divergent_tail_phi.py"))
-    assert (form3.exit_code, form3.output) == (0, "DivergentPhi.main: skipped: no source to compare\n")
+    assert (form3.exit_code, form3.output) == (0, "DivergentPhi.main: skipped: Form 3 input: no source to compare with\n")
 
 
 def test_sim_of_an_unreadable_file_exits_2(tmp_path: Path) -> None:

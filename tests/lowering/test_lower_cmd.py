@@ -66,7 +66,7 @@ def test_lowering_errors_print_with_their_location_and_exit_1(tmp_path: Path) ->
     kernel.write_text(TOO_BIG)
     result = CliRunner().invoke(main, ["lower", str(kernel)])
     assert result.exit_code == 1
-    assert f"{kernel}:11:9: PV008 `c` needs 262144 bytes of L0C" in result.output
+    assert f"{kernel}:11:9: PV008 l0c-capacity: `c` needs 262144 bytes of L0C" in result.output
 
 
 def test_input_errors_exit_2(tmp_path: Path) -> None:
