@@ -80,3 +80,18 @@ def test_no_tab_newline_or_backslash_reaches_a_symbol_column() -> None:
         for row in body.splitlines():
             assert "\\" not in row
             assert len(row.split("\t")) == RELATIONS[name], (name, row)
+
+
+def test_every_op_name_the_rules_match_is_an_op_of_ops_py() -> None:
+    """The `.dl` files compare `op(k, s, "tile.matmul_acc")` against names the fact export writes from
+    `ops.py`: a name spelled in a rule and nowhere in `ops.py` would silently match nothing."""
+    import re
+
+    from pypto_verify import ops
+
+    known = {value for name, value in vars(ops).items() if name.isupper() and isinstance(value, str)}
+    datalog = Path(__file__).resolve().parents[2] / "datalog"
+    spelled = {m for path in datalog.glob("*.dl")
+               for m in re.findall(r'"((?:tile|tensor)\.[a-z_]+)"', path.read_text(encoding="utf-8"))}
+    assert spelled, "no op name found in the rules: the pattern is stale"
+    assert spelled <= known, f"op names in datalog/*.dl that ops.py does not define: {sorted(spelled - known)}"
