@@ -1,7 +1,7 @@
 """The dynamic check PV201: simulate the emitted PTO and compare it with the source's reference.
 
 Owns: the comparison of L0C_RULES.md "Dynamic check" — seeded inputs, sample values for runtime
-scalars, running `lowering.pto_emit` + `sim` against `pypto_verify.reference`, and the tolerance.
+scalars, running `emit.pto` + `sim` against `pypto_verify.reference`, and the tolerance.
 Input: a source kernel (Form 1 / Form 2) and its lowered function. Output: a `SimOutcome`
 (`match` / `mismatch` / `skipped`, with the first differing element). PV202 (the simulator
 rejecting the PTO as illegal) is reported as a `mismatch` with `rule == "PV202"`.
@@ -47,7 +47,7 @@ from pypto_verify.ir import (
     var_like, walk_exprs, walk_stmts, stmt_exprs,
 )
 from pypto_verify.lowering.pipeline import is_lowered
-from pypto_verify.lowering.pto_emit import EmitError, EmittedFunction, emit_function, emit_module
+from pypto_verify.emit import EmitError, EmittedFunction, emit_function, emit_module
 from pypto_verify.reference import ReferenceError, WindowError, run_reference, to_dtype
 
 PV201 = rules.SIM_MISMATCH.id

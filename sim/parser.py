@@ -1,6 +1,6 @@
 """Parser of the PTO-AS text subset (docs/pto-subset.md) into a small frozen AST.
 
-Input: the MLIR-style text `lowering/pto_emit.py` writes (and the PyPTO compiler's own
+Input: the MLIR-style text `emit/pto.py` writes (and the PyPTO compiler's own
 `main.pto`, a superset whose `loc(...)` suffixes and `// comments` are skipped). Output: a
 `Module` of `Func`s whose bodies are tuples of `Op`. Anything outside the subset is a `SimError`
 with `rule == ""` and the 1-based line of the offending token, e.g. `line 12: unknown instruction

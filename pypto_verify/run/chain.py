@@ -381,7 +381,7 @@ def simulate_stage(work: FileWork, options: Options) -> FileWork:
 def emit_stage(work: FileWork, options: Options) -> tuple[str, list[tuple[str, str]]]:
     """The PTO-AS of a lowered file: one module with a `func.func` per kernel that emits, and
     `(kernel, reason)` for the others (`emit`; the simulation emits each kernel on its own)."""
-    from pypto_verify.lowering.pto_emit import EmitError, emit_function, emit_module
+    from pypto_verify.emit import EmitError, emit_function, emit_module
 
     emitted = []
     failed: list[tuple[str, str]] = []

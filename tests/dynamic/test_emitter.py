@@ -1,4 +1,4 @@
-"""The PTO emitter on IR built in Python: each test names a convention of lowering/pto_emit.py."""
+"""The PTO emitter on IR built in Python: each test names a convention of emit/pto.py."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 import builders as b
 from pypto_verify.ir import Compare, Const, Var
-from pypto_verify.lowering.pto_emit import EmitError, emit, emit_function
+from pypto_verify.emit import EmitError, emit, emit_function
 from pypto_verify.sim import parse_pto
 
 

@@ -45,7 +45,7 @@ def test_fixed_lowering_of_post_if_read_never_simulates_wrong() -> None:
 def test_form3_divergent_phi_drains_poison() -> None:
     require_stages()
     from pypto_verify.dynamic import simulate_kernel
-    from pypto_verify.lowering.pto_emit import emit_function
+    from pypto_verify.emit import emit_function
     from pypto_verify.run import Options, Stage, run_work
     from pypto_verify.run.chain import emit_stage
     from pypto_verify.sim import simulate

@@ -51,7 +51,7 @@ def test_emitted_pto_agrees_with_the_real_codegen(case: str) -> None:
     if not REAL_IR.exists():
         pytest.skip("../shared/real-ir is not there")
     from pypto_verify import ops
-    from pypto_verify.lowering.pto_emit import emit, emit_function
+    from pypto_verify.emit import emit, emit_function
     from pypto_verify.sim import parse_pto, simulate
 
     (kernel,) = _kernel(REAL_IR / case / "35_after_AllocateMemoryAddr.py").kernels
