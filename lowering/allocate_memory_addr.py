@@ -29,9 +29,9 @@ from pypto_verify.ir import (
     Assign, For, Function, FunctionKind, If, MemRef, MemSpace, Module, Span, TileType, Window,
     display_name, map_functions, walk_stmts,
 )
-from pypto_verify.lowering.buffer_packing import align
-from pypto_verify.lowering.lifetimes import analyze
-from pypto_verify.lowering.memrefs import collect_sites, infer_env, with_memrefs
+from pypto_verify.lowering.memory.buffer_packing import align
+from pypto_verify.lowering.memory.lifetimes import analyze
+from pypto_verify.lowering.memory.memrefs import collect_sites, infer_env, with_memrefs
 from pypto_verify.lowering.pass_base import LowerOptions, LoweringError, Note, Pass
 from pypto_verify.rules import L0C_CAPACITY
 

@@ -33,7 +33,7 @@ from pypto_verify.ir import (
     Assign, Call, Expr, For, Function, If, MemRef, MemSpace, Module, Scope, Stmt, TensorType, TileType,
     Type, Var, map_functions, var_like,
 )
-from pypto_verify.lowering.memrefs import (
+from pypto_verify.lowering.memory.memrefs import (
     alloc_stmt, base_name, final_yield_values, is_alloc, memref_of_type, with_memref,
 )
 from pypto_verify.lowering.pass_base import LowerOptions, LoweringError, Pass

@@ -3,7 +3,7 @@ the buffer it carries.
 
 Mirrors PyPTO 32 MaterializeSemanticAliases (TARGET_FACTS.md, "The compiler passes" 5): for every
 loop, top-down, each iter_arg's buffer (its init's, or the one an enclosing loop already planned for
-it) is the target for the value the body yields; `lowering.retarget` walks that value's producer
+it) is the target for the value the body yields; `lowering.memory.retarget` walks that value's producer
 chain (through if phis, in-place ops and nested loops) and retypes each producer whose target buffer
 is dead at its definition. Fixed only: the planner follows an identity copy of an Acc value (the name a
 static pipeline remainder binds to its last clone's output), which PyPTO's planner declines — the old
@@ -19,9 +19,9 @@ from typing import Final
 from pypto_verify.ir import (
     For, Function, FunctionKind, If, Module, Scope, Stmt, TileType, map_functions, var_like,
 )
-from pypto_verify.lowering.memrefs import final_yield_values, space_of_type
+from pypto_verify.lowering.memory.memrefs import final_yield_values, space_of_type
 from pypto_verify.lowering.pass_base import LowerOptions, Pass
-from pypto_verify.lowering.retarget import Retargeter, apply_plan
+from pypto_verify.lowering.memory.retarget import Retargeter, apply_plan
 
 
 def run(module: Module, options: LowerOptions) -> Module:

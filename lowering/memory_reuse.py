@@ -6,14 +6,15 @@ TransformMemoryReuse), step by step:
 0. fixed only: when some Acc if phi can only be aligned by moving its seed onto the accumulate arm's
    chain window (a dynamic pipeline remainder `if main_end == start: seed else: matmul_acc(main)`),
    every divergent Acc phi of the function is aligned here, before packing
-   (`acc_alignment.pre_align_acc_phis`); other functions are left to step 4 as before;
-1. lifetimes (`lifetimes`) and the first-fit-decreasing packing within each space (`buffer_packing`);
+   (`memory.acc_alignment.pre_align_acc_phis`); other functions are left to step 4 as before;
+1. lifetimes (`memory.lifetimes`) and the first-fit-decreasing packing within each space
+   (`memory.buffer_packing`);
 2. the packing applied: a reused value's sharing group moves onto its representative's root, each
    member keeping its offset relative to the group and its own size; each loop's return var is
    re-aligned to its (possibly moved) init;
-3. legacy only: the accumulator if-phi coalescing (`acc_coalescing`, with its unsound behaviours);
-4. yield fixup (`yield_fixup`): moves for non-Acc mismatches; an Acc mismatch is legacy's internal
-   error, or in fixed mode an alignment or PV001 / PV002;
+3. legacy only: the accumulator if-phi coalescing (`memory.acc_coalescing`, with its unsound behaviours);
+4. yield fixup (`memory.yield_fixup`): moves for non-Acc mismatches; an Acc mismatch is legacy's
+   internal error, or in fixed mode an alignment or PV001 / PV002;
 5. identity copies `a = b` re-aligned to `b`'s buffer (and an in-place output whose input such a copy
    moved follows it);
 6. `tile.alloc` roots nothing uses any more removed; `pipeline_membership` attrs stripped.
@@ -30,15 +31,15 @@ from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, Call, For, Function, FunctionKind, MemRef, Module, TileType, map_functions, var_like, walk_stmts,
 )
-from pypto_verify.lowering.acc_alignment import pre_align_acc_phis
-from pypto_verify.lowering.acc_coalescing import coalesce_acc_if_phis
-from pypto_verify.lowering.buffer_packing import identify_reuse
-from pypto_verify.lowering.lifetimes import analyze
-from pypto_verify.lowering.memrefs import (
+from pypto_verify.lowering.memory.acc_alignment import pre_align_acc_phis
+from pypto_verify.lowering.memory.acc_coalescing import coalesce_acc_if_phis
+from pypto_verify.lowering.memory.buffer_packing import identify_reuse
+from pypto_verify.lowering.memory.lifetimes import analyze
+from pypto_verify.lowering.memory.memrefs import (
     alloc_base, infer_env, memref_map, memref_of_type, strip_pipeline_membership, with_memrefs,
 )
 from pypto_verify.lowering.pass_base import LowerOptions, Pass
-from pypto_verify.lowering.yield_fixup import yield_fixup
+from pypto_verify.lowering.memory.yield_fixup import yield_fixup
 
 
 def run(module: Module, options: LowerOptions) -> Module:

@@ -10,7 +10,7 @@ from pypto_verify.ir import (
     Assign, Call, For, Function, If, MemSpace, Module, TileType, Window, var_like, walk_stmts,
 )
 from pypto_verify.lowering import allocate_memory_addr, init_memref, materialize_semantic_aliases, memory_reuse
-from pypto_verify.lowering.memrefs import final_yield_values, infer_env
+from pypto_verify.lowering.memory.memrefs import final_yield_values, infer_env
 from pypto_verify.lowering.pass_base import LowerOptions
 
 REAL_IR = Path(__file__).resolve().parents[3] / "shared" / "real-ir"

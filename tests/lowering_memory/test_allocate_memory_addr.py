@@ -8,7 +8,7 @@ import pytest
 
 from pypto_verify.ir import DType, MemRef, MemSpace
 from pypto_verify.lowering.allocate_memory_addr import allocate_memory_addr
-from pypto_verify.lowering.memrefs import alloc_stmt
+from pypto_verify.lowering.memory.memrefs import alloc_stmt
 from pypto_verify.lowering.pass_base import LowerOptions, LoweringError
 
 from . import builders as b

@@ -156,7 +156,7 @@ def test_alignment_is_refused_when_the_target_window_is_read_later() -> None:
 def fixup_only(module):
     """Yield fixup alone on the MSA output: the packer (which may already merge the arms of a phi
     family) is skipped, so the aligner itself is what decides."""
-    from pypto_verify.lowering.yield_fixup import yield_fixup
+    from pypto_verify.lowering.memory.yield_fixup import yield_fixup
 
     return yield_fixup(only_function(lower(module, "fixed", upto="materialize-semantic-aliases")), legacy=False)
 

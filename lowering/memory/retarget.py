@@ -32,7 +32,7 @@ from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, Call, For, Function, If, MemRef, MemSpace, Stmt, Type, var_like, walk_stmts,
 )
-from pypto_verify.lowering.memrefs import (
+from pypto_verify.lowering.memory.memrefs import (
     Site, SiteKind, collect_sites, final_yield_values, infer_env, memref_map, reads_of, space_of_type,
     with_memrefs, writes_of,
 )

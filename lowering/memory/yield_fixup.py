@@ -25,10 +25,10 @@ from pypto_verify.ir import (
     Yield, var_like,
 )
 from pypto_verify.lowering._pass_util import Namer
-from pypto_verify.lowering.acc_alignment import (
+from pypto_verify.lowering.memory.acc_alignment import (
     AlignContext, divergent_carry, divergent_phi, legacy_cannot_reconcile, try_align,
 )
-from pypto_verify.lowering.memrefs import (
+from pypto_verify.lowering.memory.memrefs import (
     collect_sites, final_yield_values, infer_env, memref_map, space_of_type, with_memref, with_memrefs,
 )
 

@@ -49,7 +49,7 @@ from pypto_verify.ir import (
     Assign, Call, Eval, For, Function, If, MemRef, MemSpace, Return, Scope, Span, Stmt, Window, Yield,
     display_name, var_like, walk_exprs, walk_stmts,
 )
-from pypto_verify.lowering.memrefs import (
+from pypto_verify.lowering.memory.memrefs import (
     Site, SiteKind, collect_sites, final_yield_values, infer_env, memref_map, reads_of, space_of_type, writes_of,
 )
 from pypto_verify.lowering.pass_base import LoweringError, Note

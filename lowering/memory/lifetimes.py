@@ -23,7 +23,7 @@ from pypto_verify.ir import (
     Assign, Call, Eval, Expr, For, Function, If, IterArg, MemSpace, Return, Scope, Span, Stmt, TileType, Type,
     Var, Yield, var_like, walk_exprs,
 )
-from pypto_verify.lowering.memrefs import final_yield_values, infer_env, membership_of
+from pypto_verify.lowering.memory.memrefs import final_yield_values, infer_env, membership_of
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from pypto_verify import ops
 from pypto_verify.ir import Assign, Call, For, Function, If, MemSpace, Scope, Stmt, display_name, var_like
-from pypto_verify.lowering.memrefs import SiteKind, final_yield_values, space_of_type
+from pypto_verify.lowering.memory.memrefs import SiteKind, final_yield_values, space_of_type
 from pypto_verify.lowering.pass_base import LoweringError, Note
-from pypto_verify.lowering.retarget import Retargeter, apply_plan
+from pypto_verify.lowering.memory.retarget import Retargeter, apply_plan
 from pypto_verify.rules import DIVERGENT_ACC_PHI
 
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pypto_verify.ir import Call, MemSpace, TileType, Type, var_like
-from pypto_verify.lowering.lifetimes import Interval, Lifetimes
-from pypto_verify.lowering.memrefs import ALIGNMENT
-from pypto_verify.lowering.retarget import NOT_INPLACE_SAFE
+from pypto_verify.lowering.memory.lifetimes import Interval, Lifetimes
+from pypto_verify.lowering.memory.memrefs import ALIGNMENT
+from pypto_verify.lowering.memory.retarget import NOT_INPLACE_SAFE
 from pypto_verify.target import Target
 
 L0_SPACES = frozenset({MemSpace.Left, MemSpace.Right, MemSpace.Acc, MemSpace.Bias})
