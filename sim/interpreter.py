@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
-from typing import Callable, Final
+from typing import Any, Callable, Final
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -177,7 +177,9 @@ class _Compiler:
         self.target = memory.target
         self.strict = strict_undef
         self.slots: dict[str, int] = {}
-        self.values: list[object] = []
+        self.values: list[Any] = []
+        """Slot contents: int / bool / float scalars, `Tile`s, GM windows (numpy arrays). Typed `Any`:
+        which kind a slot holds is fixed by `scope` at compile time, which mypy cannot follow."""
         self.scope: dict[str, Info] = {}
         self.constants = self._unique_constants(func)
         self.view_args: dict[str, str] = {}
@@ -187,10 +189,10 @@ class _Compiler:
 
     # --- names and slots ----------------------------------------------------------------
     @staticmethod
-    def _unique_constants(func: Func) -> dict[str, object]:
+    def _unique_constants(func: Func) -> dict[str, int | float]:
         counts: dict[str, int] = {}
         for op in walk(func.body):
-            for name in (*op.results, *([op.attr("iv")] if op.name == "scf.for" else [])):
+            for name in (*op.results, *([str(op.attr("iv"))] if op.name == "scf.for" else [])):
                 counts[name] = counts.get(name, 0) + 1
         return {op.results[0]: _constant_value(op) for op in walk(func.body)
                 if op.name == "arith.constant" and counts[op.results[0]] == 1}
@@ -285,7 +287,7 @@ class _Compiler:
     # --- scalars --------------------------------------------------------------------------
     def op_arith_constant(self, op: Op) -> Step | None:
         result = op.results[0]
-        index = self.define(result, op.types[0])
+        index = self.define(result, _scalar_type(op))
         if result in self.constants:
             return None
         value = _constant_value(op)
@@ -296,10 +298,11 @@ class _Compiler:
 
     def arith_binary(self, op: Op) -> Step:
         lhs, rhs = (self.scalar(op, name) for name in op.operands)
-        kind = op.types[0].name
+        result_type = _scalar_type(op)
+        kind = result_type.name
         if kind in _FLOAT_SCALARS:
             raise rejected(f"{op.name} on {kind}", op.line)
-        index = self.define(op.results[0], op.types[0])
+        index = self.define(op.results[0], result_type)
         compute = _INT_BINARY[op.name]
         values = self.values
         if kind == "i1":
@@ -328,7 +331,7 @@ class _Compiler:
 
     def op_arith_select(self, op: Op) -> Step:
         condition, on_true, on_false = (self.scalar(op, name) for name in op.operands)
-        index = self.define(op.results[0], op.types[0])
+        index = self.define(op.results[0], _scalar_type(op))
         values = self.values
 
         def run() -> None:
@@ -732,6 +735,7 @@ class _Compiler:
 
         def run() -> None:
             a, c = values[lhs], values[dest]
+            y: np.ndarray | np.number
             if scalar_form:
                 other = values[rhs]
                 _same_shape(op.name, a.valid.shape, c, line)
@@ -860,9 +864,17 @@ class _Compiler:
 
 # --- numeric helpers --------------------------------------------------------------------------
 
-def _constant_value(op: Op) -> object:
+def _scalar_type(op: Op) -> ScalarType:
+    """The type of an `arith` op's result (the parser admits only a scalar type there)."""
+    result_type = op.types[0]
+    assert isinstance(result_type, ScalarType), result_type
+    return result_type
+
+
+def _constant_value(op: Op) -> int | float:
     value = op.attr("value")
-    kind = op.types[0].name
+    assert isinstance(value, (int, float)), value  # the parser's literal: int, float or bool
+    kind = _scalar_type(op).name
     if kind == "i1":
         return bool(value)
     if kind in _FLOAT_SCALARS:
@@ -929,7 +941,7 @@ def _atomic_add(window: np.ndarray, stored: np.ndarray, dtype: str) -> np.ndarra
     return (window.astype(np.int64) + stored.astype(np.int64)).astype(DTYPES[dtype].storage)
 
 
-def _int_divide(name: str, x: np.ndarray, y: np.ndarray, line: int) -> np.ndarray:
+def _int_divide(name: str, x: np.ndarray, y: np.ndarray | np.number, line: int) -> np.ndarray:
     if np.any(y == 0):
         raise rejected(f"{name}: integer division by zero", line)
     quotient = np.abs(x) // np.abs(y)
@@ -955,7 +967,7 @@ def _bind_scalar(func: Func, name: str, kind: str, value: object) -> object:
             raise SimError(f"argument {name} of @{func.name} must be a bool", func.line)
         return bool(value)
     if kind in _FLOAT_SCALARS:
-        return float(np.float32(value))
+        return float(np.float32(value))  # type: ignore[arg-type]  # the caller's value, converted as numpy does
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise SimError(f"argument {name} of @{func.name} must be an int", func.line)
     bits = _INT_BITS[kind]

@@ -297,9 +297,12 @@ def _tokenize_carefully(text: str) -> tuple[list[Token], list[int]]:
     while True:
         match = match_at(text, pos)
         if match is None:
-            start = _SKIP.match(text, pos).end()
+            skip = _SKIP.match(text, pos)
+            assert skip is not None  # _SKIP matches the empty string
+            start = skip.end()
             raise SimError(f"unexpected character {text[start]!r}", bisect_right(newlines, start) + 1)
         kind = match.lastgroup
+        assert kind is not None  # every alternative of _TOKEN is a named group
         pos = match.end()
         if kind == "end":
             append(EOF_TOKEN)
@@ -666,6 +669,7 @@ class _Parser:
         if isinstance(literal, float) and not is_float_type:
             raise SimError(f"float literal for type {result_type}", line)
         if is_float_type and token.kind == "int" and token.text.startswith("0x"):
+            assert isinstance(literal, int)
             literal = _float_from_bits(literal, result_type.name)
         return Op(name, line, results, attributes=(("value", literal),), types=(result_type,))
 
@@ -782,7 +786,7 @@ class _Parser:
     def _if(self, name: str, line: int, results: tuple[str, ...]) -> Op:
         condition = self.value()
         then_body = self.block()
-        regions = (then_body,)
+        regions: tuple[tuple[Op, ...], ...] = (then_body,)
         if self.accept("else"):
             regions = (then_body, self.block())
         return Op(name, line, results, (condition,), regions=regions)
