@@ -227,6 +227,7 @@ class _KernelExporter:
             self.link(preds, p)
             return p, self.block(stmt.body, parent=p, arm=0, preds=[p])
         kind = {Assign: "assign", Eval: "eval", Yield: "yield", Return: "return"}[type(stmt)]
+        assert isinstance(stmt, (Assign, Eval, Yield, Return))  # the lookup above raised otherwise
         p = self.point(kind, stmt.span)
         self.link(preds, p)
         if isinstance(stmt, Assign):

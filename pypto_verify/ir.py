@@ -40,7 +40,7 @@ NO_SPAN = Span("<generated>", 0, 0)
 
 
 def _span() -> Span:
-    return field(default=NO_SPAN, kw_only=True, compare=False, repr=False)  # type: ignore[return-value]
+    return field(default=NO_SPAN, kw_only=True, compare=False, repr=False)
 
 
 # ---------------------------------------------------------------------------------------------- enums
@@ -137,9 +137,10 @@ class IterArg(Var):
 
 @dataclass(frozen=True, slots=True)
 class Const(Expr):
-    """A literal int / float / bool / str; `dtype` is set when written `pl.const(v, pl.DT)`."""
+    """A literal int / float / bool / str (None only for a helper's bare `return`); `dtype` is set when
+    written `pl.const(v, pl.DT)`."""
 
-    value: int | float | bool | str
+    value: int | float | bool | str | None
     dtype: DType | None = None
     span: Span = _span()
 

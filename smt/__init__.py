@@ -10,6 +10,7 @@ lowered IR is checked as given, for PV102-PV104 only.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -76,7 +77,7 @@ def prove_module(source: ir.Module | None, lowered: ir.Module, *, timeout_ms: in
                        dump_smt=dump_smt)
 
 
-def prove_pairs(pairs: list[Pair], unmatched: list[Site] = (), *, has_source: bool, timeout_ms: int = DEFAULT_TIMEOUT_MS,
+def prove_pairs(pairs: list[Pair], unmatched: Sequence[Site] = (), *, has_source: bool, timeout_ms: int = DEFAULT_TIMEOUT_MS,
                 cache: bool = True, dump_smt: Path | None = None) -> list[Outcome]:
     """`prove_module` on sites already paired."""
     outcomes: list[Outcome] = []

@@ -45,6 +45,7 @@ import hashlib
 import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from pypto_verify import ir
 from pypto_verify.ir import BinOp, BoolOp, Call, Compare, Const, Expr, UnaryOp, Var, display_name, var_like
@@ -66,8 +67,11 @@ class Term:
 
     head: str
     args: tuple["Term", ...]
-    value: object
+    value: Any
+    """An int / bool for a literal, the name (str) of a `const` or `app`, None for a builtin: `Any`
+    because its type follows `head`, on which mypy cannot narrow."""
     sort: str
+    _hash: int
 
     def __new__(cls, head: str, args: tuple["Term", ...] = (), value: object = None, sort: str = INT) -> "Term":
         key = (head, tuple(id(a) for a in args), type(value).__name__, value, sort)
@@ -124,7 +128,7 @@ def add(*terms: Term) -> Term:
     for t in terms:
         for part in (t.args if t.head == "+" else (t,)):
             if part.head == "int":
-                total += part.value  # type: ignore[operator]
+                total += part.value
             else:
                 items.append(part)
     if total:
@@ -135,12 +139,12 @@ def add(*terms: Term) -> Term:
 
 
 def neg(a: Term) -> Term:
-    return lit(-a.value) if a.head == "int" else mul(lit(-1), a)  # type: ignore[operator]
+    return lit(-a.value) if a.head == "int" else mul(lit(-1), a)
 
 
 def sub(a: Term, b: Term) -> Term:
     if b.head == "int":
-        return add(a, lit(-b.value))  # type: ignore[operator]
+        return add(a, lit(-b.value))
     if a is b:
         return ZERO
     return add(a, neg(b))
@@ -148,7 +152,7 @@ def sub(a: Term, b: Term) -> Term:
 
 def mul(a: Term, b: Term) -> Term:
     if a.head == "int" and b.head == "int":
-        return lit(a.value * b.value)  # type: ignore[operator]
+        return lit(a.value * b.value)
     if b.head == "int":
         a, b = b, a
     if a.head == "int":
@@ -157,7 +161,7 @@ def mul(a: Term, b: Term) -> Term:
         if a.value == 1:
             return b
         if b.head == "*" and b.args[0].head == "int":
-            return mul(lit(a.value * b.args[0].value), b.args[1])  # type: ignore[operator]
+            return mul(lit(a.value * b.args[0].value), b.args[1])
         if b.head == "+":
             return add(*(mul(a, x) for x in b.args))
     return _b("*", a, b)
@@ -166,13 +170,13 @@ def mul(a: Term, b: Term) -> Term:
 def floordiv(a: Term, b: Term) -> Term:
     """Python's `a // b` (module docstring)."""
     if a.head == "int" and b.head == "int" and b.value != 0:
-        return lit(a.value // b.value)  # type: ignore[operator]
+        return lit(a.value // b.value)
     if b.head == "int":
         if b.value == 1:
             return a
-        if b.value > 0:  # type: ignore[operator]
+        if b.value > 0:
             return _b("div", a, b)
-        if b.value < 0:  # type: ignore[operator]
+        if b.value < 0:
             return _b("div", neg(a), neg(b))
     return ite(gt(b, ZERO), _b("div", a, b), ite(lt(b, ZERO), _b("div", neg(a), neg(b)), _b("div", a, b)))
 
@@ -180,8 +184,8 @@ def floordiv(a: Term, b: Term) -> Term:
 def floormod(a: Term, b: Term) -> Term:
     """Python's `a % b` (module docstring)."""
     if a.head == "int" and b.head == "int" and b.value != 0:
-        return lit(a.value % b.value)  # type: ignore[operator]
-    if b.head == "int" and b.value > 0:  # type: ignore[operator]
+        return lit(a.value % b.value)
+    if b.head == "int" and b.value > 0:
         return ZERO if b.value == 1 else _b("mod", a, b)
     return sub(a, mul(b, floordiv(a, b)))
 
@@ -208,13 +212,13 @@ def ne(a: Term, b: Term) -> Term:
 
 def lt(a: Term, b: Term) -> Term:
     if a.head == "int" and b.head == "int":
-        return lit(a.value < b.value)  # type: ignore[operator]
+        return lit(a.value < b.value)
     return _b("<", a, b, sort=BOOL)
 
 
 def le(a: Term, b: Term) -> Term:
     if a.head == "int" and b.head == "int":
-        return lit(a.value <= b.value)  # type: ignore[operator]
+        return lit(a.value <= b.value)
     if a is b:
         return TRUE
     return _b("<=", a, b, sort=BOOL)
@@ -290,11 +294,11 @@ def maximum(a: Term, b: Term) -> Term:
 def _linear(t: Term, scale: int, out: dict[Term, int]) -> int:
     """Add `scale * t` to *out* as atom -> coefficient; returns the constant part."""
     if t.head == "int":
-        return scale * t.value  # type: ignore[operator]
+        return scale * t.value
     if t.head == "+":
         return sum(_linear(a, scale, out) for a in t.args)
     if t.head == "*" and t.args[0].head == "int":
-        return _linear(t.args[1], scale * t.args[0].value, out)  # type: ignore[operator]
+        return _linear(t.args[1], scale * t.args[0].value, out)
     out[t] = out.get(t, 0) + scale
     return 0
 
@@ -316,7 +320,7 @@ def consts_in(term: Term) -> set[str]:
             continue
         seen.add(id(t))
         if t.head == "const":
-            out.add(t.value)  # type: ignore[arg-type]
+            out.add(t.value)
         stack.extend(t.args)
     return out
 
@@ -382,14 +386,14 @@ def _substitute(term: Term, values: Mapping[Term, Term], memo: dict[int, Term]) 
 def _smt_div(a: Term, b: Term) -> Term:
     """SMT-LIB `div` (Euclidean: the remainder is in [0, |b|)), folded on literals."""
     if a.head == "int" and b.head == "int" and b.value != 0:
-        r = a.value % abs(b.value)  # type: ignore[operator]
-        return lit((a.value - r) // b.value)  # type: ignore[operator]
+        r = a.value % abs(b.value)
+        return lit((a.value - r) // b.value)
     return _b("div", a, b)
 
 
 def _smt_mod(a: Term, b: Term) -> Term:
     if a.head == "int" and b.head == "int" and b.value != 0:
-        return lit(a.value % abs(b.value))  # type: ignore[operator]
+        return lit(a.value % abs(b.value))
     return _b("mod", a, b)
 
 
@@ -402,7 +406,7 @@ _REBUILD = {
 
 def _rebuild(t: Term, args: tuple[Term, ...]) -> Term:
     if t.head == "app":
-        return app(t.value, args, t.sort)  # type: ignore[arg-type]
+        return app(t.value, args, t.sort)
     return _REBUILD[t.head](args)
 
 
@@ -423,13 +427,13 @@ def render_term(term: Term, names: Mapping[int, str] | None = None) -> str:
             parts.append(names[id(t)])
             return
         if t.head == "int":
-            parts.append(str(t.value) if t.value >= 0 else f"(- {-t.value})")  # type: ignore[operator]
+            parts.append(str(t.value) if t.value >= 0 else f"(- {-t.value})")
         elif t.head == "bool":
             parts.append("true" if t.value else "false")
         elif t.head == "const":
-            parts.append(quote(t.value))  # type: ignore[arg-type]
+            parts.append(quote(t.value))
         else:
-            head = quote(t.value) if t.head == "app" else t.head  # type: ignore[arg-type]
+            head = quote(t.value) if t.head == "app" else t.head
             parts.append(f"({head}")
             for a in t.args:
                 parts.append(" ")
@@ -463,10 +467,10 @@ def render(assertions: Iterable[Term], witnesses: Iterable[tuple[str, Term]] = (
                 continue
             seen.add(id(t))
             if t.head == "const":
-                consts[t.value] = t.sort  # type: ignore[index]
+                consts[t.value] = t.sort
             elif t.head == "app":
                 sig = (tuple(a.sort for a in t.args), t.sort)
-                old = funs.setdefault(t.value, sig)  # type: ignore[arg-type]
+                old = funs.setdefault(t.value, sig)
                 assert old == sig, f"function {t.value} used with two signatures"
             stack.append((t, True))
             for a in reversed(t.args):
@@ -664,6 +668,7 @@ class ExprEncoder:
             if i is None:
                 i = floordiv(sub(self.name(carry.loop_var), start), step)
         if delta is not None:
+            assert i is not None  # an `after` carry with a delta returned above
             return add(init, mul(i, delta))
         self.symbols.note(f"the loop-carried scalar `{display_name(ssa)}` (line {carry.span.line}) is not "
                           "affine in the iteration")
@@ -817,9 +822,9 @@ class ChainEncoding:
             if isinstance(ctx, S.ContextLoop):
                 v = enc.name(ctx.var)
                 start, stop, step = enc.int_(ctx.start), enc.int_(ctx.stop), enc.int_(ctx.step)
-                if step.head == "int" and step.value > 0:  # type: ignore[operator]
+                if step.head == "int" and step.value > 0:
                     self.assumptions += [le(start, v), lt(v, stop), eq(floormod(sub(v, start), step), ZERO)]
-                elif step.head == "int" and step.value < 0:  # type: ignore[operator]
+                elif step.head == "int" and step.value < 0:
                     self.assumptions += [le(v, start), lt(stop, v)]
             else:
                 c = enc.bool_(ctx.cond)
@@ -1022,12 +1027,12 @@ def trip_count(start: Term, stop: Term, step: Term) -> Term:
     """How many values `range(start, stop, step)` has."""
     if step.head == "int":
         s = step.value
-        if s > 0:  # type: ignore[operator]
+        if s > 0:
             span = sub(stop, start)
-            return ite(gt(span, ZERO), floordiv(add(span, lit(s - 1)), step), ZERO)  # type: ignore[operator]
-        if s < 0:  # type: ignore[operator]
+            return ite(gt(span, ZERO), floordiv(add(span, lit(s - 1)), step), ZERO)
+        if s < 0:
             span = sub(start, stop)
-            return ite(gt(span, ZERO), floordiv(add(span, lit(-s - 1)), neg(step)), ZERO)  # type: ignore[operator]
+            return ite(gt(span, ZERO), floordiv(add(span, lit(-s - 1)), neg(step)), ZERO)
         return ZERO
     up = ite(gt(sub(stop, start), ZERO), floordiv(add(sub(stop, start), sub(step, ONE)), step), ZERO)
     down = ite(gt(sub(start, stop), ZERO), floordiv(add(sub(start, stop), sub(neg(step), ONE)), neg(step)), ZERO)

@@ -279,13 +279,14 @@ def initialise_first(lowered: S.Site, source: S.Site | None = None) -> Obligatio
     src = _side(source, "s") if source is not None else None
     if not low.ok:
         return _inapplicable(rules.INITIALISE_FIRST, lowered, low.chain.unsupported)
-    sides = (low,) if src is None or not src.ok else (low, src)
+    paired = src if src is not None and src.ok else None
+    sides = (low,) if paired is None else (low, paired)
     undefined = E.or_(low.chain.create_at(), E.eq(N, E.ZERO) if lowered.initial == "undefined" else E.FALSE)
     assumptions = [*_base(lowered, *sides), E.le(E.ZERO, N), E.lt(N, low.chain.total)]
     violation = E.and_(E.not_(low.chain.reset_at()), undefined)
     witnesses = [("n", N), ("created", low.chain.create_at())]
-    if len(sides) > 1:
-        witnesses.append(("s.reset", src.chain.reset_at()))
+    if paired is not None:
+        witnesses.append(("s.reset", paired.chain.reset_at()))
     for side in sides:
         witnesses += side.witnesses()
     symbol_sets = [side.chain.symbols for side in sides]
@@ -294,7 +295,7 @@ def initialise_first(lowered: S.Site, source: S.Site | None = None) -> Obligatio
 
     def explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
         low_where, low_step = low.where(values)
-        where, src_step = (src.where(values) if len(sides) > 1 else ([], None))
+        where, src_step = (paired.where(values) if paired is not None else ([], None))
         # the user's predicate when the source accumulates there too (their kernel is wrong), else the
         # lowered one (the lowering is)
         shown_step = src_step if src_step is not None and not values.get("s.reset") else low_step

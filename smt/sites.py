@@ -409,24 +409,26 @@ def _chain_classes(fn: Function) -> list[tuple[frozenset[str], Assign]]:
                     acc = name(ops.matmul_parts(value).acc) if value.op in ACC_OPS else None
                     if acc is not None:
                         uf.union(stmt.target.name, acc)
-                elif var_like(value) is not None:
-                    uf.union(stmt.target.name, var_like(value).name)
+                elif (source := var_like(value)) is not None:
+                    uf.union(stmt.target.name, source.name)
             elif isinstance(stmt, For):
                 yielded = final_yield(stmt.body)
                 for i, arg in enumerate(stmt.iter_args):
-                    if i < len(stmt.inits) and name(stmt.inits[i]) is not None:
-                        uf.union(arg.name, name(stmt.inits[i]))
+                    if i < len(stmt.inits) and (init := name(stmt.inits[i])) is not None:
+                        uf.union(arg.name, init)
                     if i < len(stmt.return_vars):
                         uf.union(arg.name, stmt.return_vars[i].name)
-                    if yielded is not None and i < len(yielded.values) and name(yielded.values[i]) is not None:
-                        uf.union(arg.name, name(yielded.values[i]))
+                    if yielded is not None and i < len(yielded.values) and \
+                            (carried := name(yielded.values[i])) is not None:
+                        uf.union(arg.name, carried)
                 visit(stmt.body)
             elif isinstance(stmt, If):
                 for arm in (stmt.then_body, stmt.else_body):
                     yielded = final_yield(arm)
                     for i, rv in enumerate(stmt.return_vars):
-                        if yielded is not None and i < len(yielded.values) and name(yielded.values[i]) is not None:
-                            uf.union(rv.name, name(yielded.values[i]))
+                        if yielded is not None and i < len(yielded.values) and \
+                                (arm_value := name(yielded.values[i])) is not None:
+                            uf.union(rv.name, arm_value)
                 visit(stmt.then_body)
                 visit(stmt.else_body)
             elif isinstance(stmt, Scope):
@@ -478,8 +480,8 @@ def _types(fn: Function) -> dict[str, Type]:
                 t = None
                 if isinstance(value, Call):
                     t = ops.infer_call_type(value, env)
-                elif var_like(value) is not None:
-                    t = env.get(var_like(value).name)
+                elif (source := var_like(value)) is not None:
+                    t = env.get(source.name)
                 if t is not None:
                     env[stmt.target.name] = t
             elif isinstance(stmt, For):
@@ -502,7 +504,7 @@ def _scalars(fn: Function, types: dict[str, Type]) -> Scalars:
             defs[stmt.target.name] = value
         elif isinstance(value, Const) and not isinstance(value.value, str):
             defs[stmt.target.name] = value
-        elif var_like(value) is not None and not isinstance(types.get(var_like(value).name), (TileType, TensorType)):
+        elif (source := var_like(value)) is not None and not isinstance(types.get(source.name), (TileType, TensorType)):
             defs[stmt.target.name] = value
         elif isinstance(value, Call) and (value.op in READ_OPS or isinstance(t, ScalarType)):
             defs[stmt.target.name] = value
@@ -523,8 +525,8 @@ def _scalars(fn: Function, types: dict[str, Type]) -> Scalars:
             for i, (arg, init) in enumerate(zip(stmt.iter_args, stmt.inits)):
                 if not scalar(arg.name, init):
                     continue
-                value = yielded.values[i] if yielded is not None and i < len(yielded.values) else None
-                carry = Carry(arg.name, stmt.loop_var.name, stmt.start, stmt.stop, stmt.step, init, value, False,
+                carried = yielded.values[i] if yielded is not None and i < len(yielded.values) else None
+                carry = Carry(arg.name, stmt.loop_var.name, stmt.start, stmt.stop, stmt.step, init, carried, False,
                               stmt.span)
                 carries[arg.name] = carry
                 if i < len(stmt.return_vars):
@@ -725,7 +727,7 @@ class _Projector:
     def site(self) -> Site:
         first_span = self.first.span
         site_id = f"{self.fn.name}:{first_span.line}"
-        spans = frozenset(s for m in self._mad_stmts() for s in (m.span, m.value.span) if s != NO_SPAN)
+        spans = frozenset(s for m, call in self._mad_stmts() for s in (m.span, call.span) if s != NO_SPAN)
         try:
             body, _ = self.block(self.fn.body, None)
             body, context = _strip_context(body)
@@ -744,8 +746,9 @@ class _Projector:
                     return stmt.target.name
         return self.first.target.name
 
-    def _mad_stmts(self) -> list[Assign]:
-        return [s for s in _walk(self.fn.body) if isinstance(s, Assign) and s.target.name in self.members
+    def _mad_stmts(self) -> list[tuple[Assign, Call]]:
+        """The chain's MAD statements, each with its call."""
+        return [(s, s.value) for s in _walk(self.fn.body) if isinstance(s, Assign) and s.target.name in self.members
                 and isinstance(s.value, Call) and s.value.op in ALL_MADS]
 
     # -- reads
@@ -1023,7 +1026,9 @@ def _shift_clones(pairs: list[Pair]) -> list[Pair]:
         # one run of copies, each with the same other context loops (a pipeline's tail clones, the
         # copies of an unrolled loop): copy j is at `base + j * step`
         signatures = {tuple(c.var for c in pairs[i].lowered.context if isinstance(c, ContextLoop)) for i in indices}
-        ctx = next(c for c in pairs[indices[0]].source.context if isinstance(c, ContextLoop) and c.var == var)
+        source_site = pairs[indices[0]].source
+        assert source_site is not None  # literal_copies holds only pairs with a source site
+        ctx = next(c for c in source_site.context if isinstance(c, ContextLoop) and c.var == var)
         start, stop, step = literal(ctx.start), literal(ctx.stop), literal(ctx.step)
         if len(signatures) != 1 or start is None or stop is None or not step or step < 0:
             continue
@@ -1035,6 +1040,7 @@ def _shift_clones(pairs: list[Pair]) -> list[Pair]:
     out: list[Pair] = []
     for pair, shift, fixed in zip(pairs, offsets, values):
         if shift or fixed:
+            assert pair.source is not None  # both stay empty for a pair without a source site
             pair = Pair(pair.lowered, replace(pair.source, context_offsets=tuple(shift), context_values=tuple(fixed)))
         out.append(pair)
     return out

@@ -275,17 +275,18 @@ def discharge_all(obs: list[Obligation], *, timeout_ms: int = DEFAULT_TIMEOUT_MS
         text = query.text() if store is not None or dump_smt is not None else None
         if dump_smt is not None:
             dump_smt.mkdir(parents=True, exist_ok=True)
+            assert text is not None  # made above when dumping
             (dump_smt / dump_name(ob)).write_text(text)
         if query.trivial:
             answers[i] = Answer(Verdict.PROVED)
             continue
-        raw = store.get(text) if store is not None else None
+        raw = store.get(text) if store is not None and text is not None else None  # text is made with a store
         if raw is not None:
             answers[i] = _answer(ob, raw, 0.0, True, timeout_ms)
             continue
         pending.append((i, query, text))
     if not pending:
-        return answers  # type: ignore[return-value]
+        return _filled(answers)
     solved: list[tuple[str, dict[str, Any]]] = []
     for (i, query, text), (raw, seconds) in zip(pending, _solve_batch([q for _, q, _ in pending], timeout_ms)):
         if raw is None:
@@ -298,7 +299,14 @@ def discharge_all(obs: list[Obligation], *, timeout_ms: int = DEFAULT_TIMEOUT_MS
         answers[i] = _answer(obs[i], raw, seconds, False, timeout_ms)
     if store is not None:
         store.put_many(solved)
-    return answers  # type: ignore[return-value]
+    return _filled(answers)
+
+
+def _filled(answers: list[Answer | None]) -> list[Answer]:
+    """*answers* once every obligation has one."""
+    out = [a for a in answers if a is not None]
+    assert len(out) == len(answers), "an obligation was left without an answer"
+    return out
 
 
 def _answer(ob: Obligation, raw: dict[str, Any], seconds: float, cached: bool, timeout_ms: int) -> Answer:
