@@ -137,7 +137,7 @@ class IterArg(Var):
 
 @dataclass(frozen=True, slots=True)
 class Const(Expr):
-    """A literal int / float / bool / str (None only for a helper's bare `return`); `dtype` is set when
+    """A literal int / float / bool / str (None: a static `None`, a helper's bare `return`); `dtype` is set when
     written `pl.const(v, pl.DT)`."""
 
     value: int | float | bool | str | None

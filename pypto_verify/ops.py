@@ -193,16 +193,16 @@ def const_int(expr: Expr | None) -> int | None:
 def int_list(expr: Expr | None) -> tuple[int, ...] | None:
     """A list / tuple of int literals as a tuple, else None."""
     if isinstance(expr, (ListExpr, TupleExpr)):
-        values = tuple(const_int(e) for e in expr.items)
-        if all(v is not None for v in values):
-            return values  # type: ignore[return-value]
+        values = tuple(v for e in expr.items if (v := const_int(e)) is not None)
+        if len(values) == len(expr.items):
+            return values
     return None
 
 
 def static_shape(shape: tuple[Expr, ...]) -> tuple[int, ...] | None:
     """A type's shape as ints when every dim is a literal."""
-    values = tuple(const_int(d) for d in shape)
-    return values if all(v is not None for v in values) else None  # type: ignore[return-value]
+    values = tuple(v for d in shape if (v := const_int(d)) is not None)
+    return values if len(values) == len(shape) else None
 
 
 def consts(*values: int) -> tuple[Expr, ...]:

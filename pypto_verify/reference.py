@@ -49,7 +49,7 @@ An op with no semantics here is a `ReferenceError` naming it; the comparison the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -228,7 +228,7 @@ def _round_half_away(x: np.ndarray) -> np.ndarray:
     return np.sign(x) * np.floor(np.abs(x) + 0.5)
 
 
-_ROUNDING = {
+_ROUNDING: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "rint": np.rint, "none": np.rint, "round": _round_half_away, "floor": np.floor,
     "ceil": np.ceil, "trunc": np.trunc,
 }
@@ -313,7 +313,7 @@ _VECTOR_BINARY = {
 }
 _VECTOR_SCALAR = {"adds": np.add, "muls": np.multiply, "subs": np.subtract, "divs": np.divide,
                   "maxs": np.maximum, "mins": np.minimum}
-_VECTOR_UNARY = {
+_VECTOR_UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "exp": np.exp, "relu": lambda x: np.maximum(x, x.dtype.type(0)), "neg": np.negative,
     "recip": lambda x: np.divide(np.float32(1), x), "rsqrt": lambda x: np.divide(np.float32(1), np.sqrt(x)),
     "sqrt": np.sqrt, "log": np.log, "abs": np.abs,
@@ -429,7 +429,7 @@ class _Interpreter:
             return bool(value)
         raise ReferenceError(f"condition is not a scalar: {type(value).__name__}")
 
-    def _int(self, value: Any, expr: Expr) -> int:
+    def _int(self, value: Any, expr: Expr | None) -> int:
         if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
             return int(value)
         raise ReferenceError(f"expected an integer, got {value!r}")
@@ -455,8 +455,8 @@ class _Interpreter:
     def arg(self, call: Call, index: int, keyword: str | None = None) -> Any:
         if len(call.args) > index:
             return self.expr(call.args[index])
-        if keyword is not None and call.kwarg(keyword) is not None:
-            return self.expr(call.kwarg(keyword))  # type: ignore[arg-type]
+        if keyword is not None and (kwarg := call.kwarg(keyword)) is not None:
+            return self.expr(kwarg)
         raise ReferenceError(f"`{call.op}` is missing operand {index + 1}")
 
     def value(self, call: Call, index: int, keyword: str | None = None) -> Value:
@@ -468,7 +468,7 @@ class _Interpreter:
     def ints(self, value: Any, what: str) -> tuple[int, ...]:
         if not isinstance(value, list):
             raise ReferenceError(f"{what} is not a list")
-        return tuple(self._int(v, None) for v in value)  # type: ignore[arg-type]
+        return tuple(self._int(v, None) for v in value)
 
     def dtype_kw(self, call: Call, *names: str, position: int | None = None) -> DType | None:
         for name in names:
@@ -846,7 +846,7 @@ def _store(it: _Interpreter, call: Call) -> Value:
 
 def _extract(it: _Interpreter, call: Call) -> Value:
     src = it.value(call, 0)
-    row, col = it._int(it.arg(call, 1), None), it._int(it.arg(call, 2), None)  # type: ignore[arg-type]
+    row, col = it._int(it.arg(call, 1), None), it._int(it.arg(call, 2), None)
     shape = it.ints(it.arg(call, 3, "shape"), f"`{call.op}` shape")
     data = _as_2d(src, call.op)
     rows, cols = _squeeze(shape)[-2:] if len(shape) >= 2 else (1, shape[0])
@@ -949,7 +949,7 @@ def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
     *scalars* (one value per scalar parameter); the final tensors by parameter name."""
     scalars = dict(scalars or {})
     it = _Interpreter(fn)
-    tensors: dict[str, Value] = {}
+    tensors: dict[str, _Tensor] = {}
     for p in fn.params:
         if isinstance(p.type, TensorType):
             if p.name not in inputs:
@@ -976,6 +976,9 @@ def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
         except _Stop:
             pass
     # the interpreter is dropped here: its tensors are handed over without copies
-    return ReferenceResult({name: v.data for name, v in tensors.items()}, it.max_k,
-                           {name: v.sigma for name, v in tensors.items()},
+    sigmas: dict[str, np.ndarray] = {}
+    for name, v in tensors.items():
+        assert v.sigma is not None  # a GM tensor always carries one (Value)
+        sigmas[name] = v.sigma
+    return ReferenceResult({name: v.data for name, v in tensors.items()}, it.max_k, sigmas,
                            frozenset(name for name, v in tensors.items() if v.written[0]))

@@ -9,6 +9,9 @@ A linear form maps variable names to integer coefficients, with the constant und
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from pypto_verify.ir import BinOp, BoolOp, Compare, Const, Expr, UnaryOp, Var, map_expr, var_like
 
 Linear = dict[str, int]
@@ -24,7 +27,8 @@ def c_div(a: int, b: int) -> int:
     return a // b
 
 
-_ARITH = {
+# operands are int / bool / float (a `/` or a float literal); mixed lambdas and builtins infer as `object`
+_ARITH: dict[str, Callable[[Any, Any], Any]] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
     "//": c_div, "%": lambda a, b: a % b, "min": min, "max": max,
 }
@@ -101,8 +105,8 @@ def linear(expr: Expr) -> Linear | None:
             a, b = b, a
         if not set(b) <= {""}:
             return None
-        k = b.get("", 0)
-        return {name: c * k for name, c in a.items()}
+        factor = b.get("", 0)
+        return {name: c * factor for name, c in a.items()}
     return None
 
 

@@ -161,10 +161,10 @@ def _path(edges: dict[str, list[tuple[str, str, Loc]]], start: str, goal: str, c
                 previous[target] = node
                 queue.append(target)
     path: list[str] = []
-    node: str | None = goal
-    while node is not None:
-        path.append(node)
-        node = previous[node]
+    step: str | None = goal
+    while step is not None:
+        path.append(step)
+        step = previous[step]
     return path[::-1]
 
 
@@ -398,7 +398,8 @@ class _RuleWriter:
         condition = ",".join(conditions)
         if aggregate.op == "count":
             return [f"{result}=#count{{{','.join(keys) or '0'}:{condition}}}"]
-        target = self.term(aggregate.target)  # type: ignore[arg-type]
+        assert aggregate.target is not None  # None exactly for `count` (returned above)
+        target = self.term(aggregate.target)
         if aggregate.op == "sum":
             return [f"{result}=#sum{{{','.join([target, *keys])}:{condition}}}"]
         # An empty min/max is #sup/#inf in clingo; Soufflé derives no row, so the guard drops it.
@@ -535,6 +536,7 @@ def solve(translation: Translation, facts: str, *, timeout: float) -> dict[str, 
 
 
 def _solve_child(sender, translation: Translation, facts: str) -> None:
+    message: tuple[str, object]  # ("ok", relations) or ("error", text)
     try:
         message = ("ok", _solve_here(translation, facts))
     except EngineError as error:

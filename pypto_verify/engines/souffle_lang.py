@@ -283,6 +283,7 @@ class _Lexer:
             if match is None:
                 raise EngineError(f"unexpected character `{text[pos]}`", self.loc(pos))
             kind, lexeme, loc = match.lastgroup, match.group(), self.loc(pos)
+            assert kind is not None  # every alternative of _TOKEN_RE is a named group
             end = match.end()
             if kind == "space" or kind == "line_comment":
                 glued = False
@@ -645,7 +646,8 @@ class _Parser:
         token = self.peek()
         if token.kind == "number":
             self.next()
-            return Number(int(token.value), token.loc)  # type: ignore[arg-type]
+            assert token.value is not None  # the lexer sets a number token's value
+            return Number(int(token.value), token.loc)
         if token.kind == "string":
             self.next()
             return Symbol(str(token.value), token.loc)

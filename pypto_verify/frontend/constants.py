@@ -67,7 +67,7 @@ class Unknown:
 class FunctionValue:
     """A `def` (or lambda) with the scope it was defined in."""
 
-    node: ast.FunctionDef | ast.Lambda
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
     scope: Scope
     decorated: bool = False
     """True when a decorator we do not see through (`@pl.jit`, ...) wraps it: it cannot be called."""
@@ -205,7 +205,7 @@ class ModuleScope(Scope):
         self.directory = path.parent
         self.loader = loader
         self.values: dict[str, Any] = {"__name__": "__pypto_verify__", "__file__": str(path)}
-        self.functions: dict[str, ast.FunctionDef] = {}
+        self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         self.classes: dict[str, ast.ClassDef] = {}
         self.evaluator = Evaluator(loader.budget)
         for stmt in tree.body:
@@ -271,7 +271,7 @@ class ModuleScope(Scope):
             case ast.Import() | ast.ImportFrom():
                 _bind_imports(stmt, self, self.directory, self.loader)
             case ast.FunctionDef() | ast.AsyncFunctionDef():
-                self.functions[stmt.name] = stmt  # type: ignore[assignment]
+                self.functions[stmt.name] = stmt
                 self.values[stmt.name] = _function_value(stmt, self, self.evaluator)
             case ast.ClassDef():
                 self.classes[stmt.name] = stmt
@@ -823,8 +823,8 @@ class Evaluator:
                 value = args[i]
             elif param.arg in kwargs:
                 value = kwargs.pop(param.arg)
-            elif defaults[i] is not None:
-                value = self.eval(defaults[i], fn.scope)
+            elif (default := defaults[i]) is not None:
+                value = self.eval(default, fn.scope)
             else:
                 raise NotStatic(f"`{fn.name}` called without `{param.arg}`")
             local.assign(param.arg, value)
@@ -965,7 +965,9 @@ class Evaluator:
                     head, mid, tail = items[:s], items[s:len(items) - after], items[len(items) - after:]
                     for t, v in zip(target.elts[:s], head):
                         self._bind_target(t, v, scope)
-                    self._bind_target(target.elts[s].value, list(mid), scope)  # type: ignore[attr-defined]
+                    star = target.elts[s]
+                    assert isinstance(star, ast.Starred)  # s indexes a Starred (above)
+                    self._bind_target(star.value, list(mid), scope)
                     for t, v in zip(target.elts[s + 1:], tail):
                         self._bind_target(t, v, scope)
                     return
@@ -1100,7 +1102,7 @@ _TRANSPARENT_DECORATORS = frozenset({
 
 def _function_value(node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, evaluator: Evaluator) -> FunctionValue:
     decorated = any(_decorator_name(d) not in _TRANSPARENT_DECORATORS for d in node.decorator_list)
-    return FunctionValue(node, scope, decorated=decorated)  # type: ignore[arg-type]
+    return FunctionValue(node, scope, decorated=decorated)
 
 
 def _class_value(node: ast.ClassDef, scope: Scope, evaluator: Evaluator) -> ClassValue:
@@ -1300,7 +1302,7 @@ _BUILTINS: dict[str, Any] = {
     "isinstance": Builtin("isinstance", _isinstance), "None": None, "True": True, "False": False,
 }
 
-_MATH = {name: _plain(getattr(math, name), f"math.{name}") for name in (
+_MATH: dict[str, Any] = {name: _plain(getattr(math, name), f"math.{name}") for name in (
     "sqrt", "ceil", "floor", "log", "log2", "log10", "exp", "pow", "isqrt", "gcd", "lcm", "prod",
     "fabs", "trunc", "isclose", "fsum", "comb", "factorial", "sin", "cos", "tan", "atan", "hypot",
 )}

@@ -480,7 +480,9 @@ class FunctionReader:
     def _read_terminal(self, stmt: ast.stmt, declared: dict[str, ast.AnnAssign]) -> _Terminal:
         """The final `pl.yield_`; *declared* holds the bare annotations (`a: T`) directly above a
         multi-value `a, b = pl.yield_(x, y)`, which give its targets their types."""
-        call = stmt.value  # type: ignore[attr-defined]
+        assert isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Expr))  # _is_yield_stmt
+        call = stmt.value
+        assert isinstance(call, ast.Call)  # _is_yield_stmt
         if call.keywords:
             raise self.error(call, "keyword arguments of `pl.yield_`", "it takes the yielded values only")
         values = [self._read_operand(arg) for arg in call.args]
@@ -595,7 +597,7 @@ class FunctionReader:
         if isinstance(node, ast.AnnAssign):
             if node.value is None:
                 return []
-            targets = [node.target]
+            targets: list[ast.expr] = [node.target]
         else:
             targets = node.targets
         if len(targets) != 1:
@@ -673,7 +675,7 @@ class FunctionReader:
         leaves = target.elts
         if not all(isinstance(leaf, ast.Name) for leaf in leaves):
             raise self.error(target, f"target `{_text(target)}`", "unpack into names only")
-        names = [leaf.id for leaf in leaves]  # type: ignore[attr-defined]
+        names = [leaf.id for leaf in leaves if isinstance(leaf, ast.Name)]  # all are (checked above)
         out: list[Stmt] = []
         if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(names):
             exprs = [self._read_operand(elt) for elt in value.elts]
@@ -770,10 +772,11 @@ class FunctionReader:
     def _read_loop_target(self, target: ast.expr) -> tuple[str, list[str]]:
         if isinstance(target, ast.Name):
             return target.id, []
-        if (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)
-                and isinstance(target.elts[1], (ast.Tuple, ast.List))
-                and all(isinstance(e, ast.Name) for e in target.elts[1].elts)):
-            return target.elts[0].id, [e.id for e in target.elts[1].elts]  # type: ignore[attr-defined]
+        if isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            first, rest = target.elts
+            if (isinstance(first, ast.Name) and isinstance(rest, (ast.Tuple, ast.List))
+                    and all(isinstance(e, ast.Name) for e in rest.elts)):
+                return first.id, [e.id for e in rest.elts if isinstance(e, ast.Name)]
         raise self.error(target, f"loop target `{_text(target)}`", "write `for i in ...` or `for i, (a, b) in ...`")
 
     def _read_loop_header(self, call: ast.Call) -> _LoopHeader:
@@ -795,6 +798,9 @@ class FunctionReader:
         positional = [self._read_expr(arg) for arg in call.args if not isinstance(arg, ast.Starred)]
         if len(positional) != len(call.args) or not 1 <= len(positional) <= 3:
             raise self.error(call, f"loop bounds of `{_text(call)}`", "give `stop`, `start, stop` or `start, stop, step`")
+        start: Expr
+        stop: Expr
+        step: Expr
         if len(positional) == 1:
             start, stop, step = Const(0), positional[0], Const(1)
         elif len(positional) == 2:
@@ -1087,7 +1093,7 @@ class FunctionReader:
     def _materialise(self, value: Any, node: ast.AST) -> Expr:
         span = self.span(node)
         if value is None or isinstance(value, (bool, int, str)):
-            return Const(value, span=span)  # type: ignore[arg-type]
+            return Const(value, span=span)
         if isinstance(value, float):
             return Const(value, span=span)
         if isinstance(value, cst.PlPath):
@@ -1402,7 +1408,8 @@ class FunctionReader:
         dtype_path = self.pl_path(node.args[1])
         if value is NO_STATIC or not isinstance(value, (int, float, bool)) or dtype_path not in DType.__members__:
             raise self.error(node, f"`{_text(node)}`", "`pl.const` takes a literal and a dtype")
-        return Const(value, DType[dtype_path], span=self.span(node))  # type: ignore[index]
+        assert dtype_path is not None  # None is no member: raised above
+        return Const(value, DType[dtype_path], span=self.span(node))
 
     def _op_name(self, path: str, args: tuple[Expr, ...]) -> str:
         if path in _UNIFIED_RENAMES:
@@ -1432,7 +1439,9 @@ class FunctionReader:
     def _check_matmul_shapes(self, call: Call, node: ast.Call) -> None:
         # Only slices are checked: their shape is what the source wrote (an opaque op's type is a guess).
         for operand in call.args[:3]:
-            shape = self.slice_shapes.get(operand.name) if isinstance(operand, Var) else None
+            if not isinstance(operand, Var):
+                continue
+            shape = self.slice_shapes.get(operand.name)
             if shape is not None and ops.static_shape(shape) is None:
                 dims = ", ".join(print_dim(d) for d in shape)
                 raise self.error(node, f"operand `{display_name(operand.name)}` of `{ast.unparse(node.func)}`",
@@ -1457,9 +1466,9 @@ class FunctionReader:
         if isinstance(raw, cst.FunctionValue) and raw.scope is self.frame.scope.module and raw.decorated:
             # another function of this file (a kernel calling a kernel): opaque, printed `name(...)`
             call = Call(f"call.{name}", args, kwargs, span=self.span(node))
-            result = self._callee_result_type(raw.node, args, kwargs)
-            if result is not None:
-                self.call_types[call] = result
+            result_type = self._callee_result_type(raw.node, args, kwargs)
+            if result_type is not None:
+                self.call_types[call] = result_type
             return call
         if isinstance(raw, cst.Builtin) and name in cst._BUILTINS:
             return Call(f"call.{name}", args, kwargs, span=self.span(node))

@@ -209,7 +209,8 @@ def accumulator_names(body: list[ast.stmt], pl_path: Callable[[ast.expr], str | 
     (however the matmul is spelled: `pl_path` resolves aliases such as `from pypto.language import matmul as mm`)."""
     names: set[str] = set()
     for node in _walk_same_scope(body):
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and is_matmul_call(node.value, pl_path):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None \
+                and is_matmul_call(node.value, pl_path):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
                 names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
@@ -229,8 +230,8 @@ def touches(node: ast.AST, acc_names: set[str], pl_path: Callable[[ast.expr], st
             for name in sub.names:
                 if name in acc_names:
                     return f"the accumulator `{name}`"
-        if is_matmul_call(sub, pl_path):
-            return f"a `{ast.unparse(sub.func)}`"  # type: ignore[attr-defined]
+        if isinstance(sub, ast.Call) and is_matmul_call(sub, pl_path):
+            return f"a `{ast.unparse(sub.func)}`"
     return None
 
 

@@ -95,8 +95,9 @@ def read_type(node: ast.expr, ctx: TypeContext) -> Type | None:
             return read_type(node.slice, ctx)
         if isinstance(node.value, ast.Name) and node.value.id in ("tuple", "Tuple"):
             inner = [read_type(i, ctx) for i in items]
-            if all(t is not None for t in inner):
-                return TupleType(tuple(inner))  # type: ignore[arg-type]
+            known = tuple(t for t in inner if t is not None)
+            if len(known) == len(inner):
+                return TupleType(known)
             return None
         return None
     head = ctx.pl_path(node)
