@@ -961,13 +961,14 @@ def _convert(storage: np.ndarray, src: str, dst: str) -> np.ndarray:
 
 # --- entry point ------------------------------------------------------------------------------
 
-def _bind_scalar(func: Func, name: str, kind: str, value: object) -> object:
+def _bind_scalar(func: Func, name: str, kind: str, value: Any) -> object:
+    """*value* is whatever the caller passed (Any: a float kind takes anything numpy converts)."""
     if kind == "i1":
         if not isinstance(value, (bool, int, np.integer)):
             raise SimError(f"argument {name} of @{func.name} must be a bool", func.line)
         return bool(value)
     if kind in _FLOAT_SCALARS:
-        return float(np.float32(value))  # type: ignore[arg-type]  # the caller's value, converted as numpy does
+        return float(np.float32(value))
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise SimError(f"argument {name} of @{func.name} must be an int", func.line)
     bits = _INT_BITS[kind]

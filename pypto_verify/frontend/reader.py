@@ -982,9 +982,10 @@ class FunctionReader:
             if a is before and b is before:
                 continue
             if name in self.frame.gm:
-                merged[name] = a if a is not None and a is not before else b  # type: ignore[assignment]
                 if a is None or b is None:
                     merged[name] = Binding(None, poison=f"it is defined only in one arm of the `if` at line {node.lineno}")
+                else:
+                    merged[name] = a if a is not before else b
                 continue
             if a is None or b is None:
                 merged[name] = Binding(None, poison=f"it is defined only in one arm of the `if` at line {node.lineno}")
@@ -1002,7 +1003,8 @@ class FunctionReader:
         return_vars: list[Var] = []
         return_types: list[Type | None] = []
         for i, (target, written) in enumerate(explicit):
-            rv = Var(self.names.first(target), span=self.span(then_term.node))  # type: ignore[union-attr]
+            assert then_term is not None  # `explicit` is empty without the arms' yields
+            rv = Var(self.names.first(target), span=self.span(then_term.node))
             type_ = written if written is not None else (self._infer(then_values[i]) or self._infer(else_values[i]))
             if type_ is not None:
                 self.types[rv.name] = type_
