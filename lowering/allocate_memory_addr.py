@@ -114,9 +114,9 @@ class _Peak:
     """value -> (line of its definition, line of its last use)."""
 
 
-def _peak(fn: Function, env: dict, space: MemSpace, legacy: bool) -> _Peak | None:
+def _peak(fn: Function, env: dict, space: MemSpace, misses_iter_args: bool) -> _Peak | None:
     """The first point of *fn* where the values of *space* live at once occupy the most bytes."""
-    lifetimes = analyze(fn, legacy)
+    lifetimes = analyze(fn, misses_iter_args)
     values = []
     for name, (start, end) in lifetimes.liveness.items():
         t = env.get(name)
@@ -151,7 +151,7 @@ def _overflow(fn: Function, env: dict, placements: list[Placement], needed: int,
     hw = HARDWARE_NAME.get(space, space.value)
     target = options.target.name
     address = {p.base: p.address for p in placements}
-    peak = _peak(fn, env, space, options.mode == "legacy")
+    peak = _peak(fn, env, space, options.behaviours.misses_iter_args)
     if peak is not None and peak.bytes > capacity:
         by_base: dict[str, list[tuple[str, MemRef]]] = {}
         for name, m in peak.live:

@@ -29,7 +29,7 @@ The loop, for `c = tile.matmul(a, b)` (names from the result's display name, uni
         <body>
         c = pl.yield_(...)
 
-Body by mode and op:
+Body by pipeline and op (legacy: `Behaviours.tiles_k_with_first_block_phi`):
 - `tile.matmul`, fixed: `c__l0_c_acc = tile.matmul_acc(c__l0_c, c__l0_a, c__l0_b, init_cond=(c__l0_ko == 0))`.
 - `tile.matmul`, legacy: `if c__l0_ko == 0: c__l0_c_first = tile.matmul(...) else: c__l0_c_acc =
   tile.matmul_acc(c__l0_c, ...)`, the phi `c__l0_c_phi` yielded (exactly real-ir/*/16).
@@ -43,7 +43,8 @@ Body by mode and op:
   predicate: `init_cond=(P and c__l0_ko == 0)` in the loop (the later blocks accumulate; after pipeline
   lowering their clones read `P and c__l0_ko + k == 0`, and the literal tail clones' `P and 256 == 0`
   fold to false in simplify-literal-conditions). Legacy: the old compiler did not tile a predicated
-  `matmul_acc` and failed on L0B capacity (TARGET_FACTS.md, "Observed"); legacy raises that PV008 error.
+  `matmul_acc` and failed on L0B capacity (TARGET_FACTS.md, "Observed"); legacy raises that PV008 error
+  (`Behaviours.leaves_predicated_matmul_acc_untiled`).
 
 When the loop would run once (two blocks with a peeled first one, or a single full block before a
 tail) the block is emitted straight-line instead (`c__l0_a1`, ...). A non-divisor K adds the straight-line
@@ -153,7 +154,8 @@ class _Tiler:
                                 f"`{name}` needs {acc_bytes} bytes of L0C (Acc [{m}, {n}] {acc_dtype.value}, rows "
                                 f"padded) but {target.name} has {cap[MemSpace.Acc]}; M/N tiling of an accumulator "
                                 "is not implemented", values=(stmt.target.name,))
-        if call.op == ops.MATMUL_ACC and parts.init_cond is not None and self.options.mode == "legacy":
+        if (call.op == ops.MATMUL_ACC and parts.init_cond is not None
+                and self.options.behaviours.leaves_predicated_matmul_acc_untiled):
             space, need = ((MemSpace.Right, right) if right > cap[MemSpace.Right] else (MemSpace.Left, left))
             level = "L0B" if space is MemSpace.Right else "L0A"
             raise LoweringError("PV008", span,
@@ -199,7 +201,7 @@ class _KLoop:
         self.span: Span = stmt.span
         self.base = display_name(stmt.target.name)
         self.out: list[Stmt] = []
-        self.mode = tiler.options.mode
+        self.behaviours = tiler.options.behaviours
 
     def fresh(self, suffix: str) -> str:
         return self.tiler.namer.fresh(f"{self.base}__l0_{suffix}")
@@ -249,7 +251,7 @@ class _KLoop:
         tail = self.k_total - k_full
         main_name = self.fresh("kmain") if tail else result_name
         op = self.call.op
-        peel = op == ops.MATMUL_BIAS and self.mode == "fixed"
+        peel = op == ops.MATMUL_BIAS and not self.behaviours.tiles_k_with_first_block_phi
         if op == ops.MATMUL_ACC:
             start, init = 0, self.parts.acc
         elif peel or blocks == 1:
@@ -292,7 +294,7 @@ class _KLoop:
         self.out = []
         a, b = self.extracts(ko, self.k, "")
         first = start == 0 and self.call.op != ops.MATMUL_ACC
-        if first and self.mode == "legacy":
+        if first and self.behaviours.tiles_k_with_first_block_phi:
             fresh_op = ops.MATMUL_BIAS if self.call.op == ops.MATMUL_BIAS else ops.MATMUL
             fresh_args = (a, b, self.parts.bias) if fresh_op == ops.MATMUL_BIAS else (a, b)
             first_name, acc_name, phi = self.fresh("c_first"), self.fresh("c_acc"), Var(self.fresh("c_phi"))

@@ -19,8 +19,9 @@ gets a fresh MemRef, including each loop / if return var (which PyPTO creates an
 the shared one): parameters first (`"mem_ddr_0"`...), then the body. So `mem_acc_3` is the fourth
 buffer the real compiler would have created, and the printed names match real-ir 32.
 
-Legacy mode keeps the real pass's exact-`Var` tests (an IterArg is not matched as an identity-copy
-source nor as a then-arm yield): UNSOUND, the IterArg blind spot (TARGET_FACTS.md, "The defects").
+With `misses_iter_args` (legacy) the real pass's exact-`Var` tests are kept (an IterArg is not matched as
+an identity-copy source nor as a then-arm yield): UNSOUND, the IterArg blind spot (TARGET_FACTS.md, "The
+defects").
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def run(module: Module, options: LowerOptions) -> Module:
 
 def init_memref(fn: Function, options: LowerOptions) -> Function:
     """*fn* with a MemRef on every tile and tensor value and its alloc roots prepended."""
-    state = _State(options.target, options.mode == "legacy")
+    state = _State(options.target, options.behaviours.misses_iter_args)
     params = tuple(replace(p, type=state.fresh_typed(p.name, p.type, p.span)) for p in fn.params)
     for p in params:
         state.types[p.name] = p.type
@@ -62,7 +63,7 @@ def init_memref(fn: Function, options: LowerOptions) -> Function:
 @dataclass
 class _State:
     target: Target
-    legacy: bool
+    misses_iter_args: bool
     types: dict[str, Type | None] = field(default_factory=dict)
     roots: list[tuple[str, MemSpace, int]] = field(default_factory=list)
     next_id: int = 0
@@ -103,7 +104,7 @@ class _State:
 
     def exact_var(self, expr: Expr | None) -> Var | None:
         # UNSOUND (legacy): PyPTO's `As<Var>` does not match an IterArg (TARGET_FACTS.md, IterArg blind spot)
-        if self.legacy:
+        if self.misses_iter_args:
             return expr if type(expr) is Var else None
         return var_like(expr)
 

@@ -6,10 +6,11 @@ loop, top-down, each iter_arg's buffer (its init's, or the one an enclosing loop
 it) is the target for the value the body yields; `lowering.memory.retarget` walks that value's producer
 chain (through if phis, in-place ops and nested loops) and retypes each producer whose target buffer
 is dead at its definition. Fixed only: the planner follows an identity copy of an Acc value (the name a
-static pipeline remainder binds to its last clone's output), which PyPTO's planner declines — the old
-compiler's "cannot reconcile" error on an auto-tiled seed with an odd L0 block count (TARGET_FACTS.md,
-"Observed on the pre-fix compiler"). Requires: init-memref. Leaves: loop-carried producers on their carry's
-buffer where that was possible; nothing else changes.
+static pipeline remainder binds to its last clone's output), which PyPTO's planner declines
+(`Behaviours.stops_retarget_at_acc_copies`) — the old compiler's "cannot reconcile" error on an
+auto-tiled seed with an odd L0 block count (TARGET_FACTS.md, "Observed on the pre-fix compiler").
+Requires: init-memref. Leaves: loop-carried producers on their carry's buffer where that was possible;
+nothing else changes.
 """
 
 from __future__ import annotations
@@ -25,14 +26,15 @@ from pypto_verify.lowering.memory.retarget import Retargeter, apply_plan
 
 
 def run(module: Module, options: LowerOptions) -> Module:
-    return map_functions(module, lambda fn: materialize_semantic_aliases(fn, options.mode == "fixed"))
+    return map_functions(module, lambda fn: materialize_semantic_aliases(
+        fn, follow_acc_copies=not options.behaviours.stops_retarget_at_acc_copies))
 
 
-def materialize_semantic_aliases(fn: Function, fixed: bool = False) -> Function:
+def materialize_semantic_aliases(fn: Function, follow_acc_copies: bool = False) -> Function:
     """*fn* with every loop carry's producers retargeted onto the carried buffer where possible."""
     if fn.kind is FunctionKind.ORCHESTRATION:
         return fn
-    planner = Retargeter(fn, follow_acc_copies=fixed)
+    planner = Retargeter(fn, follow_acc_copies=follow_acc_copies)
     _visit_loops(fn.body, planner)
     return apply_plan(fn, planner.plan)
 

@@ -3,16 +3,18 @@ sit on one buffer.
 
 Mirrors PyPTO 33 MemoryReuse (TARGET_FACTS.md, "The compiler passes" 6; the August 2026 snapshot's
 TransformMemoryReuse), step by step:
-0. fixed only: when some Acc if phi can only be aligned by moving its seed onto the accumulate arm's
-   chain window (a dynamic pipeline remainder `if main_end == start: seed else: matmul_acc(main)`),
-   every divergent Acc phi of the function is aligned here, before packing
-   (`memory.acc_alignment.pre_align_acc_phis`); other functions are left to step 4 as before;
+0. fixed only (not with `Behaviours.cannot_reconcile_acc_buffers`): when some Acc if phi can only be
+   aligned by moving its seed onto the accumulate arm's chain window (a dynamic pipeline remainder
+   `if main_end == start: seed else: matmul_acc(main)`), every divergent Acc phi of the function is
+   aligned here, before packing (`memory.acc_alignment.pre_align_acc_phis`); other functions are left
+   to step 4 as before;
 1. lifetimes (`memory.lifetimes`) and the first-fit-decreasing packing within each space
    (`memory.buffer_packing`);
 2. the packing applied: a reused value's sharing group moves onto its representative's root, each
    member keeping its offset relative to the group and its own size; each loop's return var is
    re-aligned to its (possibly moved) init;
-3. legacy only: the accumulator if-phi coalescing (`memory.acc_coalescing`, with its unsound behaviours);
+3. legacy only (`Behaviours.coalesces_acc_if_phis`): the accumulator if-phi coalescing
+   (`memory.acc_coalescing`, with its unsound behaviours);
 4. yield fixup (`memory.yield_fixup`): moves for non-Acc mismatches; an Acc mismatch is legacy's
    internal error, or in fixed mode an alignment or PV001 / PV002;
 5. identity copies `a = b` re-aligned to `b`'s buffer (and an in-place output whose input such a copy
@@ -47,13 +49,13 @@ def run(module: Module, options: LowerOptions) -> Module:
 
 
 def memory_reuse(fn: Function, options: LowerOptions) -> Function:
-    """*fn* after PyPTO's MemoryReuse, in *options.mode*."""
+    """*fn* after PyPTO's MemoryReuse, with *options.behaviours*."""
     if fn.kind is FunctionKind.ORCHESTRATION:
         return fn
-    legacy = options.mode == "legacy"
-    if not legacy:
+    behaviours = options.behaviours
+    if not behaviours.cannot_reconcile_acc_buffers:
         fn = with_memrefs(fn, pre_align_acc_phis(fn))
-    lifetimes = analyze(fn, legacy)
+    lifetimes = analyze(fn, behaviours.misses_iter_args)
     if not lifetimes.intervals:
         return fn
     env = infer_env(fn)
@@ -61,9 +63,9 @@ def memory_reuse(fn: Function, options: LowerOptions) -> Function:
     if reuse:
         fn = apply_sharing(fn, reuse, lifetimes.groups)
         fn = align_loop_carries(fn)
-    if legacy:
+    if behaviours.coalesces_acc_if_phis:
         fn = coalesce_acc_if_phis(fn)
-    fn = yield_fixup(fn, legacy)
+    fn = yield_fixup(fn, behaviours)
     fn = normalize_identity_copies(fn)
     fn = remove_unused_allocs(fn)
     return strip_pipeline_membership(fn)

@@ -62,13 +62,14 @@ LEGACY: Final[tuple[Pass, ...]] = (
 the memory passes)."""
 
 
+_PIPELINES: Final[dict[str, tuple[Pass, ...]]] = {"fixed": FIXED, "legacy": LEGACY}
+
+
 def passes(mode: str) -> tuple[Pass, ...]:
     """The pass list of *mode* (`fixed` or `legacy`)."""
-    if mode == "fixed":
-        return FIXED
-    if mode == "legacy":
-        return LEGACY
-    raise ValueError(f"unknown pipeline {mode!r}; known: fixed, legacy")
+    if mode not in _PIPELINES:
+        raise ValueError(f"unknown pipeline {mode!r}; known: fixed, legacy")
+    return _PIPELINES[mode]
 
 
 @dataclass(frozen=True)

@@ -55,9 +55,10 @@ class Lifetimes:
     """Program point -> the span of the statement at it (for messages: allocate-memory-addr's peak)."""
 
 
-def analyze(fn: Function, legacy: bool) -> Lifetimes:
-    """The lifetimes of *fn*'s tile buffers. *legacy* keeps PyPTO's exact-`Var` test on loop inits."""
-    walker = _Walker(infer_env(fn), legacy)
+def analyze(fn: Function, misses_iter_args: bool) -> Lifetimes:
+    """The lifetimes of *fn*'s tile buffers. *misses_iter_args* keeps PyPTO's exact-`Var` test on loop
+    inits (`Behaviours.misses_iter_args`)."""
+    walker = _Walker(infer_env(fn), misses_iter_args)
     walker.body(fn.body)
     last = walker.effective_last_use()
     by_base: dict[str, list[str]] = {}
@@ -86,7 +87,7 @@ def analyze(fn: Function, legacy: bool) -> Lifetimes:
 @dataclass
 class _Walker:
     env: dict[str, Type]
-    legacy: bool
+    misses_iter_args: bool
     point: int = 0
     ordered: list[str] = field(default_factory=list)
     def_point: dict[str, int] = field(default_factory=dict)
@@ -181,7 +182,7 @@ class _Walker:
             if not isinstance(self.env.get(rv.name), TileType):
                 continue
             # UNSOUND (legacy): PyPTO's `As<Var>` skips an IterArg init (the IterArg blind spot)
-            source = (init if type(init) is Var else None) if self.legacy else var_like(init)
+            source = (init if type(init) is Var else None) if self.misses_iter_args else var_like(init)
             if source is not None and source.name in self.def_point:
                 self.return_to_init[rv.name] = source.name
 

@@ -6,14 +6,16 @@ Innermost construct first:
 - an if whose else-arm value is not on the then-arm value's buffer gets the move in the else arm; its
   return var takes the then-arm value's buffer (the else arm's when the then arm yields no variable).
 There is no Acc->Acc move (TARGET_FACTS.md, "Who may read L0C"): where one would be needed,
-- legacy raises PyPTO's "cannot reconcile divergent L0C accumulator buffers" internal error (PV001 for
-  a phi, PV002 for a carry);
-- fixed first tries to align the value onto the phi's / carry's window (`acc_alignment`), and raises
-  PV001 / PV002 naming both windows when that is not provably sound.
+- with `cannot_reconcile_acc_buffers` (legacy) it raises PyPTO's "cannot reconcile divergent L0C
+  accumulator buffers" internal error (PV001 for a phi, PV002 for a carry);
+- otherwise (fixed) it first tries to align the value onto the phi's / carry's window
+  (`acc_alignment`), and raises PV001 / PV002 naming both windows when that is not provably sound.
 
-Legacy mode keeps PyPTO's exact-`Var` tests: an arm, init or yield that is an IterArg is skipped — no
-move, no error, and the return var is patched from the other side only. UNSOUND: the IterArg blind
-spot (TARGET_FACTS.md, "The defects"); it leaves a divergent phi or carry in place, silently.
+With `misses_iter_args` (legacy) PyPTO's exact-`Var` tests are kept: an arm, init or yield that is an
+IterArg is skipped — no move, no error, and the return var is patched from the other side only.
+UNSOUND: the IterArg blind spot (TARGET_FACTS.md, "The defects"); it leaves a divergent phi or carry in
+place, silently. With `compares_buffers_by_base` (legacy) two MemRefs agree when their bases do, as in
+PyPTO; otherwise when their windows do.
 """
 
 from __future__ import annotations
@@ -28,14 +30,15 @@ from pypto_verify.lowering._pass_util import Namer
 from pypto_verify.lowering.memory.acc_alignment import (
     AlignContext, divergent_carry, divergent_phi, legacy_cannot_reconcile, try_align,
 )
+from pypto_verify.lowering.pass_base import Behaviours
 from pypto_verify.lowering.memory.memrefs import (
     collect_sites, final_yield_values, infer_env, memref_map, space_of_type, with_memref, with_memrefs,
 )
 
 
-def yield_fixup(fn: Function, legacy: bool) -> Function:
+def yield_fixup(fn: Function, behaviours: Behaviours) -> Function:
     """*fn* with every loop carry and if phi on one buffer (or a LoweringError)."""
-    fixer = _Fixer(fn, legacy)
+    fixer = _Fixer(fn, behaviours)
     fixer.visit(fn.body)
     return fixer.result()
 
@@ -52,7 +55,7 @@ class _Move:
 @dataclass
 class _Fixer:
     fn: Function
-    legacy: bool
+    behaviours: Behaviours
     env: dict[str, Type] = field(init=False)
     mem: dict[str, MemRef] = field(init=False)
     original: dict[str, MemRef] = field(init=False)
@@ -68,13 +71,13 @@ class _Fixer:
 
     def pick(self, expr: Expr | None) -> Var | None:
         # UNSOUND (legacy): PyPTO's `As<Var>` does not match an IterArg (the IterArg blind spot)
-        if self.legacy:
+        if self.behaviours.misses_iter_args:
             return expr if type(expr) is Var else None
         return var_like(expr)
 
     def same(self, a: MemRef, b: MemRef) -> bool:
         # PyPTO compares allocations (bases); the fixed pipeline compares windows (L0C_RULES.md)
-        return a.base == b.base if self.legacy else a.window == b.window
+        return a.base == b.base if self.behaviours.compares_buffers_by_base else a.window == b.window
 
     def space(self, name: str) -> MemSpace | None:
         return space_of_type(self.env.get(name))
@@ -105,7 +108,7 @@ class _Fixer:
             if vm is None or im is None or self.same(vm, im):
                 continue
             if self.space(value.name) is MemSpace.Acc and self.space(init.name) is MemSpace.Acc:
-                if self.legacy:
+                if self.behaviours.cannot_reconcile_acc_buffers:
                     raise legacy_cannot_reconcile(self.ctx, stmt, i, value.name, init.name)
                 rv = [stmt.return_vars[i].name] if i < len(stmt.return_vars) else []
                 aligned = try_align(self.ctx, value.name, im, stmt, "body", rv)
@@ -135,7 +138,7 @@ class _Fixer:
             if tm is not None and em is not None and not self.same(em, tm):
                 assert then_var is not None and else_var is not None
                 if self.space(else_var.name) is MemSpace.Acc and target_space is MemSpace.Acc:
-                    if self.legacy:
+                    if self.behaviours.cannot_reconcile_acc_buffers:
                         raise legacy_cannot_reconcile(self.ctx, stmt, i, else_var.name, then_var.name)
                     aligned = try_align(self.ctx, else_var.name, tm, stmt, "else", [rv.name])
                     if aligned is None:

@@ -93,3 +93,13 @@ def test_shape_f_predicated_auto_tile_verifies_through_the_pipeline():
 
 def test_legacy_is_fixed_without_literal_folding():
     assert LEGACY == tuple(p for p in FIXED if p.name != "simplify-literal-conditions")
+
+
+def test_legacy_keeps_every_named_behaviour_and_fixed_none():
+    from dataclasses import astuple
+
+    from pypto_verify.lowering.pass_base import FIXED_BEHAVIOURS, LEGACY_BEHAVIOURS, LowerOptions
+
+    assert not any(astuple(FIXED_BEHAVIOURS)) and all(astuple(LEGACY_BEHAVIOURS))
+    assert LowerOptions(mode="fixed").behaviours is FIXED_BEHAVIOURS
+    assert LowerOptions(mode="legacy").behaviours is LEGACY_BEHAVIOURS

@@ -157,8 +157,9 @@ def fixup_only(module):
     """Yield fixup alone on the MSA output: the packer (which may already merge the arms of a phi
     family) is skipped, so the aligner itself is what decides."""
     from pypto_verify.lowering.memory.yield_fixup import yield_fixup
+    from pypto_verify.lowering.pass_base import FIXED_BEHAVIOURS
 
-    return yield_fixup(only_function(lower(module, "fixed", upto="materialize-semantic-aliases")), legacy=False)
+    return yield_fixup(only_function(lower(module, "fixed", upto="materialize-semantic-aliases")), FIXED_BEHAVIOURS)
 
 
 def test_aligner_moves_a_fresh_else_arm_when_nothing_else_reads_it() -> None:
