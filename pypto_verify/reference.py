@@ -560,6 +560,7 @@ class _Interpreter:
         rhs = self.arg(call, 1)
         fn = _VECTOR_BINARY.get(name) or _VECTOR_SCALAR[name]
         sb = None
+        b: np.ndarray | np.number  # a tensor operand, or the scalar of a `*s` form
         if isinstance(rhs, Value):
             b = _fit(rhs.data, a.data.shape, call.op) if rhs.data.shape != a.data.shape else rhs.data
             sb = _nonzero(rhs.sigma)
