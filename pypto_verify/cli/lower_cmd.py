@@ -1,7 +1,7 @@
 """`pypto-verify lower FILE [--pipeline fixed|legacy] [--target a2a3|a5] [--dump-passes DIR]`.
 
-Reads FILE, lowers its kernels through the chosen pipeline (`lowering/pipeline.py`) and prints the
-final module (Form 3 once the memory passes are there; otherwise what the last available pass gives).
+Reads FILE (the chain's read stage), lowers the whole module through the chosen pipeline
+(`lowering/pipeline.py`), orchestration functions included, and prints the final module (Form 3).
 `--dump-passes DIR` also writes the module before the first pass and after each pass:
 `00_frontend.py`, `01_after_Simplify.py`, ... (each is kernel-language source that reads back).
 `--stop-after PASS` ends the pipeline after that pass.
