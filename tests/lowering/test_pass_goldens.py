@@ -3,14 +3,12 @@ including `<pass-name>`, prints exactly `expected.py`.
 
 The first line of `kernel.py` may say `# lower: --pipeline legacy --target a5` (default: fixed, a2a3).
 Every dump of the run is checked with verify_ir, and `expected.py` must read back without errors.
-Regenerate with `pytest --update-golden` (when registered) or `PYPTO_UPDATE_GOLDEN=1 pytest ...`; a
-failure writes the gitignored `actual.py` beside the golden.
+Regenerate with `pytest --update-golden`; a failure writes the gitignored `actual.expected.py` beside
+the golden (`golden_util.check_golden`).
 """
 
 from __future__ import annotations
 
-import difflib
-import os
 import shlex
 from pathlib import Path
 
@@ -18,13 +16,10 @@ import pytest
 
 import lowering_builders as b
 
+from golden_util import check_golden
+
 GOLDEN = Path(__file__).parents[1] / "golden" / "passes"
 CASES = sorted(p for p in GOLDEN.glob("*/*") if (p / "kernel.py").exists())
-
-
-def _update(request: pytest.FixtureRequest) -> bool:
-    return bool(request.config.getoption("--update-golden", default=False)) or \
-        os.environ.get("PYPTO_UPDATE_GOLDEN") == "1"
 
 
 def case_options(kernel: Path) -> tuple[str, str]:
@@ -54,19 +49,8 @@ def lower_case(case: Path) -> str:
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_pass_output_matches_golden(case: Path, request: pytest.FixtureRequest) -> None:
-    actual = lower_case(case)
-    expected_path = case / "expected.py"
-    if _update(request):
-        expected_path.write_text(actual)
-        return
-    assert expected_path.exists(), f"missing golden {expected_path}; run with PYPTO_UPDATE_GOLDEN=1"
-    expected = expected_path.read_text()
-    if actual != expected:
-        (case / "actual.py").write_text(actual)
-        diff = "".join(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True),
-                                            "expected.py", "actual.py"))
-        pytest.fail(f"pass output differs from the golden (diff {case}/expected.py {case}/actual.py):\n{diff}")
+def test_pass_output_matches_golden(case: Path, update_golden: bool) -> None:
+    check_golden(case / "expected.py", lower_case(case), update_golden)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: f"{p.parent.name}/{p.name}")

@@ -2,17 +2,17 @@
 
 Form 3 inputs (lowered IR after allocate-memory-addr) are emitted as given, so a golden pins the
 emitter alone; a source kernel would be lowered in fixed mode first. Regenerate with
-`pytest --update-golden` (when the option is registered) or `PYPTO_UPDATE_GOLDEN=1 pytest ...`; a
-failure writes the gitignored `<case>/actual.pto` next to the golden.
+`pytest --update-golden`; a failure writes the gitignored `<case>/actual.expected.pto` next to the golden
+(`golden_util.check_golden`).
 """
 
 from __future__ import annotations
 
-import difflib
-import os
 from pathlib import Path
 
 import pytest
+
+from golden_util import check_golden
 
 HERE = Path(__file__).parent
 CASES = sorted(p for p in HERE.iterdir() if p.is_dir() and (p / "kernel.py").exists())
@@ -26,11 +26,6 @@ def _frontend():
     if not hasattr(frontend, "read_file"):
         pytest.skip("pypto_verify.frontend.read_file is not there yet")
     return frontend
-
-
-def _update(request: pytest.FixtureRequest) -> bool:
-    return bool(request.config.getoption("--update-golden", default=False)) or \
-        os.environ.get("PYPTO_UPDATE_GOLDEN") == "1"
 
 
 def emit_case(case: Path) -> str:
@@ -47,20 +42,9 @@ def emit_case(case: Path) -> str:
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
-def test_emission_matches_golden(case: Path, request: pytest.FixtureRequest) -> None:
+def test_emission_matches_golden(case: Path, update_golden: bool) -> None:
     _frontend()
-    actual = emit_case(case)
-    expected_path = case / "expected.pto"
-    if _update(request):
-        expected_path.write_text(actual)
-        return
-    assert expected_path.exists(), f"missing golden {expected_path}; run with PYPTO_UPDATE_GOLDEN=1"
-    expected = expected_path.read_text()
-    if actual != expected:
-        (case / "actual.pto").write_text(actual)
-        diff = "".join(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True),
-                                            "expected.pto", "actual.pto"))
-        pytest.fail(f"emission differs from the golden (diff {case}/expected.pto {case}/actual.pto):\n{diff}")
+    check_golden(case / "expected.pto", emit_case(case), update_golden)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
