@@ -21,7 +21,7 @@ from pypto_verify.rules import Severity
 
 from .helpers import acc_windows, divergent_sites, frontend, inplace_pairs
 
-DEFECT = Path(__file__).resolve().parents[2] / "corpus" / "defects" / "shape_a_odd_inner_blocks.py"
+DEFECT = Path(__file__).resolve().parents[3] / "corpus" / "defects" / "shape_a_odd_inner_blocks.py"
 
 TWO_ACCUMULATORS = '''
 import pypto.language as pl

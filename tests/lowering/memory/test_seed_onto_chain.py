@@ -187,7 +187,7 @@ def test_runtime_bound_pipelines_of_the_corpus_lower_in_fixed_mode(name: str) ->
 
     from .helpers import frontend
 
-    path = Path(__file__).resolve().parents[2] / "corpus" / f"{name}.py"
+    path = Path(__file__).resolve().parents[3] / "corpus" / f"{name}.py"
     result = lower_all(frontend().read_file(path).module, LowerOptions(mode="fixed"))
     assert result.errors == ()
     for _, fn in result.module.functions():

@@ -16,7 +16,7 @@ from .helpers import MEMORY_PASSES, divergent_sites, frontend, inplace_pairs, pr
 SHAPES = ("hand_peel", "divergent_tail", "post_if_read", "fragmented_chain", "iter_arg_phi_arm",
           "iter_arg_loop_init", "predicated_loop", "bias_peel", "fresh_arms", "two_accumulators", "iter_arg_copy",
           "partial_plan", "vec_phi_move", "auto_tiled_tail_arms", "create_seeded_tail", "swapped_arms")
-CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+CORPUS = Path(__file__).resolve().parents[3] / "corpus"
 
 
 @pytest.mark.parametrize("mode", ["legacy", "fixed"])

@@ -13,11 +13,11 @@ from pypto_verify.lowering import allocate_memory_addr, init_memref, materialize
 from pypto_verify.lowering.memory.memrefs import final_yield_values, infer_env
 from pypto_verify.lowering.pass_base import LowerOptions
 
-REAL_IR = Path(__file__).resolve().parents[3] / "shared" / "real-ir"
+REAL_IR = Path(__file__).resolve().parents[4] / "shared" / "real-ir"
 if not REAL_IR.exists():  # the tree may sit elsewhere; the fixtures are at /work/shared in CI
-    REAL_IR = next((p for p in (Path(__file__).resolve().parents[2].parent / "shared" / "real-ir", Path("/work/shared/real-ir")) if p.is_dir()), Path("/work/shared/real-ir"))
+    REAL_IR = next((p for p in (Path(__file__).resolve().parents[3].parent / "shared" / "real-ir", Path("/work/shared/real-ir")) if p.is_dir()), Path("/work/shared/real-ir"))
 CASES = ("hand_peel", "auto_tiled", "two_accumulators", "tensor_proj")
-GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "passes"
+GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "passes"
 
 MEMORY_PASSES = (init_memref.PASS, materialize_semantic_aliases.PASS, memory_reuse.PASS, allocate_memory_addr.PASS)
 
