@@ -13,8 +13,7 @@ import click
 
 from pypto_verify import __version__
 
-# Subcommand modules, in the order `--help` lists them. A module that is not there yet is skipped,
-# so the CLI keeps working while later stages are being built.
+# Subcommand modules (`pypto_verify.cli.<name>_cmd`), in the order `--help` lists them.
 _COMMANDS = (
     "parse",
     "lower",
@@ -52,21 +51,22 @@ def engine_option():
                         help="Datalog engine; auto picks souffle when it is on PATH, else the embedded clingo.")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The subcommands of `_COMMANDS`, each imported when it is run or listed by `--help`, so that
+    `--version` and a warm-cache `check` import only what they use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(_COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in _COMMANDS:
+            return None
+        module = importlib.import_module(f"pypto_verify.cli.{cmd_name}_cmd")
+        command: click.Command = module.command
+        return command
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="pypto-verify")
 def main() -> None:
     """Verify PyPTO tile kernels' L0C accumulator chains."""
-
-
-def _register() -> None:
-    for name in _COMMANDS:
-        try:
-            module = importlib.import_module(f"pypto_verify.cli.{name}_cmd")
-        except ModuleNotFoundError as error:
-            if error.name == f"pypto_verify.cli.{name}_cmd":
-                continue
-            raise
-        main.add_command(module.command, name)
-
-
-_register()
