@@ -87,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
-    from pypto_verify.dynamic import SimOutcome, prepare_file, prepare_run, run_and_compare
+    from pypto_verify.dynamic import SimOutcome, prepare_run, run_and_compare
+    from pypto_verify.run import Options, Stage, run_work
     from pypto_verify.sim import parse_pto, simulate
 
     files = args.files or sorted(p for p in (ROOT / "corpus").glob("*.py") if p.name != "model_config.py")
@@ -98,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{'sim/ref':>7s} {'sim/mm':>7s}")
     for path in files:
         try:
-            prepared = prepare_file(str(path), mode="fixed")
+            (prepared,) = run_work([str(path)], Options(mode="fixed", jobs=1), (Stage.READ, Stage.LOWER))
         except Exception as error:  # a stage bug elsewhere must not stop the benchmark
             print(f"{path.name:34s} lowering crashed: {type(error).__name__}", file=sys.stderr)
             continue
