@@ -932,9 +932,9 @@ class _FunctionEmitter:
             return result, "i1"
         if isinstance(expr, BoolOp):
             current = self._bool(expr.operands[0], span)
-            for operand in expr.operands[1:]:
-                other = self._bool(operand, span)
-                result = self.fresh(name if operand is expr.operands[-1] else None)
+            for operand_expr in expr.operands[1:]:
+                other = self._bool(operand_expr, span)
+                result = self.fresh(name if operand_expr is expr.operands[-1] else None)
                 self.emit(f"%{result} = arith.{'andi' if expr.op == 'and' else 'ori'} %{current}, %{other} : i1")
                 current = result
             return current, "i1"
@@ -950,9 +950,10 @@ class _FunctionEmitter:
             return result, "index"
         if isinstance(expr, Call) and expr.op == ops.T_READ:
             tensor = var_like(expr.args[0]) if expr.args else None
-            if tensor is None or not isinstance(self.bind.get(tensor.name), _Tensor):
+            bound_tensor = self.bind.get(tensor.name) if tensor is not None else None
+            if not isinstance(bound_tensor, _Tensor):
                 raise EmitError("tensor.read of something other than a tensor parameter", span)
-            param = self.bind[tensor.name].param  # type: ignore[union-attr]
+            param = bound_tensor.param
             if param not in self.reads:
                 arg = f"arg{len(self.args)}"
                 self.used.add(arg)

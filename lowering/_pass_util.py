@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from typing import TypeVar
 
 from pypto_verify import ops
 from pypto_verify.ir import (
-    Assign, BinOp, Call, Const, DType, Eval, Expr, For, Function, If, Module, ScalarType,
-    Scope, Stmt, TensorType, TileType, Type, Var, Yield, map_expr, map_functions, map_stmt_exprs,
+    Assign, BinOp, Call, Const, DType, Eval, Expr, For, Function, If, Module, Return, ScalarType,
+    Scope, Span, Stmt, TensorType, TileType, Type, Var, Yield, map_expr, map_functions, map_stmt_exprs,
     var_like, walk_stmts,
 )
 
@@ -221,6 +222,9 @@ def clone_fresh(body: tuple[Stmt, ...], mapping: dict[str, Expr], new_name: Call
     return cloner.body(body), cloner.mapping
 
 
+_V = TypeVar("_V", bound=Var)  # a definition keeps its node class: a Var stays a Var, an IterArg an IterArg
+
+
 class _Cloner:
     def __init__(self, mapping: dict[str, Expr], new_name: Callable[[str], str], keep: frozenset[str]) -> None:
         self.mapping = mapping
@@ -231,7 +235,7 @@ class _Cloner:
     def body(self, body: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
         return tuple(self.stmt(s) for s in body)
 
-    def define(self, var: Var) -> Var:
+    def define(self, var: _V) -> _V:
         if var.name in self.keep:
             return var
         new = self.renamed.get(var.name)
@@ -283,6 +287,12 @@ def offset_index(base: Expr, offset: int) -> Expr:
     if offset < 0:
         return BinOp("-", base, Const(-offset))
     return BinOp("+", base, Const(offset))
+
+
+def stmt_span(stmt: Stmt) -> Span:
+    """Where *stmt* is written: every statement class has a span, but the `Stmt` base declares none."""
+    assert isinstance(stmt, (Assign, Eval, Yield, Return, For, If, Scope)), f"unknown statement {stmt!r}"
+    return stmt.span
 
 
 def call_of(stmt: Stmt) -> Call | None:

@@ -31,7 +31,7 @@ from pypto_verify.ir import (
 )
 from pypto_verify.lowering.memory.buffer_packing import align
 from pypto_verify.lowering.memory.lifetimes import analyze
-from pypto_verify.lowering.memory.memrefs import collect_sites, infer_env, with_memrefs
+from pypto_verify.lowering.memory.memrefs import Site, collect_sites, infer_env, memref_of_type, with_memrefs
 from pypto_verify.lowering.pass_base import LowerOptions, LoweringError, Note, Pass
 from pypto_verify.rules import L0C_CAPACITY
 
@@ -72,7 +72,7 @@ def allocate_memory_addr(fn: Function, options: LowerOptions) -> Function:
         if not isinstance(t, TileType) or t.memref is None or t.space in (None, MemSpace.DDR):
             continue
         members.setdefault(t.memref.base, []).append((name, t.memref))
-        spaces[t.memref.base] = t.space  # type: ignore[assignment]
+        spaces[t.memref.base] = t.space
     changes: dict[str, MemRef] = {}
     for space in sorted(set(spaces.values()), key=lambda s: s.value):
         placements = []
@@ -81,7 +81,7 @@ def allocate_memory_addr(fn: Function, options: LowerOptions) -> Function:
             size = max(m.size for _, m in members[base])
             first = members[base][0][0]
             site = sites.get(first)
-            span = site.stmt.span if site is not None and site.stmt is not None else fn.span
+            span = site.span if site is not None and site.span is not None else fn.span
             placements.append(Placement(base, space, cursor, size, first, span))
             for name, m in members[base]:
                 changes[name] = MemRef(m.base, cursor + m.offset, m.size, m.slots, m.slot, m.quoted)
@@ -89,7 +89,7 @@ def allocate_memory_addr(fn: Function, options: LowerOptions) -> Function:
         capacity = options.target.capacity.get(space, 0)
         if capacity and cursor > capacity:
             raise _overflow(fn, env, placements, cursor, capacity, options)
-    return with_memrefs(fn, {n: m for n, m in changes.items() if env[n].memref != m}, env)  # type: ignore[union-attr]
+    return with_memrefs(fn, {n: m for n, m in changes.items() if memref_of_type(env[n]) != m}, env)
 
 
 def _program_order(fn: Function) -> list[str]:
@@ -181,9 +181,9 @@ def _overflow(fn: Function, env: dict, placements: list[Placement], needed: int,
                     for p in placements))
 
 
-def _live_note(sites: dict, name: str, m: MemRef, peak: _Peak) -> Note:
+def _live_note(sites: dict[str, Site], name: str, m: MemRef, peak: _Peak) -> Note:
     site = sites.get(name)
-    span = site.stmt.span if site is not None and site.stmt is not None else peak.span
+    span = site.span if site is not None and site.span is not None else peak.span
     defined, last = peak.lines[name]
     return Note(span, f"`{display_name(name)}` {m.base}[{m.offset}:{m.offset + m.size}] ({m.size} bytes), "
                       f"live from line {defined} to line {last}")

@@ -128,7 +128,8 @@ class _Tiler:
     # ------------------------------------------------------------------ one matmul
 
     def mad(self, stmt: Assign) -> tuple[Stmt, ...] | None:
-        call: Call = stmt.value  # type: ignore[assignment]
+        call = stmt.value
+        assert isinstance(call, Call), "body() hands over only matmul calls"
         parts = ops.matmul_parts(call)
         lhs_t, rhs_t = _tile(parts.lhs, self.env), _tile(parts.rhs, self.env)
         if lhs_t is None or rhs_t is None:
@@ -193,7 +194,8 @@ class _KLoop:
                  m: int, n: int, k_total: int, k: int, acc_t: TileType) -> None:
         self.tiler = tiler
         self.stmt = stmt
-        self.call: Call = stmt.value  # type: ignore[assignment]
+        assert isinstance(stmt.value, Call), "_Tiler.mad builds a _KLoop only for a matmul call"
+        self.call: Call = stmt.value
         self.parts = parts
         self.lhs_t, self.rhs_t = lhs_t, rhs_t
         self.m, self.n, self.k_total, self.k = m, n, k_total, k
@@ -230,6 +232,12 @@ class _KLoop:
         kwargs = (("init_cond", init_cond),) if init_cond is not None else ()
         return Call(op, args, kwargs, span=self.call.span)
 
+    def bias(self) -> Expr:
+        """The bias operand of a `matmul_bias`."""
+        bias = self.parts.bias
+        assert bias is not None, "matmul_parts: a matmul_bias has its bias (3rd operand or `bias=`)"
+        return bias
+
     def block(self, offset: int, width: int, acc: Expr | None, name: str, tag: str,
               init_cond: Expr | None = None) -> Var:
         """One straight-line K block at a literal offset: `matmul_acc` into *acc*, or the fresh op."""
@@ -237,7 +245,7 @@ class _KLoop:
         if acc is not None:
             call = self.mad(ops.MATMUL_ACC, (acc, a, b), init_cond)
         elif self.call.op == ops.MATMUL_BIAS:
-            call = self.mad(ops.MATMUL_BIAS, (a, b, self.parts.bias))
+            call = self.mad(ops.MATMUL_BIAS, (a, b, self.bias()))
         else:
             call = self.mad(ops.MATMUL, (a, b))
         return self.emit(name, call, self.acc_t)
@@ -253,6 +261,7 @@ class _KLoop:
         op = self.call.op
         peel = op == ops.MATMUL_BIAS and not self.behaviours.tiles_k_with_first_block_phi
         if op == ops.MATMUL_ACC:
+            assert self.parts.acc is not None, "matmul_parts: a matmul_acc's first operand is its acc"
             start, init = 0, self.parts.acc
         elif peel or blocks == 1:
             first = self.block(0, self.k, None, self.fresh("c0"), "0")
@@ -272,7 +281,7 @@ class _KLoop:
             main = self.loop(start, k_full, init, main_name)
         if tail:
             self.block(k_full, tail, main, result_name, "t")
-        elif var_like(main) is None or var_like(main).name != result_name:
+        elif (main_var := var_like(main)) is None or main_var.name != result_name:
             # the result keeps the matmul's name: bind it when the chain ended on another value
             self.out.append(Assign(Var(result_name, span=self.span), main, self.acc_t, span=self.span))
         return tuple(self.out)
@@ -296,7 +305,7 @@ class _KLoop:
         first = start == 0 and self.call.op != ops.MATMUL_ACC
         if first and self.behaviours.tiles_k_with_first_block_phi:
             fresh_op = ops.MATMUL_BIAS if self.call.op == ops.MATMUL_BIAS else ops.MATMUL
-            fresh_args = (a, b, self.parts.bias) if fresh_op == ops.MATMUL_BIAS else (a, b)
+            fresh_args: tuple[Expr, ...] = (a, b, self.bias()) if fresh_op == ops.MATMUL_BIAS else (a, b)
             first_name, acc_name, phi = self.fresh("c_first"), self.fresh("c_acc"), Var(self.fresh("c_phi"))
             then_body = (Assign(Var(first_name, span=self.span), self.mad(fresh_op, fresh_args), self.acc_t,
                                 span=self.span), Yield((Var(first_name),), span=self.span))

@@ -168,8 +168,8 @@ def _gm_names(fn: Function, env: dict[str, Type]) -> set[str]:
         if isinstance(stmt, Return):
             used_as_gm.update(v.name for v in map(var_like, stmt.values) if v is not None)
         for call in (c for c in _stmt_calls(stmt) if isinstance(c, Call)):
-            if call.op in _SELF_LOADING and call.args and var_like(call.args[0]) is not None:
-                source = var_like(call.args[0]).name
+            if call.op in _SELF_LOADING and call.args and (first_var := var_like(call.args[0])) is not None:
+                source = first_var.name
                 # a computed value (a vector / cube op's result) that is sliced or read stays a tile:
                 # its slices are `tile.slice`s of it, its reads `tile.read`s (module docstring)
                 if not (source in computed and call.op in (ops.T_SLICE, ops.T_READ)):
@@ -188,8 +188,8 @@ def _gm_names(fn: Function, env: dict[str, Type]) -> set[str]:
                     new.add(stmt.target.name)
                 elif call.op in (ops.T_ASSEMBLE, *_VIEWS) and first is not None and first.name in gm:
                     new.add(stmt.target.name)
-            elif isinstance(stmt, Assign) and var_like(stmt.value) is not None:
-                if var_like(stmt.value).name in gm:
+            elif isinstance(stmt, Assign) and (copied := var_like(stmt.value)) is not None:
+                if copied.name in gm:
                     new.add(stmt.target.name)
             elif isinstance(stmt, For):
                 yielded = final_yield_values(stmt.body)
@@ -224,8 +224,8 @@ def _cube_operands(fn: Function) -> set[str]:
             parts = ops.matmul_parts(call)
             names.update(n for n in (_named(parts.lhs), _named(parts.rhs),
                                      _named(parts.bias) if parts.bias is not None else None) if n)
-        elif call.op in _VIEWS and call.args and _named(call.args[0]):
-            views[stmt.target.name] = _named(call.args[0])
+        elif call.op in _VIEWS and call.args and (viewed := _named(call.args[0])):
+            views[stmt.target.name] = viewed
     frontier = list(names)
     while frontier:
         source = views.get(frontier.pop())
@@ -266,17 +266,20 @@ class _Converter:
         return t if isinstance(t, TileType) else None
 
     def is_gm(self, expr: Expr) -> bool:
+        return self.gm_var(expr) is not None
+
+    def gm_var(self, expr: Expr) -> Var | None:
+        """*expr* when it names a GM tensor, else None."""
         v = var_like(expr)
-        return v is not None and v.name in self.gm and isinstance(self.types.get(v.name), TensorType)
+        return v if v is not None and v.name in self.gm and isinstance(self.types.get(v.name), TensorType) else None
 
     def assign(self, out: list[Stmt], name: str, value: Call, t: Type, span) -> Var:
         out.append(Assign(Var(name, span=span), value, t, span=span))
         self.types[name] = t
         return Var(name, span=span)
 
-    def whole_load(self, out: list[Stmt], expr: Expr, space: MemSpace, suffix: str, span) -> Var:
-        """A load of the whole GM tensor *expr* into *space* (a param used directly by a tile op)."""
-        v = var_like(expr)
+    def whole_load(self, out: list[Stmt], v: Var, space: MemSpace, suffix: str, span) -> Var:
+        """A load of the whole GM tensor *v* into *space* (a param used directly by a tile op)."""
         t = self.types[v.name]
         assert isinstance(t, TensorType)
         zeros = ListExpr(tuple(Const(0) for _ in t.shape))
@@ -296,9 +299,9 @@ class _Converter:
     def stmt(self, stmt: Stmt, out: list[Stmt]) -> None:
         stmt = subst_stmt_own(stmt, self.alias)
         if isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op.startswith("tensor."):
-            self.tensor_assign(stmt, out)
+            self.tensor_assign(stmt, stmt.value, out)
         elif isinstance(stmt, Eval) and isinstance(stmt.value, Call) and stmt.value.op.startswith("tensor."):
-            self.tensor_eval(stmt, out)
+            self.tensor_eval(stmt, stmt.value, out)
         elif isinstance(stmt, Assign):
             t = stmt.type or self.env.get(stmt.target.name)
             src = self.tile(stmt.value) if var_like(stmt.value) is not None else None
@@ -351,19 +354,19 @@ class _Converter:
 
     # ------------------------------------------------------------------ tensor ops
 
-    def tensor_assign(self, stmt: Assign, out: list[Stmt]) -> None:
-        call: Call = stmt.value  # type: ignore[assignment]
+    def tensor_assign(self, stmt: Assign, call: Call, out: list[Stmt]) -> None:
+        """*stmt* `= call`, a `tensor.*` op, converted."""
         name, span = stmt.target.name, stmt.span
         if call.op == ops.T_CREATE:
-            self.create(stmt, out)
+            self.create(stmt, call, out)
         elif call.op == ops.T_SLICE:
-            self.slice(stmt, out)
+            self.slice(stmt, call, out)
         elif call.op in ops.TENSOR_MADS:
-            self.mad(stmt, out)
+            self.mad(stmt, call, out)
         elif call.op == ops.T_ASSEMBLE:
-            self.assemble(stmt, out)
+            self.assemble(stmt, call, out)
         elif call.op in _VIEWS and call.args and self.tile(call.args[0]) is not None:
-            self.reshape(stmt, out)
+            self.reshape(stmt, call, out)
         elif call.op in _MAKERS and name not in self.gm:
             shape = call.args[0].items if call.args and isinstance(call.args[0], ListExpr) else None
             dtype = ops.dtype_of_sym(call.kwarg("dtype"))
@@ -389,8 +392,8 @@ class _Converter:
                 self.types[name] = stmt.type or self.env[name]
             out.append(stmt)
 
-    def tensor_eval(self, stmt: Eval, out: list[Stmt]) -> None:
-        call: Call = stmt.value  # type: ignore[assignment]
+    def tensor_eval(self, stmt: Eval, call: Call, out: list[Stmt]) -> None:
+        """*stmt*, the `tensor.*` op *call* evaluated for its effect, converted."""
         if call.op == ops.T_ASSEMBLE and len(call.args) > 2 and self.is_gm(call.args[0]) \
                 and self.tile(call.args[1]) is not None:
             # `pl.assemble(y, acc, offsets)` written as a statement: the same store, kept as a statement
@@ -411,16 +414,15 @@ class _Converter:
 
     def opaque_call(self, call: Call, out: list[Stmt], span) -> Call:
         """`tensor.X(...)` as `tile.X(...)`: GM tensor operands are loaded whole into Vec first."""
-        args = []
+        args: list[Expr] = []
         for arg in call.args:
-            if self.is_gm(arg):
-                args.append(self.whole_load(out, arg, MemSpace.Vec, "tile", span))
+            if (gm := self.gm_var(arg)) is not None:
+                args.append(self.whole_load(out, gm, MemSpace.Vec, "tile", span))
             else:
                 args.append(arg)
         return replace(call, op="tile." + call.op.split(".", 1)[1], args=tuple(args))
 
-    def create(self, stmt: Assign, out: list[Stmt]) -> None:
-        call: Call = stmt.value  # type: ignore[assignment]
+    def create(self, stmt: Assign, call: Call, out: list[Stmt]) -> None:
         name = stmt.target.name
         t = self.env.get(name)
         if name in self.gm or not isinstance(t, TensorType):
@@ -434,8 +436,7 @@ class _Converter:
                                                           ("target_memory", _mem(MemSpace.Vec))), span=call.span)
         self.assign(out, name, new_call, TileType(shape, t.dtype, MemSpace.Vec), stmt.span)
 
-    def slice(self, stmt: Assign, out: list[Stmt]) -> None:
-        call: Call = stmt.value  # type: ignore[assignment]
+    def slice(self, stmt: Assign, call: Call, out: list[Stmt]) -> None:
         name = stmt.target.name
         source, shape, offsets = call.args[0], call.args[1], call.args[2]
         t = self.env.get(name)
@@ -448,9 +449,8 @@ class _Converter:
                 self.types[name] = t
             out.append(stmt)
             return
-        if self.tile(source) is not None:
+        if (src := self.tile(source)) is not None:
             new_call = replace(call, op="tile.slice")
-            src = self.tile(source)
             self.assign(out, name, new_call, TileType(drop_unit_dims(t.shape), t.dtype, src.space), stmt.span)
             return
         space = MemSpace.Mat if name in self.cube else MemSpace.Vec
@@ -458,11 +458,9 @@ class _Converter:
                         span=call.span)
         self.assign(out, name, new_call, TileType(drop_unit_dims(t.shape), t.dtype, space), stmt.span)
 
-    def cube_operand(self, expr: Expr | None, transpose: bool, out: list[Stmt], span) -> Expr | None:
-        if expr is None:
-            return None
-        if self.is_gm(expr):
-            expr = self.whole_load(out, expr, MemSpace.Mat, "mat", span)
+    def cube_operand(self, expr: Expr, transpose: bool, out: list[Stmt], span) -> Expr:
+        if (gm := self.gm_var(expr)) is not None:
+            expr = self.whole_load(out, gm, MemSpace.Mat, "mat", span)
         if transpose:
             src = self.tile(expr)
             if src is None or len(src.shape) != 2:
@@ -470,27 +468,29 @@ class _Converter:
                 raise LoweringError("PV000", span, f"the transposed matmul operand `{_shown(expr)}` has shape "
                                     f"{shape}; only a 2-D operand (or a 3-D one with a leading unit dim) can be "
                                     f"transposed for the cube")
-            name = self.namer.fresh(f"{var_like(expr).name}_t")
+            operand = var_like(expr)
+            assert operand is not None, "self.tile() types only names"
+            name = self.namer.fresh(f"{operand.name}_t")
             view = TileType((src.shape[1], src.shape[0]), src.dtype, src.space)
             expr = self.assign(out, name, Call(ops.TRANSPOSE_VIEW, (expr,), span=span), view, span)
         return expr
 
-    def mad(self, stmt: Assign, out: list[Stmt]) -> None:
-        call: Call = stmt.value  # type: ignore[assignment]
+    def mad(self, stmt: Assign, call: Call, out: list[Stmt]) -> None:
         parts = ops.matmul_parts(call)
         span = stmt.span
         lhs = self.cube_operand(parts.lhs, parts.a_trans, out, span)
         rhs = self.cube_operand(parts.rhs, parts.b_trans, out, span)
-        bias = self.cube_operand(parts.bias, False, out, span)
+        bias = self.cube_operand(parts.bias, False, out, span) if parts.bias is not None else None
         kept = tuple((k, v) for k, v in call.kwargs
                      if k not in ("a_trans", "b_trans", "out_dtype", "init_cond", "bias"))
         lhs_t, rhs_t = self.tile(lhs), self.tile(rhs)
-        for operand, t in ((parts.lhs, lhs_t), (parts.rhs, rhs_t)):
-            if t is None:
-                raise LoweringError("PV000", span, f"the matmul operand `{_shown(operand)}` of "
-                                    f"`{display_name(stmt.target.name)}` has no known tile type",
-                                    values=(stmt.target.name,))
+        if lhs_t is None or rhs_t is None:
+            operand = parts.lhs if lhs_t is None else parts.rhs
+            raise LoweringError("PV000", span, f"the matmul operand `{_shown(operand)}` of "
+                                f"`{display_name(stmt.target.name)}` has no known tile type",
+                                values=(stmt.target.name,))
         if call.op == ops.T_MATMUL_ACC:
+            assert parts.acc is not None, "matmul_parts: a matmul_acc's first operand is its acc"
             acc_t = self.tile(parts.acc)
             if acc_t is None:
                 raise LoweringError("PV000", span, f"the accumulator `{_shown(parts.acc)}` of "
@@ -503,18 +503,19 @@ class _Converter:
             shape = (lhs_t.shape[0], rhs_t.shape[1])
             result = TileType(shape, ops.acc_dtype(lhs_t.dtype), MemSpace.Acc)
             if call.op == ops.T_MATMUL_BIAS:
+                assert bias is not None, "matmul_parts: a matmul_bias has its bias (3rd operand or `bias=`)"
                 new_call = Call(ops.MATMUL_BIAS, (lhs, rhs, bias), kept, span=call.span)
             else:
                 new_call = Call(ops.MATMUL, (lhs, rhs), kept, span=call.span)
         self.assign(out, stmt.target.name, new_call, result, span)
 
-    def assemble(self, stmt: Assign, out: list[Stmt]) -> None:
-        call: Call = stmt.value  # type: ignore[assignment]
+    def assemble(self, stmt: Assign, call: Call, out: list[Stmt]) -> None:
         dst, src, offsets = call.args[0], call.args[1], call.args[2]
         name = stmt.target.name
-        if self.is_gm(dst) and self.tile(src) is not None:
+        dst_gm = self.gm_var(dst)
+        if dst_gm is not None and self.tile(src) is not None:
             new_call = Call(ops.STORE, (src, offsets, dst), call.kwargs, span=call.span)
-            t = stmt.type or self.types.get(var_like(dst).name)
+            t = stmt.type or self.types.get(dst_gm.name)
             out.append(replace(stmt, value=new_call, type=stmt.type))
             if t is not None:
                 self.types[name] = t
@@ -524,15 +525,15 @@ class _Converter:
             new_call = replace(call, op=ops.ASSEMBLE)
             self.assign(out, name, new_call, replace(dst_t, memref=None), stmt.span)
             return
-        if self.is_gm(dst) and self.is_gm(src):
+        if dst_gm is not None and self.is_gm(src):
             out.append(stmt)
-            self.types[name] = self.types[var_like(dst).name]
+            self.types[name] = self.types[dst_gm.name]
             return
         out.append(stmt)
 
-    def reshape(self, stmt: Assign, out: list[Stmt]) -> None:
-        call: Call = stmt.value  # type: ignore[assignment]
+    def reshape(self, stmt: Assign, call: Call, out: list[Stmt]) -> None:
         src = self.tile(call.args[0])
+        assert src is not None, "tensor_assign hands over only a reshape of a tile"
         shape = call.args[1].items if isinstance(call.args[1], ListExpr) else None
         if shape is not None and src is not None and _same_shape(drop_unit_dims(shape), src.shape):
             # A reshape that only adds or drops unit dims is the value itself on a 2-D tile.

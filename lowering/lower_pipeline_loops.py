@@ -202,6 +202,7 @@ class _Lowerer:
             cascade = If(Compare("==", rem, Const(k)), tuple(then_body), else_body, rvs,
                          types if len(rvs) == 1 else tuple(None for _ in rvs), span=span)
             cascade_rvs = rvs
+        assert cascade is not None, "dynamic() is called with stages >= 2, so the cascade has an arm"
         out.append(cascade)
         return tuple(out)
 
@@ -237,7 +238,8 @@ def _tag(stmt: Stmt, group: int, stage: int) -> Stmt:
 
 
 def _is_tile_def(stmt: Assign) -> bool:
-    call: Call = stmt.value  # type: ignore[assignment]
+    call = stmt.value
+    assert isinstance(call, Call), "_tag checks the value is a call first"
     if call.op.startswith("tile.matmul"):
         return False  # LowerPipelineLoops: cube accumulators are not tagged
     if isinstance(stmt.type, TileType):

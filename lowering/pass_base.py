@@ -119,6 +119,9 @@ class LoweringError(Exception):
     Raised, e.g., for a divergent Acc phi in fixed mode (PV001 / PV002) or a capacity overflow (PV008).
     """
 
+    function: str
+    """The kernel the error dropped; set by `pipeline.py` when it catches the error (unset before)."""
+
     def __init__(self, rule: str, span: Span, message: str, *, windows: tuple[Window, ...] = (),
                  values: tuple[str, ...] = (), notes: tuple[Note, ...] = ()) -> None:
         super().__init__(message)

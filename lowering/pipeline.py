@@ -106,7 +106,7 @@ def lower(module: Module, options: LowerOptions, *, keep_dumps: bool = False,
                 try:
                     lowered = pass_.run(single, options)
                 except LoweringError as error:
-                    error.function = fn.name  # type: ignore[attr-defined]  # which kernel it dropped
+                    error.function = fn.name  # which kernel it dropped
                     errors.append(error)
                     slots[p][f] = None
                     continue

@@ -26,6 +26,7 @@ Loops that are not UNROLL, and UNROLL loops with symbolic bounds, are kept; thei
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Final
 
@@ -93,14 +94,18 @@ class _State:
             return (replace(stmt, body=self.body(stmt.body, subst)),)
         return (stmt,)
 
+    def copy_namer(self, i: int) -> Callable[[str], str]:
+        """Fresh names for unrolled copy *i*: `name__u<i>`, uniquified if taken."""
+        return lambda name: self.namer.fresh(f"{name}__u{i}")
+
     def unroll(self, loop: For, values: list[int], subst: dict[str, Expr]) -> tuple[Stmt, ...]:
         keep = rebound_outside(self.fn, loop.body)
         current: tuple[Expr, ...] = loop.inits
         out: list[Stmt] = []
-        for i, value in enumerate(values):
-            mapping: dict[str, Expr] = {loop.loop_var.name: Const(value)}
+        for i, loop_value in enumerate(values):
+            mapping: dict[str, Expr] = {loop.loop_var.name: Const(loop_value)}
             mapping.update({arg.name: init for arg, init in zip(loop.iter_args, current)})
-            copy, _ = clone_fresh(loop.body, mapping, lambda n, i=i: self.namer.fresh(f"{n}__u{i}"), keep)
+            copy, _ = clone_fresh(loop.body, mapping, self.copy_namer(i), keep)
             simplified = self.body(copy, subst)
             if loop.iter_args:
                 current = final_yield_values(simplified)
@@ -133,9 +138,11 @@ def _literal(cond: Expr) -> bool | None:
 
 def _constant_domain(loop: For) -> list[int] | None:
     """The iteration values of a loop with literal bounds, else None."""
-    start, stop, step = evaluate(loop.start), evaluate(loop.stop), evaluate(loop.step)
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, stop, step)) or step == 0:
+    bounds = (evaluate(loop.start), evaluate(loop.stop), evaluate(loop.step))
+    ints = [v for v in bounds if isinstance(v, int) and not isinstance(v, bool)]
+    if len(ints) != len(bounds) or ints[2] == 0:
         return None
+    start, stop, step = ints
     return list(range(start, stop, step))
 
 

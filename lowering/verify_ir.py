@@ -59,7 +59,7 @@ class _Checker:
                 self.types[p.name] = p.type
         self.body(self.fn.body, scope, role="function")
 
-    def report(self, span: Span, message: str) -> None:
+    def report(self, span: Span | None, message: str) -> None:
         self.problems.append(f"{self.fn.name}: {span}: {message}")
 
     # ------------------------------------------------------------------ definitions and uses

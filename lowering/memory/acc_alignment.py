@@ -46,9 +46,10 @@ from dataclasses import dataclass
 
 from pypto_verify import ops
 from pypto_verify.ir import (
-    Assign, Call, Eval, For, Function, If, MemRef, MemSpace, Return, Scope, Span, Stmt, Window, Yield,
-    display_name, var_like, walk_exprs, walk_stmts,
+    Assign, Call, For, Function, If, MemRef, MemSpace, Scope, Span, Stmt, Window, Yield,
+    display_name, stmt_exprs, var_like, walk_exprs, walk_stmts,
 )
+from pypto_verify.lowering._pass_util import stmt_span
 from pypto_verify.lowering.memory.memrefs import (
     Site, SiteKind, collect_sites, final_yield_values, infer_env, memref_map, reads_of, space_of_type, writes_of,
 )
@@ -95,7 +96,7 @@ def try_align(ctx: AlignContext, value: str, target: MemRef, owner: Stmt, arm: s
         carries = carries | {owner}
     # a carrying loop's init starts the carried value: its (re)definition, reached only around an
     # enclosing loop's back edge, is the next instance of this same value
-    allowed |= {v.name for loop in carries for e in loop.inits if (v := var_like(e)) is not None}  # type: ignore[attr-defined]
+    allowed |= {v.name for loop in carries for e in loop.inits if (v := var_like(e)) is not None}
     if not _path_clear(ctx, ctx.sites[chain.root], target.window, allowed, carries):
         return None
     return {n: target for n in chain.retyped}
@@ -122,7 +123,8 @@ def _chain(ctx: AlignContext, value: str, owner: Stmt, arm: str) -> _Chain | Non
     if not body or not isinstance(body[-1], Yield):
         return None
     chain = _Chain([], [], {}, value)
-    name, reader = value, body[-1]
+    name: str = value
+    reader: Stmt = body[-1]
     while True:
         site = ctx.sites.get(name)
         if site is None or name in chain.reader:
@@ -148,15 +150,16 @@ def _chain(ctx: AlignContext, value: str, owner: Stmt, arm: str) -> _Chain | Non
                 return None
             name, reader = v.name, loop
             continue
-        if site.kind is SiteKind.ASSIGN and inside and (copied := var_like(site.stmt.value)) is not None:  # type: ignore[union-attr]
+        assign = site.assign
+        if assign is not None and inside and (copied := var_like(assign.value)) is not None:
             # an identity copy `a = b` (the name a pipeline remainder binds to its last clone's output)
             # shares b's buffer: both move together, like an in-place op's input and output
             chain.retyped.append(name)
-            name, reader = copied.name, site.stmt
+            name, reader = copied.name, assign
             continue
-        if site.kind is not SiteKind.ASSIGN or not isinstance(site.stmt.value, Call):  # type: ignore[union-attr]
+        if assign is None or not isinstance(assign.value, Call):
             return None
-        call = site.stmt.value  # type: ignore[union-attr]
+        call = assign.value
         chain.retyped.append(name)
         source = ops.inplace_input(call)
         if source is None:
@@ -172,7 +175,7 @@ def _chain(ctx: AlignContext, value: str, owner: Stmt, arm: str) -> _Chain | Non
         v = var_like(source)
         if v is None:
             return None
-        name, reader = v.name, site.stmt
+        name, reader = v.name, assign
 
 
 def _arm_body(owner: Stmt, arm: str) -> tuple[Stmt, ...]:
@@ -184,19 +187,7 @@ def _arm_body(owner: Stmt, arm: str) -> tuple[Stmt, ...]:
 
 
 def _own_reads(stmt: Stmt) -> list[str]:
-    if isinstance(stmt, (Assign, Eval)):
-        exprs = (stmt.value,)
-    elif isinstance(stmt, (Yield, Return)):
-        exprs = stmt.values
-    elif isinstance(stmt, For):
-        exprs = (stmt.start, stmt.stop, stmt.step, *stmt.inits)
-    elif isinstance(stmt, If):
-        exprs = (stmt.cond,)
-    elif isinstance(stmt, Scope):
-        exprs = (stmt.call,)
-    else:
-        exprs = ()
-    return [e.name for x in exprs for e in walk_exprs(x) if var_like(e) is not None]  # type: ignore[union-attr]
+    return [v.name for x in stmt_exprs(stmt) for e in walk_exprs(x) if (v := var_like(e)) is not None]
 
 
 def _only_chain_readers(ctx: AlignContext, chain: _Chain) -> bool:
@@ -241,10 +232,10 @@ def _flows_forward(fn: Function, start: set[str]) -> set[str]:
     return out
 
 
-def _carried_by(ctx: AlignContext, owner: Stmt, downstream: set[str], target: MemRef) -> set[Stmt] | None:
+def _carried_by(ctx: AlignContext, owner: Stmt, downstream: set[str], target: MemRef) -> set[For] | None:
     """The enclosing loops whose carry the aligned value reaches; None when one of them does not
     carry it on the target window (that carry is not this alignment's to make)."""
-    loops: set[Stmt] = set()
+    loops: set[For] = set()
     for frame in _frames_of(ctx, owner):
         loop = frame.owner
         if not isinstance(loop, For):
@@ -298,7 +289,7 @@ def _carry_class(ctx: AlignContext, loop: For) -> set[str]:
     return values
 
 
-def _path_clear(ctx: AlignContext, root: Site, target: Window, allowed: set[str], carries: set[Stmt]) -> bool:
+def _path_clear(ctx: AlignContext, root: Site, target: Window, allowed: set[str], carries: set[For]) -> bool:
     """No value outside *allowed* touches *target* on a path from *root*'s definition: the rest of each
     enclosing body, outward; for an enclosing loop the whole body (the next iteration). In a loop whose
     carry is the aligned value (*carries*), what the next iteration makes of the carried value before
@@ -324,14 +315,12 @@ def _describe(ctx: AlignContext, name: str) -> tuple[str, Span | None, str]:
     shown = display_name(name)
     if site is None:
         return f"`{shown}`", None, "?"
-    if site.kind is SiteKind.ASSIGN and isinstance(site.stmt.value, Call):  # type: ignore[union-attr]
-        call = site.stmt.value  # type: ignore[union-attr]
+    if (assign := site.assign) is not None and isinstance(call := assign.value, Call):
         role = "accumulate" if ops.inplace_input(call) is not None else "seed"
-        span = site.stmt.span  # type: ignore[union-attr]
-        return f"{role} `{shown}` line {span.line}", span, call.op
+        return f"{role} `{shown}` line {assign.span.line}", assign.span, call.op
     kind = {SiteKind.ITER_ARG: "iter_arg", SiteKind.FOR_RETURN: "loop result", SiteKind.IF_RETURN: "phi",
             SiteKind.PARAM: "parameter", SiteKind.ASSIGN: "copy"}[site.kind]
-    span = site.stmt.span if site.stmt is not None else None
+    span = site.span
     return f"{kind} `{shown}`" + (f" line {span.line}" if span is not None and span.line else ""), span, kind
 
 
@@ -376,9 +365,10 @@ def _same_window_chain(ctx: AlignContext, value: str) -> list[str]:
     names, window = [value], ctx.window(value)
     while True:
         site = ctx.sites.get(names[-1])
-        if site is None or site.kind is not SiteKind.ASSIGN or not isinstance(site.stmt.value, Call):  # type: ignore[union-attr]
+        assign = site.assign if site is not None else None
+        if assign is None or not isinstance(assign.value, Call):
             return names
-        source = var_like(ops.inplace_input(site.stmt.value))  # type: ignore[union-attr]
+        source = var_like(ops.inplace_input(assign.value))
         if source is None or source.name in names or ctx.window(source.name) != window:
             return names
         names.append(source.name)
@@ -392,7 +382,7 @@ def _read_after(ctx: AlignContext, stmt: If, names: list[str]) -> tuple[Span, st
             for s in walk_stmts((later,)):
                 read = next((n for n in _own_reads(s) if n in names), None)
                 if read is not None:
-                    return s.span, read
+                    return stmt_span(s), read
     return None
 
 
@@ -402,8 +392,8 @@ def divergent_carry(ctx: AlignContext, stmt: For, index: int, init: str, yielded
     text, span, op = _describe(ctx, yielded)
     notes = [Note(span, f"`{display_name(yielded)}` ({op}) is on {yw}")] if span is not None else []
     init_site = ctx.sites.get(init)
-    if init_site is not None and init_site.kind is SiteKind.ASSIGN:
-        notes.append(Note(init_site.stmt.span, f"`{display_name(init)}` (the init) is on {iw}"))  # type: ignore[union-attr]
+    if init_site is not None and (init_assign := init_site.assign) is not None:
+        notes.append(Note(init_assign.span, f"`{display_name(init)}` (the init) is on {iw}"))
     name = stmt.iter_args[index].name if index < len(stmt.iter_args) else init
     return LoweringError(
         DIVERGENT_ACC_CARRY.id, stmt.span,
@@ -426,8 +416,8 @@ def legacy_cannot_reconcile(ctx: AlignContext, stmt: Stmt, index: int, source: s
     notes = []
     for value, w in ((source, sw), (target, tw)):
         site = ctx.sites.get(value)
-        if site is not None and site.stmt is not None:
-            notes.append(Note(site.stmt.span, f"`{display_name(value)}` is on {w}"))
+        if site is not None and (site_span := site.span) is not None:
+            notes.append(Note(site_span, f"`{display_name(value)}` is on {w}"))
     return LoweringError(
         rule, span,
         f"legacy MemoryReuse cannot reconcile divergent L0C accumulator buffers: {what} needs "

@@ -23,8 +23,8 @@ raised here as PV001.
 from __future__ import annotations
 
 from pypto_verify import ops
-from pypto_verify.ir import Assign, Call, For, Function, If, MemSpace, Scope, Stmt, display_name, var_like
-from pypto_verify.lowering.memory.memrefs import SiteKind, final_yield_values, space_of_type
+from pypto_verify.ir import Call, For, Function, If, MemSpace, Scope, Stmt, display_name, var_like
+from pypto_verify.lowering.memory.memrefs import final_yield_values, space_of_type
 from pypto_verify.lowering.pass_base import LoweringError, Note
 from pypto_verify.lowering.memory.retarget import Retargeter, apply_plan
 from pypto_verify.rules import DIVERGENT_ACC_PHI
@@ -52,9 +52,10 @@ def _visit(body: tuple[Stmt, ...], planner: Retargeter) -> None:
 def is_inplace_accumulator(name: str, planner: Retargeter) -> bool:
     """An Assign of an in-place op whose output already shares its input's buffer (mad_acc's %dst)."""
     site = planner.sites.get(name)
-    if site is None or site.kind is not SiteKind.ASSIGN:
+    assign = site.assign if site is not None else None
+    if assign is None:
         return False
-    call = site.stmt.value  # type: ignore[union-attr]
+    call = assign.value
     if not isinstance(call, Call):
         return False
     source = var_like(ops.inplace_input(call))
@@ -85,18 +86,18 @@ def _coalesce(stmt: If, planner: Retargeter) -> None:
         if acc_m.base == seed_m.base:
             continue
         site = planner.sites.get(seed)
-        if site is None or site.kind is not SiteKind.ASSIGN or not isinstance(site.stmt.value, Call):  # type: ignore[union-attr]
+        seed_assign = site.assign if site is not None else None
+        if site is None or seed_assign is None or not isinstance(seed_call := seed_assign.value, Call):
             continue
         if not site.inside(stmt):
             continue
         if not planner.target_dead_at(site, acc_m.base, stop_at=stmt):
             continue
         if not planner.retarget_assign(seed, site, acc_m, MemSpace.Acc, check_liveness=False):
-            assert isinstance(site.stmt, Assign)
             raise LoweringError(
-                DIVERGENT_ACC_PHI.id, site.stmt.span,
+                DIVERGENT_ACC_PHI.id, seed_assign.span,
                 f"legacy MemoryReuse cannot coalesce the L0C accumulator across phi "
                 f"`{display_name(stmt.return_vars[i].name)}`: seed `{display_name(seed)}` on {seed_m.window} "
                 f"refused the retarget onto {acc_m.window}, which would need an Acc->Acc move",
                 windows=(seed_m.window, acc_m.window), values=(display_name(seed), display_name(acc)),
-                notes=(Note(site.stmt.span, f"`{display_name(seed)}` written here by {site.stmt.value.op}"),))
+                notes=(Note(seed_assign.span, f"`{display_name(seed)}` written here by {seed_call.op}"),))

@@ -89,10 +89,10 @@ class _Packer:
             forbidden = []
             if call.op in NOT_INPLACE_SAFE:
                 forbidden = [v.name for a in call.args if (v := var_like(a)) is not None]
-            if call.op == "tile.cast" and call.args:
-                src, dst = self.env.get(getattr(var_like(call.args[0]), "name", "")), self.env.get(name)
+            if call.op == "tile.cast" and call.args and (source := var_like(call.args[0])) is not None:
+                src, dst = self.env.get(source.name), self.env.get(name)
                 if isinstance(src, TileType) and isinstance(dst, TileType) and dst.dtype.bytes > src.dtype.bytes:
-                    forbidden.append(var_like(call.args[0]).name)  # type: ignore[union-attr]
+                    forbidden.append(source.name)
             if forbidden:
                 out.setdefault(rep_of.get(name, name), []).extend(forbidden)
         return out

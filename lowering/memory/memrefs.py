@@ -15,13 +15,14 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from typing import TypeGuard
 
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, Call, Const, Eval, Expr, For, Function, If, MemRef, MemSpace, PtrType, Return, Scope, Stmt,
-    Sym, TensorType, TileType, Type, Var, Yield, walk_exprs,
+    Span, Sym, TensorType, TileType, Type, Var, Yield, walk_exprs,
 )
-from pypto_verify.lowering._pass_util import final_yield_values, infer_env
+from pypto_verify.lowering._pass_util import final_yield_values, infer_env, stmt_span
 
 
 ALIGNMENT = 32
@@ -62,6 +63,16 @@ class Site:
     """Which return var / iter_arg of `stmt` (0 for an Assign)."""
     frames: tuple[Frame, ...]
     """Outermost first; `frames[-1].body[frames[-1].pos] is stmt`."""
+
+    @property
+    def assign(self) -> Assign | None:
+        """The defining `Assign` of an ASSIGN site, else None."""
+        return self.stmt if isinstance(self.stmt, Assign) else None
+
+    @property
+    def span(self) -> Span | None:
+        """Where the defining statement is written (None for a parameter)."""
+        return stmt_span(self.stmt) if self.stmt is not None else None
 
     def inside(self, stmt: Stmt) -> bool:
         """True when the definition lies lexically inside *stmt* (an arm or body of it)."""
@@ -147,62 +158,73 @@ def with_memrefs(fn: Function, changes: dict[str, MemRef], env: dict[str, Type] 
     """
     if not changes:
         return fn
-    env = infer_env(fn) if env is None else env
+    retyping = _Retyping(infer_env(fn) if env is None else env, changes)
+    params = tuple(replace(p, type=retyping.typed(p.name, p.type)) if p.name in changes else p for p in fn.params)
+    return replace(fn, params=params, body=_retype_body(fn.body, retyping))
 
-    def typed(name: str, declared: Type | None) -> Type | None:
-        base = declared if declared is not None else env.get(name)
-        if name not in changes or base is None:
+
+@dataclass(frozen=True, slots=True)
+class _Retyping:
+    """The values named in `changes` moved to their new MemRef; `env` types the rest."""
+
+    env: dict[str, Type]
+    changes: dict[str, MemRef]
+
+    def typed(self, name: str, declared: Type | None) -> Type | None:
+        """The type *name* is declared with after the move (*declared* when it does not move)."""
+        base = declared if declared is not None else self.env.get(name)
+        if name not in self.changes or base is None:
             return declared
-        return with_memref(base, changes[name])
+        return with_memref(base, self.changes[name])
 
-    typed.current = lambda name: changes.get(name, memref_of_type(env.get(name)))  # type: ignore[attr-defined]
+    def current(self, name: str) -> MemRef | None:
+        """*name*'s MemRef after the move."""
+        return self.changes.get(name, memref_of_type(self.env.get(name)))
 
-    params = tuple(replace(p, type=typed(p.name, p.type)) if p.name in changes else p for p in fn.params)
-    return replace(fn, params=params, body=_retype_body(fn.body, typed, changes))
 
-
-def _retype_body(body: tuple[Stmt, ...], typed, changes: dict[str, MemRef]) -> tuple[Stmt, ...]:
+def _retype_body(body: tuple[Stmt, ...], retyping: _Retyping) -> tuple[Stmt, ...]:
+    changes = retyping.changes
     out: list[Stmt] = []
     for stmt in body:
         if isinstance(stmt, Assign):
             if stmt.target.name in changes:
-                stmt = replace(stmt, type=typed(stmt.target.name, stmt.type))
+                stmt = replace(stmt, type=retyping.typed(stmt.target.name, stmt.type))
         elif isinstance(stmt, For):
-            stmt = replace(stmt, body=_retype_body(stmt.body, typed, changes),
-                           return_types=_retyped_returns(stmt.return_vars, stmt.return_types, typed, changes,
+            stmt = replace(stmt, body=_retype_body(stmt.body, retyping),
+                           return_types=_retyped_returns(stmt.return_vars, stmt.return_types, retyping,
                                                          (final_yield_values(stmt.body),)))
         elif isinstance(stmt, If):
-            stmt = replace(stmt, then_body=_retype_body(stmt.then_body, typed, changes),
-                           else_body=_retype_body(stmt.else_body, typed, changes),
-                           return_types=_retyped_returns(stmt.return_vars, stmt.return_types, typed, changes,
+            stmt = replace(stmt, then_body=_retype_body(stmt.then_body, retyping),
+                           else_body=_retype_body(stmt.else_body, retyping),
+                           return_types=_retyped_returns(stmt.return_vars, stmt.return_types, retyping,
                                                          (final_yield_values(stmt.then_body),
                                                           final_yield_values(stmt.else_body))))
         elif isinstance(stmt, Scope):
-            stmt = replace(stmt, body=_retype_body(stmt.body, typed, changes))
+            stmt = replace(stmt, body=_retype_body(stmt.body, retyping))
         out.append(stmt)
     return tuple(out)
 
 
-def _retyped_returns(return_vars: tuple[Var, ...], return_types: tuple[Type | None, ...], typed,
-                     changes: dict[str, MemRef], arms: tuple[tuple[Expr, ...], ...]) -> tuple[Type | None, ...]:
+def _retyped_returns(return_vars: tuple[Var, ...], return_types: tuple[Type | None, ...], retyping: _Retyping,
+                     arms: tuple[tuple[Expr, ...], ...]) -> tuple[Type | None, ...]:
+    changes = retyping.changes
     types = list(return_types) + [None] * (len(return_vars) - len(return_types))
     out: list[Type | None] = []
     for i, rv in enumerate(return_vars):
         if rv.name not in changes:
             out.append(types[i])
-        elif types[i] is None and _implicit_memref(arms, i, changes, typed) == changes[rv.name]:
+        elif types[i] is None and _implicit_memref(arms, i, retyping) == changes[rv.name]:
             out.append(None)  # the yielded value's type already says it: keep the printed form implicit
         else:
-            out.append(typed(rv.name, types[i]))
+            out.append(retyping.typed(rv.name, types[i]))
     return tuple(out)
 
 
-def _implicit_memref(arms: tuple[tuple[Expr, ...], ...], i: int, changes: dict[str, MemRef], typed) -> MemRef | None:
+def _implicit_memref(arms: tuple[tuple[Expr, ...], ...], i: int, retyping: _Retyping) -> MemRef | None:
     """The MemRef an implicit return type takes: the first arm's yielded variable's (new) one."""
     for values in arms:
-        if i < len(values) and isinstance(values[i], Var):
-            name = values[i].name  # type: ignore[union-attr]
-            return typed.current(name)
+        if i < len(values) and isinstance(value := values[i], Var):
+            return retyping.current(value.name)
     return None
 
 
@@ -269,12 +291,12 @@ def alloc_stmt(base: str, space: MemSpace, size: int) -> Assign:
     return Assign(Var(base), Call(ops.ALLOC, (Sym(f"Mem.{space.value}"), Const(size))), PtrType())
 
 
-def is_alloc(stmt: Stmt) -> bool:
+def is_alloc(stmt: Stmt) -> TypeGuard[Assign]:
     return isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op == ops.ALLOC
 
 
 def alloc_base(stmt: Stmt) -> str | None:
-    return stmt.target.name if is_alloc(stmt) else None  # type: ignore[union-attr]
+    return stmt.target.name if is_alloc(stmt) else None
 
 
 # ---------------------------------------------------------------------------------------------- attrs

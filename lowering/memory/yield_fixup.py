@@ -110,8 +110,8 @@ class _Fixer:
             if self.space(value.name) is MemSpace.Acc and self.space(init.name) is MemSpace.Acc:
                 if self.behaviours.cannot_reconcile_acc_buffers:
                     raise legacy_cannot_reconcile(self.ctx, stmt, i, value.name, init.name)
-                rv = [stmt.return_vars[i].name] if i < len(stmt.return_vars) else []
-                aligned = try_align(self.ctx, value.name, im, stmt, "body", rv)
+                flows_to = [stmt.return_vars[i].name] if i < len(stmt.return_vars) else []
+                aligned = try_align(self.ctx, value.name, im, stmt, "body", flows_to)
                 if aligned is None:
                     raise divergent_carry(self.ctx, stmt, i, init.name, value.name)
                 self.mem.update(aligned)
@@ -132,9 +132,12 @@ class _Fixer:
             else_var = self.pick(else_values[i]) if i < len(else_values) else None
             tm = self.mem.get(then_var.name) if then_var is not None else None
             em = self.mem.get(else_var.name) if else_var is not None else None
-            if tm is None and em is None:
+            if then_var is not None and tm is not None:
+                target, target_space = tm, self.space(then_var.name)
+            elif else_var is not None and em is not None:
+                target, target_space = em, self.space(else_var.name)
+            else:
                 continue
-            target, target_space = (tm, self.space(then_var.name)) if tm is not None else (em, self.space(else_var.name))  # type: ignore[union-attr]
             if tm is not None and em is not None and not self.same(em, tm):
                 assert then_var is not None and else_var is not None
                 if self.space(else_var.name) is MemSpace.Acc and target_space is MemSpace.Acc:
@@ -147,7 +150,7 @@ class _Fixer:
                 else:
                     self.add_move(stmt, i, else_var.name, tm, target_space)
             if rv.name in self.mem:
-                self.mem[rv.name] = target  # type: ignore[assignment]
+                self.mem[rv.name] = target
 
     def add_move(self, stmt: Stmt, index: int, source: str, memref: MemRef, space: MemSpace | None) -> str:
         moved = self.namer.fresh(f"{source}_mv")
