@@ -18,8 +18,8 @@ from typing import TypeVar
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, BinOp, Call, Const, DType, Eval, Expr, For, Function, If, Module, Return, ScalarType,
-    Scope, Span, Stmt, TensorType, TileType, Type, Var, Yield, map_expr, map_functions, map_stmt_exprs,
-    var_like, walk_stmts,
+    Scope, Span, Stmt, TensorType, TileType, Type, Var, Yield, expr_type, map_expr, map_functions,
+    map_stmt_exprs, var_like, walk_stmts,
 )
 
 # ---------------------------------------------------------------------------------------------- names
@@ -62,16 +62,17 @@ class Namer:
 
 def infer_env(fn: Function) -> dict[str, Type]:
     """Every name's type: annotations first, then `ops.infer_call_type`, identity copies, iter_args
-    (their init's type), loop and if return vars (annotation, else the yielded value's type)."""
+    (their init's type), loop and if return vars (annotation, else the yielded value's type).
+
+    Why not `ir.type_env`: it walks the same way but types fewer names, and the passes need these:
+    an unannotated `Assign` of a call gets `ops.infer_call_type` (ir imports nothing of ours, so it
+    leaves op results out), of a bool literal BOOL, of any other literal or a `BinOp` INDEX; and an
+    unannotated loop return var that the yield does not type takes its init's type. Everything else
+    (params, loop vars, iter_args, if return vars then-arm first) is the same as `ir.type_env`.
+    """
     env: dict[str, Type] = {p.name: p.type for p in fn.params if p.type is not None}
     _infer_body(fn.body, env)
     return env
-
-
-def expr_type(expr: Expr, env: dict[str, Type]) -> Type | None:
-    """The type of a variable expression (None for anything else or an unknown name)."""
-    v = var_like(expr)
-    return env.get(v.name) if v is not None else None
 
 
 def _infer_body(body: tuple[Stmt, ...], env: dict[str, Type]) -> None:

@@ -62,11 +62,11 @@ from typing import Final
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, BoolOp, Call, Compare, Const, Expr, For, Function, If, IterArg, ListExpr, LoopKind, MemSpace,
-    Module, Scope, Span, Stmt, Sym, TileType, Type, Var, Yield, display_name, var_like,
+    Module, Scope, Span, Stmt, Sym, TileType, Type, Var, Yield, display_name, expr_type, var_like,
 )
 from pypto_verify.target import FRACTAL, Target
 
-from pypto_verify.lowering._pass_util import Namer, expr_type, infer_env, map_kernel_functions
+from pypto_verify.lowering._pass_util import Namer, infer_env, map_kernel_functions
 from pypto_verify.lowering.pass_base import LowerOptions, LoweringError, Pass
 
 STAGES = 2

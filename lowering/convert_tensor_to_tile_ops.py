@@ -60,12 +60,12 @@ from typing import Final
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, Call, Const, DType, Eval, Expr, For, Function, If, ListExpr, MemSpace, Module, Return,
-    Scope, Stmt, Sym, TensorType, TileType, Type, Var, Yield, display_name, var_like, walk_exprs,
-    walk_stmts,
+    Scope, Stmt, Sym, TensorType, TileType, Type, Var, Yield, display_name, expr_type, var_like,
+    walk_exprs, walk_stmts,
 )
 
 from pypto_verify.lowering._pass_util import (
-    Namer, drop_unit_dims, expr_type, final_yield_values, infer_env, map_kernel_functions, subst_expr,
+    Namer, drop_unit_dims, final_yield_values, infer_env, map_kernel_functions, subst_expr,
     subst_stmt_own,
 )
 from pypto_verify.lowering.pass_base import LowerOptions, LoweringError, Pass

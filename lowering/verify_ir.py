@@ -20,10 +20,8 @@ from dataclasses import dataclass, field
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, Call, Eval, Expr, For, Function, If, Module, Return, Scope, Span, Stmt, TensorType, Type,
-    Yield, stmt_exprs, var_like, walk_exprs,
+    Yield, expr_type, stmt_exprs, var_like, walk_exprs,
 )
-
-from pypto_verify.lowering._pass_util import expr_type
 
 
 def verify_ir(module: Module) -> list[str]:
