@@ -76,8 +76,12 @@ def evaluate(expr: Expr, env: dict[str, int | bool] | None = None) -> int | bool
     return None
 
 
-def linear(expr: Expr) -> Linear | None:
-    """*expr* as a linear form over names, or None when it is not linear with int coefficients."""
+def linear(expr: Expr, *, opaque: bool = False) -> Linear | None:
+    """*expr* as a linear form over names, or None when it is not linear with int coefficients.
+
+    With *opaque*, a sub-expression that is not linear (`i // 2`, `i * j`, a call) counts as one more name,
+    keyed by its `repr`, instead of making the form None; a float or bool literal in a sum still makes it None.
+    """
     if isinstance(expr, Const):
         if isinstance(expr.value, bool) or not isinstance(expr.value, int):
             return None
@@ -86,10 +90,10 @@ def linear(expr: Expr) -> Linear | None:
     if v is not None:
         return {v.name: 1}
     if isinstance(expr, UnaryOp) and expr.op == "-":
-        inner = linear(expr.operand)
+        inner = linear(expr.operand, opaque=opaque)
         return None if inner is None else {k: -c for k, c in inner.items()}
     if isinstance(expr, BinOp) and expr.op in ("+", "-"):
-        a, b = linear(expr.lhs), linear(expr.rhs)
+        a, b = linear(expr.lhs, opaque=opaque), linear(expr.rhs, opaque=opaque)
         if a is None or b is None:
             return None
         sign = 1 if expr.op == "+" else -1
@@ -98,16 +102,14 @@ def linear(expr: Expr) -> Linear | None:
             out[k] = out.get(k, 0) + sign * c
         return {k: c for k, c in out.items() if c != 0 or k == ""}
     if isinstance(expr, BinOp) and expr.op == "*":
-        a, b = linear(expr.lhs), linear(expr.rhs)
-        if a is None or b is None:
-            return None
-        if set(a) <= {""}:
-            a, b = b, a
-        if not set(b) <= {""}:
-            return None
-        factor = b.get("", 0)
-        return {name: c * factor for name, c in a.items()}
-    return None
+        a, b = linear(expr.lhs, opaque=opaque), linear(expr.rhs, opaque=opaque)
+        if a is not None and b is not None:
+            if set(a) <= {""}:
+                a, b = b, a
+            if set(b) <= {""}:
+                factor = b.get("", 0)
+                return {name: c * factor for name, c in a.items()}
+    return {repr(expr): 1} if opaque else None
 
 
 def difference(hi: Expr, lo: Expr) -> int | None:

@@ -47,6 +47,7 @@ from pypto_verify.ir import (
     ScalarType, Scope, Span, Stmt, Sym, TensorType, TileType, TupleExpr, Type, UnaryOp, Var, Yield, display_name, map_stmt_exprs, map_stmts,
     walk_exprs,
 )
+from pypto_verify.scalar import linear
 
 # ---------------------------------------------------------------------------------------------- tables
 
@@ -1755,46 +1756,16 @@ def print_dim(dim: Expr) -> str:
 
 def _difference(upper: Expr, lower: Expr) -> Expr:
     """`upper - lower` simplified: a `Const` when the difference is constant (`k0 + 256 - k0`)."""
-    hi, lo = _linear(upper), _linear(lower)
+    hi, lo = linear(upper, opaque=True), linear(lower, opaque=True)
     if hi is not None and lo is not None:
-        terms = dict(hi[0])
-        for key, coeff in lo[0].items():
+        terms = dict(hi)
+        for key, coeff in lo.items():
             terms[key] = terms.get(key, 0) - coeff
-        if all(c == 0 for c in terms.values()):
-            return Const(hi[1] - lo[1])
+        if all(c == 0 for key, c in terms.items() if key != ""):
+            return Const(terms.get("", 0))
     if isinstance(lower, Const) and lower.value == 0 and lower.dtype is None:
         return upper
     return BinOp("-", upper, lower)
-
-
-def _linear(expr: Expr) -> tuple[dict[str, int], int] | None:
-    """*expr* as integer coefficients over atoms plus a constant, or None when it is not linear."""
-    if isinstance(expr, Const):
-        if isinstance(expr.value, bool) or not isinstance(expr.value, int):
-            return None
-        return {}, expr.value
-    if isinstance(expr, BinOp) and expr.op in ("+", "-"):
-        lhs, rhs = _linear(expr.lhs), _linear(expr.rhs)
-        if lhs is None or rhs is None:
-            return None
-        sign = 1 if expr.op == "+" else -1
-        terms = dict(lhs[0])
-        for key, coeff in rhs[0].items():
-            terms[key] = terms.get(key, 0) + sign * coeff
-        return terms, lhs[1] + sign * rhs[1]
-    if isinstance(expr, BinOp) and expr.op == "*":
-        lhs, rhs = _linear(expr.lhs), _linear(expr.rhs)
-        if lhs is not None and rhs is not None:
-            if not lhs[0]:
-                return {k: lhs[1] * c for k, c in rhs[0].items()}, lhs[1] * rhs[1]
-            if not rhs[0]:
-                return {k: rhs[1] * c for k, c in lhs[0].items()}, lhs[1] * rhs[1]
-    if isinstance(expr, UnaryOp) and expr.op == "-":
-        inner = _linear(expr.operand)
-        if inner is None:
-            return None
-        return {k: -c for k, c in inner[0].items()}, -inner[1]
-    return {repr(expr): 1}, 0
 
 
 def parse_tree(path: str, text: str) -> tuple[ast.Module | None, InputError | None]:
