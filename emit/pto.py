@@ -64,7 +64,7 @@ from pypto_verify import ops, scalar
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DType, Eval, Expr, For, Function, If, ListExpr,
     MemSpace, NO_SPAN, Return, ScalarType, Scope, Span, Stmt, Sym, TensorType, TileType,
-    TupleExpr, Type, UnaryOp, Var, Yield, stmt_exprs, type_env, var_like, walk_exprs, walk_stmts,
+    TupleExpr, Type, UnaryOp, Var, Yield, final_yield, stmt_exprs, type_env, var_like, walk_exprs, walk_stmts,
 )
 from pypto_verify.target import Target, get_target
 
@@ -405,7 +405,7 @@ class _FunctionEmitter:
 
     def branch(self, stmt: If) -> None:
         cond = self._bool(stmt.cond, stmt.span)
-        then_yield = _yield_values(stmt.then_body)
+        then_yield = final_yield(stmt.then_body)
         for i, rv in enumerate(stmt.return_vars):
             declared = stmt.return_types[i] if i < len(stmt.return_types) else None
             declared = declared if declared is not None else self.env.get(rv.name)
@@ -428,7 +428,7 @@ class _FunctionEmitter:
         for i, rv in enumerate(stmt.return_vars):
             if rv.name in self.bind:
                 continue
-            bound = self._maybe(then_yield[i]) if then_yield and i < len(then_yield) else None
+            bound = self._maybe(then_yield.values[i]) if then_yield is not None and i < len(then_yield.values) else None
             if not isinstance(bound, _Tensor):
                 raise EmitError(f"scalar phi `{rv.name}` has no PTO form (no scf.if results)", stmt.span)
             self.bind[rv.name] = bound  # a tensor is a reference to GM: both arms name it
@@ -1086,10 +1086,6 @@ def _items(expr: Expr | None, span: Span, what: str) -> tuple[Expr, ...]:
 
 def _is_atomic(expr: Expr | None) -> bool:
     return isinstance(expr, Sym) and expr.path.endswith("Add")
-
-
-def _yield_values(body: tuple[Stmt, ...]) -> tuple[Expr, ...] | None:
-    return body[-1].values if body and isinstance(body[-1], Yield) else None
 
 
 def _stmt_calls(stmt: Stmt) -> Iterable[Call]:

@@ -18,7 +18,7 @@ from typing import TypeVar
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, BinOp, Call, Const, DType, Eval, Expr, For, Function, If, Module, Return, ScalarType,
-    Scope, Span, Stmt, TensorType, TileType, Type, Var, Yield, expr_type, map_expr, map_functions,
+    Scope, Span, Stmt, TensorType, TileType, Type, Var, Yield, expr_type, final_yield, map_expr, map_functions,
     map_stmt_exprs, var_like, walk_stmts,
 )
 
@@ -141,8 +141,10 @@ def is_tensor(t: Type | None) -> bool:
 
 
 def final_yield_values(body: tuple[Stmt, ...]) -> tuple[Expr, ...]:
-    """The values of the `Yield` that ends *body* (empty when it does not end in one)."""
-    return body[-1].values if body and isinstance(body[-1], Yield) else ()
+    """The values of `ir.final_yield(body)` (empty when *body* does not end in a `Yield`), for the
+    callers that index them. It goes once `ir` has `yield_values(body)`: then callers are renamed."""
+    end = final_yield(body)
+    return end.values if end is not None else ()
 
 
 def strip_yield(body: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
