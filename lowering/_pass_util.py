@@ -19,7 +19,7 @@ from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, BinOp, Call, Const, DType, Eval, Expr, For, Function, If, Module, Return, ScalarType,
     Scope, Span, Stmt, TensorType, TileType, Type, Var, Yield, expr_type, final_yield, map_expr, map_functions,
-    map_stmt_exprs, var_like, walk_stmts,
+    map_stmt_exprs, map_stmts, var_like, walk_stmts,
 )
 
 # ---------------------------------------------------------------------------------------------- names
@@ -193,19 +193,7 @@ def subst_body(body: tuple[Stmt, ...], mapping: dict[str, Expr]) -> tuple[Stmt, 
     """*body* with every use substituted, nested bodies included (definitions are not renamed)."""
     if not mapping:
         return body
-    return tuple(subst_stmt(s, mapping) for s in body)
-
-
-def subst_stmt(stmt: Stmt, mapping: dict[str, Expr]) -> Stmt:
-    stmt = subst_stmt_own(stmt, mapping)
-    if isinstance(stmt, For):
-        return replace(stmt, body=subst_body(stmt.body, mapping))
-    if isinstance(stmt, If):
-        return replace(stmt, then_body=subst_body(stmt.then_body, mapping),
-                       else_body=subst_body(stmt.else_body, mapping))
-    if isinstance(stmt, Scope):
-        return replace(stmt, body=subst_body(stmt.body, mapping))
-    return stmt
+    return map_stmts(body, lambda s: (subst_stmt_own(s, mapping),))
 
 
 # ---------------------------------------------------------------------------------------------- cloning

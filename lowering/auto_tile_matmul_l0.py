@@ -62,7 +62,7 @@ from typing import Final
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, BoolOp, Call, Compare, Const, Expr, For, Function, If, IterArg, ListExpr, LoopKind, MemSpace,
-    Module, Scope, Span, Stmt, Sym, TileType, Type, Var, Yield, display_name, expr_type, var_like,
+    Module, Span, Stmt, Sym, TileType, Type, Var, Yield, display_name, expr_type, map_stmts, var_like,
 )
 from pypto_verify.target import FRACTAL, Target
 
@@ -106,24 +106,16 @@ class _Tiler:
         self.changed = False
 
     def body(self, body: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
-        out: list[Stmt] = []
-        for stmt in body:
-            if isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op in ops.MADS:
-                tiled = self.mad(stmt)
-                if tiled is not None:
-                    self.changed = True
-                    out.extend(tiled)
-                    continue
-                out.append(stmt)
-            elif isinstance(stmt, For):
-                out.append(replace(stmt, body=self.body(stmt.body)))
-            elif isinstance(stmt, If):
-                out.append(replace(stmt, then_body=self.body(stmt.then_body), else_body=self.body(stmt.else_body)))
-            elif isinstance(stmt, Scope):
-                out.append(replace(stmt, body=self.body(stmt.body)))
-            else:
-                out.append(stmt)
-        return tuple(out)
+        return map_stmts(body, self.tile_mad)
+
+    def tile_mad(self, stmt: Stmt) -> tuple[Stmt, ...] | None:
+        """The statements replacing *stmt* when it is a matmul that gets K-tiled, else None."""
+        if not (isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op in ops.MADS):
+            return None
+        tiled = self.mad(stmt)
+        if tiled is not None:
+            self.changed = True
+        return tiled
 
     # ------------------------------------------------------------------ one matmul
 

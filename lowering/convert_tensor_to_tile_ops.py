@@ -60,8 +60,8 @@ from typing import Final
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, Call, Const, DType, Eval, Expr, For, Function, If, ListExpr, MemSpace, Module, Return,
-    Scope, Stmt, Sym, TensorType, TileType, Type, Var, Yield, display_name, expr_type, var_like,
-    walk_exprs, walk_stmts,
+    Scope, Stmt, Sym, TensorType, TileType, Type, Var, Yield, display_name, expr_type, map_stmts,
+    var_like, walk_exprs, walk_stmts,
 )
 
 from pypto_verify.lowering._pass_util import (
@@ -125,26 +125,20 @@ def flatten_calls(fn: Function) -> Function:
         out.append(Assign(Var(name, span=span), inner, span=span))
         return Var(name, span=span)
 
-    def body(stmts: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
+    def flatten(stmt: Stmt) -> tuple[Stmt, ...] | None:
+        """*stmt* preceded by the assignments of the calls hoisted out of it (None: nothing to hoist)."""
         out: list[Stmt] = []
-        for stmt in stmts:
-            if isinstance(stmt, (Assign, Eval)) and isinstance(stmt.value, Call):
-                base = display_name(stmt.target.name) if isinstance(stmt, Assign) else "value"
-                out.append(replace(stmt, value=hoist(stmt.value, base, out, stmt.span)))
-            elif isinstance(stmt, (Yield, Return)) and any(isinstance(v, Call) for v in stmt.values):
-                values = tuple(hoist_operand(v, "value", out, stmt.span) for v in stmt.values)
-                out.append(replace(stmt, values=values))
-            elif isinstance(stmt, For):
-                out.append(replace(stmt, body=body(stmt.body)))
-            elif isinstance(stmt, If):
-                out.append(replace(stmt, then_body=body(stmt.then_body), else_body=body(stmt.else_body)))
-            elif isinstance(stmt, Scope):
-                out.append(replace(stmt, body=body(stmt.body)))
-            else:
-                out.append(stmt)
-        return tuple(out)
+        if isinstance(stmt, (Assign, Eval)) and isinstance(stmt.value, Call):
+            base = display_name(stmt.target.name) if isinstance(stmt, Assign) else "value"
+            out.append(replace(stmt, value=hoist(stmt.value, base, out, stmt.span)))
+            return tuple(out)
+        if isinstance(stmt, (Yield, Return)) and any(isinstance(v, Call) for v in stmt.values):
+            values = tuple(hoist_operand(v, "value", out, stmt.span) for v in stmt.values)
+            out.append(replace(stmt, values=values))
+            return tuple(out)
+        return None
 
-    return replace(fn, body=body(fn.body))
+    return replace(fn, body=map_stmts(fn.body, flatten))
 
 
 # ---------------------------------------------------------------------------------------------- analysis

@@ -41,7 +41,7 @@ from typing import Final
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, BinOp, Call, Compare, Const, DType, DictExpr, Expr, For, Function, If, LoopKind, Module,
-    ScalarType, Scope, Stmt, TensorType, TileType, Type, Var, Yield, walk_stmts,
+    ScalarType, Stmt, TensorType, TileType, Type, Var, Yield, map_stmts, walk_stmts,
 )
 
 from pypto_verify.lowering._pass_util import (
@@ -78,22 +78,13 @@ class _Lowerer:
         self.groups = 0
 
     def body(self, body: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
-        out: list[Stmt] = []
-        for stmt in body:
-            if isinstance(stmt, For):
-                out.extend(self.loop(stmt))
-            elif isinstance(stmt, If):
-                out.append(replace(stmt, then_body=self.body(stmt.then_body), else_body=self.body(stmt.else_body)))
-            elif isinstance(stmt, Scope):
-                out.append(replace(stmt, body=self.body(stmt.body)))
-            else:
-                out.append(stmt)
-        return tuple(out)
+        return map_stmts(body, lambda stmt: self.loop(stmt) if isinstance(stmt, For) else None)
 
     # ------------------------------------------------------------------ one loop
 
     def loop(self, loop: For) -> tuple[Stmt, ...]:
-        inner = self.body(loop.body)
+        """*loop*, whose body `map_stmts` has lowered already, replicated when it is a pipeline."""
+        inner = loop.body
         stages = loop.stage or 1
         if loop.kind is not LoopKind.PIPELINE:
             return (replace(loop, body=inner),)
@@ -168,7 +159,7 @@ class _Lowerer:
             if loop.iter_args:
                 current = final_yield_values(cloned)
                 assert len(current) == len(loop.iter_args), f"{loop.span}: the body does not yield its carries"
-            out.extend(_tag(s, group, j) for s in strip_yield(cloned))
+            out.extend(_tagged(strip_yield(cloned), group, j))
         return out, current
 
     def dynamic(self, loop: For, inner: tuple[Stmt, ...], stages: int, step: int) -> tuple[Stmt, ...]:
@@ -223,23 +214,18 @@ def _tensor_defs(body: tuple[Stmt, ...]) -> frozenset[str]:
     return frozenset(names)
 
 
-def _tag(stmt: Stmt, group: int, stage: int) -> Stmt:
-    """*stmt* with every tile-producing call in it tagged `(group, stage)` (cube results excepted)."""
-    if isinstance(stmt, Assign) and isinstance(stmt.value, Call) and _is_tile_def(stmt):
-        return replace(stmt, value=_with_membership(stmt.value, f"{group}:{stage}"))
-    if isinstance(stmt, For):
-        return replace(stmt, body=tuple(_tag(s, group, stage) for s in stmt.body))
-    if isinstance(stmt, If):
-        return replace(stmt, then_body=tuple(_tag(s, group, stage) for s in stmt.then_body),
-                       else_body=tuple(_tag(s, group, stage) for s in stmt.else_body))
-    if isinstance(stmt, Scope):
-        return replace(stmt, body=tuple(_tag(s, group, stage) for s in stmt.body))
-    return stmt
+def _tagged(body: tuple[Stmt, ...], group: int, stage: int) -> tuple[Stmt, ...]:
+    """*body* with every tile-producing call in it tagged `(group, stage)` (cube results excepted)."""
+    def tag(stmt: Stmt) -> tuple[Stmt, ...] | None:
+        if isinstance(stmt, Assign) and isinstance(stmt.value, Call) and _is_tile_def(stmt):
+            return (replace(stmt, value=_with_membership(stmt.value, f"{group}:{stage}")),)
+        return None
+    return map_stmts(body, tag)
 
 
 def _is_tile_def(stmt: Assign) -> bool:
     call = stmt.value
-    assert isinstance(call, Call), "_tag checks the value is a call first"
+    assert isinstance(call, Call), "_tagged checks the value is a call first"
     if call.op.startswith("tile.matmul"):
         return False  # LowerPipelineLoops: cube accumulators are not tagged
     if isinstance(stmt.type, TileType):

@@ -20,7 +20,7 @@ from typing import TypeGuard
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, Call, Const, Eval, Expr, For, Function, If, MemRef, MemSpace, PtrType, Return, Scope, Stmt,
-    Span, Sym, TensorType, TileType, Type, Var, Yield, walk_exprs,
+    Span, Sym, TensorType, TileType, Type, Var, Yield, map_stmts, walk_exprs,
 )
 from pypto_verify.lowering._pass_util import final_yield_values, infer_env, stmt_span
 
@@ -183,26 +183,18 @@ class _Retyping:
 
 
 def _retype_body(body: tuple[Stmt, ...], retyping: _Retyping) -> tuple[Stmt, ...]:
-    changes = retyping.changes
-    out: list[Stmt] = []
-    for stmt in body:
-        if isinstance(stmt, Assign):
-            if stmt.target.name in changes:
-                stmt = replace(stmt, type=retyping.typed(stmt.target.name, stmt.type))
-        elif isinstance(stmt, For):
-            stmt = replace(stmt, body=_retype_body(stmt.body, retyping),
-                           return_types=_retyped_returns(stmt.return_vars, stmt.return_types, retyping,
-                                                         (final_yield_values(stmt.body),)))
+    # retyping leaves every Yield as it is, so the rebuilt bodies' yields are the original ones
+    def retype(stmt: Stmt) -> tuple[Stmt, ...] | None:
+        if isinstance(stmt, Assign) and stmt.target.name in retyping.changes:
+            return (replace(stmt, type=retyping.typed(stmt.target.name, stmt.type)),)
+        if isinstance(stmt, For):
+            arms: tuple[tuple[Expr, ...], ...] = (final_yield_values(stmt.body),)
         elif isinstance(stmt, If):
-            stmt = replace(stmt, then_body=_retype_body(stmt.then_body, retyping),
-                           else_body=_retype_body(stmt.else_body, retyping),
-                           return_types=_retyped_returns(stmt.return_vars, stmt.return_types, retyping,
-                                                         (final_yield_values(stmt.then_body),
-                                                          final_yield_values(stmt.else_body))))
-        elif isinstance(stmt, Scope):
-            stmt = replace(stmt, body=_retype_body(stmt.body, retyping))
-        out.append(stmt)
-    return tuple(out)
+            arms = (final_yield_values(stmt.then_body), final_yield_values(stmt.else_body))
+        else:
+            return None
+        return (replace(stmt, return_types=_retyped_returns(stmt.return_vars, stmt.return_types, retyping, arms)),)
+    return map_stmts(body, retype)
 
 
 def _retyped_returns(return_vars: tuple[Var, ...], return_types: tuple[Type | None, ...], retyping: _Retyping,
