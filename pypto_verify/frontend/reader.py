@@ -36,7 +36,7 @@ from pypto_verify import ops
 from pypto_verify.diagnostics import InputError
 from pypto_verify.frontend import constants as cst
 from pypto_verify.frontend.ssa import (
-    NO_STATIC, Binding, Frame, Names, accumulator_names, assigned_names, gm_names, touches,
+    NO_STATIC, Binding, Frame, Names, accumulator_names, assigned_names, gm_names, touches, walk_statements,
 )
 from pypto_verify.frontend.types import (
     annotation_conflict, canonical_path, describe, read_param_annotation, read_return_annotation, read_type,
@@ -1560,7 +1560,8 @@ class FunctionReader:
         bindings = self._bind_helper_args(helper, call, fn)
         body = _strip_docstring(helper.body)
         returns = [i for i, s in enumerate(body) if isinstance(s, ast.Return)]
-        nested_returns = [s for s in _walk_stmts(body) if isinstance(s, ast.Return)]
+        nested = walk_statements(body, handlers=False, async_defs=True)
+        nested_returns = [s for s in nested if isinstance(s, ast.Return)]
         if len(nested_returns) > len(returns) or (returns and returns[-1] != len(body) - 1) or len(returns) > 1:
             raise self.error(call, f"call of helper `{helper.name}`",
                              "it returns from inside a loop or an `if`; only plain helpers are inlined")
@@ -1710,17 +1711,6 @@ def _strip_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
         return body[1:]
     return body
-
-
-def _walk_stmts(body: list[ast.stmt]) -> list[ast.stmt]:
-    out: list[ast.stmt] = []
-    for stmt in body:
-        out.append(stmt)
-        for name in ("body", "orelse", "finalbody"):
-            inner = getattr(stmt, name, None)
-            if isinstance(inner, list) and not isinstance(stmt, (ast.FunctionDef, ast.ClassDef)):
-                out.extend(_walk_stmts(inner))
-    return out
 
 
 def _walk_expr(expr: Expr) -> list[Expr]:

@@ -79,22 +79,30 @@ def _walk_same_scope(nodes: list[ast.stmt]) -> list[ast.AST]:
     return out
 
 
-def _walk_statements(body: list[ast.stmt]) -> list[ast.stmt]:
-    """Every statement of *body* in source order, nested blocks included (not nested functions)."""
+def walk_statements(body: list[ast.stmt], *, handlers: bool = True, async_defs: bool = False) -> list[ast.stmt]:
+    """Every statement of *body* and of the blocks nested in it, in preorder.
+
+    It enters each statement's `body`, `orelse` and `finalbody`; with *handlers*, also the bodies of `except`
+    handlers (after `finalbody`) and of `match` cases. It never enters a nested `def` or `class`, and enters
+    a nested `async def` only with *async_defs*.
+    """
     out: list[ast.stmt] = []
     stack: list[ast.stmt] = list(reversed(body))
     while stack:
         stmt = stack.pop()
         out.append(stmt)
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if isinstance(stmt, (ast.FunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(stmt, ast.AsyncFunctionDef) and not async_defs:
             continue
         children: list[ast.stmt] = []
         for name in ("body", "orelse", "finalbody"):
             children.extend(getattr(stmt, name, ()) or ())
-        for handler in getattr(stmt, "handlers", ()) or ():
-            children.extend(handler.body)
-        for case in getattr(stmt, "cases", ()) or ():
-            children.extend(case.body)
+        if handlers:
+            for handler in getattr(stmt, "handlers", ()) or ():
+                children.extend(handler.body)
+            for case in getattr(stmt, "cases", ()) or ():
+                children.extend(case.body)
         stack.extend(reversed(children))
     return out
 
@@ -125,7 +133,7 @@ def assigned_names(body: list[ast.stmt]) -> list[str]:
     `with ... as` targets excluded (they are scoped to their statement)."""
     names: list[str] = []
     seen: set[str] = set()
-    for stmt in _walk_statements(body):
+    for stmt in walk_statements(body):
         for target in _stmt_targets(stmt):
             for name in _target_names(target):
                 if name not in seen:
@@ -156,7 +164,7 @@ def gm_names(params: list[str], body: list[ast.stmt], pl_path: Callable[[ast.exp
         elif not self_update:
             ok[name] = False
 
-    for stmt in _walk_statements(body):
+    for stmt in walk_statements(body):
         if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             for target in _stmt_targets(stmt):
                 if isinstance(target, ast.Subscript):
