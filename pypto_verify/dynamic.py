@@ -48,7 +48,7 @@ from pypto_verify.ir import (
 )
 from pypto_verify.lowering.pipeline import is_lowered
 from pypto_verify.emit import EmitError, EmittedFunction, emit_function, emit_module
-from pypto_verify.reference import ReferenceError, WindowError, run_reference, to_dtype
+from pypto_verify.reference import ReferenceError, ReferenceResult, WindowError, run_reference, to_dtype
 
 PV201 = rules.SIM_MISMATCH.id
 PV202 = rules.ILLEGAL_PTO.id
@@ -265,8 +265,7 @@ class PreparedRun:
     text: str
     function: str
     args: dict[str, object]
-    reference: object
-    """The `ReferenceResult`."""
+    reference: ReferenceResult
     scalars: dict[str, int]
     outputs: dict[str, tuple[str, DType]]
     """Source tensor name -> (argument name, dtype): the tensors compared."""
@@ -335,17 +334,17 @@ def run_and_compare(run: PreparedRun, *, target: str = "a2a3") -> SimOutcome:
         return SimOutcome("mismatch", f"PV202 the simulator rejected the PTO: {error}", None, "",
                           PV202, run.scalars)
     reference = run.reference
-    for name, want in reference.outputs.items():  # type: ignore[attr-defined]
+    for name, want in reference.outputs.items():
         if name not in run.outputs:
             continue
         arg, dtype = run.outputs[name]
         got = final[arg]
         if got is run.args[arg]:  # never stored: the simulator handed the argument back as given
-            if name not in reference.written:  # type: ignore[attr-defined]
+            if name not in reference.written:
                 continue  # neither side wrote it: both hold the input
             got = run.values.get(arg, got)  # given as bf16 bits: compare its values
-        diff = first_difference(name, dtype, got, want, reference.max_k,  # type: ignore[attr-defined]
-                                reference.sigma.get(name))  # type: ignore[attr-defined]
+        diff = first_difference(name, dtype, got, want, reference.max_k,
+                                reference.sigma.get(name))
         if diff is not None:
             return SimOutcome("mismatch", describe(diff), diff, "", PV201, run.scalars)
     return SimOutcome("match", "match", None, "", PV201, run.scalars)
