@@ -1,6 +1,6 @@
 """Byte arenas, one per on-chip memory space, and tile views into them.
 
-Owns the capacities of docs/pto-subset.md ("Capacities") per target, the poison fill ("Undefined
+Owns one arena per memory space, sized by `pypto_verify.target` (docs/pto-subset.md, "Capacities"), the poison fill ("Undefined
 memory": every 4-byte word is 0x7FC07FC0, little-endian) and `Tile`: a window
 `[addr, addr + rows * cols * size)` of one arena seen as a row-major `rows x cols` array of its
 dtype's storage. Two tiles whose byte ranges overlap alias byte for byte, because both are numpy
@@ -15,16 +15,16 @@ from typing import Final
 
 import numpy as np
 
+from pypto_verify.ir import MemSpace
+from pypto_verify.target import TARGETS
+
 from .dtypes import DTYPES
 
-SPACES: Final[tuple[str, ...]] = ("mat", "left", "right", "acc", "bias", "vec")
-
-CAPACITIES: Final[dict[str, dict[str, int]]] = {
-    "a2a3": {"mat": 524288, "left": 65536, "right": 65536, "acc": 131072, "bias": 1024,
-             "vec": 188416},
-    "a5": {"mat": 524288, "left": 65536, "right": 65536, "acc": 262144, "bias": 4096,
-           "vec": 245760},
+SPACES: Final[dict[str, MemSpace]] = {
+    "mat": MemSpace.Mat, "left": MemSpace.Left, "right": MemSpace.Right, "acc": MemSpace.Acc,
+    "bias": MemSpace.Bias, "vec": MemSpace.Vec,
 }
+"""The arenas by their PTO `loc` names, with the memory space each one is."""
 
 POISON_WORD: Final[int] = 0x7FC07FC0
 
@@ -97,6 +97,6 @@ class Memory:
     @classmethod
     def for_target(cls, target: str, track_writes: bool = False) -> "Memory":
         """Fresh poisoned arenas sized by *target*'s capacities; `KeyError` for an unknown target."""
-        capacities = CAPACITIES[target]
-        return cls(target, {space: Arena(space, capacities[space], track_writes)
-                            for space in SPACES})
+        capacities = TARGETS[target].capacity
+        return cls(target, {space: Arena(space, capacities[mem], track_writes)
+                            for space, mem in SPACES.items()})

@@ -58,7 +58,9 @@ from typing import Any, Callable, Final
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .arena import CAPACITIES, Memory, Tile
+from pypto_verify.target import TARGETS
+
+from .arena import Memory, Tile
 from .dtypes import DTYPES, bf16_bits_to_f32, narrow, to_storage, to_values, widen
 from .errors import SimError, rejected
 from .parser import (EXPAND_KINDS, ARITH_BINARY, INS_OUTS_OPS, Func, Op, PtrType, ScalarType, TileType,
@@ -980,8 +982,8 @@ def _bind_scalar(func: Func, name: str, kind: str, value: Any) -> object:
 def run_function(func: Func, args: dict[str, object], target: str,
                  strict_undef: bool = False) -> dict[str, np.ndarray]:
     """Execute *func* on fresh poisoned arenas of *target*; the final GM tensors by arg name."""
-    if target not in CAPACITIES:
-        raise SimError(f"unknown target {target!r} (expected one of {sorted(CAPACITIES)})")
+    if target not in TARGETS:
+        raise SimError(f"unknown target {target!r} (expected one of {sorted(TARGETS)})")
     names = {arg.name for arg in func.args}
     unknown = sorted(set(args) - names)
     if unknown:

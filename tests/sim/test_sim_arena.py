@@ -5,13 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pypto_verify.sim.arena import CAPACITIES, POISON_WORD, Memory
+from pypto_verify.sim.arena import POISON_WORD, SPACES, Memory
+from pypto_verify.target import TARGETS
 
 
 @pytest.mark.parametrize("target", ["a2a3", "a5"])
 def test_arenas_are_sized_by_the_target(target: str) -> None:
     memory = Memory.for_target(target)
-    assert {space: arena.data.size for space, arena in memory.arenas.items()} == CAPACITIES[target]
+    assert {space: arena.data.size for space, arena in memory.arenas.items()} == \
+        {space: TARGETS[target].capacity[mem] for space, mem in SPACES.items()}
     assert memory.arenas["acc"].capacity == {"a2a3": 131072, "a5": 262144}[target]
 
 
