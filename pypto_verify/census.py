@@ -20,8 +20,6 @@ from pypto_verify.ir import (
     Yield, display_name, var_like, walk_exprs, walk_stmts,
 )
 
-FRESH = (ops.MATMUL, ops.MATMUL_BIAS, ops.T_MATMUL, ops.T_MATMUL_BIAS)
-ACCUMULATE = (ops.MATMUL_ACC, ops.T_MATMUL_ACC)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +108,7 @@ class _FunctionCensus:
                 self._walk(stmt.body, loops + (stmt,), out)
             elif isinstance(stmt, Scope):
                 self._walk(stmt.body, loops, out)
-            elif isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op in ACCUMULATE:
+            elif isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op in ops.ACC_MADS:
                 if ops.matmul_parts(stmt.value).init_cond is not None:
                     out.append(self._site(stmt.span.line, "init-cond", loops, "-", 1,
                                           self._consumer(stmt.target.name)))
@@ -145,7 +143,7 @@ class _FunctionCensus:
             return set()
         call = self.producer.get(v.name)
         if call is not None:
-            return {"fresh"} if call.op in FRESH else {"accumulate"} if call.op in ACCUMULATE else set()
+            return {"fresh"} if call.op in ops.INIT_MADS else {"accumulate"} if call.op in ops.ACC_MADS else set()
         nested = self.phi_of.get(v.name)
         if nested is None:
             return set()
@@ -184,7 +182,7 @@ class _FunctionCensus:
         for arg, init in zip(loop.iter_args, loop.inits):
             v = var_like(init)
             call = self.producer.get(v.name) if v is not None else None
-            if call is None or call.op not in FRESH:
+            if call is None or call.op not in ops.INIT_MADS:
                 continue
             if self._accumulates_into(loop.body, arg.name):
                 i = loop.iter_args.index(arg)
@@ -195,7 +193,7 @@ class _FunctionCensus:
 
     def _accumulates_into(self, body: tuple[Stmt, ...], name: str) -> bool:
         for stmt in walk_stmts(body):
-            if isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op in ACCUMULATE:
+            if isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op in ops.ACC_MADS:
                 acc = var_like(ops.matmul_parts(stmt.value).acc)
                 if acc is not None and acc.name == name:
                     return True
@@ -232,7 +230,7 @@ class _FunctionCensus:
         for stmt in self.readers.get(name, []):
             if isinstance(stmt, Assign) and isinstance(stmt.value, Call):
                 op = stmt.value.op
-                if op in ACCUMULATE and _var_name(ops.matmul_parts(stmt.value).acc) == name:
+                if op in ops.ACC_MADS and _var_name(ops.matmul_parts(stmt.value).acc) == name:
                     return self._consumer(stmt.target.name, depth + 1)
                 return _consumer_kind(stmt.value)
             if isinstance(stmt, Assign) and var_like(stmt.value) is not None:

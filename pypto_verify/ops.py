@@ -46,6 +46,21 @@ T_READ = "tensor.read"
 MADS = (MATMUL, MATMUL_ACC, MATMUL_BIAS)
 """Cube ops that write an Acc tile."""
 TENSOR_MADS = (T_MATMUL, T_MATMUL_ACC, T_MATMUL_BIAS)
+"""The same MADs written at tensor level (before tiling)."""
+FRESH_MADS = (MATMUL, T_MATMUL)
+"""MADs that overwrite their output with `lhs @ rhs` (no bias), tile or tensor level."""
+BIAS_MADS = (MATMUL_BIAS, T_MATMUL_BIAS)
+"""MADs that overwrite their output with `lhs @ rhs + bias`, tile or tensor level."""
+INIT_MADS = (*FRESH_MADS, *BIAS_MADS)
+"""MADs that start an accumulator (they do not read one): the fresh and the bias ones."""
+ACC_MADS = (MATMUL_ACC, T_MATMUL_ACC)
+"""MADs that add `lhs @ rhs` to an accumulator operand, tile or tensor level."""
+ALL_MADS = (*FRESH_MADS, *BIAS_MADS, *ACC_MADS)
+"""Every MAD, tile or tensor level."""
+CREATES = (CREATE, T_CREATE)
+"""Ops that allocate a tile or tensor without writing it."""
+SCALAR_READS = (T_READ, "tile.read", "read")
+"""Ops that read one runtime scalar out of a tensor (`pl.read(seq_lens, [b])`)."""
 FIXPIPE_DRAINS = (STORE, MOVE, ASSEMBLE)
 """Ops that may read an Acc tile (the FIXPIPE path), besides `matmul_acc`'s acc operand."""
 VIEW_OPS = (TRANSPOSE_VIEW, SET_VALIDSHAPE)

@@ -925,10 +925,7 @@ class _Tensor(Value):
 _HANDLERS = {
     ops.T_CREATE: _create, ops.CREATE: _create, "tensor.full": _full, "tile.full": _full,
     ops.T_SLICE: _slice, "tile.slice": _slice, ops.T_ASSEMBLE: _assemble, ops.ASSEMBLE: _assemble,
-    ops.T_MATMUL: _Interpreter.matmul, ops.T_MATMUL_ACC: _Interpreter.matmul,
-    ops.T_MATMUL_BIAS: _Interpreter.matmul,
-    ops.MATMUL: _Interpreter.matmul, ops.MATMUL_ACC: _Interpreter.matmul,
-    ops.MATMUL_BIAS: _Interpreter.matmul,
+    **dict.fromkeys(ops.ALL_MADS, _Interpreter.matmul),
     ops.LOAD: _load, ops.STORE: _store, ops.EXTRACT: _extract, ops.MOVE: _move,
     ops.TRANSPOSE_VIEW: _transpose_view, ops.T_CAST: _cast, "tile.cast": _cast,
     ops.T_RESHAPE: _reshape, "tile.reshape": _reshape, ops.T_READ: _read, ops.ALLOC: _alloc,

@@ -47,7 +47,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pypto_verify import ir
+from pypto_verify import ir, ops
 from pypto_verify.ir import BinOp, BoolOp, Call, Compare, Const, Expr, UnaryOp, Var, display_name, var_like
 
 from pypto_verify.smt import sites as S
@@ -704,7 +704,7 @@ class ExprEncoder:
     def _call(self, call: Call, ssa: str | None) -> Term:
         """A scalar produced by a call: a runtime read is a function of its indices; where the indices do
         not depend on the iteration it is the symbol the user named (`k_start`)."""
-        if call.op in S.READ_OPS and call.args:
+        if call.op in ops.SCALAR_READS and call.args:
             tensor = var_like(call.args[0])
             index_exprs = call.args[1].items if len(call.args) > 1 and isinstance(call.args[1], ir.ListExpr) else call.args[1:]
             indices = [self.int_(e) for e in index_exprs]

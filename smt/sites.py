@@ -58,14 +58,6 @@ from pypto_verify.ir import (
     TupleExpr, Type, UnaryOp, Var, Yield, display_name, final_yield, map_stmts, type_env, var_like, walk_exprs,
 )
 
-FRESH_OPS = (ops.MATMUL, ops.T_MATMUL)
-BIAS_OPS = (ops.MATMUL_BIAS, ops.T_MATMUL_BIAS)
-ACC_OPS = (ops.MATMUL_ACC, ops.T_MATMUL_ACC)
-ALL_MADS = (*FRESH_OPS, *BIAS_OPS, *ACC_OPS)
-CREATE_OPS = (ops.CREATE, ops.T_CREATE)
-READ_OPS = (ops.T_READ, "tile.read", "read")
-"""Ops that read one runtime scalar out of a tensor (`pl.read(seq_lens, [b])`)."""
-
 
 # ---------------------------------------------------------------------------------------------- model
 
@@ -335,7 +327,7 @@ def hoist_mads(fn: Function) -> Function:
             kwargs = tuple((k, lift(v, target, out, span, False)) for k, v in expr.kwargs)
             if args != expr.args or kwargs != expr.kwargs:
                 expr = replace(expr, args=args, kwargs=kwargs)
-            if not top and expr.op in ALL_MADS:
+            if not top and expr.op in ops.ALL_MADS:
                 counter[0] += 1
                 name = Var(f"{target}__mad_h{counter[0]}", span=expr.span)
                 out.append(Assign(name, expr, span=span))
@@ -403,10 +395,10 @@ def _chain_classes(fn: Function) -> list[tuple[frozenset[str], Assign]]:
         for stmt in body:
             if isinstance(stmt, Assign):
                 value = stmt.value
-                if isinstance(value, Call) and value.op in ALL_MADS:
+                if isinstance(value, Call) and value.op in ops.ALL_MADS:
                     mad_outputs.append(stmt)
                     uf.find(stmt.target.name)
-                    acc = name(ops.matmul_parts(value).acc) if value.op in ACC_OPS else None
+                    acc = name(ops.matmul_parts(value).acc) if value.op in ops.ACC_MADS else None
                     if acc is not None:
                         uf.union(stmt.target.name, acc)
                 elif (source := var_like(value)) is not None:
@@ -506,7 +498,7 @@ def _scalars(fn: Function, types: dict[str, Type]) -> Scalars:
             defs[stmt.target.name] = value
         elif (source := var_like(value)) is not None and not isinstance(types.get(source.name), (TileType, TensorType)):
             defs[stmt.target.name] = value
-        elif isinstance(value, Call) and (value.op in READ_OPS or isinstance(t, ScalarType)):
+        elif isinstance(value, Call) and (value.op in ops.SCALAR_READS or isinstance(t, ScalarType)):
             defs[stmt.target.name] = value
     params = frozenset(p.name for p in fn.params
                        if isinstance(p.type, ScalarType) or p.type is None)
@@ -602,9 +594,9 @@ class _Origins:
             return replace(src, dims=(src.dims[1], src.dims[0]))
         if call.op in (ops.T_RESHAPE, "tile.reshape") and len(args) >= 2:
             return self._reshape(self.of(args[0]), args[1])
-        if call.op in ALL_MADS:
+        if call.op in ops.ALL_MADS:
             return None
-        if call.op in CREATE_OPS:
+        if call.op in ops.CREATES:
             # a GM buffer (`pl.create_tensor` written by assembles, then read by slices) is a root of
             # its own; an Acc create is never an operand
             t = self.types.get(name)
@@ -742,14 +734,14 @@ class _Projector:
         """The created accumulator's name, else the first MAD's result."""
         for stmt in _walk(self.fn.body):
             if isinstance(stmt, Assign) and stmt.target.name in self.members:
-                if isinstance(stmt.value, Call) and stmt.value.op in CREATE_OPS:
+                if isinstance(stmt.value, Call) and stmt.value.op in ops.CREATES:
                     return stmt.target.name
         return self.first.target.name
 
     def _mad_stmts(self) -> list[tuple[Assign, Call]]:
         """The chain's MAD statements, each with its call."""
         return [(s, s.value) for s in _walk(self.fn.body) if isinstance(s, Assign) and s.target.name in self.members
-                and isinstance(s.value, Call) and s.value.op in ALL_MADS]
+                and isinstance(s.value, Call) and s.value.op in ops.ALL_MADS]
 
     # -- reads
 
@@ -760,7 +752,7 @@ class _Projector:
             stmt = self.defs.get(name)
             if stmt is None:
                 return False
-            if isinstance(stmt.value, Call) and stmt.value.op in CREATE_OPS:
+            if isinstance(stmt.value, Call) and stmt.value.op in ops.CREATES:
                 return True
             v = var_like(stmt.value)
             if v is None:
@@ -830,23 +822,23 @@ class _Projector:
                     cur = self.read(n, cur, items, stmt.span)
                 items.append(Drain(value.op if isinstance(value, Call) else "copy", stmt.span))
             return cur
-        if isinstance(value, Call) and value.op in ALL_MADS:
+        if isinstance(value, Call) and value.op in ops.ALL_MADS:
             parts = ops.matmul_parts(value)
-            if value.op in ACC_OPS:
+            if value.op in ops.ACC_MADS:
                 acc = var_like(parts.acc)
                 if acc is None:
                     raise Unsupported(f"the accumulator operand of line {stmt.span.line} is not a value")
                 self.read(acc.name, cur, items, stmt.span)
                 kind = "acc"
             else:
-                kind = "bias" if value.op in BIAS_OPS else "fresh"
+                kind = "bias" if value.op in ops.BIAS_MADS else "fresh"
             items.append(Mad(value.op, kind, parts.init_cond if kind == "acc" else None,
                              self.origins.of(parts.lhs), self.origins.of(parts.rhs),
                              self.origins.of(parts.bias) if parts.bias is not None else None,
                              parts.a_trans, parts.b_trans, target, stmt.span, value.span,
                              type_k=self._type_k(parts.lhs, parts.a_trans)))
             return target
-        if isinstance(value, Call) and value.op in CREATE_OPS:
+        if isinstance(value, Call) and value.op in ops.CREATES:
             items.append(Create(target, stmt.span))
             return target
         v = var_like(value)

@@ -13,6 +13,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from pypto_verify import ops
 from pypto_verify.ir import Type, Var
 
 NO_STATIC: Any = object()
@@ -204,8 +205,8 @@ def _is_self_update(name: str, value: ast.expr | None, pl_path: Callable[[ast.ex
     return False
 
 
-_MATMULS = frozenset({"matmul", "matmul_acc", "matmul_bias", "tile.matmul", "tile.matmul_acc", "tile.matmul_bias",
-                      "tensor.matmul", "tensor.matmul_acc", "tensor.matmul_bias"})
+_MATMULS = frozenset({"matmul", "matmul_acc", "matmul_bias", *ops.ALL_MADS})
+"""A matmul as the kernel spells it after `pl.`: the bare names and every MAD op."""
 
 
 def is_matmul_call(node: ast.AST, pl_path: Callable[[ast.expr], str | None]) -> bool:
