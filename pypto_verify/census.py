@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, Expr, For, Function, If, Module, Scope, Stmt, UnaryOp,
-    Yield, display_name, var_like, walk_exprs, walk_stmts,
+    Yield, display_name, var_like, walk_exprs, walk_stmts, yield_values,
 )
 
 
@@ -129,14 +129,14 @@ class _FunctionCensus:
 
     def _phi_is_site(self, stmt: If, i: int) -> bool:
         """Phi i of *stmt* is seeded by a fresh matmul on one arm and accumulated on the other."""
-        then_k = self._arm_kinds(_yields(stmt.then_body), i)
-        else_k = self._arm_kinds(_yields(stmt.else_body), i)
+        then_k = self._arm_kinds(yield_values(stmt.then_body), i)
+        else_k = self._arm_kinds(yield_values(stmt.else_body), i)
         return ("fresh" in then_k and "accumulate" in else_k) or ("accumulate" in then_k and "fresh" in else_k)
 
-    def _arm_kinds(self, values: tuple[Expr, ...] | None, i: int, depth: int = 0) -> set[str]:
+    def _arm_kinds(self, values: tuple[Expr, ...], i: int, depth: int = 0) -> set[str]:
         """How an arm produces its i-th yield: `fresh`, `accumulate`, or — through an `elif` chain — the
         kinds of the nested if's arms (`site` when the nested if is itself a site, counted there)."""
-        if values is None or i >= len(values) or depth > 32:
+        if i >= len(values) or depth > 32:
             return set()
         v = var_like(values[i])
         if v is None:
@@ -150,8 +150,8 @@ class _FunctionCensus:
         inner, j = nested
         if self._phi_is_site(inner, j):
             return {"site"}
-        return (self._arm_kinds(_yields(inner.then_body), j, depth + 1)
-                | self._arm_kinds(_yields(inner.else_body), j, depth + 1))
+        return (self._arm_kinds(yield_values(inner.then_body), j, depth + 1)
+                | self._arm_kinds(yield_values(inner.else_body), j, depth + 1))
 
     def _condition(self, cond: Expr, loops: tuple[For, ...]) -> str:
         if isinstance(cond, (BoolOp, UnaryOp)):
@@ -237,18 +237,18 @@ class _FunctionCensus:
                 return self._consumer(stmt.target.name, depth + 1)
         for stmt in walk_stmts(self.fn.body):
             if isinstance(stmt, For):
-                y = _yields(stmt.body)
+                y = yield_values(stmt.body)
                 for i, rv in enumerate(stmt.return_vars):
-                    if y and i < len(y) and _var_name(y[i]) == name:
+                    if i < len(y) and _var_name(y[i]) == name:
                         return self._consumer(rv.name, depth + 1)
                 for i, init in enumerate(stmt.inits):
                     if _var_name(init) == name and i < len(stmt.iter_args):
                         return self._consumer(stmt.iter_args[i].name, depth + 1)
             if isinstance(stmt, If):
                 for arm in (stmt.then_body, stmt.else_body):
-                    y = _yields(arm)
+                    y = yield_values(arm)
                     for i, rv in enumerate(stmt.return_vars):
-                        if y and i < len(y) and _var_name(y[i]) == name:
+                        if i < len(y) and _var_name(y[i]) == name:
                             return self._consumer(rv.name, depth + 1)
         return "none"
 
@@ -265,10 +265,6 @@ def _consumer_kind(call: Call) -> str:
     if op in ("move",):
         return "move"
     return "vector"
-
-
-def _yields(body: tuple[Stmt, ...]) -> tuple[Expr, ...] | None:
-    return body[-1].values if body and isinstance(body[-1], Yield) else None
 
 
 def _is_zero(expr: Expr) -> bool:

@@ -26,7 +26,7 @@ from pathlib import Path
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, Call, Eval, Expr, For, Function, If, Return, Scope, Span, Stmt, TileType, Type, Window,
-    Yield, type_env, var_like, walk_exprs, walk_stmts,
+    Yield, type_env, var_like, walk_exprs, walk_stmts, yield_values,
 )
 from pypto_verify.printer import print_expr
 from pypto_verify.scalar import evaluate
@@ -299,7 +299,7 @@ class _KernelExporter:
         self.link([header], exit_)
         for rv in loop.return_vars:
             self.facts.add("defines", k, exit_, self.value(rv.name))
-        yielded = loop.body[-1].values if loop.body and isinstance(loop.body[-1], Yield) else ()
+        yielded = yield_values(loop.body)
         for i, (arg, init, rv) in enumerate(zip(loop.iter_args, loop.inits, loop.return_vars)):
             init_v = var_like(init)
             y = var_like(yielded[i]) if i < len(yielded) else None
@@ -336,8 +336,9 @@ class _KernelExporter:
             self.facts.add("defines", k, join, rv_id)
             self.facts.add("phi", k, p, i, rv_id)
             for arm, body in ((1, stmt.then_body), (0, stmt.else_body)):
-                if body and isinstance(body[-1], Yield) and i < len(body[-1].values):
-                    y = var_like(body[-1].values[i])
+                values = yield_values(body)
+                if i < len(values):
+                    y = var_like(values[i])
                     if y is not None:
                         self.facts.add("phi_arm", k, p, arm, i, self.value(y.name))
         return p, [join]

@@ -658,19 +658,19 @@ def _collect_types(body: tuple[Stmt, ...], env: dict[str, Type]) -> None:
                 if t is not None:
                     env[arg.name] = t
             _collect_types(stmt.body, env)
-            yielded = _final_yield(stmt.body)
+            yielded = yield_values(stmt.body)
             for i, (rv, rt) in enumerate(zip(stmt.return_vars, stmt.return_types)):
-                t = rt if rt is not None else (expr_type(yielded[i], env) if yielded and i < len(yielded) else None)
+                t = rt if rt is not None else (expr_type(yielded[i], env) if i < len(yielded) else None)
                 if t is not None:
                     env[rv.name] = t
         elif isinstance(stmt, If):
             _collect_types(stmt.then_body, env)
             _collect_types(stmt.else_body, env)
-            then_y, else_y = _final_yield(stmt.then_body), _final_yield(stmt.else_body)
+            then_y, else_y = yield_values(stmt.then_body), yield_values(stmt.else_body)
             for i, (rv, rt) in enumerate(zip(stmt.return_vars, stmt.return_types)):
                 t = rt
                 for arm in (then_y, else_y):
-                    if t is None and arm and i < len(arm):
+                    if t is None and i < len(arm):
                         t = expr_type(arm[i], env)
                 if t is not None:
                     env[rv.name] = t
@@ -686,15 +686,15 @@ def expr_type(expr: Expr, env: dict[str, Type]) -> Type | None:
     return None
 
 
-def _final_yield(body: tuple[Stmt, ...]) -> tuple[Expr, ...] | None:
-    if body and isinstance(body[-1], Yield):
-        return body[-1].values
-    return None
-
-
 def final_yield(body: tuple[Stmt, ...]) -> Yield | None:
     """The `Yield` that ends *body*, if any."""
     return body[-1] if body and isinstance(body[-1], Yield) else None
+
+
+def yield_values(body: tuple[Stmt, ...]) -> tuple[Expr, ...]:
+    """The values of the `Yield` that ends *body*; empty when *body* does not end in one."""
+    yielded = final_yield(body)
+    return yielded.values if yielded is not None else ()
 
 
 def display_name(name: str) -> str:
