@@ -22,7 +22,7 @@ _CMP = {
 }
 
 
-def c_div(a: int, b: int) -> int:
+def floor_div(a: int, b: int) -> int:
     """Python's floor division: the language's `//` (operands are indices, usually non-negative)."""
     return a // b
 
@@ -30,7 +30,7 @@ def c_div(a: int, b: int) -> int:
 # operands are int / bool / float (a `/` or a float literal); mixed lambdas and builtins infer as `object`
 _ARITH: dict[str, Callable[[Any, Any], Any]] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-    "//": c_div, "%": lambda a, b: a % b, "min": min, "max": max,
+    "//": floor_div, "%": lambda a, b: a % b, "min": min, "max": max,
 }
 
 
