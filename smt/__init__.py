@@ -17,11 +17,11 @@ from pathlib import Path
 from pypto_verify import ir, rules
 
 from pypto_verify.smt.obligations import Obligation, RULE_ORDER, site_obligations
-from pypto_verify.smt.sites import Pair, Site, extract_sites, match_sites
+from pypto_verify.smt.sites import AccSite, Pair, extract_sites, match_sites
 from pypto_verify.smt.solver import DEFAULT_TIMEOUT_MS, Answer, Verdict, discharge, discharge_all
 
 __all__ = [
-    "Outcome", "Verdict", "Obligation", "Site", "Pair", "prove_module", "prove_pairs", "pair_sites",
+    "Outcome", "Verdict", "Obligation", "AccSite", "Pair", "prove_module", "prove_pairs", "pair_sites",
     "extract_sites", "match_sites", "discharge", "discharge_all", "DEFAULT_TIMEOUT_MS",
 ]
 
@@ -50,7 +50,7 @@ class Outcome:
         return rules.INCONCLUSIVE.id if self.verdict is Verdict.INCONCLUSIVE else self.rule
 
 
-def pair_sites(source: ir.Module | None, lowered: ir.Module) -> tuple[list[Pair], list[Site]]:
+def pair_sites(source: ir.Module | None, lowered: ir.Module) -> tuple[list[Pair], list[AccSite]]:
     """The lowered sites, each with the source site it came from, and the source sites left unmatched
     whose function the lowered module still has (a kernel the lowering dropped is reported there)."""
     low_sites = extract_sites(lowered)
@@ -77,8 +77,9 @@ def prove_module(source: ir.Module | None, lowered: ir.Module, *, timeout_ms: in
                        dump_smt=dump_smt)
 
 
-def prove_pairs(pairs: list[Pair], unmatched: Sequence[Site] = (), *, has_source: bool, timeout_ms: int = DEFAULT_TIMEOUT_MS,
-                cache: bool = True, dump_smt: Path | None = None) -> list[Outcome]:
+def prove_pairs(pairs: list[Pair], unmatched: Sequence[AccSite] = (), *, has_source: bool,
+                timeout_ms: int = DEFAULT_TIMEOUT_MS, cache: bool = True,
+                dump_smt: Path | None = None) -> list[Outcome]:
     """`prove_module` on sites already paired."""
     outcomes: list[Outcome] = []
     for pair in pairs:
@@ -98,7 +99,7 @@ def prove_pairs(pairs: list[Pair], unmatched: Sequence[Site] = (), *, has_source
     return outcomes
 
 
-def _outcome(site: Site, rule: str, results: list[tuple[Obligation, Answer]]) -> Outcome:
+def _outcome(site: AccSite, rule: str, results: list[tuple[Obligation, Answer]]) -> Outcome:
     """One outcome per rule: refuted if any part is, else inconclusive if any part is, else proved."""
     seconds = sum(a.seconds for _, a in results)
     for ob, answer in results:

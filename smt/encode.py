@@ -3,7 +3,7 @@ iteration space of a site as functions of one normalised step index.
 
 Owns: `Term` (hash-consed; Int, Bool and the uninterpreted sort `Tile`), `render` (SMT-LIB text,
 deterministic, with common subterms named), `ExprEncoder` (index arithmetic and conditions of the IR)
-and `ChainEncoding` (a `sites.Site` as terms over the step index `n`). Nothing here imports z3: the
+and `ChainEncoding` (a `sites.AccSite` as terms over the step index `n`). Nothing here imports z3: the
 query text is the cache key, and a cache hit must not pay for z3 (L0C_RULES.md, "Z3 obligations";
 STYLE.md §10). `solver.py` hands the text to `z3.parse_smt2_string` on a miss.
 
@@ -529,11 +529,11 @@ class Symbols:
     free: dict[str, Term] = field(default_factory=dict)
     """Symbol name -> constant, for every free Int symbol used (nonnegative by assumption)."""
     offsets: dict[str, int] = field(default_factory=dict)
-    """SSA name -> offset added to its symbol (`sites.Site.context_offsets`: a source loop variable
+    """SSA name -> offset added to its symbol (`sites.AccSite.context_offsets`: a source loop variable
     seen from one clone of its replicated lowering)."""
 
     values: dict[str, int] = field(default_factory=dict)
-    """SSA name -> the literal it stands for (`sites.Site.context_values`: a source loop variable seen
+    """SSA name -> the literal it stands for (`sites.AccSite.context_values`: a source loop variable seen
     from a copy the lowering made at a literal iteration)."""
 
     def symbol(self, ssa: str) -> Term:
@@ -791,7 +791,7 @@ class EventTemplate:
 class ChainEncoding:
     """A site's iteration space as terms over the step index `n` (module docstring)."""
 
-    def __init__(self, site: S.Site, n: Term, symbols: Symbols, side: str) -> None:
+    def __init__(self, site: S.AccSite, n: Term, symbols: Symbols, side: str) -> None:
         self.site = site
         self.n = n
         self.symbols = symbols

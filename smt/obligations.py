@@ -79,7 +79,7 @@ INIT = E.const(E.MARK + "init", E.TILE)
 class Side:
     """One site encoded for one query (`encode.ChainEncoding`) with the names its witnesses use."""
 
-    def __init__(self, site: S.Site, tag: str, symbols: E.Symbols) -> None:
+    def __init__(self, site: S.AccSite, tag: str, symbols: E.Symbols) -> None:
         self.site = site
         self.tag = tag
         self.chain = E.ChainEncoding(site, N, symbols, tag)
@@ -120,16 +120,16 @@ class Side:
         return out, step
 
 
-def _symbols(site: S.Site, tag: str) -> E.Symbols:
+def _symbols(site: S.AccSite, tag: str) -> E.Symbols:
     return E.Symbols(site.scalars, tag, offsets=dict(site.context_offsets), values=dict(site.context_values))
 
 
-_SIDES: dict[tuple[int, str], tuple[S.Site, Side]] = {}
+_SIDES: dict[tuple[int, str], tuple[S.AccSite, Side]] = {}
 """The sites encoded for the obligations being built (`site_obligations` poses up to eight queries on
 one site: it encodes each side once). Keyed by identity; the site is kept so the id stays its own."""
 
 
-def _side(site: S.Site, tag: str) -> Side:
+def _side(site: S.AccSite, tag: str) -> Side:
     """*site* encoded as side *tag* (memoised, see `_SIDES`)."""
     key = (id(site), tag)
     hit = _SIDES.get(key)
@@ -221,14 +221,14 @@ def _behaviour(reset: bool, bias: bool = False) -> str:
     return "initialises" if reset else "accumulates"
 
 
-def _base(site: S.Site, *sides: Side) -> list[E.Term]:
+def _base(site: S.AccSite, *sides: Side) -> list[E.Term]:
     out: list[E.Term] = []
     for side in sides:
         out += side.chain.assumptions
     return out
 
 
-def _inapplicable(rule: Rule, site: S.Site, reason: str) -> Obligation:
+def _inapplicable(rule: Rule, site: S.AccSite, reason: str) -> Obligation:
     """An obligation that cannot be posed: it is reported inconclusive with *reason* (never passed)."""
     def explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
         return reason, {}, None
@@ -238,7 +238,7 @@ def _inapplicable(rule: Rule, site: S.Site, reason: str) -> Obligation:
 # ---------------------------------------------------------------------------------------------- PV101
 
 
-def predication_is_phi(lowered: S.Site, source: S.Site) -> Obligation:
+def predication_is_phi(lowered: S.AccSite, source: S.AccSite) -> Obligation:
     """PV101: on every step both chains run, the lowered MAD initialises exactly where the source's
     MAD (its `if` arm, its `init_cond`) initialises."""
     low, src = _side(lowered, "l"), _side(source, "s")
@@ -273,7 +273,7 @@ def predication_is_phi(lowered: S.Site, source: S.Site) -> Obligation:
 # ---------------------------------------------------------------------------------------------- PV102
 
 
-def initialise_first(lowered: S.Site, source: S.Site | None = None) -> Obligation:
+def initialise_first(lowered: S.AccSite, source: S.AccSite | None = None) -> Obligation:
     """PV102: the first step of the chain, and the first after each create, initialises it."""
     low = _side(lowered, "l")
     src = _side(source, "s") if source is not None else None
@@ -324,7 +324,7 @@ def initialise_first(lowered: S.Site, source: S.Site | None = None) -> Obligatio
 # ---------------------------------------------------------------------------------------------- PV103
 
 
-def no_lost_partial_sums(lowered: S.Site, source: S.Site | None = None) -> Obligation:
+def no_lost_partial_sums(lowered: S.AccSite, source: S.AccSite | None = None) -> Obligation:
     """PV103: no step initialises while the previous step's value was never drained, unless the source
     initialises at the same step (Form 3: no source excuses it)."""
     low = _side(lowered, "l")
@@ -368,7 +368,7 @@ def no_lost_partial_sums(lowered: S.Site, source: S.Site | None = None) -> Oblig
 # ---------------------------------------------------------------------------------------------- PV104
 
 
-def bias_once(lowered: S.Site) -> Obligation:
+def bias_once(lowered: S.AccSite) -> Obligation:
     """PV104: a biased chain adds the bias on the first step of each output tile and on no other."""
     low = _side(lowered, "l")
     sym_l = low.chain.symbols
@@ -401,7 +401,7 @@ def bias_once(lowered: S.Site) -> Obligation:
 # ---------------------------------------------------------------------------------------------- PV105
 
 
-def reduction_equivalence(lowered: S.Site, source: S.Site) -> tuple[Obligation, ...]:
+def reduction_equivalence(lowered: S.AccSite, source: S.AccSite) -> tuple[Obligation, ...]:
     """PV105: the lowered chain computes the source chain's sequence of steps (module docstring):
     equal step counts, equal value after the first step, the induction step, equal drain positions."""
     low, src = _side(lowered, "l"), _side(source, "s")
@@ -478,7 +478,7 @@ RULE_ORDER = (rules.PREDICATION_IS_PHI, rules.INITIALISE_FIRST, rules.NO_LOST_PA
               rules.REDUCTION_EQUIVALENCE)
 
 
-def site_obligations(lowered: S.Site, source: S.Site | None, *, has_source: bool) -> list[Obligation]:
+def site_obligations(lowered: S.AccSite, source: S.AccSite | None, *, has_source: bool) -> list[Obligation]:
     """Every obligation of one site. With a source module (*has_source*) but no matched source site,
     PV101 and PV105 are posed as inconclusive (their spec is missing), never skipped."""
     try:
@@ -487,7 +487,7 @@ def site_obligations(lowered: S.Site, source: S.Site | None, *, has_source: bool
         _SIDES.clear()
 
 
-def _site_obligations(lowered: S.Site, source: S.Site | None, has_source: bool) -> list[Obligation]:
+def _site_obligations(lowered: S.AccSite, source: S.AccSite | None, has_source: bool) -> list[Obligation]:
     out: list[Obligation] = []
     if source is not None:
         out.append(predication_is_phi(lowered, source))

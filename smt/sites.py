@@ -3,7 +3,7 @@
 Owns: finding the chains (L0C_RULES.md, "Z3 obligations": a chain runs from its initialising write
 through its K iterations to its drain), projecting each function body onto one chain, and matching the
 chains of a source module with those of its lowering. Input: an `ir.Module` in any form (Form 1 tensor
-level, Form 2 tile level, or lowered / Form 3). Output: `Site` records; `encode.py` turns them into terms.
+level, Form 2 tile level, or lowered / Form 3). Output: `AccSite` records; `encode.py` turns them into terms.
 
 A chain is a class of values under the flows of the IR: `matmul_acc`'s acc operand and its result, a
 loop's init / iter_arg / yield / return var, an if's arm yields and its phi, an identity copy `x = y`.
@@ -40,8 +40,8 @@ yield (`ScalarPhi`).
 Sites are matched source <-> lowered by the spans of their MADs: the passes keep the span of the source op
 a lowered op came from (`dataclasses.replace`). Context loop variables are shared by name, except that the
 lowered clone j of a replicated loop that does not carry the chain stands for the source's iteration
-`i + j * step` (`Site.context_offsets`), and a copy made with the variable replaced by a literal (a
-static tail clone, an unrolled copy) for that literal iteration (`Site.context_values`).
+`i + j * step` (`AccSite.context_offsets`), and a copy made with the variable replaced by a literal (a
+static tail clone, an unrolled copy) for that literal iteration (`AccSite.context_values`).
 """
 
 from __future__ import annotations
@@ -237,7 +237,7 @@ class Scalars:
 
 
 @dataclass(frozen=True, slots=True)
-class Site:
+class AccSite:
     """One accumulator chain of one function, with the model of its iteration space."""
 
     id: str
@@ -289,15 +289,15 @@ def walk_items(body: tuple[Item, ...]) -> Iterator[Item]:
 # ---------------------------------------------------------------------------------------------- extraction
 
 
-def extract_sites(module: Module) -> list[Site]:
+def extract_sites(module: Module) -> list[AccSite]:
     """Every accumulator chain of every function of *module*, in program order."""
-    sites: list[Site] = []
+    sites: list[AccSite] = []
     for _, fn in module.functions():
         sites.extend(function_sites(fn, module.path))
     return sites
 
 
-def function_sites(fn: Function, path: str = "") -> list[Site]:
+def function_sites(fn: Function, path: str = "") -> list[AccSite]:
     """The chains of one function."""
     fn = hoist_mads(fn)
     classes = _chain_classes(fn)
@@ -355,7 +355,7 @@ def hoist_mads(fn: Function) -> Function:
     return fn if not counter[0] else replace(fn, body=body)
 
 
-def _unique_ids(sites: list[Site]) -> list[Site]:
+def _unique_ids(sites: list[AccSite]) -> list[AccSite]:
     seen: dict[str, int] = {}
     out = []
     for site in sites:
@@ -716,7 +716,7 @@ class _Projector:
             return None
         return ops.const_int(t.shape[-2] if a_trans else t.shape[-1])
 
-    def site(self) -> Site:
+    def site(self) -> AccSite:
         first_span = self.first.span
         site_id = f"{self.fn.name}:{first_span.line}"
         spans = frozenset(s for m, call in self._mad_stmts() for s in (m.span, call.span) if s != NO_SPAN)
@@ -727,7 +727,7 @@ class _Projector:
         except Unsupported as error:
             body, context, unsupported = (), (), str(error)
         name = display_name(self.drained[0] if self.drained else self._chain_name())
-        return Site(site_id, self.fn.name, name, first_span, self.path, body, context, self.scalars,
+        return AccSite(site_id, self.fn.name, name, first_span, self.path, body, context, self.scalars,
                     self.initial, unsupported, spans)
 
     def _chain_name(self) -> str:
@@ -941,11 +941,11 @@ def _strip_context(body: tuple[Item, ...]) -> tuple[tuple[Item, ...], tuple[Cont
 class Pair:
     """A lowered site and the source site it came from (None for Form 3 input or an unmatched chain)."""
 
-    lowered: Site
-    source: Site | None
+    lowered: AccSite
+    source: AccSite | None
 
 
-def match_sites(source: list[Site], lowered: list[Site]) -> tuple[list[Pair], list[Site]]:
+def match_sites(source: list[AccSite], lowered: list[AccSite]) -> tuple[list[Pair], list[AccSite]]:
     """Pair each lowered site with the source site whose MAD spans it shares most; the source sites
     left without a lowered chain are returned second. Matched source sites are refined (`refine`) to
     the lowered chain's L0 block width."""
@@ -969,9 +969,9 @@ def match_sites(source: list[Site], lowered: list[Site]) -> tuple[list[Pair], li
 
 def _shift_clones(pairs: list[Pair]) -> list[Pair]:
     """Each pair whose lowered site is clone j of a replicated context loop, with the source site's
-    loop variable offset by `j * step` (`Site.context_offsets`), and each whose lowered site is a copy
+    loop variable offset by `j * step` (`AccSite.context_offsets`), and each whose lowered site is a copy
     with that variable replaced by a literal (a static tail clone, an unrolled copy), with the literal
-    (`Site.context_values`).
+    (`AccSite.context_values`).
 
     A loop that does not carry the chain (a pipeline over output blocks, each with a fresh accumulator)
     is replicated by LowerPipelineLoops into a main loop of step `F * step` holding F clones of the
@@ -981,7 +981,7 @@ def _shift_clones(pairs: list[Pair]) -> list[Pair]:
     """
     literal = ops.const_int
 
-    def loops(site: Site) -> dict[str, ContextLoop]:
+    def loops(site: AccSite) -> dict[str, ContextLoop]:
         return {display_name(c.var): c for c in site.context if isinstance(c, ContextLoop)}
 
     seen: dict[tuple[str, str], int] = {}
@@ -1038,7 +1038,7 @@ def _shift_clones(pairs: list[Pair]) -> list[Pair]:
     return out
 
 
-def refine(source: Site, lowered: Site) -> Site:
+def refine(source: AccSite, lowered: AccSite) -> AccSite:
     """*source* with each MAD split into the L0 blocks its lowering uses (`Mad.sub_blocks`): the source
     block `[k0, k0 + TK)` is computed by the hardware as `mm(k0)`, `mm(k0 + k)`, ... in K order, so the
     source chain is compared with the lowered one block by block (TARGET_FACTS.md, AutoTileMatmulL0)."""

@@ -30,7 +30,7 @@ def _value(term: E.Term, subst: dict) -> int | bool:
     return t.value  # type: ignore[return-value]
 
 
-def _execute(site: S.Site, subst: dict):
+def _execute(site: S.AccSite, subst: dict):
     """The site model run directly: (mad, sub-block, loop values) per step, create and drain positions."""
     steps, creates, drains = [], set(), set()
     symbols = E.Symbols(site.scalars)
@@ -56,7 +56,7 @@ def _execute(site: S.Site, subst: dict):
     return steps, creates, drains
 
 
-def _check(site: S.Site, subst: dict) -> None:
+def _check(site: S.AccSite, subst: dict) -> None:
     chain = E.ChainEncoding(site, N, E.Symbols(site.scalars), "t")
     assert not chain.unsupported, chain.unsupported
     try:
@@ -81,7 +81,7 @@ def _check(site: S.Site, subst: dict) -> None:
         assert (n in creates) == any(_value(c.at, at_n) for c in chain.creates)
 
 
-def _substitutions(site: S.Site):
+def _substitutions(site: S.AccSite):
     """A few concrete values for the site's free symbols (each symbol 0..3, joint, at most 16)."""
     chain = E.ChainEncoding(site, N, E.Symbols(site.scalars), "t")
     names = sorted(chain.symbols.free)

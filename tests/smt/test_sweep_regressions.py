@@ -196,7 +196,7 @@ def test_drains_at_the_end_of_nested_bodies_decode_where_a_direct_execution_puts
     for tail in ((), (S.Drain("tile.store", NO_SPAN), _mad(9))):
         # without a tail, the last `mb` iteration's drain sits at the end of the `nb` body
         outer = S.Loop("nb", Const(1), Const(7), Const(2), (middle, *tail), LoopKind.RANGE, True, NO_SPAN)
-        site = S.Site("k:5", "k", "c", NO_SPAN, "", (S.Create("c", NO_SPAN), outer, S.Drain("tile.store", NO_SPAN)),
+        site = S.AccSite("k:5", "k", "c", NO_SPAN, "", (S.Create("c", NO_SPAN), outer, S.Drain("tile.store", NO_SPAN)),
                       (), S.Scalars(), "undefined")
         _check(site, {})
 
