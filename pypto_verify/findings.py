@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from pypto_verify.facts import FactSet, KernelTable
 from pypto_verify.ir import Span, display_name
+from pypto_verify import rules
 from pypto_verify.rules import RULES, Rule, Severity
 
 Row = tuple
@@ -136,7 +137,7 @@ def _pv001(kern: _Kernel, row: Row, rel) -> Finding:
     message = (f"Acc phi `{kern.name(rv)}` is on {kern.win(wrv)} but its {arm_name} arm yields {kern.defined(v)} "
                f"on {kern.win(wv)}; no Acc->Acc copy exists")
     notes = (Note(kern.span(p), f"`{kern.name(v)}` written here by {kern.op_at.get(p, 'its producer')}"),)
-    return _finding("PV001", kern, s, message, notes=notes, windows=(kern.win(wrv), kern.win(wv)),
+    return _finding(rules.DIVERGENT_ACC_PHI.id, kern, s, message, notes=notes, windows=(kern.win(wrv), kern.win(wv)),
                     values=(kern.name(rv), kern.name(v)), producers=_producers_of(kern, rel, s, rv))
 
 
@@ -153,8 +154,8 @@ def _pv002(kern: _Kernel, row: Row, rel) -> Finding:
     message = (f"loop-carried accumulator `{kern.name(ia)}` is on {kern.win(wia)} but its {_ROLE[role]} "
                f"{kern.defined(v)} is on {kern.win(wv)}")
     p = kern.def_point.get(v, s)
-    return _finding("PV002", kern, s, message, notes=(Note(kern.span(p), f"`{kern.name(v)}` defined here"),),
-                    windows=(kern.win(wia), kern.win(wv)), values=(kern.name(ia), kern.name(v)))
+    return _finding(rules.DIVERGENT_ACC_CARRY.id, kern, s, message,
+                    notes=(Note(kern.span(p), f"`{kern.name(v)}` defined here"),), windows=(kern.win(wia), kern.win(wv)), values=(kern.name(ia), kern.name(v)))
 
 
 def _pv003(kern: _Kernel, row: Row, rel) -> Finding:
@@ -162,7 +163,7 @@ def _pv003(kern: _Kernel, row: Row, rel) -> Finding:
     op = kern.op_at.get(p, "op")
     message = (f"`{kern.name(b)}` = {op}({kern.name(a)}, ...) writes {kern.win(wb)} but accumulates in place "
                f"over {kern.defined(a)} on {kern.win(wa)}")
-    return _finding("PV003", kern, p, message, windows=(kern.win(wa), kern.win(wb)),
+    return _finding(rules.INPLACE_ALIAS.id, kern, p, message, windows=(kern.win(wa), kern.win(wb)),
                     values=(kern.name(a), kern.name(b)), producers=(kern.producer(p),))
 
 
@@ -176,16 +177,16 @@ def _pv004(kern: _Kernel, row: Row, rel) -> Finding:
         message = (f"`{kern.name(v)}` is read from {w} after {kern.defined(t)} overwrote it")
         notes = (Note(kern.span(q), f"`{kern.name(t)}` written here by {kern.op_at.get(q, 'op')}"),)
         wt = kern.win(kern.window_of.get(t, 0))
-        return _finding("PV004", kern, p, message, notes=notes, windows=(w, wt),
+        return _finding(rules.CLOBBERED_READ.id, kern, p, message, notes=notes, windows=(w, wt),
                         values=(kern.name(v), kern.name(t)), producers=(kern.producer(q),))
-    return _finding("PV004", kern, p, f"`{kern.name(v)}` is read from {w} after another value overwrote it",
+    return _finding(rules.CLOBBERED_READ.id, kern, p, f"`{kern.name(v)}` is read from {w} after another value overwrote it",
                     windows=(w,), values=(kern.name(v),))
 
 
 def _pv005(kern: _Kernel, row: Row, rel) -> Finding:
     p, a, wa, b, wb = row
     message = f"`{kern.name(b)}` copies Acc value `{kern.name(a)}` from {kern.win(wa)} to {kern.win(wb)}; no L0C->L0C path exists"
-    return _finding("PV005", kern, p, message, windows=(kern.win(wa), kern.win(wb)),
+    return _finding(rules.ACC_TO_ACC_MOVE.id, kern, p, message, windows=(kern.win(wa), kern.win(wb)),
                     values=(kern.name(a), kern.name(b)))
 
 
@@ -194,14 +195,15 @@ def _pv006(kern: _Kernel, row: Row, rel) -> Finding:
     op = kern.op_at.get(p, "this statement")
     message = (f"{op} reads Acc value {kern.defined(v)} as operand {pos}; only matmul_acc and the FIXPIPE "
                f"drain read L0C")
-    return _finding("PV006", kern, p, message, windows=(kern.win(kern.window_of.get(v, 0)),), values=(kern.name(v),))
+    return _finding(rules.ILLEGAL_ACC_READER.id, kern, p, message, windows=(kern.win(kern.window_of.get(v, 0)),),
+                    values=(kern.name(v),))
 
 
 def _pv007(kern: _Kernel, row: Row, rel) -> Finding:
     p, out, w = row
     message = (f"`{kern.name(out)}` = {kern.op_at.get(p, 'matmul_acc')} accumulates into {kern.win(w)} before "
                f"any matmul or init_cond initialised it")
-    return _finding("PV007", kern, p, message, windows=(kern.win(w),), values=(kern.name(out),),
+    return _finding(rules.UNINITIALISED_ACCUMULATE.id, kern, p, message, windows=(kern.win(w),), values=(kern.name(out),),
                     producers=(kern.producer(p),))
 
 
@@ -211,7 +213,7 @@ def _pv008(kern: _Kernel, row: Row, rel) -> Finding | None:
     if rows and rows[0][1] != p:
         return None  # one finding per kernel: at the first point over capacity
     message = f"co-live Acc buffers need {n} bytes at this point, L0C has {cap}"
-    return _finding("PV008", kern, p, message)
+    return _finding(rules.L0C_CAPACITY.id, kern, p, message)
 
 
 def _pv009(kern: _Kernel, row: Row, rel) -> Finding | None:
@@ -223,7 +225,8 @@ def _pv009(kern: _Kernel, row: Row, rel) -> Finding | None:
     p = kern.def_point.get(r, 0)
     names = ", ".join(kern.win(x) for x in windows)
     message = f"one accumulator chain (from {kern.defined(r)}) spans {n} Acc windows: {names}"
-    return _finding("PV009", kern, p, message, windows=tuple(kern.win(x) for x in windows), values=(kern.name(r),))
+    return _finding(rules.FRAGMENTED_CHAIN.id, kern, p, message, windows=tuple(kern.win(x) for x in windows),
+                    values=(kern.name(r),))
 
 
 def _pv010(kern: _Kernel, row: Row, rel) -> Finding | None:
@@ -233,12 +236,14 @@ def _pv010(kern: _Kernel, row: Row, rel) -> Finding | None:
         return None  # one info finding per phi / carry, listing all producers
     producers = tuple(f"{kern.producer(x[4])} on {kern.win(x[5])}" for x in rows)
     message = f"`{kern.name(v)}` on {kern.win(w)} is reached by " + "; ".join(producers)
-    return _finding("PV010", kern, s, message, windows=(kern.win(w),), values=(kern.name(v),), producers=producers)
+    return _finding(rules.ACC_PHI.id, kern, s, message, windows=(kern.win(w),), values=(kern.name(v),), producers=producers)
 
 
 _BUILDERS = {
-    "PV001": _pv001, "PV002": _pv002, "PV003": _pv003, "PV004": _pv004, "PV005": _pv005,
-    "PV006": _pv006, "PV007": _pv007, "PV008": _pv008, "PV009": _pv009, "PV010": _pv010,
+    rules.DIVERGENT_ACC_PHI.id: _pv001, rules.DIVERGENT_ACC_CARRY.id: _pv002, rules.INPLACE_ALIAS.id: _pv003,
+    rules.CLOBBERED_READ.id: _pv004, rules.ACC_TO_ACC_MOVE.id: _pv005, rules.ILLEGAL_ACC_READER.id: _pv006,
+    rules.UNINITIALISED_ACCUMULATE.id: _pv007, rules.L0C_CAPACITY.id: _pv008, rules.FRAGMENTED_CHAIN.id: _pv009,
+    rules.ACC_PHI.id: _pv010,
 }
 
 

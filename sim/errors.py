@@ -8,7 +8,7 @@ undefined L0C under `strict_undef`) has `rule == "PV202"`. `str(error)` is `line
 
 from __future__ import annotations
 
-PV202: str = "PV202"
+from pypto_verify import rules
 
 
 class SimError(Exception):
@@ -23,4 +23,4 @@ class SimError(Exception):
 
 def rejected(message: str, line: int | None) -> SimError:
     """A PV202 error: the program is illegal PTO."""
-    return SimError(message, line, PV202)
+    return SimError(message, line, rules.ILLEGAL_PTO.id)
