@@ -19,7 +19,7 @@ from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, BinOp, Call, Const, DType, Eval, Expr, For, Function, If, Module, Return, ScalarType,
     Scope, Span, Stmt, TensorType, TileType, Type, Var, Yield, expr_type, final_yield, map_expr, map_functions,
-    map_stmt_exprs, map_stmts, var_like, walk_stmts,
+    map_stmt_exprs, map_stmts, var_like, walk_stmts, yield_values,
 )
 
 # ---------------------------------------------------------------------------------------------- names
@@ -97,7 +97,7 @@ def _infer_body(body: tuple[Stmt, ...], env: dict[str, Type]) -> None:
                 if t is not None:
                     env[arg.name] = t
             _infer_body(stmt.body, env)
-            yielded = final_yield_values(stmt.body)
+            yielded = yield_values(stmt.body)
             for i, (rv, rt) in enumerate(zip(stmt.return_vars, stmt.return_types)):
                 t = rt
                 if t is None and i < len(yielded):
@@ -109,7 +109,7 @@ def _infer_body(body: tuple[Stmt, ...], env: dict[str, Type]) -> None:
         elif isinstance(stmt, If):
             _infer_body(stmt.then_body, env)
             _infer_body(stmt.else_body, env)
-            arms = (final_yield_values(stmt.then_body), final_yield_values(stmt.else_body))
+            arms = (yield_values(stmt.then_body), yield_values(stmt.else_body))
             for i, (rv, rt) in enumerate(zip(stmt.return_vars, stmt.return_types)):
                 t = rt
                 for arm in arms:
@@ -138,13 +138,6 @@ def is_tensor(t: Type | None) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------- bodies
-
-
-def final_yield_values(body: tuple[Stmt, ...]) -> tuple[Expr, ...]:
-    """The values of `ir.final_yield(body)` (empty when *body* does not end in a `Yield`), for the
-    callers that index them. It goes once `ir` has `yield_values(body)`: then callers are renamed."""
-    end = final_yield(body)
-    return end.values if end is not None else ()
 
 
 def strip_yield(body: tuple[Stmt, ...]) -> tuple[Stmt, ...]:

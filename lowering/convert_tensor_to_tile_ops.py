@@ -65,7 +65,7 @@ from pypto_verify.ir import (
 )
 
 from pypto_verify.lowering._pass_util import (
-    Namer, drop_unit_dims, final_yield_values, infer_env, map_kernel_functions, subst_expr,
+    Namer, drop_unit_dims, yield_values, infer_env, map_kernel_functions, subst_expr,
     subst_stmt_own,
 )
 from pypto_verify.lowering.pass_base import LowerOptions, LoweringError, Pass
@@ -186,13 +186,13 @@ def _gm_names(fn: Function, env: dict[str, Type]) -> set[str]:
                 if copied.name in gm:
                     new.add(stmt.target.name)
             elif isinstance(stmt, For):
-                yielded = final_yield_values(stmt.body)
+                yielded = yield_values(stmt.body)
                 for i, (arg, init) in enumerate(zip(stmt.iter_args, stmt.inits)):
                     if _named(init) in gm or (i < len(yielded) and _named(yielded[i]) in gm):
                         new.update((arg.name, stmt.return_vars[i].name))
             elif isinstance(stmt, If):
                 for arm in (stmt.then_body, stmt.else_body):
-                    for rv, value in zip(stmt.return_vars, final_yield_values(arm)):
+                    for rv, value in zip(stmt.return_vars, yield_values(arm)):
                         if _named(value) in gm:
                             new.add(rv.name)
             if not new <= gm:
@@ -334,7 +334,7 @@ class _Converter:
         then_body = self.body(stmt.then_body)
         else_body = self.body(stmt.else_body)
         return_types = list(stmt.return_types)
-        arms = (final_yield_values(then_body), final_yield_values(else_body))
+        arms = (yield_values(then_body), yield_values(else_body))
         for i, rv in enumerate(stmt.return_vars):
             t = None
             for values in arms:

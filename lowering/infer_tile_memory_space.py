@@ -47,7 +47,7 @@ from pypto_verify.ir import (
 )
 from pypto_verify.target import Target
 
-from pypto_verify.lowering._pass_util import Namer, final_yield_values, infer_env, map_kernel_functions
+from pypto_verify.lowering._pass_util import Namer, yield_values, infer_env, map_kernel_functions
 from pypto_verify.lowering.pass_base import LowerOptions, Pass
 
 VIEW_OPS = (ops.TRANSPOSE_VIEW, "tile.reshape", "tile.slice", "tile.fillpad", "tile.set_validshape")
@@ -166,7 +166,7 @@ class _Spaces:
         elif isinstance(stmt, Eval) and isinstance(stmt.value, Call):
             self.demands(stmt.value)
         elif isinstance(stmt, For):
-            yielded = final_yield_values(stmt.body)
+            yielded = yield_values(stmt.body)
             for i, (arg, init, rv) in enumerate(zip(stmt.iter_args, stmt.inits, stmt.return_vars)):
                 self.note(arg.name)
                 self.note(rv.name)
@@ -178,7 +178,7 @@ class _Spaces:
             for i, rv in enumerate(stmt.return_vars):
                 self.note(rv.name)
                 for arm in (stmt.then_body, stmt.else_body):
-                    values = final_yield_values(arm)
+                    values = yield_values(arm)
                     if i < len(values):
                         self.union(rv.name, values[i])
 

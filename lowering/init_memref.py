@@ -35,7 +35,7 @@ from pypto_verify.ir import (
     Type, Var, map_functions, var_like,
 )
 from pypto_verify.lowering.memory.memrefs import (
-    alloc_stmt, base_name, final_yield_values, is_alloc, memref_of_type, with_memref,
+    alloc_stmt, base_name, yield_values, is_alloc, memref_of_type, with_memref,
 )
 from pypto_verify.lowering.pass_base import LowerOptions, LoweringError, Pass
 from pypto_verify.rules import INPUT_ERROR
@@ -163,7 +163,7 @@ class _State:
             v = var_like(init)
             self.types[arg.name] = self.types.get(v.name) if v is not None else None
         body = self.body(stmt.body)
-        yielded = final_yield_values(body)
+        yielded = yield_values(body)
         return_types = []
         for i, rv in enumerate(stmt.return_vars):
             declared = stmt.return_types[i] if i < len(stmt.return_types) else None
@@ -182,7 +182,7 @@ class _State:
     def branch(self, stmt: If) -> If:
         then_body = self.body(stmt.then_body)
         else_body = self.body(stmt.else_body)
-        arms = (final_yield_values(then_body), final_yield_values(else_body))
+        arms = (yield_values(then_body), yield_values(else_body))
         return_types = []
         for i, rv in enumerate(stmt.return_vars):
             declared = stmt.return_types[i] if i < len(stmt.return_types) else None

@@ -45,7 +45,7 @@ from pypto_verify.ir import (
 )
 
 from pypto_verify.lowering._pass_util import (
-    Namer, clone_fresh, final_yield_values, infer_env, map_kernel_functions, offset_index, propagate_literals,
+    Namer, clone_fresh, yield_values, infer_env, map_kernel_functions, offset_index, propagate_literals,
     strip_yield,
 )
 from pypto_verify.lowering.pass_base import LowerOptions, LoweringError, Pass
@@ -157,7 +157,7 @@ class _Lowerer:
             new_name = (lambda n: n) if (j == 0 and keep_names) else (lambda n: self.namer.fresh(_stem(n)))
             cloned, _ = clone_fresh(inner, mapping, new_name, keep)
             if loop.iter_args:
-                current = final_yield_values(cloned)
+                current = yield_values(cloned)
                 assert len(current) == len(loop.iter_args), f"{loop.span}: the body does not yield its carries"
             out.extend(_tagged(strip_yield(cloned), group, j))
         return out, current

@@ -20,7 +20,7 @@ from typing import Final
 from pypto_verify.ir import (
     For, Function, FunctionKind, If, Module, Scope, Stmt, TileType, map_functions, var_like,
 )
-from pypto_verify.lowering.memory.memrefs import final_yield_values, space_of_type
+from pypto_verify.lowering.memory.memrefs import yield_values, space_of_type
 from pypto_verify.lowering.pass_base import LowerOptions, Pass
 from pypto_verify.lowering.memory.retarget import Retargeter, apply_plan
 
@@ -52,7 +52,7 @@ def _visit_loops(body: tuple[Stmt, ...], planner: Retargeter) -> None:
 
 
 def _propagate(loop: For, planner: Retargeter) -> None:
-    yielded = final_yield_values(loop.body)
+    yielded = yield_values(loop.body)
     for i, arg in enumerate(loop.iter_args):
         if i >= len(yielded):
             break

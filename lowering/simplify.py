@@ -37,7 +37,7 @@ from pypto_verify.ir import (
 from pypto_verify.scalar import evaluate
 
 from pypto_verify.lowering._pass_util import (
-    Namer, clone_fresh, final_yield_values, fold_condition, map_kernel_functions, rebound_outside, strip_yield,
+    Namer, clone_fresh, yield_values, fold_condition, map_kernel_functions, rebound_outside, strip_yield,
     subst_stmt_own,
 )
 from pypto_verify.lowering.pass_base import LowerOptions, Pass
@@ -85,7 +85,7 @@ class _State:
                                 else_body=self.body(stmt.else_body, subst)),)
             arm = stmt.then_body if taken else stmt.else_body
             simplified = self.body(arm, subst)
-            values = final_yield_values(simplified)
+            values = yield_values(simplified)
             assert len(values) == len(stmt.return_vars), f"{stmt.span}: the taken arm does not yield the phis"
             for rv, value in zip(stmt.return_vars, values):
                 subst[rv.name] = value
@@ -108,7 +108,7 @@ class _State:
             copy, _ = clone_fresh(loop.body, mapping, self.copy_namer(i), keep)
             simplified = self.body(copy, subst)
             if loop.iter_args:
-                current = final_yield_values(simplified)
+                current = yield_values(simplified)
                 assert len(current) == len(loop.iter_args), f"{loop.span}: the body does not yield the carries"
             out.extend(strip_yield(simplified))
         for rv, value in zip(loop.return_vars, current):

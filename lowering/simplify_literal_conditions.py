@@ -29,7 +29,7 @@ from pypto_verify.ir import Assign, Call, Const, Eval, Expr, For, Function, If, 
 from pypto_verify.scalar import evaluate
 
 from pypto_verify.lowering._pass_util import (
-    final_yield_values, fold_condition, map_kernel_functions, strip_yield, subst_stmt_own,
+    yield_values, fold_condition, map_kernel_functions, strip_yield, subst_stmt_own,
 )
 from pypto_verify.lowering.pass_base import LowerOptions, Pass
 
@@ -61,7 +61,7 @@ def _body(body: tuple[Stmt, ...], subst: dict[str, Expr]) -> tuple[Stmt, ...]:
                                    else_body=_body(stmt.else_body, subst)))
                 continue
             arm = _body(stmt.then_body if taken else stmt.else_body, subst)
-            values = final_yield_values(arm)
+            values = yield_values(arm)
             assert len(values) == len(stmt.return_vars), f"{stmt.span}: the taken arm does not yield the phis"
             subst.update({rv.name: value for rv, value in zip(stmt.return_vars, values)})
             out.extend(strip_yield(arm))

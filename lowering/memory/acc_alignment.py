@@ -51,7 +51,7 @@ from pypto_verify.ir import (
 )
 from pypto_verify.lowering._pass_util import stmt_span
 from pypto_verify.lowering.memory.memrefs import (
-    Site, SiteKind, collect_sites, final_yield_values, infer_env, memref_map, reads_of, space_of_type, writes_of,
+    Site, SiteKind, collect_sites, yield_values, infer_env, memref_map, reads_of, space_of_type, writes_of,
 )
 from pypto_verify.lowering.pass_base import LoweringError, Note
 from pypto_verify.rules import DIVERGENT_ACC_CARRY, DIVERGENT_ACC_PHI
@@ -136,7 +136,7 @@ def _chain(ctx: AlignContext, value: str, owner: Stmt, arm: str) -> _Chain | Non
             loop = site.stmt
             assert isinstance(loop, For)
             chain.retyped.append(name)
-            yielded = final_yield_values(loop.body)
+            yielded = yield_values(loop.body)
             v = var_like(yielded[site.index]) if site.index < len(yielded) else None
             if v is None:
                 return None
@@ -214,7 +214,7 @@ def _flows_forward(fn: Function, start: set[str]) -> set[str]:
                 if v is not None and v.name in out:
                     new.append(stmt.target.name)
             elif isinstance(stmt, If):
-                for values in (final_yield_values(stmt.then_body), final_yield_values(stmt.else_body)):
+                for values in (yield_values(stmt.then_body), yield_values(stmt.else_body)):
                     for i, e in enumerate(values):
                         if (v := var_like(e)) is not None and v.name in out and i < len(stmt.return_vars):
                             new.append(stmt.return_vars[i].name)
@@ -222,7 +222,7 @@ def _flows_forward(fn: Function, start: set[str]) -> set[str]:
                 for i, e in enumerate(stmt.inits):
                     if (v := var_like(e)) is not None and v.name in out:
                         new += [stmt.iter_args[i].name] + ([stmt.return_vars[i].name] if i < len(stmt.return_vars) else [])
-                for i, e in enumerate(final_yield_values(stmt.body)):
+                for i, e in enumerate(yield_values(stmt.body)):
                     if (v := var_like(e)) is not None and v.name in out and i < len(stmt.return_vars):
                         new.append(stmt.return_vars[i].name)
             for n in new:
@@ -240,7 +240,7 @@ def _carried_by(ctx: AlignContext, owner: Stmt, downstream: set[str], target: Me
         loop = frame.owner
         if not isinstance(loop, For):
             continue
-        for i, e in enumerate(final_yield_values(loop.body)):
+        for i, e in enumerate(yield_values(loop.body)):
             v = var_like(e)
             if v is None or v.name not in downstream or i >= len(loop.inits):
                 continue
@@ -438,7 +438,7 @@ def align_seed_onto_chain(ctx: AlignContext, stmt: If, index: int) -> dict[str, 
     the phi on D, the then arm's). Moving the seed onto W overwrites W on the seed's path, so it is
     done only when every value W holds there is dead (`_dead_on_seed_path`); shape B (the old
     accumulator read after the `if` by another name) is refused."""
-    then_values, else_values = final_yield_values(stmt.then_body), final_yield_values(stmt.else_body)
+    then_values, else_values = yield_values(stmt.then_body), yield_values(stmt.else_body)
     if index >= len(then_values) or index >= len(else_values) or index >= len(stmt.return_vars):
         return None
     seed, acc = var_like(then_values[index]), var_like(else_values[index])
@@ -489,7 +489,7 @@ def _dead_on_seed_path(ctx: AlignContext, root: Site, stmt: If, target: Window, 
             if any(_touches(ctx, s, target, allowed) for s in loop.body):
                 return False
             continue
-        if any((v := var_like(e)) is not None and v.name in downstream for e in final_yield_values(loop.body)):
+        if any((v := var_like(e)) is not None and v.name in downstream for e in yield_values(loop.body)):
             return False
         for s in loop.body:
             for name in reads_of(s):
@@ -528,7 +528,7 @@ def pre_align_acc_phis(fn: Function) -> dict[str, MemRef]:
                 align(s)
 
     def align(s: If) -> None:
-        then_values, else_values = final_yield_values(s.then_body), final_yield_values(s.else_body)
+        then_values, else_values = yield_values(s.then_body), yield_values(s.else_body)
         for i, rv in enumerate(s.return_vars):
             if i >= len(then_values) or i >= len(else_values):
                 continue

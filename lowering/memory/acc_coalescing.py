@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from pypto_verify import ops
 from pypto_verify.ir import Call, For, Function, If, MemSpace, Scope, Stmt, display_name, var_like
-from pypto_verify.lowering.memory.memrefs import final_yield_values, space_of_type
+from pypto_verify.lowering.memory.memrefs import yield_values, space_of_type
 from pypto_verify.lowering.pass_base import LoweringError, Note
 from pypto_verify.lowering.memory.retarget import Retargeter, apply_plan
 from pypto_verify.rules import DIVERGENT_ACC_PHI
@@ -68,7 +68,7 @@ def is_inplace_accumulator(name: str, planner: Retargeter) -> bool:
 def _coalesce(stmt: If, planner: Retargeter) -> None:
     if not stmt.else_body or not stmt.return_vars:
         return
-    then_values, else_values = final_yield_values(stmt.then_body), final_yield_values(stmt.else_body)
+    then_values, else_values = yield_values(stmt.then_body), yield_values(stmt.else_body)
     for i in range(len(stmt.return_vars)):
         if i >= len(then_values) or i >= len(else_values):
             continue

@@ -23,7 +23,7 @@ from pypto_verify.ir import (
     Assign, Call, Eval, Expr, For, Function, If, IterArg, MemSpace, Return, Scope, Span, Stmt, TileType, Type,
     Var, Yield, var_like, walk_exprs,
 )
-from pypto_verify.lowering.memory.memrefs import final_yield_values, infer_env, membership_of
+from pypto_verify.lowering.memory.memrefs import yield_values, infer_env, membership_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,8 +196,8 @@ class _Walker:
             else_start = self.point
             self.body(stmt.else_body)
             else_end = self.point - 1
-        arms = ((final_yield_values(stmt.then_body), then_start, then_end),
-                (final_yield_values(stmt.else_body), else_start, else_end))
+        arms = ((yield_values(stmt.then_body), then_start, then_end),
+                (yield_values(stmt.else_body), else_start, else_end))
         for i, rv in enumerate(stmt.return_vars):
             t = self.env.get(rv.name)
             if not isinstance(t, TileType) or t.memref is None:

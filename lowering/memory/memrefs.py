@@ -22,7 +22,7 @@ from pypto_verify.ir import (
     Assign, Call, Const, Eval, Expr, For, Function, If, MemRef, MemSpace, PtrType, Return, Scope, Stmt,
     Span, Sym, TensorType, TileType, Type, Var, Yield, map_stmts, walk_exprs,
 )
-from pypto_verify.lowering._pass_util import final_yield_values, infer_env, stmt_span
+from pypto_verify.lowering._pass_util import yield_values, infer_env, stmt_span
 
 
 ALIGNMENT = 32
@@ -188,9 +188,9 @@ def _retype_body(body: tuple[Stmt, ...], retyping: _Retyping) -> tuple[Stmt, ...
         if isinstance(stmt, Assign) and stmt.target.name in retyping.changes:
             return (replace(stmt, type=retyping.typed(stmt.target.name, stmt.type)),)
         if isinstance(stmt, For):
-            arms: tuple[tuple[Expr, ...], ...] = (final_yield_values(stmt.body),)
+            arms: tuple[tuple[Expr, ...], ...] = (yield_values(stmt.body),)
         elif isinstance(stmt, If):
-            arms = (final_yield_values(stmt.then_body), final_yield_values(stmt.else_body))
+            arms = (yield_values(stmt.then_body), yield_values(stmt.else_body))
         else:
             return None
         return (replace(stmt, return_types=_retyped_returns(stmt.return_vars, stmt.return_types, retyping, arms)),)

@@ -33,7 +33,7 @@ from pypto_verify.ir import (
     Assign, Call, For, Function, If, MemRef, MemSpace, Stmt, Type, var_like, walk_stmts,
 )
 from pypto_verify.lowering.memory.memrefs import (
-    Site, SiteKind, collect_sites, final_yield_values, infer_env, memref_map, reads_of, space_of_type,
+    Site, SiteKind, collect_sites, yield_values, infer_env, memref_map, reads_of, space_of_type,
     with_memrefs, writes_of,
 )
 
@@ -155,7 +155,7 @@ class Retargeter:
         assert isinstance(stmt, If)
 
         def arm(body: tuple[Stmt, ...]) -> bool:
-            values = final_yield_values(body)
+            values = yield_values(body)
             v = var_like(values[site.index]) if site.index < len(values) else None
             return v is not None and self.try_retarget(v.name, target, space)
 
@@ -169,7 +169,7 @@ class Retargeter:
     def _retarget_for_return(self, name: str, site: Site, target: MemRef, space: MemSpace | None) -> bool:
         stmt = site.stmt
         assert isinstance(stmt, For)
-        values = final_yield_values(stmt.body)
+        values = yield_values(stmt.body)
         v = var_like(values[site.index]) if site.index < len(values) else None
         if v is None or not self.try_retarget(v.name, target, space):
             return False

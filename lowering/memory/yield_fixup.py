@@ -32,7 +32,7 @@ from pypto_verify.lowering.memory.acc_alignment import (
 )
 from pypto_verify.lowering.pass_base import Behaviours
 from pypto_verify.lowering.memory.memrefs import (
-    collect_sites, final_yield_values, infer_env, memref_map, space_of_type, with_memref, with_memrefs,
+    collect_sites, yield_values, infer_env, memref_map, space_of_type, with_memref, with_memrefs,
 )
 
 
@@ -97,7 +97,7 @@ class _Fixer:
                 self.visit(stmt.body)
 
     def fix_loop(self, stmt: For) -> None:
-        yielded = list(final_yield_values(stmt.body))
+        yielded = list(yield_values(stmt.body))
         for i, init_expr in enumerate(stmt.inits):
             if i >= len(yielded):
                 break
@@ -126,7 +126,7 @@ class _Fixer:
                 self.mem[rv.name] = self.mem[value.name]
 
     def fix_branch(self, stmt: If) -> None:
-        then_values, else_values = final_yield_values(stmt.then_body), final_yield_values(stmt.else_body)
+        then_values, else_values = yield_values(stmt.then_body), yield_values(stmt.else_body)
         for i, rv in enumerate(stmt.return_vars):
             then_var = self.pick(then_values[i]) if i < len(then_values) else None
             else_var = self.pick(else_values[i]) if i < len(else_values) else None

@@ -10,7 +10,7 @@ from pypto_verify.ir import (
     Assign, Call, For, Function, If, MemSpace, Module, TileType, Window, var_like, walk_stmts,
 )
 from pypto_verify.lowering import allocate_memory_addr, init_memref, materialize_semantic_aliases, memory_reuse
-from pypto_verify.lowering.memory.memrefs import final_yield_values, infer_env
+from pypto_verify.lowering.memory.memrefs import yield_values, infer_env
 from pypto_verify.lowering.pass_base import LowerOptions
 
 REAL_IR = Path(__file__).resolve().parents[4] / "shared" / "real-ir"
@@ -77,7 +77,7 @@ def divergent_sites(fn: Function) -> list[str]:
     problems = []
     for stmt in walk_stmts(fn.body):
         if isinstance(stmt, If):
-            arms = (final_yield_values(stmt.then_body), final_yield_values(stmt.else_body))
+            arms = (yield_values(stmt.then_body), yield_values(stmt.else_body))
             for i, rv in enumerate(stmt.return_vars):
                 if rv.name not in acc:
                     continue
@@ -85,7 +85,7 @@ def divergent_sites(fn: Function) -> list[str]:
                 if values != {w[rv.name]}:
                     problems.append(f"phi {rv.name}: {sorted(map(str, values))} vs {w[rv.name]}")
         elif isinstance(stmt, For):
-            yielded = final_yield_values(stmt.body)
+            yielded = yield_values(stmt.body)
             for i, rv in enumerate(stmt.return_vars):
                 if rv.name not in acc:
                     continue
