@@ -17,9 +17,9 @@ from typing import TypeVar
 
 from pypto_verify import ops
 from pypto_verify.ir import (
-    Assign, BinOp, Call, Const, DType, Eval, Expr, For, Function, If, Module, Return, ScalarType,
-    Scope, Span, Stmt, TensorType, TileType, Type, Var, Yield, expr_type, final_yield, map_expr, map_functions,
-    map_stmt_exprs, map_stmts, var_like, walk_stmts, yield_values,
+    Assign, BinOp, Call, Const, Eval, Expr, For, Function, If, Module, Return,
+    Scope, Span, Stmt, TensorType, TileType, Type, Var, Yield, final_yield, map_expr, map_functions,
+    map_stmt_exprs, map_stmts, type_env, var_like, walk_stmts, yield_values,
 )
 
 # ---------------------------------------------------------------------------------------------- names
@@ -61,64 +61,8 @@ class Namer:
 
 
 def infer_env(fn: Function) -> dict[str, Type]:
-    """Every name's type: annotations first, then `ops.infer_call_type`, identity copies, iter_args
-    (their init's type), loop and if return vars (annotation, else the yielded value's type).
-
-    Why not `ir.type_env`: it walks the same way but types fewer names, and the passes need these:
-    an unannotated `Assign` of a call gets `ops.infer_call_type` (ir imports nothing of ours, so it
-    leaves op results out), of a bool literal BOOL, of any other literal or a `BinOp` INDEX; and an
-    unannotated loop return var that the yield does not type takes its init's type. Everything else
-    (params, loop vars, iter_args, if return vars then-arm first) is the same as `ir.type_env`.
-    """
-    env: dict[str, Type] = {p.name: p.type for p in fn.params if p.type is not None}
-    _infer_body(fn.body, env)
-    return env
-
-
-def _infer_body(body: tuple[Stmt, ...], env: dict[str, Type]) -> None:
-    for stmt in body:
-        if isinstance(stmt, Assign):
-            t = stmt.type
-            if t is None:
-                if isinstance(stmt.value, Call):
-                    t = ops.infer_call_type(stmt.value, env)
-                elif var_like(stmt.value) is not None:
-                    t = expr_type(stmt.value, env)
-                elif isinstance(stmt.value, Const) and isinstance(stmt.value.value, bool):
-                    t = ScalarType(DType.BOOL)
-                elif isinstance(stmt.value, (Const, BinOp)):
-                    t = ScalarType(DType.INDEX)
-            if t is not None:
-                env[stmt.target.name] = t
-        elif isinstance(stmt, For):
-            env[stmt.loop_var.name] = ScalarType(DType.INDEX)
-            for arg, init in zip(stmt.iter_args, stmt.inits):
-                t = expr_type(init, env)
-                if t is not None:
-                    env[arg.name] = t
-            _infer_body(stmt.body, env)
-            yielded = yield_values(stmt.body)
-            for i, (rv, rt) in enumerate(zip(stmt.return_vars, stmt.return_types)):
-                t = rt
-                if t is None and i < len(yielded):
-                    t = expr_type(yielded[i], env)
-                if t is None and i < len(stmt.inits):
-                    t = expr_type(stmt.inits[i], env)
-                if t is not None:
-                    env[rv.name] = t
-        elif isinstance(stmt, If):
-            _infer_body(stmt.then_body, env)
-            _infer_body(stmt.else_body, env)
-            arms = (yield_values(stmt.then_body), yield_values(stmt.else_body))
-            for i, (rv, rt) in enumerate(zip(stmt.return_vars, stmt.return_types)):
-                t = rt
-                for arm in arms:
-                    if t is None and i < len(arm):
-                        t = expr_type(arm[i], env)
-                if t is not None:
-                    env[rv.name] = t
-        elif isinstance(stmt, Scope):
-            _infer_body(stmt.body, env)
+    """The passes' type environment: `ir.type_env` with op results and literals typed (`ops.value_type`)."""
+    return type_env(fn, ops.value_type)
 
 
 def drop_unit_dims(shape: tuple[Expr, ...]) -> tuple[Expr, ...]:

@@ -633,22 +633,30 @@ def map_functions(module_or_program: Module | Program, fn: Callable[[Function], 
 # ---------------------------------------------------------------------------------------------- types of names
 
 
-def type_env(fn: Function) -> dict[str, Type]:
-    """Every name's type in *fn*: parameters, annotated or inferred definitions, iter_args (their init's
-    type), untyped return vars (the yielded value's type; then-arm first). Untyped assigns whose type
-    cannot be told from the IR alone (an unannotated op result) are left out — `infer.py` fills those."""
+ValueTyping = Callable[[Expr, "dict[str, Type]"], "Type | None"]
+"""Types an unannotated value the IR alone cannot (an op result, a literal): `ops.value_type`."""
+
+
+def type_env(fn: Function, value_type: ValueTyping | None = None) -> dict[str, Type]:
+    """Every name's type in *fn*: parameters, annotated definitions, identity copies, loop variables
+    (INDEX), iter_args (their init's type), untyped return vars (the yielded value's type; then-arm
+    first). With *value_type* (the lowering passes give `ops.value_type`: `ir` imports nothing of ours),
+    an unannotated op result or literal is typed by it too, and an untyped loop return var that the yield
+    does not type takes its init's type; without it those are left out."""
     env: dict[str, Type] = {}
     for p in fn.params:
         if p.type is not None:
             env[p.name] = p.type
-    _collect_types(fn.body, env)
+    _collect_types(fn.body, env, value_type)
     return env
 
 
-def _collect_types(body: tuple[Stmt, ...], env: dict[str, Type]) -> None:
+def _collect_types(body: tuple[Stmt, ...], env: dict[str, Type], value_type: ValueTyping | None) -> None:
     for stmt in body:
         if isinstance(stmt, Assign):
             t = stmt.type if stmt.type is not None else expr_type(stmt.value, env)
+            if t is None and value_type is not None:
+                t = value_type(stmt.value, env)
             if t is not None:
                 env[stmt.target.name] = t
         elif isinstance(stmt, For):
@@ -657,15 +665,17 @@ def _collect_types(body: tuple[Stmt, ...], env: dict[str, Type]) -> None:
                 t = expr_type(init, env)
                 if t is not None:
                     env[arg.name] = t
-            _collect_types(stmt.body, env)
+            _collect_types(stmt.body, env, value_type)
             yielded = yield_values(stmt.body)
             for i, (rv, rt) in enumerate(zip(stmt.return_vars, stmt.return_types)):
                 t = rt if rt is not None else (expr_type(yielded[i], env) if i < len(yielded) else None)
+                if t is None and value_type is not None and i < len(stmt.inits):
+                    t = expr_type(stmt.inits[i], env)
                 if t is not None:
                     env[rv.name] = t
         elif isinstance(stmt, If):
-            _collect_types(stmt.then_body, env)
-            _collect_types(stmt.else_body, env)
+            _collect_types(stmt.then_body, env, value_type)
+            _collect_types(stmt.else_body, env, value_type)
             then_y, else_y = yield_values(stmt.then_body), yield_values(stmt.else_body)
             for i, (rv, rt) in enumerate(zip(stmt.return_vars, stmt.return_types)):
                 t = rt
@@ -675,7 +685,7 @@ def _collect_types(body: tuple[Stmt, ...], env: dict[str, Type]) -> None:
                 if t is not None:
                     env[rv.name] = t
         elif isinstance(stmt, Scope):
-            _collect_types(stmt.body, env)
+            _collect_types(stmt.body, env, value_type)
 
 
 def expr_type(expr: Expr, env: dict[str, Type]) -> Type | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from pypto_verify.ir import (
-    Assign, Call, Const, DType, Expr, For, Function, FunctionKind, If, ListExpr, MemSpace, ScalarType, Sym,
+    Assign, BinOp, Call, Const, DType, Expr, For, Function, FunctionKind, If, ListExpr, MemSpace, ScalarType, Sym,
     TensorType, TileType, TupleExpr, TupleType, Type, PtrType, stmt_exprs, var_like, walk_exprs, walk_stmts,
 )
 
@@ -236,6 +236,18 @@ REDUCE_ROWS = ("row_sum", "row_max", "row_min", "row_mean")
 """Vector reductions along a row: `[M, N] -> [M, 1]`."""
 REDUCE_COLS = ("col_sum", "col_max", "col_min", "col_mean")
 """Vector reductions along a column: `[M, N] -> [1, N]`."""
+
+
+def value_type(value: Expr, env: dict[str, Type]) -> Type | None:
+    """The type of an unannotated value (`ir.type_env`'s hook): a call by `infer_call_type`, a bool
+    literal BOOL, any other literal or arithmetic INDEX; None for anything else."""
+    if isinstance(value, Call):
+        return infer_call_type(value, env)
+    if isinstance(value, Const) and isinstance(value.value, bool):
+        return ScalarType(DType.BOOL)
+    if isinstance(value, (Const, BinOp)):
+        return ScalarType(DType.INDEX)
+    return None
 
 
 def infer_call_type(call: Call, env: dict[str, Type]) -> Type | None:
