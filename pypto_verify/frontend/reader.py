@@ -808,6 +808,9 @@ class FunctionReader:
             start, stop, step = positional[0], positional[1], Const(1)
         else:
             start, stop, step = positional
+            if isinstance(step, Const) and step.value == 0 and not isinstance(step.value, bool):
+                raise self.error(call.args[2], f"loop step `{_text(call.args[2])}` of `{_text(call)}`",
+                                 "the step is 0, so the loop never ends (Python's range rejects it too)")
         stage: int | None = None
         inits: list[Expr] = []
         has_inits = False
