@@ -483,12 +483,6 @@ class _Converter:
             raise LoweringError("PV000", span, f"the matmul operand `{_shown(operand)}` of "
                                 f"`{display_name(stmt.target.name)}` has no known tile type",
                                 values=(stmt.target.name,))
-        k_lhs, k_rhs = ops.const_int(lhs_t.shape[-1]), ops.const_int(rhs_t.shape[-2])
-        if k_lhs is not None and k_rhs is not None and k_lhs != k_rhs:
-            raise LoweringError("PV000", span, f"the matmul operands of `{display_name(stmt.target.name)}` disagree "
-                                f"on K: `{_shown(parts.lhs)}` gives {k_lhs} columns, `{_shown(parts.rhs)}` "
-                                f"{k_rhs} rows (`[M, K] @ [K, N]`, after `a_trans` / `b_trans`)",
-                                values=(stmt.target.name,))
         if call.op == ops.T_MATMUL_ACC:
             assert parts.acc is not None, "matmul_parts: a matmul_acc's first operand is its acc"
             acc_t = self.tile(parts.acc)
