@@ -14,7 +14,7 @@ kernels of the file still lower.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Final, Literal
 
 from pypto_verify.ir import Module, Span, Window
@@ -52,26 +52,10 @@ class Behaviours:
     packing); yield fixup raises "cannot reconcile divergent L0C accumulator buffers"."""
 
 
-FIXED_BEHAVIOURS: Final = Behaviours(
-    tiles_k_with_first_block_phi=False,
-    leaves_predicated_matmul_acc_untiled=False,
-    misses_iter_args=False,
-    stops_retarget_at_acc_copies=False,
-    coalesces_acc_if_phis=False,
-    compares_buffers_by_base=False,
-    cannot_reconcile_acc_buffers=False,
-)
+FIXED_BEHAVIOURS: Final = Behaviours(*(False for _ in fields(Behaviours)))
 """The fixed pipeline: none of the pre-fix behaviours."""
 
-LEGACY_BEHAVIOURS: Final = Behaviours(
-    tiles_k_with_first_block_phi=True,
-    leaves_predicated_matmul_acc_untiled=True,
-    misses_iter_args=True,
-    stops_retarget_at_acc_copies=True,
-    coalesces_acc_if_phis=True,
-    compares_buffers_by_base=True,
-    cannot_reconcile_acc_buffers=True,
-)
+LEGACY_BEHAVIOURS: Final = Behaviours(*(True for _ in fields(Behaviours)))
 """The legacy pipeline: every pre-fix behaviour."""
 
 _BEHAVIOURS_OF: Final[dict[str, Behaviours]] = {"fixed": FIXED_BEHAVIOURS, "legacy": LEGACY_BEHAVIOURS}
