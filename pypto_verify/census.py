@@ -53,7 +53,7 @@ class IdiomSite:
 
 def _var_name(expr: Expr | None) -> str | None:
     """The name of the variable *expr* is (through a plain `Var`), or None."""
-    var = var_like(expr) if expr is not None else None
+    var = var_like(expr)
     return var.name if var is not None else None
 
 

@@ -477,29 +477,24 @@ def run_work(paths: list[str], options: Options, stages: tuple[Stage, ...] = ALL
 def _chain(files: list[str], options: Options, stages: tuple[Stage, ...],
            progress: Callable[[int, int], None] | None, done: int, total: int,
            seconds: dict[str, float] | None = None) -> list[FileWork]:
-    count = [done]
-    clock = [time.perf_counter()]
-
-    def lap(name: str) -> None:
-        now = time.perf_counter()
-        if seconds is not None:
-            seconds[name] = now - clock[0]
-        clock[0] = now
-
     def tick() -> None:
-        count[0] += 1
+        nonlocal done
+        done += 1
         if progress:
-            progress(count[0], total)
+            progress(done, total)
 
+    stamps = [time.perf_counter()]
     with _pool(options, len(files)) as pool:
         works = _map(pool, front, files, options, stages, progress=tick)
-        lap("front")
+        stamps.append(time.perf_counter())
         if Stage.DATALOG in stages:
             works = datalog_stage(works, options)
-        lap("datalog")
+        stamps.append(time.perf_counter())
         if (Stage.PROVE in stages and options.smt) or (Stage.SIMULATE in stages and options.sim):
             works = _map(pool, back, works, options, stages)
-        lap("back")
+        stamps.append(time.perf_counter())
+    if seconds is not None:
+        seconds.update(zip(("front", "datalog", "back"), (b - a for a, b in zip(stamps, stamps[1:]))))
     return works
 
 

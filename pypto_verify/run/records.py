@@ -128,16 +128,14 @@ class RunResult:
         return sum(r.verified_sites() for r in self.files)
 
     def exit_code(self, strict: bool = False) -> int:
-        """0 clean, 1 error findings, 2 input errors and nothing worse, 3 inconclusive under --strict."""
-        return exit_code(self.findings, strict)
+        """0 clean, 1 error findings, 2 input errors and nothing worse, 3 inconclusive under --strict
+        (README, "Exit codes")."""
+        findings = self.findings
+        if any(f.severity is Severity.ERROR and f.rule.id != rules.INPUT_ERROR.id for f in findings):
+            return 1
+        if any(f.rule.id == rules.INPUT_ERROR.id for f in findings):
+            return 2
+        if strict and any(f.rule.id == rules.INCONCLUSIVE.id for f in findings):
+            return 3
+        return 0
 
-
-def exit_code(findings: list[Finding], strict: bool = False) -> int:
-    """The documented exit code of a list of findings (README, "Exit codes")."""
-    if any(f.severity is Severity.ERROR and f.rule.id != rules.INPUT_ERROR.id for f in findings):
-        return 1
-    if any(f.rule.id == rules.INPUT_ERROR.id for f in findings):
-        return 2
-    if strict and any(f.rule.id == rules.INCONCLUSIVE.id for f in findings):
-        return 3
-    return 0
