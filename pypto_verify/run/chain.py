@@ -55,6 +55,8 @@ class KernelWork:
     read: Function
     """The kernel as read."""
     program: Program
+    form3: bool
+    """The input is already lowered (Form 3): lowered as given, nothing to compare it with."""
     lowered: Function | None = None
     """The kernel after the pass pipeline (None until LOWER, or when lowering dropped it)."""
     obligations: tuple[tuple[str, int], ...] = ()
@@ -73,7 +75,7 @@ class KernelWork:
     @property
     def source(self) -> Function | None:
         """The source kernel; None when the input is Form 3 (already lowered: nothing to compare with)."""
-        return None if frontend.is_lowered(self.read) else self.read
+        return None if self.form3 else self.read
 
 
 @dataclass(frozen=True)
@@ -132,7 +134,7 @@ def read_stage(path: str) -> FileWork:
     """READ: the frontend, its input errors (PV000) and the census of idiom sites."""
     parsed = frontend.read_file(path)
     findings = tuple(Finding(rules.INPUT_ERROR, e.span, e.message, "", "") for e in parsed.errors)
-    kernels = tuple(KernelWork(kernel_name(program, fn), fn.name, fn, program)
+    kernels = tuple(KernelWork(kernel_name(program, fn), fn.name, fn, program, frontend.is_lowered(fn))
                     for program, fn in frontend.kernels(parsed.module))
     return FileWork(path, parsed.module, "input-error" if parsed.errors else "ok",
                     tuple(find_sites(parsed.module)), kernels, findings, warnings=tuple(Note(w.span, w.message) for w in parsed.warnings))
