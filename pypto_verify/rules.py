@@ -148,6 +148,19 @@ REDUCTION_EQUIVALENCE: Final = register(Rule(
     "The lowered chain does not compute the source chain's sequence of accumulate steps.",
     "With `mm(k)` and `add` uninterpreted (no float associativity), the lowered chain's value after each "
     "step must equal the source chain's."))
+REDUCTION_COVERAGE: Final = register(Rule(
+    "PV106", "reduction-coverage", E, Engine.SMT,
+    "The K blocks accumulated between an initialisation and a drain do not cover the reduction once.",
+    "Between the MAD that initialises an accumulator and the drain that reads it, each block of the K "
+    "dimension of both operands must be accumulated exactly once: consecutive MADs read adjacent K blocks "
+    "(no gap, no block twice), the two operands advance together, and a K loop over a whole operand covers "
+    "all of it. A split K whose partial sums are combined by an atomic `assemble` covers its own slice."))
+IN_BOUNDS: Final = register(Rule(
+    "PV107", "in-bounds", E, Engine.SMT,
+    "A GM window read or written can lie outside its tensor.",
+    "Every slice, load, store, assemble and view of a GM tensor must lie inside the tensor's shape on every "
+    "iteration of its loops (symbolic bounds included): outside it the hardware reads or writes another "
+    "tensor's memory."))
 SIM_MISMATCH: Final = register(Rule(
     "PV201", "sim-mismatch", E, Engine.SIM,
     "The simulated PTO does not match the value-semantic reference.",
