@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from pypto_verify import ops
+from pypto_verify import ops, shapes
 from pypto_verify.diagnostics import InputError
 from pypto_verify.frontend import constants as cst
 from pypto_verify.frontend.ssa import (
@@ -220,7 +220,10 @@ class ModuleReader:
                               scope: cst.Scope) -> Function | None:
         """The function, or None after recording its input error (*program*: its class, None when free)."""
         try:
-            return FunctionReader(self, node, program is not None, scope).read()
+            fn = FunctionReader(self, node, program is not None, scope).read()
+            for mismatch in shapes.matmul_k_mismatches(fn)[:1]:  # PV000: operands that disagree on K
+                raise InputError(mismatch.span, mismatch.what, mismatch.why)
+            return fn
         except InputError as error:
             self.errors.append(error)
         except RecursionError:

@@ -1,0 +1,420 @@
+"""Exact shapes: the extents of a value where the kernel states them, and matmul operand agreement.
+
+Owns: `Shapes`, the shape of every tile / tensor value of one function together with whether it is
+*exact* — read from what the kernel wrote (a declared parameter, an annotation, the shape list of a
+slice, load, extract, create or reshape) or carried through an op whose result shape is fixed by its
+operands' (a matmul, a cast, an element-wise op on operands of one shape, a row / column reduction or
+broadcast). `ops.infer_call_type` may guess (an element-wise op of an inline call takes its first
+*named* operand's type, which can be a `[M, 1]` row scale); a guessed shape is never exact here, so
+nothing is ever accused on it. Also the valid region a slice or a load narrows a value to
+(`valid_shape=`), where known.
+
+Used by the frontend's matmul check (`matmul_k_mismatches`: PV000 when the operands' K extents are
+both exact and differ, KERNEL_LANGUAGE.md "Shapes") and by `smt/bounds.py` (PV107: the extents of the
+windows a kernel reads and writes). Input: an `ir.Function` in any form. Imports `ir` and `ops` only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pypto_verify import ops
+from pypto_verify.ir import (
+    Assign, BinOp, Call, Const, Expr, For, Function, If, ListExpr, ScalarType, Span, TensorType, TileType,
+    TupleExpr, Type, display_name, final_yield, type_env, var_like, walk_exprs, walk_stmts,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """A value's extents; `exact` when they are what the kernel wrote (not a guess)."""
+
+    dims: tuple[Expr, ...]
+    exact: bool
+    valid: tuple[Expr, ...] | None = None
+    """The valid region (`valid_shape=`) where narrower than `dims`; None when it is all of `dims`."""
+    valid_known: bool = True
+    """False when the value may carry a narrower valid region that is not tracked (derived from one)."""
+
+    @property
+    def extents(self) -> tuple[Expr, ...]:
+        """What a read or a write of the whole value moves: its valid region."""
+        return self.valid if self.valid is not None else self.dims
+
+
+UNARY_SAME = frozenset({
+    "cast", "move", "neg", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "recip", "abs", "relu", "sigmoid",
+    "silu", "tanh", "floor", "ceil", "round", "not_", "adds", "muls", "subs", "divs", "maxs", "mins", "fmods",
+    "clip", "fillpad",
+})
+"""Ops whose result has their first operand's shape (the other operands are scalars or attributes)."""
+BINARY_SAME = frozenset({"add", "sub", "mul", "div", "maximum", "minimum", "rem", "and_", "or_", "xor", "shl",
+                         "shr", "pow"})
+"""Element-wise ops: the result has the operands' one shape (exact only when every tile / tensor
+operand is exact and they agree; a scalar operand is broadcast)."""
+EXPAND_FIRST = frozenset({
+    "row_expand_mul", "row_expand_div", "row_expand_sub", "row_expand_add", "col_expand_mul", "col_expand_div",
+    "col_expand_sub", "col_expand_add", "col_expand_expdif",
+})
+"""`[M, N]` op `[M, 1]` (row) or `[1, N]` (column): the result has the first operand's shape."""
+SHAPE_ARG = {"slice": 1, "create": 0, "full": 0, "zeros": 0, "ones": 0, "reshape": 1, "load": 2, "extract": 3}
+"""Ops whose result shape is a list they are given: the index of that operand."""
+
+
+def _shape_list(expr: Expr | None) -> tuple[Expr, ...] | None:
+    if isinstance(expr, (ListExpr, TupleExpr)):
+        return tuple(expr.items)
+    return None
+
+
+def same_dims(a: tuple[Expr, ...], b: tuple[Expr, ...]) -> bool:
+    """Both shapes are the same, dimension by dimension (literals by value, anything else as written)."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        cx, cy = ops.const_int(x), ops.const_int(y)
+        if cx is not None or cy is not None:
+            if cx != cy:
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+class Shapes:
+    """The shape of every value of one function (module docstring), memoised by SSA name."""
+
+    def __init__(self, fn: Function) -> None:
+        self.fn = fn
+        self.env = type_env(fn, ops.value_type)
+        self.params = {p.name: p for p in fn.params}
+        self.defs: dict[str, Assign] = {}
+        self.carried: dict[str, Expr] = {}
+        """iter_arg / loop return var -> the loop's init value."""
+        self.phis: dict[str, tuple[Expr | None, Expr | None, Type | None]] = {}
+        for stmt in walk_stmts(fn.body):
+            if isinstance(stmt, Assign):
+                self.defs.setdefault(stmt.target.name, stmt)
+            elif isinstance(stmt, For):
+                for i, (arg, init) in enumerate(zip(stmt.iter_args, stmt.inits)):
+                    self.carried[arg.name] = init
+                    if i < len(stmt.return_vars):
+                        self.carried[stmt.return_vars[i].name] = init
+            elif isinstance(stmt, If):
+                then, orelse = final_yield(stmt.then_body), final_yield(stmt.else_body)
+                for i, rv in enumerate(stmt.return_vars):
+                    a = then.values[i] if then is not None and i < len(then.values) else None
+                    b = orelse.values[i] if orelse is not None and i < len(orelse.values) else None
+                    t = stmt.return_types[i] if i < len(stmt.return_types) else None
+                    self.phis[rv.name] = (a, b, t)
+        self.memo: dict[str, Shape | None] = {}
+
+    # -- values
+
+    def of(self, expr: Expr | None) -> Shape | None:
+        """The shape of a tile / tensor value (a name or an inline call); None for a scalar or unknown."""
+        if expr is None:
+            return None
+        v = var_like(expr)
+        if v is not None:
+            if v.name not in self.memo:
+                self.memo[v.name] = None  # a cycle (never in SSA) stays unknown
+                self.memo[v.name] = self._name(v.name)
+            return self.memo[v.name]
+        if isinstance(expr, Call):
+            return self._call(expr)
+        return None
+
+    def is_scalar(self, expr: Expr) -> bool:
+        """*expr* is an index / scalar value, not a tile or a tensor."""
+        if isinstance(expr, (Const, BinOp)):
+            return True
+        v = var_like(expr)
+        if v is not None:
+            return isinstance(self.env.get(v.name), ScalarType)
+        if isinstance(expr, Call):
+            return expr.op in ops.SCALAR_READS or expr.op in ("tensor.dim", "tile.dim")
+        return False
+
+    def _declared(self, t: Type | None) -> Shape | None:
+        if isinstance(t, TileType):
+            return Shape(tuple(t.shape), True, tuple(t.valid_shape) if t.valid_shape is not None else None)
+        if isinstance(t, TensorType):
+            return Shape(tuple(t.shape), True)
+        return None
+
+    def _name(self, name: str) -> Shape | None:
+        if name in self.params:
+            return self._declared(self.params[name].type)
+        stmt = self.defs.get(name)
+        if stmt is not None:
+            if stmt.type is not None:
+                return self._declared(stmt.type)
+            if var_like(stmt.value) is not None:
+                return self.of(stmt.value)
+            if isinstance(stmt.value, Call):
+                return self._call(stmt.value)
+            return None
+        if name in self.carried:
+            return self.of(self.carried[name])
+        if name in self.phis:
+            a, b, t = self.phis[name]
+            if t is not None:
+                return self._declared(t)
+            sa, sb = self.of(a), self.of(b)
+            if sa is None or sb is None:
+                known = sa or sb
+                return Shape(known.dims, False, None, False) if known is not None else None
+            exact = sa.exact and sb.exact and same_dims(sa.dims, sb.dims)
+            valid_known = sa.valid_known and sb.valid_known and sa.valid == sb.valid
+            return Shape(sa.dims, exact, sa.valid if valid_known else None, valid_known)
+        return None
+
+    # -- ops
+
+    def _call(self, call: Call) -> Shape | None:
+        level, _, name = call.op.partition(".")
+        if level not in ("tensor", "tile"):
+            return self._guess(call)
+        args = call.args
+        if name in SHAPE_ARG:
+            index = SHAPE_ARG[name]
+            shape = _shape_list(args[index] if len(args) > index else call.kwarg("shape"))
+            if shape is None:
+                return self._guess(call)
+            source = self.of(args[0]) if name == "reshape" and args else None
+            valid = None
+            if name == "slice":
+                valid = _shape_list(args[3] if len(args) > 3 else call.kwarg("valid_shape"))
+            elif name == "load":
+                valid = _shape_list(args[3] if len(args) > 3 else call.kwarg("valid_shape"))
+            if valid is not None and same_dims(valid, shape):
+                valid = None
+            valid_known = source is None or (source.valid is None and source.valid_known)
+            return Shape(shape, True, valid, valid_known)
+        if call.op in ops.ALL_MADS:
+            return self._matmul(call)
+        if name in ("assemble",) and args:
+            return self.of(args[0])
+        if name == "store" and len(args) > 2:
+            return self.of(args[2])
+        if name == "set_validshape" and args:
+            source = self.of(args[0])
+            valid = _shape_list(args[1]) if len(args) > 1 else None
+            if source is None:
+                return None
+            return Shape(source.dims, source.exact, valid, valid is not None)
+        if name in UNARY_SAME and args:
+            source = self.of(args[0])
+            return source
+        if name in BINARY_SAME or name in EXPAND_FIRST:
+            return self._elementwise(call, first_only=name in EXPAND_FIRST)
+        if name in ops.REDUCE_ROWS or name in ops.REDUCE_COLS:
+            source = self.of(args[0]) if args else None
+            if source is None or len(source.dims) != 2:
+                return self._guess(call)
+            dims = (source.dims[0], Const(1)) if name in ops.REDUCE_ROWS else (Const(1), source.dims[1])
+            return Shape(dims, source.exact, None, source.valid is None and source.valid_known)
+        if name == "gather" and args:
+            index = call.kwarg("index") if call.kwarg("index") is not None else (args[2] if len(args) > 2 else None)
+            shape = self.of(index) if index is not None else None
+            if shape is None:
+                return self._guess(call)
+            return Shape(shape.dims, shape.exact, None, shape.valid is None and shape.valid_known)
+        if name == "transpose_view" and args:
+            source = self.of(args[0])
+            if source is None or len(source.dims) != 2:
+                return None
+            valid = (source.valid[1], source.valid[0]) if source.valid is not None else None
+            return Shape((source.dims[1], source.dims[0]), source.exact, valid, source.valid_known)
+        return self._guess(call)
+
+    def _guess(self, call: Call) -> Shape | None:
+        """What `ops.infer_call_type` says, never exact."""
+        try:
+            t = ops.infer_call_type(call, self.env)
+        except (IndexError, KeyError, TypeError, ValueError, AttributeError):
+            return None
+        if isinstance(t, (TileType, TensorType)):
+            return Shape(tuple(t.shape), False, None, False)
+        return None
+
+    def _elementwise(self, call: Call, first_only: bool) -> Shape | None:
+        operands = [a for a in call.args if not self.is_scalar(a) and not isinstance(a, (ListExpr, TupleExpr))]
+        if not operands:
+            return None
+        shapes = [self.of(a) for a in operands]
+        first = shapes[0]
+        if first is None:
+            known = [s for s in shapes if s is not None]
+            return Shape(known[0].dims, False, None, False) if known and not first_only else None
+        if first_only:
+            return first
+        exact = all(s is not None and s.exact and same_dims(s.dims, first.dims) for s in shapes)
+        valid_known = all(s is not None and s.valid_known and s.valid == first.valid for s in shapes)
+        return Shape(first.dims, exact, first.valid if valid_known else None, valid_known)
+
+    def _matmul(self, call: Call) -> Shape | None:
+        parts = ops.matmul_parts(call)
+        if parts.acc is not None:
+            return self.of(parts.acc)
+        lhs, rhs = self.of(parts.lhs), self.of(parts.rhs)
+        if lhs is None or rhs is None or len(lhs.dims) < 2 or len(rhs.dims) < 2:
+            return self._guess(call)
+        m = lhs.dims[-1] if parts.a_trans else lhs.dims[-2]
+        n = rhs.dims[-2] if parts.b_trans else rhs.dims[-1]
+        batch = tuple(rhs.dims[:-2]) if len(rhs.dims) > 2 else tuple(lhs.dims[:-2])
+        untouched = lhs.valid is None and rhs.valid is None and lhs.valid_known and rhs.valid_known
+        return Shape((*batch, m, n), lhs.exact and rhs.exact, None, untouched)
+
+    # -- matmul agreement
+
+    def k_extents(self, call: Call) -> tuple[tuple[Shape, Expr], tuple[Shape, Expr]] | None:
+        """The exact shapes of a MAD's operands and their K extents; None unless both are exact."""
+        parts = ops.matmul_parts(call)
+        lhs, rhs = self.of(parts.lhs), self.of(parts.rhs)
+        if lhs is None or rhs is None or not (lhs.exact and rhs.exact) or len(lhs.dims) < 2 or len(rhs.dims) < 2:
+            return None
+        k_lhs = lhs.dims[-2] if parts.a_trans else lhs.dims[-1]
+        k_rhs = rhs.dims[-1] if parts.b_trans else rhs.dims[-2]
+        return (lhs, k_lhs), (rhs, k_rhs)
+
+
+@dataclass(frozen=True, slots=True)
+class KMismatch:
+    """A MAD whose operands' exact shapes disagree on K (PV000)."""
+
+    span: Span
+    what: str
+    why: str
+
+
+def matmul_k_mismatches(fn: Function) -> list[KMismatch]:
+    """Every MAD of *fn* (tile or tensor level, any form) whose operands' shapes are both exact and whose K
+    extents are different literals: `[M, K] @ [K, N]`, `[K, M]` with `a_trans`, `[N, K]` with `b_trans`."""
+    shapes: Shapes | None = None
+    out: list[KMismatch] = []
+    for stmt in walk_stmts(fn.body):
+        if not isinstance(stmt, Assign):
+            continue
+        for call in _calls(stmt.value):
+            if call.op not in ops.ALL_MADS or len(call.args) < 2:
+                continue
+            shapes = shapes or Shapes(fn)
+            try:
+                found = shapes.k_extents(call)
+            except IndexError:
+                found = None
+            if found is None:
+                continue
+            (lhs, k_lhs), (rhs, k_rhs) = found
+            a, b = ops.const_int(k_lhs), ops.const_int(k_rhs)
+            if a is None or b is None or a == b:
+                continue
+            parts = ops.matmul_parts(call)
+            flags = "".join(f", {flag}=True" for flag, on in (("a_trans", parts.a_trans), ("b_trans", parts.b_trans)) if on)
+            what = (f"matmul operands disagree on K: `{operand_text(parts.lhs, shapes)}` is {dims_text(lhs.dims)}, "
+                    f"`{operand_text(parts.rhs, shapes)}` is {dims_text(rhs.dims)}{' (' + flags[2:] + ')' if flags else ''}")
+            why = f"K is {a} on the left and {b} on the right; the cube computes `[M, K] @ [K, N]` only"
+            out.append(KMismatch(call.span if call.span.line else stmt.span, what, why))
+    return out
+
+
+def _calls(expr: Expr) -> list[Call]:
+    """The calls in *expr*, outermost first."""
+    return [e for e in walk_exprs(expr) if isinstance(e, Call)]
+
+
+def dims_text(dims: tuple[Expr, ...]) -> str:
+    """`[16, 64]`: a shape as a message shows it."""
+    return "[" + ", ".join(expr_text(d) for d in dims) + "]"
+
+
+_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "//": 2, "%": 2, "/": 2, "**": 3}
+
+
+def expr_text(expr: Expr, outer: int = 0) -> str:
+    """An index expression as the user wrote it, SSA suffixes stripped (`k0 + 64`, `pl.dynamic("T")` as `T`)."""
+    if isinstance(expr, Const):
+        return repr(expr.value) if isinstance(expr.value, str) else str(expr.value)
+    v = var_like(expr)
+    if v is not None:
+        return display_name(v.name)
+    if isinstance(expr, BinOp):
+        if expr.op in ("min", "max"):
+            return f"{expr.op}({expr_text(expr.lhs)}, {expr_text(expr.rhs)})"
+        mine = _PRECEDENCE.get(expr.op, 0)
+        text = f"{expr_text(expr.lhs, mine)} {expr.op} {expr_text(expr.rhs, mine + 1)}"
+        return f"({text})" if mine < outer else text
+    if isinstance(expr, Call):
+        if expr.op == "dynamic" and expr.args and isinstance(expr.args[0], Const):
+            return str(expr.args[0].value)
+        return f"pl.{expr.op}(" + ", ".join(expr_text(a) for a in expr.args) + ")"
+    if isinstance(expr, (ListExpr, TupleExpr)):
+        return "[" + ", ".join(expr_text(e) for e in expr.items) + "]"
+    return "?"
+
+
+def end_of(offset: Expr, extent: Expr) -> Expr:
+    """`offset + extent`, with literal parts folded (`k0 + 64` and `64` give `k0 + 128`)."""
+    o, e = ops.const_int(offset), ops.const_int(extent)
+    if o is not None and e is not None:
+        return Const(o + e)
+    if o == 0:
+        return extent
+    if e == 0:
+        return offset
+    if e is not None and isinstance(offset, BinOp) and offset.op in ("+", "-") and ops.const_int(offset.rhs) is not None:
+        c = ops.const_int(offset.rhs)
+        assert c is not None
+        total = (c if offset.op == "+" else -c) + e
+        if total == 0:
+            return offset.lhs
+        return BinOp("+", offset.lhs, Const(total)) if total > 0 else BinOp("-", offset.lhs, Const(-total))
+    return BinOp("+", offset, extent)
+
+
+def window_text(base: str, offsets: tuple[Expr, ...], extents: tuple[Expr, ...],
+                dims: tuple[Expr, ...] | None = None) -> str:
+    """`x[:, k0 + 64 : k0 + 128]`: a window of *base* as a slice (a whole dimension of *dims* is `:`)."""
+    parts = []
+    for d, (offset, extent) in enumerate(zip(offsets, extents)):
+        whole = dims is not None and d < len(dims) and ops.const_int(offset) == 0 and same_dims((extent,), (dims[d],))
+        if whole:
+            parts.append(":")
+        elif ops.const_int(extent) == 1:
+            parts.append(expr_text(offset))
+        else:
+            lo, hi = expr_text(offset), expr_text(end_of(offset, extent))
+            sep = " : " if " " in lo or " " in hi else ":"
+            parts.append(f"{lo}{sep}{hi}")
+    return f"{base}[{', '.join(parts)}]"
+
+
+def operand_text(expr: Expr, shapes: Shapes | None = None) -> str:
+    """An operand as the user wrote it: a name, the slice it was read by (`x[:, k0:k0 + 64]`), or the op
+    that computed it inline (`pl.tensor.cast(...)`)."""
+    v = var_like(expr)
+    if v is not None:
+        stmt = shapes.defs.get(v.name) if shapes is not None else None
+        if stmt is not None and isinstance(stmt.value, Call) and stmt.value.op in (ops.T_SLICE, ops.TILE_SLICE) \
+                and stmt.type is None and "__slice" in v.name:
+            return slice_text(stmt.value, shapes)
+        return display_name(v.name)
+    if isinstance(expr, Call):
+        if expr.op in (ops.T_SLICE, ops.TILE_SLICE):
+            return slice_text(expr, shapes)
+        return f"pl.{expr.op}(...)"
+    return "?"
+
+
+def slice_text(call: Call, shapes: Shapes | None) -> str:
+    """A `slice(src, shape, offsets)` call as the subscript it was read from."""
+    args = call.args
+    base = var_like(args[0]) if args else None
+    shape = _shape_list(args[1]) if len(args) > 1 else None
+    offsets = _shape_list(args[2]) if len(args) > 2 else None
+    if base is None or shape is None or offsets is None or len(shape) != len(offsets):
+        return f"pl.{call.op}(...)"
+    source = shapes.of(base) if shapes is not None else None
+    return window_text(display_name(base.name), offsets, shape, source.dims if source is not None else None)
