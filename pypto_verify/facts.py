@@ -291,8 +291,11 @@ class _KernelExporter:
         self.facts.add("defines", k, header, self.value(loop.loop_var.name))
         for arg in loop.iter_args:
             self.facts.add("defines", k, header, self.value(arg.name))
-        tail = self.block(loop.body, parent=entry, arm=0, preds=[header])
-        for t in tail:
+        # A literal zero trip count: control never enters the body, so neither the edge into it nor its
+        # back edge exists (the body is unreachable, and nothing it writes flows past the loop).
+        never_runs = self.literal_trip_count(loop) == 0
+        tail = self.block(loop.body, parent=entry, arm=0, preds=[] if never_runs else [header])
+        for t in [] if never_runs else tail:
             self.facts.add("succ", k, t, header)
             self.facts.add("loop_back", k, t, header)
         exit_ = self.point("for_exit", loop.span)
@@ -307,6 +310,15 @@ class _KernelExporter:
                 self.facts.add("carry", k, entry, i, self.value(init_v.name), self.value(arg.name),
                                self.value(y.name), self.value(rv.name))
         return entry, [exit_]
+
+    def literal_trip_count(self, loop: For) -> int | None:
+        """How often *loop* runs when its bounds fold to integers (`pl.range(K_SLICE // K_TILE)` with
+        constants), else None: a symbolic bound keeps every edge (a may-analysis)."""
+        bounds = [evaluate(e, self.constants) for e in (loop.start, loop.stop, loop.step)]
+        ints = [b for b in bounds if isinstance(b, int) and not isinstance(b, bool)]
+        if len(ints) != 3 or ints[2] == 0:
+            return None  # a zero step is the frontend's PV000
+        return len(range(*ints))
 
     def if_(self, stmt: If, preds: list[int]) -> tuple[int, list[int]]:
         k = self.k

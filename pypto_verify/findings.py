@@ -76,6 +76,8 @@ class _Kernel:
     table: KernelTable
     kernel_name: str
     def_point: dict[int, int] = field(default_factory=dict)
+    defined_at: dict[int, int] = field(default_factory=dict)
+    """assign point -> the value it defines (a store's result is its destination tensor)"""
     op_at: dict[int, str] = field(default_factory=dict)
     window_of: dict[int, int] = field(default_factory=dict)
 
@@ -104,6 +106,7 @@ def _index(facts: FactSet, kernel_names: dict[int, str]) -> dict[int, _Kernel]:
     out = {k: _Kernel(t, kernel_names.get(k, t.function)) for k, t in facts.kernels.items()}
     for k, p, v in facts.rows["defines"]:
         out[k].def_point.setdefault(v, p)
+        out[k].defined_at.setdefault(p, v)
     for k, p, name in facts.rows["op"]:
         out[k].op_at[p] = name
     for k, v, w in facts.rows["window"]:
@@ -199,12 +202,43 @@ def _pv006(kern: _Kernel, row: Row, rel) -> Finding:
                     values=(kern.name(v),))
 
 
+# How each FIXPIPE drain reads its accumulator out, for PV007's message on a drain.
+_DRAIN_VERB = {"tile.store": "stored to", "tile.assemble": "assembled into", "tile.move": "moved to"}
+
+
 def _pv007(kern: _Kernel, row: Row, rel) -> Finding:
-    p, out, w = row
-    message = (f"`{kern.name(out)}` = {kern.op_at.get(p, 'matmul_acc')} accumulates into {kern.win(w)} before "
+    p, v, w = row
+    op = kern.op_at.get(p, "tile.matmul_acc")
+    if op in _DRAIN_VERB:
+        return _pv007_drain(kern, p, v, w, op, rel)
+    message = (f"`{kern.name(v)}` = {op} accumulates into {kern.win(w)} before "
                f"any matmul or init_cond initialised it")
-    return _finding(rules.UNINITIALISED_ACCUMULATE.id, kern, p, message, windows=(kern.win(w),), values=(kern.name(out),),
+    return _finding(rules.UNINITIALISED_ACCUMULATE.id, kern, p, message, windows=(kern.win(w),), values=(kern.name(v),),
                     producers=(kern.producer(p),))
+
+
+def _created(kern: _Kernel, c: int) -> str:
+    v = kern.defined_at.get(c)
+    return f"`{kern.name(v)}`" if v is not None else "the accumulator"
+
+
+def _pv007_drain(kern: _Kernel, p: int, v: int, w: int, op: str, rel) -> Finding:
+    """The drain at p reads the undefined contents of a `tile.create` (e.g. out of a K loop that never ran)."""
+    k = kern.table.kernel
+    target = kern.defined_at.get(p)
+    into = f" `{kern.name(target)}`" if target is not None else ""
+    creates = sorted(r[2] for r in rel.get("reaching_producer", ())
+                     if r[0] == k and r[1] == v and kern.op_at.get(r[2]) == "tile.create")
+    loops = sorted(r[2] for r in rel.get("pv007_skipped_loop", ()) if r[0] == k and r[1] == p)
+    message = f"`{kern.name(v)}` is {_DRAIN_VERB[op]}{into} but no MAD initialised its L0C window {kern.win(w)}"
+    if loops:
+        runs = ", ".join(f"line {kern.span(s).line}" for s in loops)
+        message += f": the loop at {runs} runs 0 times" if len(loops) == 1 else f": the loops at {runs} run 0 times"
+    notes = tuple(Note(kern.span(c), f"{_created(kern, c)} declared here by tile.create (no instruction writes L0C)")
+                  for c in creates[:1])
+    notes += tuple(Note(kern.span(s), "this loop's bounds are constants and it runs 0 times") for s in loops)
+    return _finding(rules.UNINITIALISED_ACCUMULATE.id, kern, p, message, notes=notes, windows=(kern.win(w),),
+                    values=(kern.name(v),), producers=tuple(kern.producer(c) for c in creates))
 
 
 def _pv008(kern: _Kernel, row: Row, rel) -> Finding | None:
