@@ -6,6 +6,9 @@ each lowered site (`obligations.py`, encoded by `encode.py`) and decides them (`
 one `Outcome` per (site, rule): PROVED, REFUTED with a counterexample in the user's names, or
 INCONCLUSIVE with the reason (reported as PV100; never a pass). `source=None` is Form 3 input: the
 lowered IR is checked as given, for PV102-PV104 only.
+
+`prove_bounds(module)` poses PV107 (in-bounds, `bounds.py`) on every window the functions of *module*
+read or write (the kernels as read: Form 1 / 2 source, or Form 3 as given): one `Outcome` per access.
 """
 
 from __future__ import annotations
@@ -16,13 +19,14 @@ from pathlib import Path
 
 from pypto_verify import ir, rules
 
+from pypto_verify.smt import bounds
 from pypto_verify.smt.obligations import Obligation, RULE_ORDER, site_obligations
 from pypto_verify.smt.sites import AccSite, Pair, extract_sites, match_sites
 from pypto_verify.smt.solver import DEFAULT_TIMEOUT_MS, Answer, Verdict, discharge, discharge_all
 
 __all__ = [
     "Outcome", "Verdict", "Obligation", "AccSite", "Pair", "prove_module", "prove_pairs", "pair_sites",
-    "extract_sites", "match_sites", "discharge", "discharge_all", "DEFAULT_TIMEOUT_MS",
+    "extract_sites", "match_sites", "discharge", "discharge_all", "DEFAULT_TIMEOUT_MS", "prove_bounds",
 ]
 
 
@@ -96,6 +100,33 @@ def prove_pairs(pairs: list[Pair], unmatched: Sequence[AccSite] = (), *, has_sou
             reason = f"no lowered chain carries the spans of `{site.name}`'s MADs"
             outcomes.append(Outcome(rule.id, site.id, Verdict.INCONCLUSIVE, reason, site.span, None, reason,
                                     0.0, site.function, site.name))
+    return outcomes
+
+
+def prove_bounds(module: ir.Module, *, timeout_ms: int = DEFAULT_TIMEOUT_MS, cache: bool = True,
+                 dump_smt: Path | None = None) -> list[Outcome]:
+    """PV107 on every window the functions of *module* read or write, decided: one `Outcome` per access
+    (site `<function>:bounds:<line>:<col>`), REFUTED with the window it leaves and the loop variables,
+    or INCONCLUSIVE with the reason (a value known only at run time, an unmodelled expression)."""
+    outcomes: list[Outcome] = []
+    for _, fn in module.functions():
+        posed = bounds.function_obligations(fn)
+        if not posed:
+            continue
+        answers = discharge_all([ob for _, ob in posed], timeout_ms=timeout_ms, cache=cache, dump_smt=dump_smt)
+        for (access, ob), answer in zip(posed, answers):
+            if answer.verdict is Verdict.REFUTED:
+                message, counterexample, span = ob.explain(answer.values)
+                outcomes.append(Outcome(ob.rule.id, ob.site, Verdict.REFUTED, message, span or ob.span,
+                                        counterexample, "", answer.seconds, fn.name, access.tensor))
+            elif answer.verdict is Verdict.INCONCLUSIVE:
+                reason = answer.reason or "inconclusive"
+                message = f"`{access.text}` {access.verb} a window of `{access.tensor}` not shown in bounds: {reason}"
+                outcomes.append(Outcome(ob.rule.id, ob.site, Verdict.INCONCLUSIVE, message, ob.span, None, reason,
+                                        answer.seconds, fn.name, access.tensor))
+            else:
+                outcomes.append(Outcome(ob.rule.id, ob.site, Verdict.PROVED, ob.proved, ob.span, None,
+                                        "; ".join(ob.approximations), answer.seconds, fn.name, access.tensor))
     return outcomes
 
 

@@ -328,6 +328,9 @@ def prove_stage(work: FileWork, options: Options) -> FileWork:
         if given:
             outcomes += smt.prove_module(None, _module(work.path, given, True), timeout_ms=options.timeout_ms,
                                          cache=options.cache, dump_smt=_dump_dir(options))
+        # PV107 on the kernels as read (Form 3: as given)
+        outcomes += smt.prove_bounds(_module(work.path, ready, False), timeout_ms=options.timeout_ms,
+                                     cache=options.cache, dump_smt=_dump_dir(options))
     except Exception as error:  # our bug: the file's kernels are reported, the run goes on
         return _add(work, *(_internal(k.read, k.name, "the Z3 obligations", error)
                             for k in work.kernels))

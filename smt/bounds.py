@@ -1,0 +1,428 @@
+"""PV107 in-bounds: every window a kernel reads or writes lies inside its tensor on every iteration.
+
+Owns: finding the window accesses of a function (any form, as read) and posing one `Obligation` each.
+An access is a slice (`x[a:b, c:d]`, `pl.slice`, `tile.slice`), a load (`pl.load` / `tile.load`), an
+`extract` of an on-chip tile, a store (`pl.store` / `tile.store`: the stored tile's extents) or an
+assemble (`pl.assemble(y, v, offs)`, `y[a:b, ...] = v`: `v`'s extents), of a value whose shape is exact
+(`pypto_verify.shapes`: a declared parameter, an annotation, a created buffer, a slice's own shape). A
+slice or load with `valid_shape=` moves only its valid region, and so does a store or assemble of a
+value that carries one: those extents are the ones checked.
+
+The query (L0C_RULES.md, "Z3 obligations"; STYLE.md §10): in the context of the access — each enclosing
+loop variable `v` of `range(start, stop, step)` in its domain (`start <= v < stop` and `(v - start) mod
+step == 0` for a literal positive step, the mirror image for a negative one, `v = start + i * step`
+with `0 <= i < trips` for a symbolic one), the conditions of the enclosing `if` arms, every runtime
+scalar nonnegative — the violation is that some dimension `d` has `offset_d < 0` or `offset_d +
+extent_d > shape_d`. Unsatisfiable: PROVED. A model: REFUTED, with the loop variables and the window it
+reaches — unless the query mentions a value known only at run time (a scalar parameter, a value read
+from a tensor such as `pl.read(seq_lens, [b])`, a dynamic dimension) or an expression the encoder does
+not model (an opaque call, a loop carry that is not affine): those are *approximations*, and a model
+that may rest on them is INCONCLUSIVE with the reason (PV100), never a refutation. A write or a read whose
+extents are not known exactly (the value comes from an op whose result shape is a guess) is not posed:
+INCONCLUSIVE with that reason.
+
+Indices are encoded by `encode.ExprEncoder` (one scope per access, the loop variables bound to constants
+of their own), with `tensor.dim(t, i)` read as `t`'s declared extent, scalar `min` / `max` ops as
+`min` / `max`, and `pl.dynamic("N")` dimensions as the symbol `N`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pypto_verify import ops, rules
+from pypto_verify.ir import (
+    Assign, BinOp, BoolOp, Call, Compare, Const, Expr, For, Function, If, ListExpr, Module, Scope, Span, Stmt,
+    TensorType, TileType, TupleExpr, UnaryOp, Var, display_name, final_yield, stmt_exprs, var_like, walk_exprs,
+)
+from pypto_verify.shapes import Shapes, dims_text, expr_text, window_text
+
+from pypto_verify.smt import encode as E
+from pypto_verify.smt.obligations import Obligation
+from pypto_verify.smt.sites import Carry, ScalarPhi, Scalars, var_label
+
+# ---------------------------------------------------------------------------------------------- accesses
+
+
+@dataclass(frozen=True, slots=True)
+class Loop:
+    """An enclosing loop of an access: its variable ranges over `range(start, stop, step)`."""
+
+    var: str
+    start: Expr
+    stop: Expr
+    step: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Guard:
+    """An enclosing `if` arm: `cond` holds (`holds`) or fails on the path to the access."""
+
+    cond: Expr
+    holds: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    """One window read or written: `extents` elements from `offsets` of `tensor` (shape `shape`)."""
+
+    function: str
+    verb: str
+    """`reads` or `writes`."""
+    tensor: str
+    """The accessed value as the user named it."""
+    shape: tuple[Expr, ...]
+    offsets: tuple[Expr, ...]
+    extents: tuple[Expr, ...]
+    span: Span
+    context: tuple[Loop | Guard, ...]
+    text: str
+    """The access as the user wrote it (`x[:, k0 + 64 : k0 + 128]`)."""
+    approximations: tuple[str, ...] = ()
+    """What the extents over-approximate (a valid region that is not tracked)."""
+    unposed: str = ""
+    """Why the access cannot be posed (its extents are not known exactly)."""
+
+
+def accesses(fn: Function, shapes: Shapes | None = None) -> list[Access]:
+    """Every window *fn* reads or writes, in program order (module docstring)."""
+    shapes = shapes or Shapes(fn)
+    out: list[Access] = []
+    _collect(fn, fn.body, (), shapes, out)
+    return out
+
+
+def _collect(fn: Function, body: tuple[Stmt, ...], context: tuple[Loop | Guard, ...], shapes: Shapes,
+             out: list[Access]) -> None:
+    for stmt in body:
+        if isinstance(stmt, For):
+            for expr in (stmt.start, stmt.stop, stmt.step, *stmt.inits):
+                _calls_in(fn, stmt, expr, context, shapes, out)
+            loop = Loop(stmt.loop_var.name, stmt.start, stmt.stop, stmt.step)
+            _collect(fn, stmt.body, (*context, loop), shapes, out)
+        elif isinstance(stmt, If):
+            _calls_in(fn, stmt, stmt.cond, context, shapes, out)
+            _collect(fn, stmt.then_body, (*context, Guard(stmt.cond, True)), shapes, out)
+            _collect(fn, stmt.else_body, (*context, Guard(stmt.cond, False)), shapes, out)
+        elif isinstance(stmt, Scope):
+            _collect(fn, stmt.body, context, shapes, out)
+        else:
+            for expr in stmt_exprs(stmt):
+                _calls_in(fn, stmt, expr, context, shapes, out)
+
+
+def _calls_in(fn: Function, stmt: Stmt, expr: Expr, context: tuple[Loop | Guard, ...], shapes: Shapes,
+              out: list[Access]) -> None:
+    for sub in walk_exprs(expr):
+        if isinstance(sub, Call):
+            access = _access(fn, stmt, sub, context, shapes)
+            if access is not None:
+                out.append(access)
+
+
+def _items(expr: Expr | None) -> tuple[Expr, ...] | None:
+    return tuple(expr.items) if isinstance(expr, (ListExpr, TupleExpr)) else None
+
+
+def _access(fn: Function, stmt: Stmt, call: Call, context: tuple[Loop | Guard, ...],
+            shapes: Shapes) -> Access | None:
+    """The window *call* reads or writes, if it is an access (module docstring)."""
+    level, _, name = call.op.partition(".")
+    if level not in ("tensor", "tile"):
+        return None
+    args = call.args
+    span = call.span if call.span.line else getattr(stmt, "span", call.span)
+    if name == "slice" and len(args) >= 3:
+        base, extents, offsets = args[0], _items(args[1]), _items(args[2])
+        valid = _items(args[3] if len(args) > 3 else call.kwarg("valid_shape"))
+        verb = "reads"
+    elif name == "load" and len(args) >= 3:
+        base, offsets, extents = args[0], _items(args[1]), _items(args[2])
+        valid = _items(args[3] if len(args) > 3 else call.kwarg("valid_shape"))
+        verb = "reads"
+    elif name == "extract" and len(args) >= 4:
+        base, offsets, extents = args[0], (args[1], args[2]), _items(args[3])
+        valid = None
+        verb = "reads"
+    elif name == "store" and len(args) >= 3:
+        return _write(fn, call, args[2], args[0], _items(args[1]), span, context, shapes)
+    elif name == "assemble" and len(args) >= 3:
+        return _write(fn, call, args[0], args[1], _items(args[2]), span, context, shapes)
+    else:
+        return None
+    source = shapes.of(base)
+    v = var_like(base)
+    if v is None or source is None or not source.exact or offsets is None or extents is None:
+        return None  # not a window of a value whose extents the kernel states
+    if len(offsets) != len(source.dims) or len(extents) != len(source.dims):
+        return None
+    if valid is not None and len(valid) == len(extents):
+        extents = valid
+    tensor = display_name(v.name)
+    text = window_text(tensor, offsets, extents if valid is None else _items(args[1] if name == "slice" else args[2])
+                       or extents, source.dims)
+    return Access(fn.name, verb, tensor, source.dims, offsets, extents, span, context, text)
+
+
+def _write(fn: Function, call: Call, dst: Expr, value: Expr, offsets: tuple[Expr, ...] | None, span: Span,
+           context: tuple[Loop | Guard, ...], shapes: Shapes) -> Access | None:
+    """A store or assemble of *value* into *dst* at *offsets*."""
+    target = shapes.of(dst)
+    v = var_like(dst)
+    if v is None or target is None or not target.exact or offsets is None or len(offsets) != len(target.dims):
+        return None
+    tensor = display_name(v.name)
+    source = shapes.of(value)
+    shown = var_like(value)
+    value_text = display_name(shown.name) if shown is not None else f"pl.{value.op}(...)" if isinstance(value, Call) else "?"
+    if source is None or not source.exact:
+        why = (f"the extents of `{value_text}` are not known exactly (its shape is inferred from an op whose "
+               "result shape pypto-verify does not model)")
+        text = f"{tensor}[{', '.join(expr_text(o) for o in offsets)}, ...] = {value_text}"
+        return Access(fn.name, "writes", tensor, target.dims, offsets, (), span, context, text, unposed=why)
+    extents = source.extents
+    approximations: tuple[str, ...] = ()
+    if not source.valid_known:
+        approximations = (f"the valid region of `{value_text}` is not tracked (its whole shape is checked)",)
+    if len(extents) != len(offsets):
+        # a lower-rank value written into a higher-rank tensor: the leading dimensions are one element
+        if len(extents) > len(offsets):
+            return None
+        extents = (*(Const(1) for _ in range(len(offsets) - len(extents))), *extents)
+    text = f"{window_text(tensor, offsets, extents, target.dims)} = {value_text}"
+    return Access(fn.name, "writes", tensor, target.dims, offsets, extents, span, context, text, approximations)
+
+
+# ---------------------------------------------------------------------------------------------- scalars
+
+
+def function_scalars(fn: Function, shapes: Shapes) -> Scalars:
+    """How *fn*'s scalar names are valued (`sites.Scalars`): inline definitions, scalar parameters, loop
+    carries and if-phis. The same reading as `sites._scalars`, over `Shapes`' type environment."""
+    types = shapes.env
+    defs: dict[str, Expr] = {}
+    carries: dict[str, Carry] = {}
+    phis: dict[str, ScalarPhi] = {}
+
+    def tensorish(name: str) -> bool:
+        """*name* is a tile or a tensor (not a scalar the encoder values)."""
+        return isinstance(types.get(name), (TileType, TensorType)) or shapes.of(Var(name)) is not None
+
+    for stmt in _walk(fn.body):
+        if isinstance(stmt, Assign):
+            value = stmt.value
+            if isinstance(value, (BinOp, UnaryOp, Compare, BoolOp)):
+                defs[stmt.target.name] = value
+            elif isinstance(value, Const) and not isinstance(value.value, str):
+                defs[stmt.target.name] = value
+            elif (source := var_like(value)) is not None and not tensorish(source.name):
+                defs[stmt.target.name] = value
+            elif isinstance(value, Call) and not tensorish(stmt.target.name):
+                defs[stmt.target.name] = value
+        elif isinstance(stmt, For):
+            yielded = final_yield(stmt.body)
+            for i, (arg, init) in enumerate(zip(stmt.iter_args, stmt.inits)):
+                init_var = var_like(init)
+                if tensorish(arg.name) or (init_var is not None and tensorish(init_var.name)):
+                    continue
+                carried = yielded.values[i] if yielded is not None and i < len(yielded.values) else None
+                carry = Carry(arg.name, stmt.loop_var.name, stmt.start, stmt.stop, stmt.step, init, carried, False,
+                              stmt.span)
+                carries[arg.name] = carry
+                if i < len(stmt.return_vars):
+                    carries[stmt.return_vars[i].name] = replace(carry, after=True)
+        elif isinstance(stmt, If):
+            arms = [final_yield(stmt.then_body), final_yield(stmt.else_body)]
+            for i, rv in enumerate(stmt.return_vars):
+                values = [a.values[i] if a is not None and i < len(a.values) else None for a in arms]
+                if tensorish(rv.name) or any(tensorish(v.name) for x in values if (v := var_like(x)) is not None):
+                    continue
+                phis[rv.name] = ScalarPhi(stmt.cond, values[0], values[1])
+    params = frozenset(p.name for p in fn.params if not tensorish(p.name))
+    return Scalars(defs, params, carries, phis)
+
+
+def _walk(body: tuple[Stmt, ...]) -> Iterator[Stmt]:
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, For):
+            yield from _walk(stmt.body)
+        elif isinstance(stmt, If):
+            yield from _walk(stmt.then_body)
+            yield from _walk(stmt.else_body)
+        elif isinstance(stmt, Scope):
+            yield from _walk(stmt.body)
+
+
+# ---------------------------------------------------------------------------------------------- encoding
+
+_MINMAX = {"min": E.minimum, "max": E.maximum}
+
+
+class _Encoder(E.ExprEncoder):
+    """`ExprEncoder` for index bounds: `tensor.dim` is the declared extent, scalar `min` / `max` ops are
+    exact, `pl.dynamic("N")` is the symbol `N`; every other call, and every runtime read, is noted as an
+    approximation (the base encoder makes them free symbols or uninterpreted functions)."""
+
+    def __init__(self, symbols: E.Symbols, shapes: Shapes, loop_vars: dict[str, E.Term],
+                 iterations: dict[str, E.Term]) -> None:
+        super().__init__(symbols, loop_vars, iterations)
+        self.shapes = shapes
+
+    def _call(self, call: Call, ssa: str | None) -> E.Term:
+        level, _, name = call.op.partition(".")
+        args = [a for a in call.args if not isinstance(a, ListExpr)]
+        if call.op == "dynamic" and call.args and isinstance(call.args[0], Const):
+            label = str(call.args[0].value)
+            self.symbols.note(f"`{label}` is a dynamic dimension")
+            return self.symbols.symbol(label)
+        if name == "dim" and len(call.args) >= 2:
+            shape = self.shapes.of(call.args[0])
+            axis = ops.const_int(call.args[1])
+            if shape is not None and shape.exact and axis is not None and -len(shape.dims) <= axis < len(shape.dims):
+                return self.int_(shape.dims[axis])
+        if level in ("tensor", "tile", "call") and name in _MINMAX and len(args) == 2 and not call.kwargs:
+            return _MINMAX[name](self.int_(args[0]), self.int_(args[1]))
+        if call.op in ops.SCALAR_READS and call.args:
+            tensor = var_like(call.args[0])
+            what = f"`{display_name(ssa)}`" if ssa is not None else "a value"
+            where = f" from `{display_name(tensor.name)}`" if tensor is not None else ""
+            self.symbols.note(f"{what} is read{where} at run time")
+            return super()._call(call, ssa)
+        shown = display_name(ssa) if ssa is not None else None
+        self.symbols.note(f"`{shown}` = `pl.{call.op}(...)` is not modelled" if shown else f"`pl.{call.op}(...)` is not modelled")
+        return super()._call(call, ssa)
+
+
+@dataclass
+class _Query:
+    """One access encoded: its assumptions, violation, witnesses and the names to explain a model."""
+
+    assumptions: list[E.Term] = field(default_factory=list)
+    loops: list[tuple[str, E.Term]] = field(default_factory=list)
+    """(the user's loop variable, its constant), outermost first."""
+
+
+def obligation(access: Access, shapes: Shapes, scalars: Scalars, site: str) -> Obligation:
+    """PV107 on one access (module docstring)."""
+    symbols = E.Symbols(scalars, "b")
+    loop_vars: dict[str, E.Term] = {}
+    iterations: dict[str, E.Term] = {}
+    query = _Query()
+    for ctx in access.context:
+        if isinstance(ctx, Loop):
+            loop_vars[ctx.var] = E.const(f"{E.MARK}v.{ctx.var}")
+    encoder = _Encoder(symbols, shapes, loop_vars, iterations)
+    seen: dict[str, int] = {}
+    for ctx in access.context:
+        if isinstance(ctx, Loop):
+            v = loop_vars[ctx.var]
+            start, stop, step = encoder.int_(ctx.start), encoder.int_(ctx.stop), encoder.int_(ctx.step)
+            if step.head == "int" and step.value > 0:
+                query.assumptions += [E.le(start, v), E.lt(v, stop), E.eq(E.floormod(E.sub(v, start), step), E.ZERO)]
+            elif step.head == "int" and step.value < 0:
+                query.assumptions += [E.le(v, start), E.lt(stop, v),
+                                      E.eq(E.floormod(E.sub(start, v), E.neg(step)), E.ZERO)]
+            elif step.head == "int":
+                query.assumptions.append(E.FALSE)  # step 0: the frontend rejects it; the body never runs
+            else:
+                i = E.const(f"{E.MARK}i.{ctx.var}")
+                query.assumptions += [E.le(E.ZERO, i), E.lt(i, E.trip_count(start, stop, step)),
+                                      E.eq(v, E.add(start, E.mul(i, step)))]
+            label = var_label(ctx.var)
+            seen[label] = seen.get(label, 0) + 1
+            query.loops.append((label if seen[label] == 1 else f"{label}#{seen[label]}", v))
+        else:
+            c = encoder.bool_(ctx.cond)
+            query.assumptions.append(c if ctx.holds else E.not_(c))
+    lows = [encoder.int_(o) for o in access.offsets]
+    widths = [encoder.int_(e) for e in access.extents]
+    dims = [encoder.int_(d) for d in access.shape]
+    highs = [E.add(lo, w) for lo, w in zip(lows, widths)]
+    violation = E.or_(*(E.or_(E.lt(lo, E.ZERO), E.gt(hi, dim)) for lo, hi, dim in zip(lows, highs, dims)))
+    free = dict(sorted(symbols.free.items()))
+    assumptions = (*query.assumptions, *(E.le(E.ZERO, t) for t in free.values()))
+    witnesses: list[tuple[str, E.Term]] = [(f"loop.{label}", v) for label, v in query.loops]
+    witnesses += [(f"sym.{name}", t) for name, t in free.items()]
+    for d, (lo, hi, dim) in enumerate(zip(lows, highs, dims)):
+        witnesses += [(f"lo.{d}", lo), (f"hi.{d}", hi), (f"dim.{d}", dim)]
+    approximations = list(access.approximations)
+    for note in symbols.approximations:
+        if note not in approximations:
+            approximations.append(note)
+    for name in free:
+        if not any(f"`{name}`" in a for a in approximations):
+            approximations.append(f"`{name}` is a value known only at run time")
+
+    def explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
+        return _explain(access, values, [label for label, _ in query.loops], list(free))
+
+    return Obligation(rules.IN_BOUNDS, site, "", tuple(assumptions), violation, tuple(witnesses),
+                      tuple(approximations), access.span, explain,
+                      f"`{access.text}` lies inside `{access.tensor}` (shape {dims_text(access.shape)})",
+                      access.function, access.unposed)
+
+
+_DIM_NAMES = {2: ("rows", "columns")}
+
+
+def _explain(access: Access, values: dict[str, int | bool], loops: list[str],
+             free: list[str]) -> tuple[str, dict[str, int | str], Span | None]:
+    """The message and counterexample of a model: the first dimension the window leaves."""
+    def value(key: str) -> int | None:
+        v = values.get(key)
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+    where = [(name, value(f"loop.{name}")) for name in loops]
+    where += [(name, value(f"sym.{name}")) for name in free]
+    shown = [(n, v) for n, v in where if v is not None]
+    counterexample: dict[str, int | str] = {n: v for n, v in shown if v is not None}
+    rank = len(access.offsets)
+    message = f"`{access.text}` {access.verb} outside `{access.tensor}` (shape {dims_text(access.shape)})"
+    for d in range(rank):
+        lo, hi, dim = value(f"lo.{d}"), value(f"hi.{d}"), value(f"dim.{d}")
+        if lo is None or hi is None or dim is None or (lo >= 0 and hi <= dim):
+            continue
+        names = _DIM_NAMES.get(rank)
+        what = names[d] if names else f"dimension {d}"
+        shape = "[" + ", ".join(str(value(f"dim.{i}")) for i in range(rank)) + "]"
+        message = f"`{access.text}` {access.verb} {what} [{lo}, {hi}) of `{access.tensor}` (shape {shape})"
+        counterexample[what] = f"[{lo}, {hi})"
+        counterexample["shape"] = shape
+        break
+    if shown:
+        message += " at " + ", ".join(f"{n} = {v}" for n, v in shown)
+    return message, counterexample, access.span
+
+
+# ---------------------------------------------------------------------------------------------- module
+
+
+def module_obligations(module: Module) -> list[tuple[Access, Obligation]]:
+    """PV107 on every access of every function of *module*, in program order."""
+    out: list[tuple[Access, Obligation]] = []
+    for _, fn in module.functions():
+        out.extend(function_obligations(fn))
+    return out
+
+
+def function_obligations(fn: Function) -> list[tuple[Access, Obligation]]:
+    """PV107 on every access of *fn*, each with its obligation; site ids `<function>:bounds:<line>:<col>`
+    (`.2`, ... for a second access at one place)."""
+    shapes = Shapes(fn)
+    found = accesses(fn, shapes)
+    if not found:
+        return []
+    scalars = function_scalars(fn, shapes)
+    out: list[tuple[Access, Obligation]] = []
+    seen: dict[str, int] = {}
+    for access in found:
+        site = f"{fn.name}:bounds:{access.span.line}:{access.span.col}"
+        seen[site] = seen.get(site, 0) + 1
+        if seen[site] > 1:
+            site = f"{site}.{seen[site]}"
+        out.append((access, obligation(access, shapes, scalars, site)))
+    return out
+
+
+__all__ = ["Access", "Guard", "Loop", "accesses", "function_obligations", "module_obligations", "obligation"]

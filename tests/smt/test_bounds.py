@@ -1,0 +1,209 @@
+"""PV107 in-bounds (`smt/bounds.py`): every window a kernel reads or writes is proved inside its tensor on
+every iteration, refuted with the window and the loop variables, or inconclusive with the reason."""
+
+from __future__ import annotations
+
+import textwrap
+
+from pypto_verify.frontend import read_source
+from pypto_verify.ir import Module
+from pypto_verify.smt import Verdict, prove_bounds
+
+HEADER = "import pypto.language as pl\n\n"
+
+
+def module(body: str) -> Module:
+    parsed = read_source(HEADER + textwrap.dedent(body), "kernel.py")
+    assert not parsed.errors, [str(e) for e in parsed.errors]
+    return parsed.module
+
+
+def verdicts(body: str) -> list[tuple[int, Verdict]]:
+    """(line, verdict) of every PV107 outcome of the kernel (lines of *body* counted from 1)."""
+    shift = HEADER.count("\n")
+    return [(o.span.line - shift, o.verdict) for o in prove_bounds(module(body), cache=False)]
+
+
+def refuted(body: str):
+    return [o for o in prove_bounds(module(body), cache=False) if o.verdict is Verdict.REFUTED]
+
+
+FORM1 = """
+@pl.jit
+def proj(x: pl.Tensor[[16, {K}], pl.BF16], w: pl.Tensor[[{K}, 64], pl.BF16],
+         y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="proj"):
+        acc = pl.create_tensor([16, 64], dtype=pl.FP32)
+        for k0 in pl.range({RANGE}):
+            acc = pl.matmul_acc(acc, x[:, {XS}], w[k0 : k0 + 64, :], init_cond=(k0 == 0))
+        y[:, {YS}] = acc
+    return y
+"""
+
+
+def form1(K: int = 256, RANGE: str = "0, 256, 64", XS: str = "k0 : k0 + 64", YS: str = ":") -> str:
+    return FORM1.format(K=K, RANGE=RANGE, XS=XS, YS=YS)
+
+
+def test_in_bounds_k_loop_proves_every_access():
+    outcomes = prove_bounds(module(form1()), cache=False)
+    assert [o.verdict for o in outcomes] == [Verdict.PROVED] * 3  # x slice, w slice, the store
+    assert all(o.rule == "PV107" for o in outcomes)
+    assert outcomes[0].site.startswith("proj:bounds:")
+
+
+def test_k_loop_one_step_too_long_refutes_both_slices_at_the_last_iteration():
+    found = refuted(form1(RANGE="0, 256 + 64, 64"))
+    assert [(o.span.line - 2, o.counterexample["k0"]) for o in found] == [(8, 256), (8, 256)]
+    assert found[0].counterexample["columns"] == "[256, 320)"
+    assert found[1].counterexample["rows"] == "[256, 320)"
+    assert "`x[:, k0 : k0 + 64]` reads columns [256, 320) of `x` (shape [16, 256]) at k0 = 256" in found[0].message
+
+
+def test_slice_shifted_past_the_tensor_is_refuted_with_the_window():
+    (found,) = refuted(form1(K=4096, RANGE="0, 4096, 64", XS="k0 + 64 : k0 + 64 + 64"))
+    assert found.message == "`x[:, k0 + 64 : k0 + 128]` reads columns [4096, 4160) of `x` (shape [16, 4096]) at k0 = 4032"
+    assert found.counterexample == {"k0": 4032, "columns": "[4096, 4160)", "shape": "[16, 4096]"}
+
+
+def test_assemble_past_the_output_is_refuted_at_the_store():
+    (found,) = refuted(form1(YS="32 : 32 + 64"))
+    assert found.span.line - 2 == 9
+    assert found.message == "`y[:, 32:96] = acc` writes columns [32, 96) of `y` (shape [16, 64])"
+
+
+def test_explicit_assemble_and_slice_calls_are_accesses():
+    body = """
+    @pl.jit
+    def proj(x: pl.Tensor[[16, 256], pl.BF16], y: pl.Out[pl.Tensor[[16, 256], pl.BF16]]):
+        for c in pl.range(0, 256, 64):
+            t = pl.slice(x, [16, 64], [0, c + 16])
+            y = pl.assemble(y, t, [0, c])
+        return y
+    """
+    assert verdicts(body) == [(5, Verdict.REFUTED), (6, Verdict.PROVED)]
+
+
+def test_a_path_guard_keeps_the_extra_iteration_out():
+    body = form1(RANGE="0, 256 + 64, 64").replace(
+        "            acc = pl.matmul_acc(acc, x[:, k0 : k0 + 64], w[k0 : k0 + 64, :], init_cond=(k0 == 0))",
+        "            if k0 < 256:\n"
+        "                acc = pl.matmul_acc(acc, x[:, k0 : k0 + 64], w[k0 : k0 + 64, :], init_cond=(k0 == 0))")
+    assert {v for _, v in verdicts(body)} == {Verdict.PROVED}
+
+
+def test_negative_step_loops_are_in_their_domain():
+    assert {v for _, v in verdicts(form1(RANGE="192, -64, -64"))} == {Verdict.PROVED}
+    found = refuted(form1(RANGE="256, -64, -64"))
+    assert [o.counterexample["k0"] for o in found] == [256, 256]
+
+
+def test_symbolic_bounds_are_proved_over_every_dynamic_extent():
+    body = """
+    T = pl.dynamic("T")
+
+    @pl.jit
+    def rows(x: pl.Tensor[[T, 64], pl.BF16], y: pl.Out[pl.Tensor[[T, 64], pl.BF16]]):
+        t = pl.tensor.dim(x, 0)
+        for r in pl.range(t // 16):
+            blk = x[r * 16 : r * 16 + 16, :]
+            y[r * 16 : r * 16 + 16, :] = blk
+        t_pad = pl.tensor.max(t, 16)
+        for r in pl.range(t_pad // 16):
+            rows = pl.tensor.min(16, t - r * 16)
+            tail = pl.slice(x, [16, 64], [r * 16, 0], valid_shape=[rows, 64])
+        return y
+    """
+    assert verdicts(body) == [(8, Verdict.PROVED), (9, Verdict.PROVED), (13, Verdict.PROVED)]
+
+
+def test_a_symbolic_window_that_can_leave_is_inconclusive_not_refuted():
+    body = """
+    T = pl.dynamic("T")
+
+    @pl.jit
+    def rows(x: pl.Tensor[[T, 64], pl.BF16], y: pl.Out[pl.Tensor[[T, 64], pl.BF16]]):
+        t = pl.tensor.dim(x, 0)
+        for r in pl.range(0, t, 16):
+            blk = x[r : r + 16, :]
+        return y
+    """
+    (outcome,) = prove_bounds(module(body), cache=False)
+    assert outcome.verdict is Verdict.INCONCLUSIVE
+    assert "`T` is a dynamic dimension" in outcome.reason
+
+
+def test_a_bound_read_at_run_time_is_inconclusive_with_the_reason():
+    body = """
+    @pl.jit
+    def decode(seq_lens: pl.Tensor[[4], pl.INT32], k: pl.Tensor[[4, 1024, 64], pl.BF16],
+               y: pl.Out[pl.Tensor[[4, 64], pl.FP32]]):
+        for b in pl.range(4):
+            ctx_len = pl.read(seq_lens, [b])
+            for s0 in pl.range(0, ctx_len, 128):
+                blk = k[b : b + 1, s0 : s0 + 128, :]
+        return y
+    """
+    outcomes = prove_bounds(module(body), cache=False)
+    assert [(o.span.line - 2, o.verdict) for o in outcomes] == [(8, Verdict.INCONCLUSIVE)]
+    assert "`ctx_len` is read from `seq_lens` at run time" in outcomes[0].reason
+    assert outcomes[0].counterexample is None
+
+
+def test_tile_level_loads_and_stores_are_checked():
+    body = """
+    @pl.program
+    class Gemm:
+        @pl.function(type=pl.FunctionType.InCore)
+        def main(self, a: pl.Tensor[[64, 256], pl.BF16], b: pl.Tensor[[256, 64], pl.BF16],
+                 out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+            c_init = pl.tile.create([64, 64], dtype=pl.FP32, target_memory=pl.Mem.Acc)
+            for ko, (c_iter,) in pl.range(0, 256, 64, init_values=(c_init,)):
+                sa = pl.tile.load(a, [0, ko], [64, 64], target_memory=pl.Mem.Left)
+                sb = pl.tile.load(b, [ko + 64, 0], [64, 64], target_memory=pl.Mem.Right)
+                c_new = pl.tile.matmul_acc(c_iter, sa, sb, init_cond=(ko == 0))
+                c = pl.yield_(c_new)
+            out = pl.tile.store(c, [0, 16], out)
+            return out
+    """
+    assert verdicts(body) == [(9, Verdict.PROVED), (10, Verdict.REFUTED), (13, Verdict.REFUTED)]
+    store = refuted(body)[1]
+    assert store.message == "`out[:, 16:80] = c` writes columns [16, 80) of `out` (shape [64, 64])"
+
+
+def test_a_load_with_a_valid_shape_reads_only_its_valid_region():
+    body = """
+    @pl.program
+    class Tail:
+        @pl.function(type=pl.FunctionType.InCore)
+        def main(self, a: pl.Tensor[[40, 64], pl.BF16], out: pl.Out[pl.Tensor[[40, 64], pl.BF16]]):
+            for r in pl.range(0, 40, 16):
+                t = pl.tile.load(a, [r, 0], [16, 64], [pl.min(16, 40 - r), 64], target_memory=pl.Mem.Vec)
+            return out
+    """
+    assert verdicts(body) == [(7, Verdict.PROVED)]
+
+
+def test_a_write_of_a_value_whose_shape_is_a_guess_is_inconclusive():
+    body = """
+    @pl.jit
+    def scale(x: pl.Tensor[[16, 64], pl.FP32], s: pl.Tensor[[16, 1], pl.FP32],
+              y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        y[:, :] = pl.row_expand_mul(pl.exp(pl.unknown_op(x)), s)
+        return y
+    """
+    (outcome,) = prove_bounds(module(body), cache=False)
+    assert outcome.verdict is Verdict.INCONCLUSIVE
+    assert "are not known exactly" in outcome.reason
+
+
+def test_the_chain_reports_refuted_accesses_as_pv107_findings(tmp_path):
+    from pypto_verify.run import Options, run
+
+    path = tmp_path / "k.py"
+    path.write_text(HEADER + form1(RANGE="0, 256 + 64, 64"))
+    report = run([str(path)], Options(sim=False, cache=False, jobs=1))
+    (file_result,) = report.files
+    assert sorted((f.rule.id, f.span.line) for f in file_result.findings) == [("PV107", 10), ("PV107", 10)]
+    (kernel,) = file_result.kernels
+    assert dict(kernel.obligations).get("refuted") == 2
