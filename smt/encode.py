@@ -752,6 +752,27 @@ def _iterates(t: Term) -> bool:
 
 
 @dataclass(frozen=True)
+class KBlock:
+    """The K block one operand of a step reads: `[offset, offset + width)` of dimension `dim` of `root`,
+    whose extent there is `extent`."""
+
+    operand: str
+    """`lhs` or `rhs`."""
+    root: str
+    dim: int
+    offset: Term
+    width: Term
+    extent: int
+    plane: tuple[Term, ...] = ()
+    """The offsets in the root's other dimensions: blocks of one reduction in a blocked layout (a 4-D
+    `[kb, nb, m, k]` tensor) lie on different planes and are not adjacent along `dim`."""
+
+    @property
+    def end(self) -> Term:
+        return add(self.offset, self.width)
+
+
+@dataclass(frozen=True)
 class StepTemplate:
     """One MAD of a site model, decoded from the step index: `at` holds exactly at its steps."""
 
@@ -772,6 +793,9 @@ class StepTemplate:
     """Its operands could not be traced (PV105 then compares by step index only)."""
     copy: tuple[int, int] | None = None
     """(j, F): this MAD is copy j of F of one source op in its loop body (pipeline clones), else None."""
+    k_blocks: tuple[KBlock, ...] = ()
+    """The K block each operand traced to a GM tensor or a buffer of the kernel reads (an operand computed
+    by an op we do not model has none)."""
 
     def value(self, prev: Term) -> Term:
         """The accumulator after this step, given the value before it."""
@@ -955,7 +979,7 @@ class ChainEncoding:
         if sub_block is not None:
             first = eq(sub_block, ZERO)
             reset, bias = and_(reset, first), and_(bias, first)
-        mm, exact = self._mm(mad, enc, sub_block)
+        mm, exact, k_blocks = self._mm(mad, enc, sub_block)
         bias_row = None
         if mad.kind == "bias":
             row = mad.bias
@@ -967,17 +991,17 @@ class ChainEncoding:
                                                       *(enc.int_(o) for o in row.offsets),
                                                       *(lit(e) for e in row.extents)], TILE)
         self.steps.append(StepTemplate(len(self.steps), mad, at, reset, bias, mm, bias_row, values, branches,
-                                       sub_block, not exact, copy))
+                                       sub_block, not exact, copy, k_blocks))
 
-    def _mm(self, mad: S.Mad, enc: ExprEncoder, sub_block: Term | None) -> tuple[Term, bool]:
-        """The block product of *mad* (of L0 block *sub_block* of it, for a refined source MAD)."""
+    def _mm(self, mad: S.Mad, enc: ExprEncoder, sub_block: Term | None) -> tuple[Term, bool, tuple[KBlock, ...]]:
+        """The block product of *mad* (of L0 block *sub_block* of it, for a refined source MAD), whether
+        its operands are traced, and the K block of each operand read from a root of known shape."""
         lk, rk = mad.lhs_k_root, mad.rhs_k_root
-        if mad.lhs is None or mad.rhs is None or lk is None or rk is None:
-            # UNSOUND: untraced operands are identified by the step index alone, so PV105 then assumes
-            # the lowered step n reads the blocks the source step n reads (listed under Known limits).
-            return app("mm?", (self.n,), TILE), False
         args: list[Term] = []
-        for operand, kdim in ((mad.lhs, lk), (mad.rhs, rk)):
+        blocks: list[KBlock] = []
+        for side, operand, kdim in (("lhs", mad.lhs, lk), ("rhs", mad.rhs, rk)):
+            if operand is None or kdim is None:
+                continue
             offsets = [enc.int_(o) for o in operand.offsets]
             extents = [lit(e) for e in operand.extents]
             if sub_block is not None and mad.sub_width:
@@ -987,8 +1011,15 @@ class ChainEncoding:
                 extents[kdim] = lit(width) if last == width else ite(eq(sub_block, lit(mad.sub_blocks - 1)),
                                                                      lit(last), lit(width))
             args += [*(enc.int_(a) for a in operand.root_args), *offsets, *extents]
+            if not operand.root_args and len(operand.root_shape) > kdim:
+                blocks.append(KBlock(side, operand.root, kdim, offsets[kdim], extents[kdim],
+                                     operand.root_shape[kdim], tuple(o for d, o in enumerate(offsets) if d != kdim)))
+        if mad.lhs is None or mad.rhs is None or lk is None or rk is None:
+            # UNSOUND: untraced operands are identified by the step index alone, so PV105 then assumes
+            # the lowered step n reads the blocks the source step n reads (listed under Known limits).
+            return app("mm?", (self.n,), TILE), False, tuple(blocks)
         name = f"mm[{mad.lhs.root}/{lk}/{len(mad.lhs.root_args)},{mad.rhs.root}/{rk}/{len(mad.rhs.root_args)}]"
-        return app(name, args, TILE), True
+        return app(name, args, TILE), True, tuple(blocks)
 
     # -- functions of n
 

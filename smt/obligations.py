@@ -15,7 +15,8 @@ flattened into steps 0 .. N-1 (the source refined to the lowering's L0 blocks, `
   Induction: if no step accumulates on undefined, every step's input is defined, because each step
   writes the accumulator and only a create undefines it.
 - PV103 no-lost-partial-sums: no step of L initialises while the value of the step before it was never
-  drained (a drain right before step `n` starts a new output tile) — unless S initialises there too.
+  drained (a drain right before step `n` starts a new output tile), and the last value is drained. S
+  resetting there too is no excuse: it only changes whose line the message names.
 - PV104 bias-once: in a biased chain, the bias is added on exactly the first step of each output tile
   (the first step, and the first after a drain or a create): not twice, and not never.
 - PV105 reduction-equivalence: L and S run the same number of steps; with `mm` / `add` uninterpreted the
@@ -23,7 +24,11 @@ flattened into steps 0 .. N-1 (the source refined to the lowering's L0 blocks, `
   equal whenever the value before it was (induction step, for a free `Tile` value), and drains lie at
   the same positions. Zero trips: equal counts make both drain the initial value.
 
-Form 3 input has no source: PV101 and PV105 do not apply, and PV103 has no source to excuse a reset.
+- PV106 reduction-coverage: between resets, consecutive steps read adjacent K blocks of both operands,
+  and a constant-bounds reduction does not stop a partial block short of the K extent
+  (`reduction_coverage`).
+
+Form 3 input has no source: PV101 and PV105 do not apply.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pypto_verify import rules
-from pypto_verify.ir import Span
+from pypto_verify.ir import Expr, Span
 from pypto_verify.rules import Rule
 
 from pypto_verify.smt import encode as E
@@ -228,6 +233,17 @@ def _base(site: S.AccSite, *sides: Side) -> list[E.Term]:
     return out
 
 
+def _data_dependence(side: Side, what: str, exprs: tuple[Expr | None, ...]) -> tuple[str, ...]:
+    """An approximation when *exprs* (the conditions or offsets an intent obligation is about) depend on
+    values read at run time: a model then picks values the kernel may never see, so it refutes nothing
+    (inconclusive, with the names)."""
+    names = S.runtime_inputs(side.site.scalars, exprs)
+    if not names:
+        return ()
+    listed = ", ".join(f"`{n}`" for n in names)
+    return (f"{what} depend on {listed}, read at run time: the kernel is correct only for some of its values",)
+
+
 def _inapplicable(rule: Rule, site: S.AccSite, reason: str) -> Obligation:
     """An obligation that cannot be posed: it is reported inconclusive with *reason* (never passed)."""
     def explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
@@ -324,45 +340,227 @@ def initialise_first(lowered: S.AccSite, source: S.AccSite | None = None) -> Obl
 # ---------------------------------------------------------------------------------------------- PV103
 
 
-def no_lost_partial_sums(lowered: S.AccSite, source: S.AccSite | None = None) -> Obligation:
-    """PV103: no step initialises while the previous step's value was never drained, unless the source
-    initialises at the same step (Form 3: no source excuses it)."""
+def no_lost_partial_sums(lowered: S.AccSite, source: S.AccSite | None = None) -> tuple[Obligation, ...]:
+    """PV103: no step initialises while the previous step's value was never drained (`reset`), and the
+    chain's last value is drained (`end`) — in the lowering and so in the source alike: a source that
+    resets undrained partial sums is a kernel bug, not an excuse (L0C_RULES.md). With a source, the
+    message names the source's condition when it resets there too."""
     low = _side(lowered, "l")
-    src = _side(source, "s") if source is not None else None
+    src = _side(source, "s") if source is not None and _side(source, "s").ok else None
+    rule = rules.NO_LOST_PARTIAL_SUMS
     if not low.ok:
-        return _inapplicable(rules.NO_LOST_PARTIAL_SUMS, lowered, low.chain.unsupported)
-    if src is not None and not src.ok:
-        return _inapplicable(rules.NO_LOST_PARTIAL_SUMS, lowered, src.chain.unsupported)
+        return (_inapplicable(rule, lowered, low.chain.unsupported),)
     sides = (low,) if src is None else (low, src)
-    assumptions = [*_base(lowered, *sides), E.le(E.ONE, N), E.lt(N, low.chain.total)]
-    violation = E.and_(low.chain.reset_at(), E.not_(low.chain.drain_at()))
-    if src is not None:
-        violation = E.and_(violation, E.not_(E.and_(E.lt(N, src.chain.total), src.chain.reset_at())))
+    symbol_sets = [side.chain.symbols for side in sides]
+    base = [*_base(lowered, *sides), *_free_assumptions(*symbol_sets)]
     witnesses = [("n", N)]
     for side in sides:
         witnesses += side.witnesses()
-    symbol_sets = [side.chain.symbols for side in sides]
-    assumptions += _free_assumptions(*symbol_sets)
+    if src is not None:
+        witnesses.append(("s.reset", E.and_(E.lt(N, src.chain.total), src.chain.reset_at())))
     witnesses += _free_witnesses(*symbol_sets)
 
-    def explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
+    def reset_explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
         low_where, low_step = low.where(values)
+        src_resets = src is not None and bool(values.get("s.reset"))
         where, src_step = (src.where(values) if src is not None else ([], None))
         symbols = _symbol_values(values, sides)
         at = _at_text(where or low_where, symbols)
-        line = f" (line {low_step.mad.span.line})" if low_step is not None else ""
-        how = f" by {_reset_text(low_step)}" if low_step is not None else ""
-        tail = " where the source accumulates" if src is not None else ""
-        message = (f"{at} the MAD{line} re-initialises `{lowered.name}`{how} and discards partial sums that were "
-                   f"never drained{tail}")
-        cx = _counterexample(where or low_where, symbols, lowered="initialises",
-                             **({"source": "accumulates"} if src is not None else {"drained": "no"}))
-        return message, cx, low_step.mad.span if low_step is not None else None
+        shown = src_step if src_resets and src_step is not None else low_step
+        line = f" (line {shown.mad.span.line})" if shown is not None else ""
+        how = f" by {_reset_text(shown)}" if shown is not None else ""
+        whose = "the kernel's" if src_resets else "the lowered"
+        message = (f"{at} {whose} MAD{line} re-initialises `{lowered.name}`{how} and discards the partial sums "
+                   "accumulated since its last initialisation, which were never drained")
+        cx = _counterexample(where or low_where, symbols, lowered="initialises", drained="no",
+                             **({"source": "initialises" if src_resets else "accumulates"} if src is not None else {}))
+        return message, cx, shown.mad.span if shown is not None else None
 
-    return Obligation(rules.NO_LOST_PARTIAL_SUMS, lowered.id, "", tuple(assumptions), violation, tuple(witnesses),
-                      _approximations(*sides), lowered.span, explain,
-                      "every re-initialisation follows a drain" + (" or mirrors the source" if src else ""),
-                      lowered.function)
+    def end_explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
+        symbols = _symbol_values(values, sides)
+        at = f"with {_assignments(symbols)} " if symbols else ""
+        message = (f"{at}the partial sums of `{lowered.name}` after its last MAD are never drained: no store, "
+                   "assemble or move reads the accumulator after the reduction")
+        return message, _counterexample([], symbols, drained="no"), None
+
+    conditions = tuple(c for side in sides for step in side.chain.steps
+                       for c in (step.mad.init_cond, *(b.cond for b, _ in step.guards)))
+    reset = Obligation(rule, lowered.id, "reset", (*base, E.le(E.ONE, N), E.lt(N, low.chain.total)),
+                       E.and_(low.chain.reset_at(), E.not_(low.chain.drain_at())), tuple(witnesses),
+                       (*_approximations(*sides), *_data_dependence(low, "the conditions that re-initialise it",
+                                                                    conditions)),
+                       lowered.span, reset_explain,
+                       "every re-initialisation follows a drain", lowered.function)
+    end = Obligation(rule, lowered.id, "end", (*base, E.eq(N, low.chain.total), E.le(E.ONE, N)),
+                     E.not_(low.chain.drain_at()), (("n", N), *_free_witnesses(*symbol_sets)),
+                     _approximations(*sides), lowered.span, end_explain,
+                     "the last partial sums are drained", lowered.function)
+    return reset, end
+
+
+# ---------------------------------------------------------------------------------------------- PV106
+
+
+def _closed(term: E.Term) -> bool:
+    """*term* is a function of the step index alone: no free symbol, no runtime read."""
+    stack, seen = [term], set()
+    while stack:
+        t = stack.pop()
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        if t.head == "app" or (t.head == "const" and not str(t.value).startswith(E.MARK)):
+            return False
+        stack.extend(t.args)
+    return True
+
+
+def _tracked(side: Side) -> tuple[str, ...]:
+    """The operands (`lhs`, `rhs`) whose K block every step of *side* reads from a root of known shape."""
+    steps = side.chain.steps
+    if not steps:
+        return ()
+    return tuple(o for o in ("lhs", "rhs") if all(any(b.operand == o for b in s.k_blocks) for s in steps))
+
+
+def _block_of(step: E.StepTemplate, operand: str) -> E.KBlock:
+    return next(b for b in step.k_blocks if b.operand == operand)
+
+
+def _select(side: Side, value: Callable[[E.StepTemplate], E.Term]) -> E.Term:
+    """The term *value* gives for the step template running at `n` (0 when none runs)."""
+    out = E.ZERO
+    for s in reversed(side.chain.steps):
+        out = E.ite(s.at, value(s), out)
+    return out
+
+
+def _untraced_coverage(rule: Rule, lowered: S.AccSite, side: Side) -> Obligation:
+    """Coverage of a chain none of whose operands is traced to a root: nothing to check when no step
+    continues a segment (every MAD initialises: one product per output tile); otherwise inconclusive."""
+    reason = (f"the operands of `{lowered.name}`'s MADs are computed in the kernel by ops whose K blocks are "
+              "not modelled")
+    chain = side.chain
+
+    def explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
+        return reason, {}, None
+
+    return Obligation(rule, lowered.id, "untraced",
+                      (*_base(lowered, side), *_free_assumptions(side.chain.symbols), E.le(E.ONE, N),
+                       E.lt(N, chain.total)),
+                      E.not_(E.or_(chain.reset_at(), chain.create_at(), *(  # an L0 block of one source MAD
+                          E.and_(s.at, E.le(E.ONE, s.sub_block)) for s in chain.steps if s.sub_block is not None))),
+                      (("n", N),), (reason,), lowered.span,
+                      explain, "every MAD initialises: each output tile is one product", lowered.function)
+
+
+def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> tuple[Obligation, ...]:
+    """PV106: the K blocks accumulated between a chain's initialisation and its end cover the reduction
+    once. Posed on the chain the user wrote (the source site; the lowered one for Form 3 input): PV105
+    proves the lowering accumulates the same blocks in the same order.
+
+    Segments: a run of steps with no re-initialisation, create, or change of operand tensors between
+    them (a chain may add products of several tensor pairs, `x @ w + h @ b`: each is a segment).
+    - `adjacent`: inside a segment each step reads, in both operands, the K block right after the one
+      the step before read: no block twice, none skipped, and the operands advance together.
+    - `remainder`: where a K loop's range is a function of the step index alone (constant bounds), its
+      segment does not stop short of the operand's K extent by less than one block: a K remainder that
+      no block reaches. A loop that deliberately covers a sub-range (the tail of a concatenated input,
+      one head of a packed tensor, a split-K slice) is not a defect, so only a partial block is.
+    Reading past the extent is PV107's (in-bounds)."""
+    rule = rules.REDUCTION_COVERAGE
+    side = _side(source, "s") if source is not None else _side(lowered, "l")
+    if not side.ok:
+        return (_inapplicable(rule, lowered, side.chain.unsupported),)
+    operands = _tracked(side)
+    if not side.chain.steps:
+        return ()
+    if not operands:
+        return (_untraced_coverage(rule, lowered, side),)
+    chain = side.chain
+    prev = {N: E.sub(N, E.ONE)}
+    nxt = {N: E.add(N, E.ONE)}
+    offset = {o: _select(side, lambda s, o=o: _block_of(s, o).offset) for o in operands}
+    width = {o: _select(side, lambda s, o=o: _block_of(s, o).width) for o in operands}
+    extent = {o: _select(side, lambda s, o=o: E.lit(_block_of(s, o).extent)) for o in operands}
+    roots = {o: sorted({_block_of(s, o).root for s in chain.steps}) for o in operands}
+    root_id = {o: _select(side, lambda s, o=o: E.lit(roots[o].index(_block_of(s, o).root))) for o in operands}
+    planes = {o: max(len(_block_of(s, o).plane) for s in chain.steps) for o in operands}
+    plane = {o: [_select(side, lambda s, o=o, d=d: _block_of(s, o).plane[d] if d < len(_block_of(s, o).plane)
+                         else E.ZERO) for d in range(planes[o])] for o in operands}
+    # a new segment starts at step n (n >= 1); a step on another plane of a blocked layout is no neighbour
+    boundary = E.or_(chain.reset_at(), chain.create_at(),
+                     *(E.ne(root_id[o], E.substitute(root_id[o], prev)) for o in operands))
+    other_plane = E.or_(*(E.ne(p, E.substitute(p, prev)) for o in operands for p in plane[o]))
+    symbol_sets = [side.chain.symbols]
+    base = [*_base(lowered, side), *_free_assumptions(*symbol_sets)]
+    out: list[Obligation] = []
+    approximations = (*_approximations(side), *_data_dependence(side, "the K offsets", tuple(
+        x for s in chain.steps for operand in (s.mad.lhs, s.mad.rhs) if operand is not None
+        for x in (*operand.offsets, *operand.root_args))))
+    witnesses = [("n", N), *side.witnesses(), *_free_witnesses(*symbol_sets)]
+    for o in operands:
+        witnesses += [(f"{o}.off", offset[o]), (f"{o}.width", width[o]), (f"{o}.extent", extent[o]),
+                      (f"{o}.prev_end", E.substitute(E.add(offset[o], width[o]), prev)),
+                      (f"{o}.root", root_id[o])]
+
+    def operand_text(values: dict[str, int | bool], o: str) -> tuple[str, int, int, int, int]:
+        root = roots[o][int(values.get(f"{o}.root", 0)) % len(roots[o])]
+        off, w = int(values.get(f"{o}.off", 0)), int(values.get(f"{o}.width", 0))
+        return root, off, off + w, int(values.get(f"{o}.extent", 0)), int(values.get(f"{o}.prev_end", 0))
+
+    def adjacent_explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
+        where, step = side.where(values)
+        at = _at_text(where, _symbol_values(values, (side,)))
+        line = f" (line {step.mad.span.line})" if step is not None else ""
+        parts, cx_extra = [], {}
+        for o in operands:
+            root, lo, hi, _, before = operand_text(values, o)
+            if lo == before:
+                continue
+            what = (f"K [{before}, {lo}) of `{root}` is never accumulated" if lo > before
+                    else f"K [{lo}, {min(before, hi)}) of `{root}` is accumulated twice")
+            parts.append(f"its {o} reads K block [{lo}, {hi}) of `{root}` where the step before ended at "
+                         f"{before}: {what}")
+            cx_extra[f"{o}_block"] = f"[{lo}, {hi})"
+            cx_extra[f"{o}_previous_end"] = before
+        message = f"{at} the MAD{line} on `{lowered.name}`: " + ("; ".join(parts) or "reads a K block out of order")
+        cx = _counterexample(where, _symbol_values(values, (side,)), **cx_extra)
+        return message, cx, step.mad.span if step is not None else None
+
+    adjacent = E.or_(*(E.ne(offset[o], E.substitute(E.add(offset[o], width[o]), prev)) for o in operands))
+    out.append(Obligation(rule, lowered.id, "adjacent", (*base, E.le(E.ONE, N), E.lt(N, chain.total),
+                                                         E.not_(boundary), E.not_(other_plane)),
+                          adjacent, tuple(witnesses), approximations, lowered.span, adjacent_explain,
+                          "consecutive MADs read adjacent K blocks of both operands", lowered.function))
+
+    closed = [s for s in chain.steps if all(_closed(_block_of(s, o).offset) for o in operands)]
+    if closed and _closed(chain.total):
+        def remainder_explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
+            where, step = side.where(values)
+            at = _at_text(where, _symbol_values(values, (side,)))
+            parts, cx_extra = [], {}
+            for o in operands:
+                root, lo, hi, ext, _ = operand_text(values, o)
+                if hi < ext:
+                    parts.append(f"K [{hi}, {ext}) of `{root}` (K extent {ext}) is never accumulated")
+                    cx_extra[f"{o}_missing"] = f"[{hi}, {ext})"
+            line = f" (line {step.mad.span.line})" if step is not None else ""
+            message = (f"{at} the last MAD{line} of `{lowered.name}`'s reduction ends short of the K extent by less "
+                       "than one block: " + "; ".join(parts))
+            return message, _counterexample(where, _symbol_values(values, (side,)), **cx_extra), \
+                step.mad.span if step is not None else None
+
+        last = E.and_(E.le(E.ONE, N), E.not_(boundary),  # the last step of a segment of two steps or more
+                      E.or_(E.eq(N, E.sub(chain.total, E.ONE)), E.substitute(boundary, nxt)))
+        short = E.or_(*(E.and_(E.lt(E.add(offset[o], width[o]), extent[o]),
+                               E.lt(E.sub(extent[o], E.add(offset[o], width[o])), width[o])) for o in operands))
+        out.append(Obligation(rule, lowered.id, "remainder",
+                              (*base, E.lt(N, chain.total), last, E.or_(*(s.at for s in closed))),
+                              short, tuple(witnesses), approximations, lowered.span, remainder_explain,
+                              "no reduction stops short of its operands' K extent by a partial block",
+                              lowered.function))
+    return tuple(out)
 
 
 # ---------------------------------------------------------------------------------------------- PV104
@@ -475,7 +673,7 @@ def reduction_equivalence(lowered: S.AccSite, source: S.AccSite) -> tuple[Obliga
 
 
 RULE_ORDER = (rules.PREDICATION_IS_PHI, rules.INITIALISE_FIRST, rules.NO_LOST_PARTIAL_SUMS, rules.BIAS_ONCE,
-              rules.REDUCTION_EQUIVALENCE)
+              rules.REDUCTION_EQUIVALENCE, rules.REDUCTION_COVERAGE)
 
 
 def site_obligations(lowered: S.AccSite, source: S.AccSite | None, *, has_source: bool) -> list[Obligation]:
@@ -494,11 +692,12 @@ def _site_obligations(lowered: S.AccSite, source: S.AccSite | None, has_source: 
     elif has_source:
         out.append(_inapplicable(rules.PREDICATION_IS_PHI, lowered, "no source chain shares a MAD span with it"))
     out.append(initialise_first(lowered, source))
-    out.append(no_lost_partial_sums(lowered, source))
+    out.extend(no_lost_partial_sums(lowered, source))
     if lowered.biased or (source is not None and source.biased):
         out.append(bias_once(lowered))
     if source is not None:
         out.extend(reduction_equivalence(lowered, source))
     elif has_source:
         out.append(_inapplicable(rules.REDUCTION_EQUIVALENCE, lowered, "no source chain shares a MAD span with it"))
+    out.extend(reduction_coverage(lowered, source))
     return out

@@ -77,6 +77,8 @@ class Operand:
     extents: tuple[int, ...]
     dims: tuple[int, ...]
     root_args: tuple[Expr, ...] = ()
+    root_shape: tuple[int, ...] = ()
+    """The root's own extents (a tensor parameter's shape, a created buffer's, an opaque op's result)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,6 +286,33 @@ def walk_items(body: tuple[Item, ...]) -> Iterator[Item]:
         elif isinstance(item, Branch):
             yield from walk_items(item.then)
             yield from walk_items(item.orelse)
+
+
+def runtime_inputs(scalars: Scalars, exprs: tuple[Expr | None, ...]) -> list[str]:
+    """The values read at run time (a scalar parameter, a `pl.read` of a tensor) that *exprs* depend on,
+    through inline definitions, loop carries and if-phis: display names, in order of first use. Loop
+    variables are not followed into their bounds (a runtime trip count is a size, not a choice)."""
+    out: list[str] = []
+    seen: set[str] = set()
+    stack: list[Expr] = [e for e in exprs if e is not None]
+    while stack:
+        for e in walk_exprs(stack.pop()):
+            v = var_like(e)
+            if v is None or v.name in seen:
+                continue
+            seen.add(v.name)
+            definition = scalars.defs.get(v.name)
+            if v.name in scalars.params or (isinstance(definition, Call) and definition.op in ops.SCALAR_READS):
+                out.append(display_name(v.name))
+            elif definition is not None:
+                stack.append(definition)
+            elif v.name in scalars.carries:
+                carry = scalars.carries[v.name]
+                stack += [x for x in (carry.init, carry.yielded) if x is not None]
+            elif v.name in scalars.phis:
+                phi = scalars.phis[v.name]
+                stack += [x for x in (phi.cond, phi.then, phi.orelse) if x is not None]
+    return out
 
 
 # ---------------------------------------------------------------------------------------------- extraction
@@ -567,7 +596,8 @@ class _Origins:
                 if shape is None:
                     return None
                 rank = len(shape)
-                return Operand(display_name(name), tuple(Const(0) for _ in shape), shape, tuple(range(rank)))
+                return Operand(display_name(name), tuple(Const(0) for _ in shape), shape, tuple(range(rank)),
+                               root_shape=shape)
             return None
         stmt = self.defs.get(name)
         if stmt is None:
@@ -603,7 +633,8 @@ class _Origins:
             shape = ops.static_shape(t.shape) if isinstance(t, (TileType, TensorType)) else None
             if shape is None or (isinstance(t, TileType) and t.space is MemSpace.Acc):
                 return None
-            return Operand(display_name(name), tuple(Const(0) for _ in shape), shape, tuple(range(len(shape))))
+            return Operand(display_name(name), tuple(Const(0) for _ in shape), shape, tuple(range(len(shape))),
+                           root_shape=shape)
         return self._opaque(name, stmt, call)
 
     def _window(self, src: Operand | None, offsets: Expr, shape: Expr, rank: int | None) -> Operand | None:
@@ -624,7 +655,8 @@ class _Origins:
         dropped = len(extents) - keep
         if dropped < 0 or any(e != 1 for e in extents[:dropped]):
             return None
-        return Operand(src.root, tuple(root_offsets), tuple(root_extents), src.dims[dropped:], src.root_args)
+        return Operand(src.root, tuple(root_offsets), tuple(root_extents), src.dims[dropped:], src.root_args,
+                       src.root_shape)
 
     def _reshape(self, src: Operand | None, shape: Expr) -> Operand | None:
         """A reshape that only adds or drops unit dimensions keeps the block; anything else is unknown."""
@@ -670,7 +702,8 @@ class _Origins:
             root_args.extend(inner.offsets)
         span = stmt.span
         root = f"{display_name(name)}@{span.line}:{span.col}"
-        return Operand(root, tuple(Const(0) for _ in shape), shape, tuple(range(len(shape))), tuple(root_args))
+        return Operand(root, tuple(Const(0) for _ in shape), shape, tuple(range(len(shape))), tuple(root_args),
+                       shape)
 
 
 def _plus(a: Expr, b: Expr) -> Expr:

@@ -71,7 +71,7 @@ def test_inner_index_predicate_resets_every_outer_iteration_fails_pv103_as_given
     assert pv103.verdict is Verdict.REFUTED
     assert pv103.counterexample["kb"] >= 1 and pv103.counterexample["ko"] == 0
     assert "never drained" in pv103.message
-    assert set(_by_rule(outcomes)) == {"PV102", "PV103"}  # Form 3 style: no PV101 / PV105
+    assert set(_by_rule(outcomes)) == {"PV102", "PV103", "PV106"}  # Form 3 style: no PV101 / PV105
 
 
 def test_inner_index_predicate_in_a_tiled_lowering_fails_pv103_and_pv101():
@@ -186,10 +186,16 @@ def test_pv101_and_pv105_of_a_site_against_itself_prove(name):
         [(o.site, o.rule, o.message) for o in identity if o.verdict is not Verdict.PROVED]
 
 
+RUNTIME_DEPENDENT = {"carried_offset.py": {("carried_runtime", "PV103"), ("carried_runtime", "PV106")}}
+"""Intent obligations whose conditions or K offsets depend on a value read at run time: correct only for
+some values (`carried_runtime` advances by a stride from a tensor), so inconclusive, never proved."""
+
+
 @pytest.mark.parametrize("name", sorted(p.name for p in KERNELS.glob("*.py")))
 def test_every_refutation_is_expected(name):
     """Through the fixed lowering, exactly the `# expect:` lines fail."""
     source = read(KERNELS / name)
     outcomes = prove_module(source, lower_fixed(source))
     assert _refuted(outcomes) == expectations(KERNELS / name)
-    assert not [o for o in outcomes if o.verdict is Verdict.INCONCLUSIVE]
+    inconclusive = {(o.function, o.rule) for o in outcomes if o.verdict is Verdict.INCONCLUSIVE}
+    assert inconclusive == RUNTIME_DEPENDENT.get(name, set())

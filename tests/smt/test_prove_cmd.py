@@ -38,10 +38,10 @@ def _prove(*args: str):
 def test_correct_kernel_lists_each_obligation_as_proved_and_exits_0():
     result = _prove(str(KERNELS / "tiled_k.py"), "--no-cache")
     assert result.exit_code == 0, result.output
-    assert "site piped:31 `c`: 4 proved, 0 failed, 0 inconclusive" in result.output
+    assert "site piped:31 `c`: 5 proved, 0 failed, 0 inconclusive" in result.output
     assert "  PV101 predication-is-phi: proved" in result.output
     summary = result.output.strip().splitlines()[-1]
-    assert summary.startswith("3 sites, 12 obligations: 12 proved, 0 failed, 0 inconclusive; solver time ")
+    assert summary.startswith("3 sites, 15 obligations: 15 proved, 0 failed, 0 inconclusive; solver time ")
 
 
 def test_failed_obligation_prints_the_counterexample_and_exits_1():

@@ -97,11 +97,24 @@ def test_a_legacy_seed_branch_on_the_wrong_block_fails_pv101():
 
 
 @pytest.mark.parametrize("mode", ["fixed", "legacy"])
-@pytest.mark.parametrize("function", ["carried", "carried_pred", "carried_runtime"])
+@pytest.mark.parametrize("function", ["carried", "carried_pred"])
 def test_a_scalar_k_offset_carried_by_the_loop_proves(function, mode):
     source = only(kernel("carried_offset.py"), function)
     outcomes = prove_module(source, _lower(source, mode))
     assert not _not_proved(outcomes), _not_proved(outcomes)
+
+
+@pytest.mark.parametrize("mode", ["fixed", "legacy"])
+def test_a_k_offset_advanced_by_a_runtime_stride_is_proved_faithful_but_not_intended(mode):
+    """The lowering is proved to mirror the source (PV101, PV102, PV105), but the kernel resets and
+    covers K as intended only when the stride read at run time is K_TILE: PV103 and PV106 say so."""
+    source = only(kernel("carried_offset.py"), "carried_runtime")
+    outcomes = prove_module(source, _lower(source, mode))
+    by_rule = {o.rule: o for o in outcomes}
+    assert {r for r, o in by_rule.items() if o.verdict is Verdict.PROVED} == {"PV101", "PV102", "PV105"}
+    for rule in ("PV103", "PV106"):
+        assert by_rule[rule].verdict is Verdict.INCONCLUSIVE
+        assert "`stride`, read at run time" in by_rule[rule].reason
 
 
 @pytest.mark.parametrize("mode", ["fixed", "legacy"])

@@ -15,7 +15,7 @@ class BiasTwice:
             ta = pl.tile.load(a, [0, kb * TK], [M, TK], target_memory=pl.Mem.Mat)
             tb = pl.tile.load(b, [kb * TK, 0], [TK, N], target_memory=pl.Mem.Mat)
             if kb < 2:
-                seeded = pl.tile.matmul_bias(ta, tb, bias_t)  # expect: PV104
+                seeded = pl.tile.matmul_bias(ta, tb, bias_t)  # expect: PV103, PV104
                 ph = pl.yield_(seeded)
             else:
                 summed = pl.tile.matmul_acc(c_iter, ta, tb)

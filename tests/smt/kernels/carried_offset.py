@@ -60,7 +60,7 @@ def carried_wrong(x: pl.Tensor[[M, K], pl.BF16], w: pl.Tensor[[K, N], pl.BF16], 
             xa = x[:, k0 : k0 + K_TILE]
             wb = w[k0 : k0 + K_TILE, :]
             if k0 == K_TILE:
-                acc = pl.matmul(xa, wb)
+                acc = pl.matmul(xa, wb)  # expect: PV103
             else:
                 acc = pl.matmul_acc(acc, xa, wb)  # expect: PV102
             k0 = k0 + K_TILE

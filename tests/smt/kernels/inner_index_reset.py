@@ -16,7 +16,7 @@ class InnerIndex:
             for ko, (c_inner,) in pl.range(0, TK, TKO, init_values=(c_outer,)):
                 ta = pl.tile.load(a, [0, kb * TK + ko], [M, TKO], target_memory=pl.Mem.Mat)
                 tb = pl.tile.load(b, [kb * TK + ko, 0], [TKO, N], target_memory=pl.Mem.Mat)
-                c_new = pl.tile.matmul_acc(c_inner, ta, tb, init_cond=(ko == 0))  # expect[as-given]: PV103
+                c_new = pl.tile.matmul_acc(c_inner, ta, tb, init_cond=(ko == 0))  # expect: PV103
                 c_k = pl.yield_(c_new)
             c_kb = pl.yield_(c_k)
         out = pl.tile.store(c_kb, [0, 0], out)
