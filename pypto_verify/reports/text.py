@@ -14,12 +14,12 @@ def write(report: RunResult, stream: TextIO, *, show_kernels: bool = False) -> N
     if show_kernels:
         for file in report.files:
             for k in file.kernels:
-                stream.write(f"{file.path}: {k.name}: {k.verdict}, sim {k.sim}"
-                             + (f" ({k.sim_reason})" if k.sim_reason and k.sim != "match" else "") + "\n")
+                stream.write(f"{file.path}: {k.name}: {k.statement}\n")
     kernels = [k for f in report.files for k in f.kernels]
     verified = sum(1 for k in kernels if k.verdict == "verified")
     errors = sum(1 for f in report.findings if f.severity.value == "error")
-    matched = sum(1 for k in kernels if k.sim == "match")
-    stream.write(f"{len(report.files)} files, {len(kernels)} kernels ({verified} verified, {matched} simulated "
-                 f"and matched), {report.sites} idiom sites ({report.verified_sites} verified), "
-                 f"{errors} error findings\n")
+    matched = sum(1 for k in kernels if k.verdict == "verified" and k.sim == "match")
+    unsimulated = verified - matched
+    stream.write(f"{len(report.files)} files, {len(kernels)} kernels ({verified} verified: {matched} simulated "
+                 f"and matched, {unsimulated} not simulated), {report.sites} idiom sites "
+                 f"({report.verified_sites} verified), {errors} error findings\n")

@@ -435,10 +435,13 @@ def finish(work: FileWork) -> FileResult:
     findings = tuple(sorted(unique.values(), key=Finding.sort_key))
     kernels = []
     for k in work.kernels:
-        mine = [f for f in findings if f.function == k.function]
-        if any(f.severity is Severity.ERROR for f in mine):
+        # the verdict rests on the obligations and findings before suppression: `verified` only when every
+        # obligation is proved and nothing was found (a suppression silences a finding, it proves nothing)
+        mine = [f for f in work.findings if f.function == k.function]
+        outcomes = dict(k.obligations)
+        if any(f.severity is Severity.ERROR for f in mine) or outcomes.get("refuted"):
             verdict = "findings"
-        elif any(f.rule.id == rules.INCONCLUSIVE.id for f in mine):
+        elif any(f.rule.id == rules.INCONCLUSIVE.id for f in mine) or outcomes.get("inconclusive"):
             verdict = "inconclusive"
         else:
             verdict = "verified"

@@ -76,9 +76,19 @@ class KernelResult:
     obligations: tuple[tuple[str, int], ...] = ()
     """Outcomes of the Z3 obligations by verdict (`proved`, `refuted`, `inconclusive`), in first-seen order."""
 
+    @property
+    def statement(self) -> str:
+        """The verdict with what it rests on: `verified, simulated and matched`, `verified, not simulated:
+        <reason>`, or the verdict itself."""
+        if self.verdict != "verified":
+            return self.verdict
+        if self.sim == "match":
+            return "verified, simulated and matched"
+        return f"verified, not simulated: {self.sim_reason or 'simulation was not run (--no-sim)'}"
+
     def to_json(self) -> dict:
-        return {"name": self.name, "function": self.function, "verdict": self.verdict, "sim": self.sim,
-                "sim_reason": self.sim_reason, "obligations": dict(self.obligations)}
+        return {"name": self.name, "function": self.function, "verdict": self.verdict, "statement": self.statement,
+                "sim": self.sim, "sim_reason": self.sim_reason, "obligations": dict(self.obligations)}
 
 
 @dataclass(frozen=True)
@@ -94,6 +104,7 @@ class FileResult:
     cached: bool = False
 
     def verified_sites(self) -> int:
+        """Idiom sites of kernels whose every obligation is proved (a suppressed finding does not count)."""
         ok = {k.function for k in self.kernels if k.verdict == "verified"}
         return sum(1 for s in self.sites if s.function in ok)
 
