@@ -212,7 +212,9 @@ def _reset_text(step: E.StepTemplate) -> str:
         return f"init_cond ({S.expr_text(mad.init_cond)})"
     if step.guards:
         branch, arm = step.guards[-1]
-        return f"the `if {S.expr_text(branch.cond)}`"
+        if arm:
+            return f"the `if {S.expr_text(branch.cond)}`"
+        return f"`{_op_name(mad.op)}` in the else arm of `if {S.expr_text(branch.cond)}`"
     return f"`{_op_name(mad.op)}`"
 
 

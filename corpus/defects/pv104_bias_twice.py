@@ -4,9 +4,9 @@ output tile").
 Form 2: `tile.matmul_bias` has no init_cond, so a biased K loop seeds in a branch. The author meant "first
 block of each 256-wide half" but the output tile is the whole K range: `if ko % 256 == 0` takes the biased
 seed at ko = 0 and again at ko = 256, so the output tile gets the bias added twice (and the ko = 256 seed
-restarts the sum). Expected: PV104 on the `matmul_bias`, in both pipelines. Not PV103: the source itself
-re-initialises at ko = 256, and PV103 excuses a reset the source makes at the same iteration; PV104 has no
-such excuse. PV102 holds (ko = 0 seeds).
+restarts the sum). Expected: PV104 on the `matmul_bias`, and PV103 on it too: the ko = 256 seed throws
+away the partial sums of ko = 0 and 128, never drained (a reset the source itself makes is a kernel bug,
+not an excuse). Both pipelines. PV102 holds (ko = 0 seeds).
 """
 
 import pypto.language as pl
@@ -31,7 +31,7 @@ class BiasTwice:
             ta = pl.tile.load(a, [0, ko], [M, K_TILE], target_memory=pl.Mem.Mat)
             tb = pl.tile.load(b, [ko, 0], [K_TILE, N], target_memory=pl.Mem.Mat)
             if ko % 256 == 0:
-                seeded = pl.tile.matmul_bias(ta, tb, bias_t)  # expect: PV104
+                seeded = pl.tile.matmul_bias(ta, tb, bias_t)  # expect: PV103, PV104
                 ph = pl.yield_(seeded)
             else:
                 summed = pl.tile.matmul_acc(c_iter, ta, tb)
