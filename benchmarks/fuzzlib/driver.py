@@ -1,0 +1,403 @@
+"""The fuzz run: choose the candidates, judge them in a worker pool, and tally escapes and precision.
+
+`run_fuzz(Config)` returns the whole report as a JSON-ready dict (`summary` + one record per candidate);
+`render(report)` is its human summary. Phases:
+
+1. Baselines: every corpus kernel, trimmed to itself (`mutate.load_kernel`), is checked and simulated once; a
+   kernel is mutated only when its trimmed original verifies, simulates to its reference, and costs at most
+   `max_sim_seconds` to simulate (the cost of judging each of its mutants).
+2. Mutants: every first-order mutation of every kept kernel, sampled round-robin over the mutation kinds (so a
+   rare kind is not crowded out), then higher-order mutants (2 or 3 stacked mutations) when more are asked for
+   than there are first-order ones. Duplicate texts are skipped.
+3. Generated programs: `generate.program` with a per-index seed.
+
+An *escape* is a candidate the oracle finds wrong and the static check verifies. A *false alarm* is one the
+static check flags (findings, rejected by the reader, inconclusive) and the oracle finds equivalent; precision
+per rule is, among the flagged candidates a rule fired on and the oracle judged, the share that are wrong.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import re
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from . import generate, mutate
+from .judge import Baseline, Judgement, Settings, Task, baseline_batch, judge_batch, worker_init
+
+ROOT = Path(__file__).resolve().parents[2]
+FLAGGED = ("findings", "rejected", "inconclusive")
+
+
+@dataclass
+class Config:
+    """One fuzz run (the options of `benchmarks/fuzz.py`)."""
+
+    mutants: int = 100
+    generated: int = 100
+    seed: int = 0
+    jobs: int = 1
+    batch: int = 8
+    """Candidates per worker task (one Datalog run each)."""
+    corpus: tuple[str, ...] = (str(ROOT / "corpus"),)
+    kernels: tuple[str, ...] = ()
+    """Only these kernels (`function` or `Program.function` names); all when empty."""
+    max_sim_seconds: float = 2.0
+    """Skip kernels whose original takes longer to simulate (each of their mutants costs as much)."""
+    timeout: float = 60.0
+    defect_rate: float = 0.5
+    target: str = "a2a3"
+    engine: str = "auto"
+    escapes_dir: str | None = None
+    """Write each escape's text here (`escape_<id>_<kind>.py`)."""
+    progress: bool = True
+
+
+@dataclass
+class KernelRef:
+    path: str
+    kernel: str
+    function: str
+    line: int
+    key: str
+
+
+# ---------------------------------------------------------------------------------------------- the candidates
+
+
+def corpus_kernels(paths: Iterable[str], only: tuple[str, ...] = ()) -> list[KernelRef]:
+    """Every kernel of the files under *paths* (read by the project's frontend), in file order."""
+    from pypto_verify.run.chain import read_stage
+    from pypto_verify.run.inputs import collect_files
+
+    out = []
+    for path in collect_files(list(paths)):
+        work = read_stage(str(path))
+        for k in work.kernels:
+            if only and k.function not in only and k.name not in only:
+                continue
+            if k.form3:
+                continue
+            key = re.sub(r"[^A-Za-z0-9_]", "_", f"{Path(path).stem}__{k.name}")
+            out.append(KernelRef(str(path), k.name, k.function, k.read.span.line, key))
+    return out
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()
+
+
+def mutant_tasks(kernels: list[tuple[KernelRef, mutate.KernelSource]], count: int, seed: int,
+                 first_id: int) -> list[Task]:
+    """*count* distinct mutants: first-order ones round-robin over kinds, then higher-order ones."""
+    rng = random.Random(f"{seed}-mutants")
+    by_kind: dict[str, list[tuple[int, mutate.Candidate]]] = defaultdict(list)
+    for index, (_, source) in enumerate(kernels):
+        for cand in mutate.first_order(source):
+            by_kind[cand.kind].append((index, cand))
+    for kind in sorted(by_kind):
+        rng.shuffle(by_kind[kind])
+    order: list[tuple[int, mutate.Candidate]] = []
+    queues = [by_kind[k] for k in sorted(by_kind)]
+    while any(queues) and len(order) < count:
+        for queue in queues:
+            if queue and len(order) < count:
+                order.append(queue.pop())
+    seen: set[str] = {_digest(s.text()) for _, s in kernels}
+    tasks: list[Task] = []
+    for index, cand in order:
+        ref, source = kernels[index]
+        mutant = mutate.make_mutant(source, [cand])
+        if mutant is not None:
+            _add_mutant(tasks, seen, ref, source, mutant, first_id)
+    attempts = 0
+    flat = [(i, c) for i, (_, s) in enumerate(kernels) for c in mutate.first_order(s)]
+    while len(tasks) < count and flat and attempts < 20 * count:
+        attempts += 1
+        index, cand = rng.choice(flat)
+        ref, source = kernels[index]
+        mutant = mutate.make_mutant(source, [cand], rng=rng, order=rng.choice([2, 2, 3]))
+        if mutant is not None:
+            _add_mutant(tasks, seen, ref, source, mutant, first_id)
+    tasks.sort(key=lambda t: (t.baseline, t.id))
+    return tasks
+
+
+def _add_mutant(tasks: list[Task], seen: set[str], ref: KernelRef, source: mutate.KernelSource,
+                mutant: mutate.Mutant, first_id: int) -> None:
+    digest = _digest(mutant.text)
+    if digest in seen:
+        return
+    seen.add(digest)
+    first = mutant.mutations[0]
+    meta = {"source": ref.path, "kernel": ref.kernel, "line": mutant.line,
+            "mutations": [asdict(m) for m in mutant.mutations],
+            "label": "+".join(f"{m.kind}:{m.variant}" if m.variant else m.kind for m in mutant.mutations),
+            "before": first.before, "after": first.after}
+    tasks.append(Task(first_id + len(tasks), "mutant", mutant.kind, mutant.text, ref.function, ref.kernel,
+                      ref.path, source.siblings, ref.key, (), meta))
+
+
+def generated_tasks(count: int, seed: int, first_id: int, defect_rate: float, target: str) -> list[Task]:
+    tasks = []
+    for i in range(count):
+        program = generate.program(random.Random(f"{seed}-generated-{i}"), defect_rate, target)
+        meta = dict(program.meta)
+        meta["label"] = program.kind
+        tasks.append(Task(first_id + i, "generated", program.kind, program.text, program.function, "Generated.main",
+                          "", (), "", program.oracle, meta))
+    return tasks
+
+
+# ---------------------------------------------------------------------------------------------- the pool
+
+
+def _batches(tasks: list[Task], size: int) -> Iterator[list[Task]]:
+    for i in range(0, len(tasks), size):
+        yield tasks[i:i + size]
+
+
+def _pool_map(fn: Callable, batches: list[list[Task]], settings: Settings, jobs: int,
+              tick: Callable[[int], None]) -> list:
+    """*fn*(batch, settings) over *batches*, in a pool of *jobs* workers (in this process when 1)."""
+    out: list = []
+    if jobs <= 1:
+        worker_init()
+        for batch in batches:
+            result = fn(batch, settings)
+            out.extend(result)
+            tick(len(batch))
+        return out
+    with ProcessPoolExecutor(max_workers=jobs, initializer=worker_init) as pool:
+        pending: set[Future] = set()
+        queue = list(batches)
+        queue.reverse()
+        while queue or pending:
+            while queue and len(pending) < 3 * jobs:
+                batch = queue.pop()
+                future = pool.submit(fn, batch, settings)
+                future.size = len(batch)  # type: ignore[attr-defined]
+                pending.add(future)
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                out.extend(future.result())
+                tick(future.size)  # type: ignore[attr-defined]
+    return out
+
+
+class _Progress:
+    def __init__(self, label: str, total: int, enabled: bool) -> None:
+        self.label, self.total, self.enabled = label, total, enabled
+        self.done = 0
+        self.started = time.perf_counter()
+        self.last = 0.0
+
+    def __call__(self, count: int) -> None:
+        self.done += count
+        now = time.perf_counter()
+        if self.enabled and (now - self.last > 5 or self.done == self.total):
+            self.last = now
+            rate = self.done / max(now - self.started, 1e-9)
+            print(f"  {self.label}: {self.done}/{self.total} ({rate:.2f}/s)", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------- the run
+
+
+def run_fuzz(config: Config) -> dict:
+    """The whole fuzz run (module docstring): the report as a JSON-ready dict."""
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="pypto-fuzz-baselines-") as folder:
+        settings = Settings(seed=config.seed, target=config.target, engine=config.engine, timeout=config.timeout,
+                            baselines=folder)
+        kept: list[tuple[KernelRef, mutate.KernelSource]] = []
+        baselines: dict[str, dict] = {}
+        baseline_seconds = 0.0
+        if config.mutants > 0:
+            refs = corpus_kernels(config.corpus, config.kernels)
+            sources = {}
+            tasks = []
+            for ref in refs:
+                try:
+                    source = mutate.load_kernel(ref.path, ref.kernel, ref.function, ref.line)
+                except (ValueError, SyntaxError) as error:
+                    baselines[ref.key] = {"kernel": ref.kernel, "path": ref.path, "kept": False, "reason": str(error)}
+                    continue
+                sources[ref.key] = (ref, source)
+                tasks.append(Task(len(tasks), "baseline", "baseline", source.text(), ref.function, ref.kernel,
+                                  ref.path, source.siblings, ref.key))
+            begun = time.perf_counter()
+            progress = _Progress("baselines", len(tasks), config.progress)
+            results: list[tuple[str, Baseline]] = _pool_map(baseline_batch, list(_batches(tasks, config.batch)),
+                                                            settings, config.jobs, progress)
+            baseline_seconds = time.perf_counter() - begun
+            for key, base in sorted(results, key=lambda item: item[0]):
+                ref, source = sources[key]
+                ok = base.verdict == "verified" and base.sim == "match" and base.seconds <= config.max_sim_seconds
+                reason = "" if ok else (base.reason or f"{base.verdict}, sim {base.sim}") if \
+                    base.seconds <= config.max_sim_seconds or base.verdict != "verified" or base.sim != "match" \
+                    else f"simulation takes {base.seconds:.1f} s > {config.max_sim_seconds:g} s"
+                baselines[key] = {"kernel": ref.kernel, "path": _rel(ref.path), "kept": ok, "verdict": base.verdict,
+                                  "sim": base.sim, "seconds": round(base.seconds, 3), "reason": reason}
+                if ok:
+                    kept.append((ref, source))
+            kept.sort(key=lambda item: item[0].key)
+        mutants = mutant_tasks(kept, config.mutants, config.seed, 0) if kept else []
+        generated = generated_tasks(config.generated, config.seed, len(mutants) + 1_000_000, config.defect_rate,
+                                    config.target)
+        timings = {}
+        judged: dict[int, Judgement] = {}
+        for family, tasks in (("mutant", mutants), ("generated", generated)):
+            begun = time.perf_counter()
+            progress = _Progress(family + "s", len(tasks), config.progress)
+            for j in _pool_map(judge_batch, list(_batches(tasks, config.batch)), settings, config.jobs, progress):
+                judged[j.id] = j
+            timings[family] = time.perf_counter() - begun
+    records = [_record(t, judged[t.id]) for t in (*mutants, *generated)]
+    if config.escapes_dir:
+        _write_escapes(config.escapes_dir, [(t, judged[t.id]) for t in (*mutants, *generated) if judged[t.id].escape])
+    summary = summarise(records)
+    summary["config"] = {k: v for k, v in asdict(config).items() if k not in ("progress",)}
+    summary["config"]["corpus"] = [_rel(p) for p in config.corpus]
+    summary["baselines"] = {"kernels": len(baselines), "kept": sum(1 for b in baselines.values() if b["kept"]),
+                            "seconds": round(baseline_seconds, 1),
+                            "skipped": {k: b["reason"] for k, b in sorted(baselines.items()) if not b["kept"]}}
+    summary["seconds"] = {"total": round(time.perf_counter() - started, 1),
+                          **{k: round(v, 1) for k, v in timings.items()}}
+    summary["throughput"] = {k: round(n / timings[k], 3) if timings.get(k) else None
+                             for k, n in (("mutant", len(mutants)), ("generated", len(generated)))}
+    summary["cores"] = os.cpu_count()
+    return {"tool": "pypto-verify fuzz", "summary": summary, "records": records}
+
+
+def _rel(path: str) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(ROOT))
+    except ValueError:
+        return path
+
+
+def _record(task: Task, j: Judgement) -> dict:
+    record = {"id": task.id, "family": task.family, "kind": task.kind, **j.to_json()}
+    meta = dict(task.meta)
+    if "source" in meta:
+        meta["source"] = _rel(meta["source"])
+    record.update(meta)
+    if j.escape or (j.verdict in FLAGGED and j.judgement == "equivalent"):
+        record["text"] = task.text
+    return record
+
+
+def _write_escapes(folder: str, escapes: list[tuple[Task, Judgement]]) -> None:
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    for task, j in escapes:
+        safe = re.sub(r"[^A-Za-z0-9_]+", "_", task.kind)[:60]
+        header = (f"# fuzz escape {task.id}: {task.family} {task.meta.get('label', task.kind)}"
+                  f" of {task.meta.get('source', '')} {task.kernel}\n# oracle: {j.why}: {j.detail}\n")
+        Path(folder, f"escape_{task.id}_{safe}.py").write_text(header + task.text, encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------------------------- tallies
+
+
+def _row() -> dict:
+    return {"n": 0, "verified": 0, "flagged": 0, "wrong": 0, "equivalent": 0, "unjudged": 0, "escapes": 0,
+            "false_alarms": 0}
+
+
+def _tally(row: dict, r: dict) -> None:
+    row["n"] += 1
+    if r["verdict"] == "verified":
+        row["verified"] += 1
+    elif r["verdict"] in FLAGGED:
+        row["flagged"] += 1
+    row[r["judgement"]] += 1
+    if r["judgement"] == "wrong" and r["verdict"] == "verified":
+        row["escapes"] += 1
+    if r["judgement"] == "equivalent" and r["verdict"] in FLAGGED:
+        row["false_alarms"] += 1
+
+
+def summarise(records: list[dict]) -> dict:
+    """The tallies of a run: per family, per kind (mutants: the mutation kind, `higher-order` for stacked
+    ones; generated: `form:defect`), per rule (precision), the escapes, and the verdict x judgement table."""
+    families: dict[str, dict] = defaultdict(_row)
+    kinds: dict[str, dict] = defaultdict(_row)
+    labels: dict[str, dict] = defaultdict(_row)
+    per_rule: dict[str, dict] = defaultdict(lambda: {"flagged": 0, "wrong": 0, "equivalent": 0, "unjudged": 0})
+    table: Counter = Counter()
+    escapes = []
+    for r in records:
+        _tally(families[r["family"]], r)
+        kind = r["kind"] if r["family"] == "generated" or "+" not in r["kind"] else "higher-order"
+        _tally(kinds[f"{r['family']}:{kind}"], r)
+        _tally(labels[f"{r['family']}:{r.get('label', r['kind'])}"], r)
+        table[(r["family"], r["verdict"], r["judgement"])] += 1
+        if r["verdict"] in FLAGGED:
+            for rule in r["rules"]:
+                per_rule[rule]["flagged"] += 1
+                per_rule[rule][r["judgement"]] += 1
+        if r["judgement"] == "wrong" and r["verdict"] == "verified":
+            escapes.append({k: r.get(k) for k in ("id", "family", "kind", "label", "source", "kernel", "line",
+                                                   "before", "after", "why", "deviation", "detail", "defect")})
+    for row in per_rule.values():
+        judged = row["wrong"] + row["equivalent"]
+        row["precision"] = round(row["wrong"] / judged, 4) if judged else None
+    return {"families": dict(families), "kinds": dict(sorted(kinds.items())), "labels": dict(sorted(labels.items())),
+            "rules": dict(sorted(per_rule.items())), "escapes": escapes,
+            "table": [{"family": f, "verdict": v, "judgement": j, "n": n} for (f, v, j), n in sorted(table.items())]}
+
+
+# ---------------------------------------------------------------------------------------------- rendering
+
+
+def render(report: dict) -> str:
+    """The human summary of a report."""
+    s = report["summary"]
+    lines = []
+    c = s.get("config", {})
+    lines.append(f"fuzz: seed {c.get('seed')}, {c.get('jobs')} jobs, {s['seconds']['total']} s "
+                 f"(mutants {s['seconds'].get('mutant', 0)} s, generated {s['seconds'].get('generated', 0)} s); "
+                 f"throughput {s['throughput']}")
+    b = s.get("baselines", {})
+    if b.get("kernels"):
+        lines.append(f"baselines: {b['kept']} of {b['kernels']} kernels mutated ({b['seconds']} s); "
+                     f"{len(b['skipped'])} skipped")
+    for family, row in s["families"].items():
+        lines.append(f"{family}s: {row['n']} — verified {row['verified']}, flagged {row['flagged']}; "
+                     f"wrong {row['wrong']}, equivalent {row['equivalent']}, unjudged {row['unjudged']}; "
+                     f"ESCAPES {row['escapes']}, false alarms {row['false_alarms']}")
+    lines.append("")
+    lines.append(f"{'kind':42} {'n':>6} {'verif':>6} {'flag':>6} {'wrong':>6} {'equiv':>6} {'unjdg':>6} "
+                 f"{'ESC':>5} {'FA':>5}")
+    for kind, row in s["kinds"].items():
+        lines.append(f"{kind[:42]:42} {row['n']:6} {row['verified']:6} {row['flagged']:6} {row['wrong']:6} "
+                     f"{row['equivalent']:6} {row['unjudged']:6} {row['escapes']:5} {row['false_alarms']:5}")
+    lines.append("")
+    lines.append(f"{'rule':8} {'flagged':>8} {'wrong':>7} {'equiv':>7} {'unjdg':>7} {'precision':>9}")
+    for rule, row in s["rules"].items():
+        precision = "-" if row["precision"] is None else f"{row['precision']:.3f}"
+        lines.append(f"{rule:8} {row['flagged']:8} {row['wrong']:7} {row['equivalent']:7} {row['unjudged']:7} "
+                     f"{precision:>9}")
+    escapes = s["escapes"]
+    lines.append("")
+    lines.append(f"{len(escapes)} soundness escapes" + (":" if escapes else ""))
+    by_label: dict[str, list[dict]] = defaultdict(list)
+    for e in escapes:
+        by_label[e.get("label") or e["kind"]].append(e)
+    for label, group in sorted(by_label.items(), key=lambda item: -len(item[1])):
+        e = group[0]
+        where = f"{e.get('source') or 'generated'} {e.get('kernel') or ''}".strip()
+        lines.append(f"  {label} x{len(group)}: e.g. #{e['id']} {where} line {e.get('line')}: "
+                     f"`{e.get('before')}` -> `{e.get('after')}`; static verified; oracle {e['why']}, "
+                     f"max deviation {e['deviation']}; {str(e.get('detail'))[:160]}")
+    return "\n".join(lines)
