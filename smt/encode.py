@@ -826,6 +826,9 @@ class ChainEncoding:
         self.assumptions: list[Term] = []
         self.unsupported = site.unsupported
         self.approximations: list[str] = []
+        self.unknown_iterations: list[tuple[Term, Term]] = []
+        """(iteration, trip count) of each MAD-free loop holding a create or drain: the iteration at
+        which it runs is a free constant (an approximation)."""
         self._counts: dict[tuple, Term] = {}
         top = ExprEncoder(symbols)
         self._context(top)
@@ -928,6 +931,7 @@ class ChainEncoding:
             if per.head == "int" and per.value == 0:
                 # a loop without MADs: all its items sit at one position, in an unknown iteration
                 i = const(f"{MARK}iter.{item.var}.{len(self.drains) + len(self.creates)}")
+                self.unknown_iterations.append((i, trips))
                 self.approximations.append(f"the iteration of `{display_name(item.var)}` (line {item.span.line}) "
                                            "at which an item of a MAD-free loop runs")
             elif per.head == "int" and lo.head == "int" and (isinstance(leaf, S.Mad) or level + 2 == len(path)) \
