@@ -29,11 +29,12 @@ of their own), with `tensor.dim(t, i)` read as `t`'s declared extent, scalar `mi
 from __future__ import annotations
 
 from collections.abc import Iterator
+import hashlib
 from dataclasses import dataclass, field, replace
 from pypto_verify import ops, rules
 from pypto_verify.ir import (
-    Assign, BinOp, BoolOp, Call, Compare, Const, Expr, For, Function, If, ListExpr, Module, Scope, Span, Stmt,
-    TensorType, TileType, TupleExpr, UnaryOp, Var, display_name, final_yield, stmt_exprs, var_like, walk_exprs,
+    Assign, BinOp, BoolOp, Call, Compare, Const, Expr, For, Function, If, ListExpr, LoopKind, Module, Scope, Span, Stmt,
+    Sym, TensorType, TileType, TupleExpr, UnaryOp, Var, display_name, final_yield, stmt_exprs, var_like, walk_exprs,
 )
 from pypto_verify.shapes import Shapes, dims_text, expr_text, window_text
 
@@ -52,6 +53,7 @@ class Loop:
     start: Expr
     stop: Expr
     step: Expr
+    kind: LoopKind = LoopKind.RANGE
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +100,7 @@ def _collect(fn: Function, body: tuple[Stmt, ...], context: tuple[Loop | Guard, 
         if isinstance(stmt, For):
             for expr in (stmt.start, stmt.stop, stmt.step, *stmt.inits):
                 _calls_in(fn, stmt, expr, context, shapes, out)
-            loop = Loop(stmt.loop_var.name, stmt.start, stmt.stop, stmt.step)
+            loop = Loop(stmt.loop_var.name, stmt.start, stmt.stop, stmt.step, stmt.kind)
             _collect(fn, stmt.body, (*context, loop), shapes, out)
         elif isinstance(stmt, If):
             _calls_in(fn, stmt, stmt.cond, context, shapes, out)
@@ -152,6 +154,9 @@ def _access(fn: Function, stmt: Stmt, call: Call, context: tuple[Loop | Guard, .
         return None
     source = shapes.of(base)
     v = var_like(base)
+    if v is not None and source is None and v.name in shapes.params and offsets is not None:
+        return Access(fn.name, verb, display_name(v.name), (), offsets, (), span, context,
+                      f"pl.{name}({display_name(v.name)}, ...)", unposed=_undeclared(v.name))
     if v is None or source is None or not source.exact or offsets is None or extents is None:
         return None  # not a window of a value whose extents the kernel states
     if len(offsets) != len(source.dims) or len(extents) != len(source.dims):
@@ -169,6 +174,9 @@ def _write(fn: Function, call: Call, dst: Expr, value: Expr, offsets: tuple[Expr
     """A store or assemble of *value* into *dst* at *offsets*."""
     target = shapes.of(dst)
     v = var_like(dst)
+    if v is not None and target is None and v.name in shapes.params and offsets is not None:
+        return Access(fn.name, "writes", display_name(v.name), (), offsets, (), span, context,
+                      f"pl.{call.op.split('.')[-1]}(..., {display_name(v.name)})", unposed=_undeclared(v.name))
     if v is None or target is None or not target.exact or offsets is None or len(offsets) != len(target.dims):
         return None
     tensor = display_name(v.name)
@@ -178,19 +186,31 @@ def _write(fn: Function, call: Call, dst: Expr, value: Expr, offsets: tuple[Expr
     if source is None or not source.exact:
         why = (f"the extents of `{value_text}` are not known exactly (its shape is inferred from an op whose "
                "result shape pypto-verify does not model)")
-        text = f"{tensor}[{', '.join(expr_text(o) for o in offsets)}, ...] = {value_text}"
+        text = _call_text(call, tensor, value_text, offsets)
         return Access(fn.name, "writes", tensor, target.dims, offsets, (), span, context, text, unposed=why)
     extents = source.extents
     approximations: tuple[str, ...] = ()
     if not source.valid_known:
         approximations = (f"the valid region of `{value_text}` is not tracked (its whole shape is checked)",)
     if len(extents) != len(offsets):
-        # a lower-rank value written into a higher-rank tensor: the leading dimensions are one element
-        if len(extents) > len(offsets):
-            return None
-        extents = (*(Const(1) for _ in range(len(offsets) - len(extents))), *extents)
+        why = (f"a {len(extents)}-D value written into the {len(offsets)}-D `{tensor}`: which of its dimensions "
+               "the value covers is not modelled")
+        text = _call_text(call, tensor, value_text, offsets)
+        return Access(fn.name, "writes", tensor, target.dims, offsets, (), span, context, text, unposed=why)
     text = f"{window_text(tensor, offsets, extents, target.dims)} = {value_text}"
     return Access(fn.name, "writes", tensor, target.dims, offsets, extents, span, context, text, approximations)
+
+
+def _undeclared(param: str) -> str:
+    return f"the parameter `{display_name(param)}` has no type pypto-verify reads, so its shape is unknown"
+
+
+def _call_text(call: Call, tensor: str, value: str, offsets: tuple[Expr, ...]) -> str:
+    """A store or assemble as written: `pl.assemble(y, v, [0, c])`, `pl.store(v, [0, c], y)`."""
+    where = "[" + ", ".join(expr_text(o) for o in offsets) + "]"
+    if call.op.endswith("store"):
+        return f"pl.store({value}, {where}, {tensor})"
+    return f"pl.assemble({tensor}, {value}, {where})"
 
 
 # ---------------------------------------------------------------------------------------------- scalars
@@ -257,41 +277,122 @@ def _walk(body: tuple[Stmt, ...]) -> Iterator[Stmt]:
 # ---------------------------------------------------------------------------------------------- encoding
 
 _MINMAX = {"min": E.minimum, "max": E.maximum}
+_INT_DTYPES = frozenset({"INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "INDEX"})
+
+
+def _iterates(term: E.Term) -> bool:
+    """*term* depends on a loop variable of the access (the constants named with `encode.MARK`)."""
+    return any(name.startswith(E.MARK) for name in E.consts_in(term))
+
+
+class _Symbols(E.Symbols):
+    """`encode.Symbols` whose user names never merge two SSA values: a second value with the same
+    display name (`rows`, `rows__ssa_v1`) keeps its SSA name."""
+
+    def symbol(self, ssa: str) -> E.Term:
+        if ssa not in self.names and ssa not in self.values:
+            name = display_name(ssa) or ssa
+            self.names[ssa] = name if name not in self.names.values() else ssa
+        return super().symbol(ssa)
 
 
 class _Encoder(E.ExprEncoder):
-    """`ExprEncoder` for index bounds: `tensor.dim` is the declared extent, scalar `min` / `max` ops are
-    exact, `pl.dynamic("N")` is the symbol `N`; every other call, and every runtime read, is noted as an
-    approximation (the base encoder makes them free symbols or uninterpreted functions)."""
+    """`ExprEncoder` for index bounds (module docstring): `tensor.dim` is the declared extent, scalar
+    `min` / `max` ops are exact, a scalar cast to an integer type is its operand, `pl.dynamic("N")` is the
+    symbol `N`, `get_block_idx()` is the block index of the innermost `pl.spmd` loop; every runtime read
+    and every other call is an approximation. Uninterpreted functions are named with their arity and,
+    where their arguments depend on the scope, with the query's tag, so the queries of one function can
+    be decided together (`solver.discharge_all`)."""
 
     def __init__(self, symbols: E.Symbols, shapes: Shapes, loop_vars: dict[str, E.Term],
-                 iterations: dict[str, E.Term]) -> None:
+                 iterations: dict[str, E.Term], block: E.Term | None) -> None:
         super().__init__(symbols, loop_vars, iterations)
         self.shapes = shapes
+        self.block = block
+
+    def bind(self, name: str, value: E.Term, iteration: E.Term | None = None) -> _Encoder:
+        """This scope with one more loop variable (`ExprEncoder.bind`, keeping this encoder's kind)."""
+        inner = _Encoder(self.symbols, self.shapes, dict(self.loop_vars), dict(self.iterations), self.block)
+        inner.loop_vars[name] = value
+        if iteration is not None:
+            inner.iterations[name] = iteration
+        else:
+            inner.iterations.pop(name, None)
+        return inner
 
     def _call(self, call: Call, ssa: str | None) -> E.Term:
         level, _, name = call.op.partition(".")
-        args = [a for a in call.args if not isinstance(a, ListExpr)]
+        args = [a for a in call.args if not isinstance(a, (ListExpr, TupleExpr, Sym))]
         if call.op == "dynamic" and call.args and isinstance(call.args[0], Const):
             label = str(call.args[0].value)
             self.symbols.note(f"`{label}` is a dynamic dimension")
             return self.symbols.symbol(label)
+        if level not in ("tensor", "tile", "call"):
+            return self._unmodelled(call, ssa)
         if name == "dim" and len(call.args) >= 2:
             shape = self.shapes.of(call.args[0])
             axis = ops.const_int(call.args[1])
             if shape is not None and shape.exact and axis is not None and -len(shape.dims) <= axis < len(shape.dims):
                 return self.int_(shape.dims[axis])
-        if level in ("tensor", "tile", "call") and name in _MINMAX and len(args) == 2 and not call.kwargs:
+        if name in _MINMAX and len(args) == 2 and not call.kwargs and not any(self._tensor(a) for a in args):
             return _MINMAX[name](self.int_(args[0]), self.int_(args[1]))
+        if name == "cast" and args and not self._tensor(args[0]) and self._cast_dtype(call) in _INT_DTYPES:
+            return self.int_(args[0])
+        if name == "get_block_idx" and not args:
+            if self.block is not None:
+                return self.block
+            self.symbols.note("the block index `get_block_idx()` outside a `pl.spmd` loop is known only at run time")
+            return self.symbols.symbol(ssa or "block_idx")
         if call.op in ops.SCALAR_READS and call.args:
-            tensor = var_like(call.args[0])
-            what = f"`{display_name(ssa)}`" if ssa is not None else "a value"
-            where = f" from `{display_name(tensor.name)}`" if tensor is not None else ""
-            self.symbols.note(f"{what} is read{where} at run time")
-            return super()._call(call, ssa)
-        shown = display_name(ssa) if ssa is not None else None
-        self.symbols.note(f"`{shown}` = `pl.{call.op}(...)` is not modelled" if shown else f"`pl.{call.op}(...)` is not modelled")
-        return super()._call(call, ssa)
+            return self._read(call, ssa)
+        return self._unmodelled(call, ssa)
+
+    def _tensor(self, expr: Expr) -> bool:
+        return self.shapes.of(expr) is not None
+
+    @staticmethod
+    def _cast_dtype(call: Call) -> str | None:
+        for expr in (call.kwarg("target_type"), call.kwarg("dtype"), call.args[1] if len(call.args) > 1 else None):
+            if isinstance(expr, Sym):
+                return expr.path
+        return None
+
+    def _read(self, call: Call, ssa: str | None) -> E.Term:
+        """A runtime read: the symbol the user named where its indices do not depend on the loop
+        variables, else a function of its indices (one per tensor and arity)."""
+        tensor = var_like(call.args[0])
+        base = display_name(tensor.name) if tensor is not None else "tensor"
+        self.symbols.note(f"`{display_name(ssa)}` is read from `{base}` at run time" if ssa is not None
+                          else f"a value is read from `{base}` at run time")
+        index_exprs = call.args[1].items if len(call.args) > 1 and isinstance(call.args[1], ListExpr) else call.args[1:]
+        indices = [self.int_(e) for e in index_exprs]
+        if ssa is not None and not any(_iterates(i) for i in indices):
+            return self.symbols.symbol(ssa)
+        if not indices:
+            return self.symbols.symbol(ssa or base)
+        return E.app(f"read.{base}/{len(indices)}", indices, E.INT)
+
+    def _unmodelled(self, call: Call, ssa: str | None) -> E.Term:
+        """A call the encoder does not model: a free symbol (its name) where its scalar operands do not
+        depend on the loop variables, else an uninterpreted function of them; an approximation."""
+        self.symbols.note(f"`{display_name(ssa)}` = `pl.{call.op}(...)` is not modelled" if ssa is not None
+                          else f"`pl.{call.op}(...)` is not modelled")
+        args = [a for a in call.args if not isinstance(a, Sym)]
+        if args and all(self._scalar_operand(a) for a in args):
+            terms = [self.int_(a) for a in args]
+            if ssa is not None and not any(_iterates(t) for t in terms):
+                return self.symbols.symbol(ssa)
+            return E.app(f"fn.{call.op}/{len(terms)}", terms, E.INT)
+        if ssa is not None and not any(_iterates(t) for t in self.loop_vars.values()):
+            return self.symbols.symbol(ssa)
+        return self._opaque(call, f"`pl.{call.op}(...)`")
+
+    def _opaque(self, expr: Expr, what: str) -> E.Term:
+        """`ExprEncoder._opaque`, named for this query (its arguments are the loop variables in scope)."""
+        self.symbols.note(f"{what} is not modelled")
+        key = f"opaque.{self.symbols.tag}.{hashlib.sha1(repr(expr).encode()).hexdigest()[:10]}"
+        values = tuple(self.loop_vars[k] for k in sorted(self.loop_vars))
+        return E.app(f"{key}/{len(values)}", values, E.INT) if values else E.const(E.MARK + key)
 
 
 @dataclass
@@ -305,14 +406,21 @@ class _Query:
 
 def obligation(access: Access, shapes: Shapes, scalars: Scalars, site: str) -> Obligation:
     """PV107 on one access (module docstring)."""
-    symbols = E.Symbols(scalars, "b")
+    symbols = _Symbols(scalars, site.split(":bounds:")[-1])
     loop_vars: dict[str, E.Term] = {}
-    iterations: dict[str, E.Term] = {}
     query = _Query()
+    spmd: Loop | None = None
     for ctx in access.context:
         if isinstance(ctx, Loop):
             loop_vars[ctx.var] = E.const(f"{E.MARK}v.{ctx.var}")
-    encoder = _Encoder(symbols, shapes, loop_vars, iterations)
+            if ctx.kind is LoopKind.SPMD:
+                spmd = ctx
+    block = E.const(f"{E.MARK}block") if spmd is not None else None
+    encoder = _Encoder(symbols, shapes, loop_vars, {}, block)
+    if spmd is not None and block is not None:
+        # the block index of a `pl.spmd(n)` region runs over its n blocks
+        trips = E.trip_count(encoder.int_(spmd.start), encoder.int_(spmd.stop), encoder.int_(spmd.step))
+        query.assumptions += [E.le(E.ZERO, block), E.lt(block, trips)]
     seen: dict[str, int] = {}
     for ctx in access.context:
         if isinstance(ctx, Loop):
