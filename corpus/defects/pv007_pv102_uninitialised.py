@@ -8,8 +8,9 @@ so the first accumulate adds into undefined L0C. Form 1, same findings in both p
   the `matmul_acc` (at kb = 1 it accumulates into an undefined window). No PV007: the seed MAD (or, in the
   fixed lowering, the predicated MAD) initialises the window on some CFG path, which is all the Datalog
   rule asks; only the solver sees that the predicate is false on the whole domain.
-- `late_init_cond`: `init_cond=(kb == 1)` on a loop from 0: at kb = 0 the MAD accumulates. PV102.
-  (No PV103 for the re-initialisation at kb = 1: the source resets there too.)
+- `late_init_cond`: `init_cond=(kb == 1)` on a loop from 0: at kb = 0 the MAD accumulates (PV102), and at
+  kb = 1 it re-initialises over the undrained block 0, which is lost (PV103: the source resetting there
+  too is no excuse).
 - `no_seed`: no seed at all, every block accumulates: PV007 (no path initialises the window) and PV102.
 """
 
@@ -48,7 +49,7 @@ def late_init_cond(
         acc = pl.create_tensor([M, N], dtype=pl.FP32)
         for kb in pl.pipeline(KB, stage=2):
             k0 = kb * K_TILE
-            acc = pl.matmul_acc(acc, x[:, k0 : k0 + K_TILE], w[k0 : k0 + K_TILE, :], init_cond=(kb == 1))  # expect: PV102
+            acc = pl.matmul_acc(acc, x[:, k0 : k0 + K_TILE], w[k0 : k0 + K_TILE, :], init_cond=(kb == 1))  # expect: PV102, PV103
         y[:, :] = acc
     return y
 
