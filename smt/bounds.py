@@ -36,7 +36,7 @@ from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, Expr, For, Function, If, ListExpr, LoopKind, Module, Scope, Span, Stmt,
     Sym, TensorType, TileType, TupleExpr, UnaryOp, Var, display_name, final_yield, stmt_exprs, var_like, walk_exprs,
 )
-from pypto_verify.shapes import Shapes, dims_text, expr_text, window_text
+from pypto_verify.frontend.shapes import Shapes, dims_text, expr_text, window_text
 
 from pypto_verify.smt import encode as E
 from pypto_verify.smt.obligations import Obligation

@@ -32,7 +32,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from pypto_verify import ops, shapes
+from pypto_verify import ops
+from pypto_verify.frontend import shapes
 from pypto_verify.diagnostics import InputError
 from pypto_verify.frontend import constants as cst
 from pypto_verify.frontend.ssa import (

@@ -10,8 +10,9 @@ nothing is ever accused on it. Also the valid region a slice or a load narrows a
 (`valid_shape=`), where known.
 
 Used by the frontend's matmul check (`matmul_k_mismatches`: PV000 when the operands' K extents are
-both exact and differ, KERNEL_LANGUAGE.md "Shapes") and by `smt/bounds.py` (PV107: the extents of the
-windows a kernel reads and writes). Input: an `ir.Function` in any form. Imports `ir` and `ops` only.
+both exact and differ, KERNEL_LANGUAGE.md "Shapes"; `reader.py` runs it on every function it reads) and
+by `smt/bounds.py` (PV107: the extents of the windows a kernel reads and writes). Input: an
+`ir.Function` in any form (as read: it knows nothing of the lowering). Imports `ir` and `ops` only.
 """
 
 from __future__ import annotations
