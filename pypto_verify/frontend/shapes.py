@@ -217,11 +217,11 @@ class Shapes:
             dims = (source.dims[0], Const(1)) if name in ops.REDUCE_ROWS else (Const(1), source.dims[1])
             return Shape(dims, source.exact, None, source.valid is None and source.valid_known)
         if name == "gather" and args:
-            index = call.kwarg("index") if call.kwarg("index") is not None else (args[2] if len(args) > 2 else None)
-            shape = self.of(index) if index is not None else None
-            if shape is None:
+            picks = call.kwarg("index") if call.kwarg("index") is not None else (args[2] if len(args) > 2 else None)
+            picked = self.of(picks) if picks is not None else None
+            if picked is None:
                 return self._guess(call)
-            return Shape(shape.dims, shape.exact, None, shape.valid is None and shape.valid_known)
+            return Shape(picked.dims, picked.exact, None, picked.valid is None and picked.valid_known)
         if name == "transpose_view" and args:
             source = self.of(args[0])
             if source is None or len(source.dims) != 2:
