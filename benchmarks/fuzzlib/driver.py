@@ -309,9 +309,36 @@ def _write_escapes(folder: str, escapes: list[tuple[Task, Judgement]]) -> None:
 # ---------------------------------------------------------------------------------------------- tallies
 
 
+UNCLAIMED = {
+    "slice_shift_mn": "an in-bounds window of another row / column block: another valid kernel, and no rule can "
+                      "know which block was meant (PV107 claims only that the window is inside its tensor)",
+    "drain_shift": "an in-bounds write of the tile at another offset: no rule claims where an output tile goes, "
+                   "only that it stays inside its tensor (PV107)",
+    "drain_drop:derived": "the accumulator is still drained (into the vector op that derives the stored value); "
+                          "only a GM output goes unwritten, and no rule claims that every output is written",
+}
+"""Wrong-and-verified candidates no rule of L0C_RULES.md claims to catch (docs/RELIABILITY.md, "Scope"): counted
+apart from the escapes. A higher-order mutant is unclaimed only when each of its mutations is."""
+
+
+def unclaimed(r: dict) -> str:
+    """Why a wrong, verified candidate lies outside every rule's claim ('' when some rule claims it)."""
+    if r["family"] != "mutant" or not r.get("mutations"):
+        return ""
+    if r["why"] not in ("source differs", "simulation differs"):
+        return ""  # out of bounds, ill-formed, rejected by the simulator: claimed (PV107, PV000, PV202)
+    reasons = []
+    for m in r["mutations"]:
+        reason = UNCLAIMED.get(f"{m['kind']}:{m['variant']}") or UNCLAIMED.get(m["kind"])
+        if not reason:
+            return ""
+        reasons.append(reason)
+    return reasons[0]
+
+
 def _row() -> dict:
     return {"n": 0, "verified": 0, "flagged": 0, "wrong": 0, "equivalent": 0, "unjudged": 0, "escapes": 0,
-            "false_alarms": 0}
+            "unclaimed": 0, "false_alarms": 0}
 
 
 def _tally(row: dict, r: dict) -> None:
@@ -322,7 +349,7 @@ def _tally(row: dict, r: dict) -> None:
         row["flagged"] += 1
     row[r["judgement"]] += 1
     if r["judgement"] == "wrong" and r["verdict"] == "verified":
-        row["escapes"] += 1
+        row["unclaimed" if r.get("unclaimed") else "escapes"] += 1
     if r["judgement"] == "equivalent" and r["verdict"] in FLAGGED:
         row["false_alarms"] += 1
 
@@ -336,7 +363,10 @@ def summarise(records: list[dict]) -> dict:
     per_rule: dict[str, dict] = defaultdict(lambda: {"flagged": 0, "wrong": 0, "equivalent": 0, "unjudged": 0})
     table: Counter = Counter()
     escapes = []
+    outside = []
     for r in records:
+        if r["judgement"] == "wrong" and r["verdict"] == "verified":
+            r["unclaimed"] = unclaimed(r)
         _tally(families[r["family"]], r)
         kind = r["kind"] if r["family"] == "generated" or "+" not in r["kind"] else "higher-order"
         _tally(kinds[f"{r['family']}:{kind}"], r)
@@ -347,13 +377,14 @@ def summarise(records: list[dict]) -> dict:
                 per_rule[rule]["flagged"] += 1
                 per_rule[rule][r["judgement"]] += 1
         if r["judgement"] == "wrong" and r["verdict"] == "verified":
-            escapes.append({k: r.get(k) for k in ("id", "family", "kind", "label", "source", "kernel", "line",
-                                                   "before", "after", "why", "deviation", "detail", "defect")})
+            entry = {k: r.get(k) for k in ("id", "family", "kind", "label", "source", "kernel", "line", "before",
+                                           "after", "why", "deviation", "detail", "defect", "unclaimed")}
+            (outside if r["unclaimed"] else escapes).append(entry)
     for row in per_rule.values():
         judged = row["wrong"] + row["equivalent"]
         row["precision"] = round(row["wrong"] / judged, 4) if judged else None
     return {"families": dict(families), "kinds": dict(sorted(kinds.items())), "labels": dict(sorted(labels.items())),
-            "rules": dict(sorted(per_rule.items())), "escapes": escapes,
+            "rules": dict(sorted(per_rule.items())), "escapes": escapes, "unclaimed": outside,
             "table": [{"family": f, "verdict": v, "judgement": j, "n": n} for (f, v, j), n in sorted(table.items())]}
 
 
@@ -367,37 +398,49 @@ def render(report: dict) -> str:
     c = s.get("config", {})
     lines.append(f"fuzz: seed {c.get('seed')}, {c.get('jobs')} jobs, {s['seconds']['total']} s "
                  f"(mutants {s['seconds'].get('mutant', 0)} s, generated {s['seconds'].get('generated', 0)} s); "
-                 f"throughput {s['throughput']}")
+                 f"candidates per second {s['throughput']}")
     b = s.get("baselines", {})
     if b.get("kernels"):
-        lines.append(f"baselines: {b['kept']} of {b['kernels']} kernels mutated ({b['seconds']} s); "
-                     f"{len(b['skipped'])} skipped")
+        lines.append(f"baselines: {b['kept']} of {b['kernels']} corpus kernels mutated ({b['seconds']} s); "
+                     f"{len(b['skipped'])} skipped (not verified as trimmed, or slower to simulate than "
+                     f"{c.get('max_sim_seconds')} s)")
     for family, row in s["families"].items():
-        lines.append(f"{family}s: {row['n']} — verified {row['verified']}, flagged {row['flagged']}; "
+        lines.append(f"{family}: {row['n']} — verified {row['verified']}, flagged {row['flagged']}; "
                      f"wrong {row['wrong']}, equivalent {row['equivalent']}, unjudged {row['unjudged']}; "
-                     f"ESCAPES {row['escapes']}, false alarms {row['false_alarms']}")
+                     f"ESCAPES {row['escapes']}, unclaimed {row['unclaimed']}, false alarms {row['false_alarms']}")
     lines.append("")
     lines.append(f"{'kind':42} {'n':>6} {'verif':>6} {'flag':>6} {'wrong':>6} {'equiv':>6} {'unjdg':>6} "
-                 f"{'ESC':>5} {'FA':>5}")
+                 f"{'ESC':>5} {'uncl':>5} {'FA':>5}")
     for kind, row in s["kinds"].items():
         lines.append(f"{kind[:42]:42} {row['n']:6} {row['verified']:6} {row['flagged']:6} {row['wrong']:6} "
-                     f"{row['equivalent']:6} {row['unjudged']:6} {row['escapes']:5} {row['false_alarms']:5}")
+                     f"{row['equivalent']:6} {row['unjudged']:6} {row['escapes']:5} {row['unclaimed']:5} "
+                     f"{row['false_alarms']:5}")
     lines.append("")
     lines.append(f"{'rule':8} {'flagged':>8} {'wrong':>7} {'equiv':>7} {'unjdg':>7} {'precision':>9}")
     for rule, row in s["rules"].items():
         precision = "-" if row["precision"] is None else f"{row['precision']:.3f}"
         lines.append(f"{rule:8} {row['flagged']:8} {row['wrong']:7} {row['equivalent']:7} {row['unjudged']:7} "
                      f"{precision:>9}")
-    escapes = s["escapes"]
-    lines.append("")
-    lines.append(f"{len(escapes)} soundness escapes" + (":" if escapes else ""))
+    for title, group_list in (("soundness escapes", s["escapes"]),
+                              ("unclaimed (wrong, verified, outside every rule's claim)", s.get("unclaimed", []))):
+        lines.append("")
+        lines.append(f"{len(group_list)} {title}" + (":" if group_list else ""))
+        lines.extend(describe_escapes(group_list))
+    return "\n".join(lines)
+
+
+def describe_escapes(escapes: list[dict]) -> list[str]:
+    """One line per label: how many, and the first one's file, kernel, mutated line, verdict and deviation."""
     by_label: dict[str, list[dict]] = defaultdict(list)
     for e in escapes:
         by_label[e.get("label") or e["kind"]].append(e)
-    for label, group in sorted(by_label.items(), key=lambda item: -len(item[1])):
+    lines = []
+    for label, group in sorted(by_label.items(), key=lambda item: (-len(item[1]), item[0])):
         e = group[0]
-        where = f"{e.get('source') or 'generated'} {e.get('kernel') or ''}".strip()
-        lines.append(f"  {label} x{len(group)}: e.g. #{e['id']} {where} line {e.get('line')}: "
-                     f"`{e.get('before')}` -> `{e.get('after')}`; static verified; oracle {e['why']}, "
-                     f"max deviation {e['deviation']}; {str(e.get('detail'))[:160]}")
-    return "\n".join(lines)
+        if e["family"] == "mutant":
+            where = f"{e.get('source')} {e.get('kernel')} line {e.get('line')}: `{e.get('before')}` -> `{e.get('after')}`"
+        else:
+            where = f"generated #{e['id']}"
+        lines.append(f"  {label} x{len(group)}: e.g. #{e['id']} {where}; static: verified; oracle: {e['why']}, "
+                     f"max deviation {e['deviation']}; {str(e.get('detail'))[:200]}")
+    return lines

@@ -26,6 +26,7 @@ from __future__ import annotations
 import atexit
 import os
 import pickle
+import re
 import shutil
 import signal
 import tempfile
@@ -298,6 +299,24 @@ def _simulate_prepared(run: Any, target: str) -> tuple[dict[str, np.ndarray] | N
     return out, ""
 
 
+UNMODELLED = re.compile(r"no reference semantics|scalar operator|has no (dtype|target type|type)|"
+                        r"is not a (scalar|list)|expected an integer|no input for|no value for")
+"""Reference errors that say the reference cannot evaluate a construct (unjudged), as opposed to the ones that
+say the kernel is ill-formed: shapes that do not fit, a loop step that is not positive, a name read before it is
+defined (wrong: no faithful execution computes the original's result)."""
+
+
+def _ill_formed(error: Exception) -> tuple[str, str, float | str | None, str]:
+    if UNMODELLED.search(str(error)):
+        return "unjudged", "reference", None, str(error)
+    return "wrong", "source ill-formed", None, str(error)
+
+
+def _source_detail(reason: str) -> str:
+    """A difference between two references, worded as such (`describe` says "sim" for the first side)."""
+    return reason.replace(": sim ", ": candidate's reference ", 1).replace(" vs reference ", " vs oracle ", 1)
+
+
 # ---------------------------------------------------------------------------------------------- mutants
 
 
@@ -346,7 +365,7 @@ def judge_mutant(fn: Function | None, lowered: Function | None, base: Baseline, 
     except WindowError as error:
         return "wrong", "source out of bounds", None, str(error)
     except ReferenceError as error:
-        return "unjudged", "reference", None, str(error)
+        return _ill_formed(error)
     want = base.reference
     dtypes = {p.name: p.type.dtype for p in fn.params if isinstance(p.type, TensorType)}
     written = mine.written | want.written
@@ -355,7 +374,7 @@ def judge_mutant(fn: Function | None, lowered: Function | None, base: Baseline, 
     theirs = {n: v for n, v in want.outputs.items() if n in written}
     reason, deviation = compare(ours, theirs, dtypes, max(want.max_k, mine.max_k), sigma)
     if reason:
-        return "wrong", "source differs", deviation, reason
+        return "wrong", "source differs", deviation, _source_detail(reason)
     if lowered is None:
         return "equivalent", "source agrees (not lowered)", None, ""
     prepared = prepare_run(fn, lowered, seed=seed, target=target, scalars=base.scalars)
@@ -418,10 +437,10 @@ def judge_generated(task: Task, fn: Function | None, lowered: Function | None, s
         except WindowError as error:
             return "wrong", "source out of bounds", None, str(error)
         except ReferenceError as error:
-            return "unjudged", "reference", None, str(error)
+            return _ill_formed(error)
         reason, deviation = compare(mine.outputs, want, dtypes, max_k, sigma)
         if reason:
-            return "wrong", "source differs", deviation, reason
+            return "wrong", "source differs", deviation, _source_detail(reason)
         if lowered is None:
             return "equivalent", "source agrees (not lowered)", None, ""
         prepared = prepare_run(fn, lowered, seed=seed, target=target)

@@ -19,8 +19,8 @@ the same node at the same index). The kinds (each with its variants) are:
 | `loop` | a loop (`pl.range / pipeline / unroll`, `range`) that holds a `matmul_acc` | start or stop ± one step, step 0, doubled, halved |
 | `loop_equiv` | same | `pl.range` ↔ `pl.pipeline(stage=2)`, `pl.unroll` → `pl.range`, stage + 1 (meaning-preserving) |
 | `slice_shift` | a GM window read by a matmul operand, with a loop-dependent bound | shifted by ± its own extent (K dimension: `slice_shift_k`, others `slice_shift_mn`) |
-| `drain_drop` | a GM write, after a K loop, of a value derived from an accumulator | removed |
-| `drain_shift` | same | its offset shifted (a slice by its extent, an `assemble` / `store` offset by 16) |
+| `drain_drop` | a GM write, after a K loop, of a value derived from an accumulator | removed (variant `acc` when it stores the accumulator itself, through a `cast` / `reshape` at most; `derived` when a vector op computed the stored value from it) |
+| `drain_shift` | same | its offset shifted (a slice by its extent, an `assemble` / `store` offset by 16; same variants) |
 | `operand_swap` | any matmul | its two operands exchanged |
 | `b_trans_flip` | any matmul | `b_trans=True` added or removed |
 | `acc_rename_target` | an assigned `matmul_acc` | its result renamed (`acc` → `acc_fz`) |
@@ -488,10 +488,11 @@ def candidates(fn: ast.FunctionDef) -> list[Candidate]:
                 kind = "slice_shift_k" if dim == k_dim else "slice_shift_mn"
                 out += [Candidate(kind, f"{sign}{dim}", i) for sign in ("+", "-")]
         if isinstance(node, ast.stmt) and _is_drain(node, k_loops, accs, fn):
+            what = "acc" if _drained_value_is_acc(node, accs) else "derived"
             if _removable(node, parent):
-                out.append(Candidate("drain_drop", "", i))
+                out.append(Candidate("drain_drop", what, i))
             if _drain_shift(copy.deepcopy(node)) is not None:
-                out.append(Candidate("drain_shift", "", i))
+                out.append(Candidate("drain_shift", what, i))
     return out
 
 
@@ -535,6 +536,19 @@ def _is_drain(stmt: ast.stmt, k_loops: list[ast.For], accs: list[str], fn: ast.F
         if op_of(stmt.value) == "store" and len(stmt.value.args) >= 3:
             value_names -= names_in(stmt.value.args[2])
     return bool(value_names & derived)
+
+
+def _drained_value_is_acc(stmt: ast.stmt, accs: list[str]) -> bool:
+    """The GM write stores an accumulator itself (`y[...] = acc`, `assemble(y, acc, ...)`, `store(acc, ...)`),
+    possibly through a `cast` / `reshape` (still the FIXPIPE drain), not a value a vector op derived from it."""
+    value = stmt.value  # type: ignore[attr-defined]
+    if op_of(value) == "assemble" and len(value.args) >= 2:
+        value = value.args[1]
+    elif op_of(value) == "store" and value.args:
+        value = value.args[0]
+    while op_of(value) in ("cast", "reshape") and value.args:
+        value = value.args[0]
+    return isinstance(value, ast.Name) and value.id in accs
 
 
 def _removable(stmt: ast.stmt, parent: dict[int, ast.AST]) -> bool:
