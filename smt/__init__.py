@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from pypto_verify import ir, rules
 
@@ -113,7 +114,7 @@ def prove_bounds(module: ir.Module, *, timeout_ms: int = DEFAULT_TIMEOUT_MS, cac
         posed = bounds.function_obligations(fn)
         if not posed:
             continue
-        answers = discharge_all([ob for _, ob in posed], timeout_ms=timeout_ms, cache=cache, dump_smt=dump_smt)
+        answers = _discharge_each([ob for _, ob in posed], timeout_ms=timeout_ms, cache=cache, dump_smt=dump_smt)
         for (access, ob), answer in zip(posed, answers):
             if answer.verdict is Verdict.REFUTED:
                 message, counterexample, span = ob.explain(answer.values)
@@ -128,6 +129,24 @@ def prove_bounds(module: ir.Module, *, timeout_ms: int = DEFAULT_TIMEOUT_MS, cac
                 outcomes.append(Outcome(ob.rule.id, ob.site, Verdict.PROVED, ob.proved, ob.span, None,
                                         "; ".join(ob.approximations), answer.seconds, fn.name, access.tensor))
     return outcomes
+
+
+def _discharge_each(obligations: list[Obligation], **options: Any) -> list[Answer]:
+    """`discharge_all` on the obligations of one function; when the batch cannot be posed (a query our
+    encoding got wrong), each on its own, and one that still cannot is INCONCLUSIVE with the error, so one
+    bad window never costs the file's other verdicts (it stays visible as PV100)."""
+    try:
+        return discharge_all(obligations, **options)
+    except Exception:  # noqa: BLE001 - retried one by one below, where the failing query is named
+        pass
+    answers = []
+    for ob in obligations:
+        try:
+            answers.append(discharge(ob, **options))
+        except Exception as error:  # noqa: BLE001 - reported as the obligation's reason, never a pass
+            answers.append(Answer(Verdict.INCONCLUSIVE,
+                                  reason=f"pypto-verify could not pose the query ({type(error).__name__}: {error})"))
+    return answers
 
 
 def _outcome(site: AccSite, rule: str, results: list[tuple[Obligation, Answer]]) -> Outcome:

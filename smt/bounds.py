@@ -387,12 +387,30 @@ class _Encoder(E.ExprEncoder):
             return self.symbols.symbol(ssa)
         return self._opaque(call, f"`pl.{call.op}(...)`")
 
+    def _carry(self, ssa: str, carry: Carry) -> E.Term:
+        """`ExprEncoder._carry`, its uninterpreted function (a carry that is not affine) named with its
+        arity: the scopes one query values a carry in may hold different loop variables."""
+        return _with_arity(super()._carry(ssa, carry))
+
     def _opaque(self, expr: Expr, what: str) -> E.Term:
         """`ExprEncoder._opaque`, named for this query (its arguments are the loop variables in scope)."""
         self.symbols.note(f"{what} is not modelled")
         key = f"opaque.{self.symbols.tag}.{hashlib.sha1(repr(expr).encode()).hexdigest()[:10]}"
         values = tuple(self.loop_vars[k] for k in sorted(self.loop_vars))
         return E.app(f"{key}/{len(values)}", values, E.INT) if values else E.const(E.MARK + key)
+
+
+def _with_arity(term: E.Term) -> E.Term:
+    """*term* with every uninterpreted function whose name has no arity yet named `<name>/<arity>`."""
+    if not term.args:
+        return term
+    args = tuple(_with_arity(a) for a in term.args)
+    if term.head == "app":
+        name = term.value if "/" in term.value else f"{term.value}/{len(args)}"
+        return E.app(name, args, term.sort)
+    if all(x is y for x, y in zip(args, term.args)):
+        return term
+    return E.Term(term.head, args, term.value, term.sort)
 
 
 @dataclass

@@ -51,10 +51,11 @@ UNARY_SAME = frozenset({
 """Ops whose result has their first operand's shape (the other operands are scalars or attributes)."""
 BINARY_SAME = frozenset({"add", "sub", "mul", "div", "maximum", "minimum", "rem", "and_", "or_", "xor", "shl",
                          "shr", "pow"})
-"""Element-wise ops: the result has the operands' one shape (exact only when every tile / tensor
-operand is exact and they agree; a scalar operand is broadcast)."""
+"""Element-wise ops: the result has the operands' shape, a literal 1 stretched to the other operand's
+extent (exact only when every tile / tensor operand is exact and they broadcast; a scalar operand is
+broadcast)."""
 EXPAND_FIRST = frozenset({
-    "row_expand_mul", "row_expand_div", "row_expand_sub", "row_expand_add", "col_expand_mul", "col_expand_div",
+    "row_expand", "col_expand", "row_expand_mul", "row_expand_div", "row_expand_sub", "row_expand_add", "col_expand_mul", "col_expand_div",
     "col_expand_sub", "col_expand_add", "col_expand_expdif",
 })
 """`[M, N]` op `[M, 1]` (row) or `[1, N]` (column): the result has the first operand's shape."""
@@ -80,6 +81,24 @@ def same_dims(a: tuple[Expr, ...], b: tuple[Expr, ...]) -> bool:
         elif x != y:
             return False
     return True
+
+
+def _broadcast(a: tuple[Expr, ...], b: tuple[Expr, ...]) -> tuple[Expr, ...] | None:
+    """The shape of an element-wise op on *a* and *b* of one rank: equal dimensions stay, a literal 1
+    stretches to the other's (`[8, 8]` with `[1, 8]`); None when they do not broadcast."""
+    if len(a) != len(b):
+        return None
+    out = []
+    for x, y in zip(a, b):
+        if same_dims((x,), (y,)):
+            out.append(x)
+        elif ops.const_int(x) == 1:
+            out.append(y)
+        elif ops.const_int(y) == 1:
+            out.append(x)
+        else:
+            return None
+    return tuple(out)
 
 
 class Shapes:
@@ -202,6 +221,8 @@ class Shapes:
         if name == "set_validshape" and args:
             source = self.of(args[0])
             valid = _shape_list(args[1]) if len(args) > 1 else None
+            if valid is None and source is not None and len(args) == 1 + len(source.dims):
+                valid = tuple(args[1:])  # `set_validshape(t, rows, cols)`
             if source is None:
                 return None
             return Shape(source.dims, source.exact, valid, valid is not None)
@@ -251,9 +272,15 @@ class Shapes:
             return Shape(known[0].dims, False, None, False) if known and not first_only else None
         if first_only:
             return first
-        exact = all(s is not None and s.exact and same_dims(s.dims, first.dims) for s in shapes)
-        valid_known = all(s is not None and s.valid_known and s.valid == first.valid for s in shapes)
-        return Shape(first.dims, exact, first.valid if valid_known else None, valid_known)
+        dims = first.dims
+        exact = first.exact
+        for other in shapes[1:]:
+            joined = _broadcast(dims, other.dims) if other is not None else None
+            exact = exact and other is not None and other.exact and joined is not None
+            dims = joined or dims
+        valid_known = all(s is not None and s.valid_known and s.valid == first.valid for s in shapes) \
+            and same_dims(dims, first.dims)
+        return Shape(dims, exact, first.valid if valid_known else None, valid_known)
 
     def _matmul(self, call: Call) -> Shape | None:
         parts = ops.matmul_parts(call)

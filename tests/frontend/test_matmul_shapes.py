@@ -104,14 +104,16 @@ def test_an_operand_whose_shape_is_a_guess_is_never_accused():
     assert errors(body) == []
 
 
-def test_exact_shapes_follow_element_wise_ops_only_when_the_operands_agree():
+def test_exact_shapes_follow_element_wise_ops_only_when_the_operands_broadcast():
     body = """
     @pl.jit
-    def f(a: pl.Tensor[[32, 64], pl.FP32], r: pl.Tensor[[32, 1], pl.FP32], y: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+    def f(a: pl.Tensor[[32, 64], pl.FP32], r: pl.Tensor[[32, 1], pl.FP32], h: pl.Tensor[[16, 64], pl.FP32],
+          y: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
         s = pl.row_expand_mul(pl.exp(a), r)
         t = pl.add(a, s)
-        u = pl.add(a, r)
+        u = pl.add(a, h)
         v = pl.row_sum(t)
+        w = pl.div(r, a)
         return y
     """
     parsed = read_source(HEADER + textwrap.dedent(body), "kernel.py")
@@ -119,4 +121,5 @@ def test_exact_shapes_follow_element_wise_ops_only_when_the_operands_agree():
     shapes = Shapes(fn)
     names = {n.split("__")[0]: n for n in shapes.defs}
     exact = {name: (s := shapes.of(Var(ssa))) is not None and s.exact for name, ssa in names.items()}
-    assert exact == {"s": True, "t": True, "u": False, "v": True}
+    assert exact == {"s": True, "t": True, "u": False, "v": True, "w": True}
+    assert [d.value for d in shapes.of(Var(names["w"])).dims] == [32, 64]  # [32, 1] stretched to [32, 64]
