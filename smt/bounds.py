@@ -192,6 +192,9 @@ def _write(fn: Function, call: Call, dst: Expr, value: Expr, offsets: tuple[Expr
     approximations: tuple[str, ...] = ()
     if not source.valid_known:
         approximations = (f"the valid region of `{value_text}` is not tracked (its whole shape is checked)",)
+    extra = len(extents) - len(offsets)
+    if extra > 0 and all(ops.const_int(e) == 1 for e in extents[:extra]):
+        extents = extents[extra:]  # a unit batch dimension (`[1, M, N]` matmul result) written as 2-D
     if len(extents) != len(offsets):
         why = (f"a {len(extents)}-D value written into the {len(offsets)}-D `{tensor}`: which of its dimensions "
                "the value covers is not modelled")

@@ -207,3 +207,17 @@ def test_the_chain_reports_refuted_accesses_as_pv107_findings(tmp_path):
     assert sorted((f.rule.id, f.span.line) for f in file_result.findings) == [("PV107", 10), ("PV107", 10)]
     (kernel,) = file_result.kernels
     assert dict(kernel.obligations).get("refuted") == 2
+
+
+def test_a_unit_batch_result_written_into_a_2d_tensor_drops_its_unit_dimension():
+    body = """
+    @pl.jit
+    def expert(x: pl.Tensor[[16, 64], pl.BF16], w: pl.Tensor[[4, 64, 32], pl.BF16],
+               y: pl.Out[pl.Tensor[[16, 128], pl.FP32]]):
+        for e in pl.range(4):
+            acc = pl.matmul(x, w[e : e + 1, :, :], out_dtype=pl.FP32)
+            y = pl.assemble(y, acc, [0, e * {STEP}])
+        return y
+    """
+    assert [v for _, v in verdicts(body.replace("{STEP}", "32"))] == [Verdict.PROVED, Verdict.PROVED]
+    assert [v for _, v in verdicts(body.replace("{STEP}", "33"))] == [Verdict.PROVED, Verdict.REFUTED]
