@@ -106,9 +106,10 @@ ILLEGAL_ACC_READER: Final = register(Rule(
     "a5) read L0C; anything else needs the value drained first."))
 UNINITIALISED_ACCUMULATE: Final = register(Rule(
     "PV007", "uninitialised-accumulate", E, Engine.DATALOG,
-    "An accumulating MAD can run before any initialising write of its window.",
+    "An accumulating MAD can run, or a drain can read, before any initialising write of its window.",
     "`tile.create` emits no instruction: the L0C contents are undefined until a `matmul`, "
-    "`matmul_bias` or `matmul_acc` with a true `init_cond` writes them. Accumulating first adds garbage."))
+    "`matmul_bias` or `matmul_acc` with a true `init_cond` writes them. Accumulating first adds garbage; "
+    "draining first (a K loop that runs zero times) stores it."))
 L0C_CAPACITY: Final = register(Rule(
     "PV008", "l0c-capacity", E, Engine.DATALOG,
     "Co-live Acc windows need more bytes than the target's L0C.",
