@@ -221,3 +221,21 @@ def test_a_unit_batch_result_written_into_a_2d_tensor_drops_its_unit_dimension()
     """
     assert [v for _, v in verdicts(body.replace("{STEP}", "32"))] == [Verdict.PROVED, Verdict.PROVED]
     assert [v for _, v in verdicts(body.replace("{STEP}", "33"))] == [Verdict.PROVED, Verdict.REFUTED]
+
+
+def test_lowered_ir_is_checked_as_given():
+    body = """
+    @pl.program
+    class Dumped:
+        @pl.function(type=pl.FunctionType.InCore)
+        def main(self, a: pl.Tensor[[64, 256], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+            mem_mat_0: pl.Ptr = pl.tile.alloc(pl.Mem.Mat, 65536)
+            mem_left_1: pl.Ptr = pl.tile.alloc(pl.Mem.Left, 16384)
+            a_mat: pl.Tile[[64, 256], pl.FP32, pl.MemRef(mem_mat_0, 0, 65536), pl.Mem.Mat] = pl.tile.load(a, [0, 0], [64, 256], [64, 256], target_memory=pl.Mem.Mat)
+            for ko in pl.range(0, 256, 64):
+                sa: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_left_1, 0, 16384), pl.Mem.Left] = pl.tile.extract(a_mat, 0, ko - 64, [64, 64], target_memory=pl.Mem.Left)
+            return out
+    """
+    assert verdicts(body) == [(8, Verdict.PROVED), (10, Verdict.REFUTED)]
+    (found,) = refuted(body)
+    assert found.counterexample == {"ko": 0, "columns": "[-64, 0)", "shape": "[64, 256]"}
