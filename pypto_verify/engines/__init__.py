@@ -2,3 +2,34 @@
 
 ENGINES = ("auto", "souffle", "clingo")
 """The engine choices: `auto` picks souffle when it is on PATH, else the embedded clingo."""
+
+
+def pick_engine(name: str) -> str:
+    """The engine `name` stands for: "auto" is "souffle" when it is on PATH, else "clingo"."""
+    import shutil
+
+    if name == "auto":
+        return "souffle" if shutil.which("souffle") else "clingo"
+    if name == "souffle":
+        from pypto_verify.engines import souffle_engine
+
+        souffle_engine.souffle_path()  # raises when absent
+        return name
+    if name == "clingo":
+        return name
+    from pypto_verify.engines.souffle_lang import EngineError
+
+    raise EngineError(f"unknown engine `{name}` (expected one of {', '.join(ENGINES)})")
+
+
+def engine_version(name: str) -> str:
+    """A version string for cache keys: "clingo 5.8.3" or "souffle 2.4.1". Imports neither engine's
+    translator: a warm-cache run asks for it."""
+    engine = pick_engine(name)
+    if engine == "clingo":
+        from importlib.metadata import version  # the distribution's metadata: no import of clingo itself
+
+        return f"clingo {version('clingo')}"
+    from pypto_verify.engines import souffle_engine
+
+    return souffle_engine.version(souffle_engine.souffle_path())

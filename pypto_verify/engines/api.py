@@ -12,11 +12,10 @@ cached per process, keyed by the path and the modification times of all its sour
 from __future__ import annotations
 
 import logging
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from pypto_verify.engines import ENGINES, clingo_engine, souffle_engine
+from pypto_verify.engines import ENGINES, clingo_engine, engine_version, pick_engine, souffle_engine
 from pypto_verify.engines.clingo_engine import Translation, translate
 from pypto_verify.engines.souffle_lang import EngineError, Program, Row, load_program
 
@@ -34,28 +33,6 @@ class _Loaded:
 
 
 _LOADED: dict[Path, _Loaded] = {}
-
-
-def pick_engine(name: str) -> str:
-    """The engine `name` stands for: "auto" is "souffle" when it is on PATH, else "clingo"."""
-    if name == "auto":
-        return "souffle" if shutil.which("souffle") else "clingo"
-    if name == "souffle":
-        souffle_engine.souffle_path()  # raises when absent
-        return name
-    if name == "clingo":
-        return name
-    raise EngineError(f"unknown engine `{name}` (expected one of {', '.join(ENGINES)})")
-
-
-def engine_version(name: str) -> str:
-    """A version string for cache keys: "clingo 5.8.3" or "souffle 2.4.1"."""
-    engine = pick_engine(name)
-    if engine == "clingo":
-        from importlib.metadata import version  # the distribution's metadata: no import of clingo itself
-
-        return f"clingo {version('clingo')}"
-    return souffle_engine.version(souffle_engine.souffle_path())
 
 
 def run_program(

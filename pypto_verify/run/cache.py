@@ -43,7 +43,7 @@ class ResultCache:
     """Per-file results under `cache_dir()/results`, keyed by content (module docstring)."""
 
     def __init__(self, options: Options) -> None:
-        from pypto_verify.engines.api import engine_version, pick_engine
+        from pypto_verify.engines import engine_version, pick_engine
 
         engine = pick_engine(options.engine)
         self.salt = "\0".join((__version__, _rules_digest(), engine_version(engine), options.key()))

@@ -1,4 +1,5 @@
-"""The chain: every stage of a run, in ARCHITECTURE.md's order, behind one entry point `run`.
+"""The chain: every stage of a run, in ARCHITECTURE.md's order, behind `check_files` (the files the result
+cache missed, `spine.run`) and `run_work` (a command's slice).
 
 Per file, in a worker pool: read (frontend, PV000, the idiom-site census) → lower (one kernel at a time;
 Form 3 as given) → export facts. Then one Datalog run over the facts of every file. Then, per file in the
@@ -33,14 +34,12 @@ from pypto_verify.facts import FactSet, export_facts
 from pypto_verify.findings import Finding, Note, datalog_findings
 from pypto_verify.ir import Function, Module, Program, Span
 from pypto_verify.rules import RULES, Severity
-from pypto_verify.run.cache import ResultCache
 from pypto_verify.run.inputs import apply_suppressions, collect_files
-from pypto_verify.run.records import FileResult, KernelResult, Options, RunResult, Stage
+from pypto_verify.run.records import ALL_STAGES, FileResult, KernelResult, Options, Stage
 
 if TYPE_CHECKING:
     from pypto_verify.dynamic import SimOutcome
 
-ALL_STAGES: tuple[Stage, ...] = tuple(Stage)
 
 # ---------------------------------------------------------------------------------------------- work records
 
@@ -479,10 +478,10 @@ def run_work(paths: list[str], options: Options, stages: tuple[Stage, ...] = ALL
     """The chain cut to *stages* over the files under *paths*, without the cache: the work records, for the
     commands that show a stage's artifacts (IR, facts, outcomes)."""
     files = [str(p) for p in collect_files(paths)]
-    return _chain(files, options, stages, progress, done=0, total=len(files))
+    return check_files(files, options, stages, progress, done=0, total=len(files))
 
 
-def _chain(files: list[str], options: Options, stages: tuple[Stage, ...],
+def check_files(files: list[str], options: Options, stages: tuple[Stage, ...],
            progress: Callable[[int, int], None] | None, done: int, total: int,
            seconds: dict[str, float] | None = None) -> list[FileWork]:
     def tick() -> None:
@@ -504,25 +503,3 @@ def _chain(files: list[str], options: Options, stages: tuple[Stage, ...],
     if seconds is not None:
         seconds.update(zip(("front", "datalog", "back"), (b - a for a, b in zip(stamps, stamps[1:]))))
     return works
-
-
-def run(paths: list[str], options: Options, progress: Callable[[int, int], None] | None = None) -> RunResult:
-    """`check`: the whole chain over every file under *paths*, with the result cache; *progress(done, total)*
-    is called as files finish their per-file stages."""
-    started = time.perf_counter()
-    files = [str(p) for p in collect_files(paths)]
-    cache = ResultCache(options) if options.cache else None
-    results: dict[str, FileResult] = {}
-    for path in files:
-        hit = cache.get(path) if cache else None
-        if hit is not None:
-            results[path] = hit
-    todo = [p for p in files if p not in results]
-    seconds: dict[str, float] = {}
-    works = _chain(todo, options, ALL_STAGES, progress, len(results), len(files), seconds)
-    for work in works:
-        result = results[work.path] = finish(work)
-        if cache:
-            cache.put(result)
-    seconds["total"] = time.perf_counter() - started
-    return RunResult(tuple(results[p] for p in files if p in results), options, tuple(seconds.items()))

@@ -39,6 +39,10 @@ class Stage(enum.IntEnum):
     """PTO emission, simulation and comparison with the reference, of the kernels with no error finding"""
 
 
+ALL_STAGES: tuple[Stage, ...] = tuple(Stage)
+"""Every stage, in order: what `check` runs."""
+
+
 @dataclass(frozen=True)
 class Options:
     """Everything that changes a result (and therefore the cache key)."""

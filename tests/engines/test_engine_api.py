@@ -25,7 +25,7 @@ none() :- e(_, "never").
 
 
 def test_auto_picks_clingo_when_souffle_is_absent(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(api.shutil, "which", lambda name: None)
+    monkeypatch.setenv("PATH", "/nonexistent")
     assert pick_engine("auto") == "clingo"
 
 
