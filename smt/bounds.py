@@ -1,36 +1,43 @@
 """PV107 in-bounds: every window a kernel reads or writes lies inside its tensor on every iteration.
 
-Owns: finding the window accesses of a function (any form, as read) and posing one `Obligation` each.
-An access is a slice (`x[a:b, c:d]`, `pl.slice`, `tile.slice`), a load (`pl.load` / `tile.load`), an
-`extract` of an on-chip tile, a store (`pl.store` / `tile.store`: the stored tile's extents) or an
-assemble (`pl.assemble(y, v, offs)`, `y[a:b, ...] = v`: `v`'s extents), of a value whose shape is exact
-(`pypto_verify.shapes`: a declared parameter, an annotation, a created buffer, a slice's own shape). A
-slice or load with `valid_shape=` moves only its valid region, and so does a store or assemble of a
-value that carries one: those extents are the ones checked.
+Owns: finding the window accesses of a function (any form, as read: Form 1 / 2 source, Form 3 as given)
+and posing one `Obligation` each (`smt.prove_bounds` decides them). An access is a slice (`x[a:b, c:d]`,
+`pl.slice`, `tile.slice`), a load (`pl.load` / `tile.load`), an `extract` of an on-chip tile, a store
+(`pl.store` / `tile.store`: the stored tile's extents) or an assemble (`pl.assemble(y, v, offs)`,
+`y[a:b, ...] = v`: `v`'s extents), of a value whose shape is exact (`frontend/shapes.py`: a declared
+parameter, an annotation, a created buffer, a slice's own shape). A slice or load with `valid_shape=`
+moves only its valid region, and so does a store or assemble of a value that carries one: those extents
+are the ones checked. A `[1, M, N]` value (a unit-batch matmul) written into a 2-D tensor drops its unit
+dimension.
 
 The query (L0C_RULES.md, "Z3 obligations"; STYLE.md §10): in the context of the access — each enclosing
 loop variable `v` of `range(start, stop, step)` in its domain (`start <= v < stop` and `(v - start) mod
 step == 0` for a literal positive step, the mirror image for a negative one, `v = start + i * step`
-with `0 <= i < trips` for a symbolic one), the conditions of the enclosing `if` arms, every runtime
-scalar nonnegative — the violation is that some dimension `d` has `offset_d < 0` or `offset_d +
-extent_d > shape_d`. Unsatisfiable: PROVED. A model: REFUTED, with the loop variables and the window it
-reaches — unless the query mentions a value known only at run time (a scalar parameter, a value read
-from a tensor such as `pl.read(seq_lens, [b])`, a dynamic dimension) or an expression the encoder does
-not model (an opaque call, a loop carry that is not affine): those are *approximations*, and a model
-that may rest on them is INCONCLUSIVE with the reason (PV100), never a refutation. A write or a read whose
-extents are not known exactly (the value comes from an op whose result shape is a guess) is not posed:
-INCONCLUSIVE with that reason.
+with `0 <= i < trips` for a symbolic one), the block index `get_block_idx()` in `[0, n)` inside a
+`pl.spmd(n)` loop, the conditions of the enclosing `if` arms, every runtime scalar nonnegative (NOTE:
+the precondition every obligation of `smt/` takes) — the violation is that some dimension `d` has
+`offset_d < 0` or `offset_d + extent_d > shape_d`. Unsatisfiable: PROVED. A model: REFUTED, with the loop
+variables and the window it reaches — unless the query mentions a value known only at run time (a
+scalar parameter, a value read from a tensor such as `pl.read(seq_lens, [b])`, a dynamic dimension
+`pl.dynamic("N")`, a block index outside `pl.spmd`) or an expression the encoder does not model (an
+opaque call, a loop carry that is not affine): those are *approximations*, and a model that may rest on
+them is INCONCLUSIVE with the reason (PV100), never a refutation. Not posed, and INCONCLUSIVE with the
+reason: a write whose value's extents are a guess, a write of a lower-rank value into a higher-rank
+tensor (which dimensions it covers is not modelled), an access of a parameter whose type is not read.
+
+UNSOUND: a slice or load of a value computed by an op whose result shape is a guess (not a window of a
+tensor the kernel declares or creates) is not an access here and is not checked.
 
 Indices are encoded by `encode.ExprEncoder` (one scope per access, the loop variables bound to constants
 of their own), with `tensor.dim(t, i)` read as `t`'s declared extent, scalar `min` / `max` ops as
-`min` / `max`, and `pl.dynamic("N")` dimensions as the symbol `N`.
+`min` / `max`, a scalar cast to an integer type as its operand, and `pl.dynamic("N")` as the symbol `N`.
 """
-
 from __future__ import annotations
 
-from collections.abc import Iterator
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+
 from pypto_verify import ops, rules
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, Expr, For, Function, If, ListExpr, LoopKind, Module, Scope, Span, Stmt,
