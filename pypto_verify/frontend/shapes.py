@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from pypto_verify import ops
 from pypto_verify.ir import (
-    Assign, BinOp, Call, Const, Expr, For, Function, If, ListExpr, ScalarType, Span, TensorType, TileType,
+    Assign, BinOp, Call, Const, Expr, For, Function, If, ListExpr, ScalarType, Span, Sym, TensorType, TileType,
     TupleExpr, Type, display_name, final_yield, type_env, var_like, walk_exprs, walk_stmts,
 )
 
@@ -380,6 +380,8 @@ def expr_text(expr: Expr, outer: int = 0) -> str:
         return f"pl.{expr.op}(" + ", ".join(expr_text(a) for a in expr.args) + ")"
     if isinstance(expr, (ListExpr, TupleExpr)):
         return "[" + ", ".join(expr_text(e) for e in expr.items) + "]"
+    if isinstance(expr, Sym):
+        return f"pl.{expr.path}"
     return "?"
 
 
