@@ -41,15 +41,17 @@ def _progress(done: int, total: int) -> None:
 @click.option("--select", multiple=True, help="Only these rule ids (prefixes, comma-separated).")
 @click.option("--ignore", multiple=True, help="Drop these rule ids (prefixes, comma-separated).")
 @click.option("--kernels", "show_kernels", is_flag=True, help="Text format: list every kernel's verdict.")
+@click.option("--engine-timeout", type=click.FloatRange(min=0, min_open=True), default=120.0, show_default=True,
+              help="Seconds the Datalog engine may run on a file; past it its kernels are inconclusive (PV100).")
 def command(paths, mode, target, engine, fmt, output, jobs, no_sim, no_smt, no_cache, strict, min_sites,
-            baseline, write_baseline, select, ignore, show_kernels) -> None:
+            baseline, write_baseline, select, ignore, show_kernels, engine_timeout) -> None:
     """Verify kernels: frontend, lowering, Datalog rules, Z3 obligations, emission and simulation.
 
     Exit codes: 0 clean, 1 error findings (or --min-sites not met), 2 input errors only,
     3 inconclusive obligations under --strict.
     """
     options = Options(mode=mode, target=target, engine=engine, sim=not no_sim, smt=not no_smt,
-                      cache=not no_cache, jobs=jobs)
+                      cache=not no_cache, jobs=jobs, engine_timeout=engine_timeout)
     try:
         known = read_baseline(baseline) if baseline else None
     except ValueError as error:

@@ -27,6 +27,7 @@ from pypto_verify.engines.souffle_lang import (
     BodyLiteral,
     Compare,
     EngineError,
+    EngineTimeout,
     Kind,
     Loc,
     Negate,
@@ -517,7 +518,7 @@ def solve(translation: Translation, facts: str, *, timeout: float) -> dict[str, 
     answered = False
     try:
         if not receiver.poll(timeout):
-            raise EngineError(f"clingo did not finish within {timeout:g} s")
+            raise EngineTimeout(f"clingo did not finish within {timeout:g} s")
         try:
             status, payload = receiver.recv()
         except EOFError:

@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from pypto_verify.engines.souffle_lang import EngineError, Program, Row, without_includes
+from pypto_verify.engines.souffle_lang import EngineError, EngineTimeout, Program, Row, without_includes
 
 
 def souffle_path() -> str:
@@ -109,7 +109,7 @@ def _run(command: list[str], *, timeout: float, what: str, cwd: str | None = Non
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=cwd, check=False)
     except subprocess.TimeoutExpired:
-        raise EngineError(f"{what} did not finish within {timeout:g} s") from None
+        raise EngineTimeout(f"{what} did not finish within {timeout:g} s") from None
     except OSError as error:
         raise EngineError(f"cannot run {what}: {error}") from None
     # Soufflé reports some failures (e.g. bad fact files) on stderr with exit code 0 in older versions.

@@ -38,6 +38,10 @@ class EngineError(Exception):
         super().__init__(f"{loc}: {message}" if loc is not None else message)
 
 
+class EngineTimeout(EngineError):
+    """An engine run that did not finish within its time limit (a limit, not a failure: PV100)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Loc:
     """A 1-based position in a source file."""

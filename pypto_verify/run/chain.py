@@ -232,7 +232,7 @@ def merge_facts(parts: Iterable[FactSet]) -> tuple[FactSet, dict[int, tuple[int,
     return merged, where
 
 
-def datalog_relations(facts: FactSet, engine: str) -> dict[str, list[tuple]]:
+def datalog_relations(facts: FactSet, engine: str, timeout: float = 120.0) -> dict[str, list[tuple]]:
     """Run the rules (`datalog/main.dl`) once over *facts*; an invariant violated is our bug."""
     import importlib.resources
 
@@ -242,18 +242,18 @@ def datalog_relations(facts: FactSet, engine: str) -> dict[str, list[tuple]]:
     program = Path(str(importlib.resources.files("pypto_verify.datalog") / "main.dl"))
     with tempfile.TemporaryDirectory(prefix="pypto-verify-") as tmp:
         write_facts(facts, Path(tmp) / "facts")
-        relations = run_program(program, Path(tmp) / "facts", engine=engine)
+        relations = run_program(program, Path(tmp) / "facts", engine=engine, timeout=timeout)
     bad = sorted(name for name, rows in relations.items() if name.startswith("assert_") and rows)
     if bad:
         raise AssertionError(f"Datalog invariants violated (a bug in pypto-verify): {bad}")
     return relations
 
 
-def _datalog_once(works: list[FileWork], engine: str) -> list[FileWork]:
+def _datalog_once(works: list[FileWork], options: Options) -> list[FileWork]:
     with_facts = [w for w in works if w.facts is not None]
     facts, where = merge_facts(w.facts for w in with_facts if w.facts is not None)
     names = {k: with_facts[i].lowered()[local - 1].name for k, (i, local) in where.items()}
-    relations = datalog_relations(facts, engine)
+    relations = datalog_relations(facts, options.engine, options.engine_timeout)
     by_path: dict[str, list[Finding]] = {}
     for finding in datalog_findings(relations, facts, names):
         by_path.setdefault(finding.span.path, []).append(finding)
@@ -269,16 +269,17 @@ def _datalog_once(works: list[FileWork], engine: str) -> list[FileWork]:
 def datalog_stage(works: list[FileWork], options: Options) -> list[FileWork]:
     """DATALOG: one engine run over every file's facts; findings go back to their files.
 
-    When that run fails (an engine timeout on a file whose facts blow the rules up), each file is run on
-    its own, so one such file costs only its own kernels: they get a PV999 saying so (and are not cached),
-    the rest are checked as usual.
+    When that run fails, each file is run on its own, so one file costs only its own kernels. A file the
+    engine does not finish within `--engine-timeout` is inconclusive (PV100, with the limit: a result like
+    any other, cached under its options, so the next run is instant); any other engine failure is our bug
+    (PV999, never cached). The rest are checked as usual.
     """
-    from pypto_verify.engines.souffle_lang import EngineError
+    from pypto_verify.engines.souffle_lang import EngineError, EngineTimeout
 
     if not any(w.facts is not None for w in works):
         return works
     try:
-        return _datalog_once(works, options.engine)
+        return _datalog_once(works, options)
     except EngineError:
         out = []
         for work in works:
@@ -286,11 +287,17 @@ def datalog_stage(works: list[FileWork], options: Options) -> list[FileWork]:
                 out.append(work)
                 continue
             try:
-                out.extend(_datalog_once([work], options.engine))
+                out.extend(_datalog_once([work], options))
+            except EngineTimeout as error:
+                out.append(_add(work, *(Finding(
+                    rules.INCONCLUSIVE, k.lowered.span,
+                    f"the Datalog rules did not finish on this file ({error}); `{k.function}`'s L0C rules are "
+                    f"undecided (raise --engine-timeout)", k.name, k.function)
+                    for k in work.lowered() if k.lowered is not None)))
             except EngineError as error:
                 out.append(_add(work, *(Finding(
                     rules.INTERNAL_ERROR, k.lowered.span,
-                    f"the Datalog rules did not finish on this file ({error}); `{k.function}` is not verified",
+                    f"the Datalog rules failed on this file ({error}); `{k.function}` is not verified",
                     k.name, k.function) for k in work.lowered() if k.lowered is not None)))
         return out
 

@@ -57,12 +57,15 @@ class Options:
     jobs: int = 0
     """Worker processes for the per-file and per-kernel stages; 0 = the number of cores."""
     timeout_ms: int = 2000
+    engine_timeout: float = 120.0
+    """Seconds the Datalog engine may run on one batch of facts; past it the kernels are inconclusive."""
     seed: int = 0
     dump_smt: str | None = None
     """A directory to write every Z3 query into (`prove --dump-smt`); not part of the key."""
 
     def key(self) -> str:
-        return f"{self.mode}|{self.target}|{self.engine}|{self.sim}|{self.smt}|{self.timeout_ms}|{self.seed}"
+        return (f"{self.mode}|{self.target}|{self.engine}|{self.sim}|{self.smt}|{self.timeout_ms}|"
+                f"{self.engine_timeout:g}|{self.seed}")
 
 
 @dataclass(frozen=True)
