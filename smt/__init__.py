@@ -54,6 +54,11 @@ class Outcome:
         """The rule a finding reports: the obligation's, or PV100 when inconclusive."""
         return rules.INCONCLUSIVE.id if self.verdict is Verdict.INCONCLUSIVE else self.rule
 
+    @property
+    def is_finding(self) -> bool:
+        """Refuted or inconclusive: reported. Proved and conditional are verdicts of the kernel."""
+        return self.verdict in (Verdict.REFUTED, Verdict.INCONCLUSIVE)
+
 
 def pair_sites(source: ir.Module | None, lowered: ir.Module) -> tuple[list[Pair], list[AccSite]]:
     """The lowered sites, each with the source site it came from, and the source sites left unmatched
@@ -120,10 +125,13 @@ def prove_bounds(module: ir.Module, *, timeout_ms: int = DEFAULT_TIMEOUT_MS, cac
                 message, counterexample, span = ob.explain(answer.values)
                 outcomes.append(Outcome(ob.rule.id, ob.site, Verdict.REFUTED, message, span or ob.span,
                                         counterexample, "", answer.seconds, fn.name, access.tensor))
-            elif answer.verdict is Verdict.INCONCLUSIVE:
+            elif answer.verdict in (Verdict.INCONCLUSIVE, Verdict.CONDITIONAL):
                 reason = answer.reason or "inconclusive"
-                message = f"`{access.text}` {access.verb} a window of `{access.tensor}` not shown in bounds: {reason}"
-                outcomes.append(Outcome(ob.rule.id, ob.site, Verdict.INCONCLUSIVE, message, ob.span, None, reason,
+                if answer.verdict is Verdict.CONDITIONAL:
+                    message = f"`{access.text}` {access.verb} inside `{access.tensor}` only for some run-time values: {reason.split(': ', 1)[-1]}"
+                else:
+                    message = f"`{access.text}` {access.verb} a window of `{access.tensor}` not shown in bounds: {reason}"
+                outcomes.append(Outcome(ob.rule.id, ob.site, answer.verdict, message, ob.span, None, reason,
                                         answer.seconds, fn.name, access.tensor))
             else:
                 outcomes.append(Outcome(ob.rule.id, ob.site, Verdict.PROVED, ob.proved, ob.span, None,
@@ -150,7 +158,8 @@ def _discharge_each(obligations: list[Obligation], **options: Any) -> list[Answe
 
 
 def _outcome(site: AccSite, rule: str, results: list[tuple[Obligation, Answer]]) -> Outcome:
-    """One outcome per rule: refuted if any part is, else inconclusive if any part is, else proved."""
+    """One outcome per rule: refuted if any part is, else inconclusive if any part is, else conditional if
+    any part is, else proved."""
     seconds = sum(a.seconds for _, a in results)
     for ob, answer in results:
         if answer.verdict is Verdict.REFUTED:
@@ -165,6 +174,11 @@ def _outcome(site: AccSite, rule: str, results: list[tuple[Obligation, Answer]])
             reasons.append(f"{ob.case}: {reason}" if ob.case else reason)
         message = "; ".join(dict.fromkeys(reasons))
         return Outcome(rule, site.id, Verdict.INCONCLUSIVE, message, site.span, None, message, seconds,
+                       site.function, site.name)
+    conditional = [(ob, a) for ob, a in results if a.verdict is Verdict.CONDITIONAL]
+    if conditional:
+        message = "; ".join(dict.fromkeys(a.reason for _, a in conditional))
+        return Outcome(rule, site.id, Verdict.CONDITIONAL, message, site.span, None, message, seconds,
                        site.function, site.name)
     message = "; ".join(ob.proved for ob, _ in results if ob.proved)
     assumed = "; ".join(dict.fromkeys(a for ob, _ in results for a in ob.approximations))

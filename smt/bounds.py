@@ -483,12 +483,14 @@ def obligation(access: Access, shapes: Shapes, scalars: Scalars, site: str) -> O
     for d, (lo, hi, dim) in enumerate(zip(lows, highs, dims)):
         witnesses += [(f"lo.{d}", lo), (f"hi.{d}", hi), (f"dim.{d}", dim)]
     approximations = list(access.approximations)
+    conditions: list[str] = []
     for note in symbols.approximations:
-        if note not in approximations:
-            approximations.append(note)
+        kept = conditions if _is_condition(note) else approximations
+        if note not in kept:
+            kept.append(note)
     for name in free:
-        if not any(f"`{name}`" in a for a in approximations):
-            approximations.append(f"`{name}` is a value known only at run time")
+        if not any(f"`{name}`" in a for a in (*approximations, *conditions)):
+            conditions.append(f"`{name}` is a value known only at run time")
 
     def explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
         return _explain(access, values, [label for label, _ in query.loops], list(free))
@@ -496,7 +498,13 @@ def obligation(access: Access, shapes: Shapes, scalars: Scalars, site: str) -> O
     return Obligation(rules.IN_BOUNDS, site, "", tuple(assumptions), violation, tuple(witnesses),
                       tuple(approximations), access.span, explain,
                       f"`{access.text}` lies inside `{access.tensor}` (shape {dims_text(access.shape)})",
-                      access.function, access.unposed)
+                      access.function, access.unposed, tuple(conditions))
+
+
+def _is_condition(note: str) -> bool:
+    """*note* names a run-time input (a value read from a tensor, a dynamic dimension, a block index or a
+    scalar known only at run time), not a gap of the encoding (an unmodelled op, a guessed shape)."""
+    return note.endswith(("at run time", "is a dynamic dimension")) or "known only at run time" in note
 
 
 _DIM_NAMES = {2: ("rows", "columns")}

@@ -69,6 +69,10 @@ class Obligation:
     unposed: str = ""
     """Why the obligation could not be posed (an unsupported site, no source chain): it is then
     inconclusive with this reason and never sent to the solver."""
+    conditions: tuple[str, ...] = ()
+    """The run-time inputs the violation may depend on (values read from tensors, dynamic dimensions,
+    scalar parameters): a model then shows the obligation holds only for some of their values
+    (`Verdict.CONDITIONAL`), since the kernel's caller may keep them in range."""
 
 
 N = E.const(E.MARK + "n")
@@ -236,14 +240,14 @@ def _base(site: S.AccSite, *sides: Side) -> list[E.Term]:
 
 
 def _data_dependence(side: Side, what: str, exprs: tuple[Expr | None, ...]) -> tuple[str, ...]:
-    """An approximation when *exprs* (the conditions or offsets an intent obligation is about) depend on
-    values read at run time: a model then picks values the kernel may never see, so it refutes nothing
-    (inconclusive, with the names)."""
+    """A condition when *exprs* (the conditions or offsets an intent obligation is about) depend on values
+    read at run time: a model then picks values the kernel may never see, so it refutes nothing (the
+    obligation is conditional on them, `Verdict.CONDITIONAL`)."""
     names = S.runtime_inputs(side.site.scalars, exprs)
     if not names:
         return ()
     listed = ", ".join(f"`{n}`" for n in names)
-    return (f"{what} depend on {listed}, read at run time: the kernel is correct only for some of its values",)
+    return (f"{what} depend on {listed}, read at run time",)
 
 
 def _inapplicable(rule: Rule, site: S.AccSite, reason: str) -> Obligation:
@@ -389,10 +393,9 @@ def no_lost_partial_sums(lowered: S.AccSite, source: S.AccSite | None = None) ->
                        for c in (step.mad.init_cond, *(b.cond for b, _ in step.guards)))
     reset = Obligation(rule, lowered.id, "reset", (*base, E.le(E.ONE, N), E.lt(N, low.chain.total)),
                        E.and_(low.chain.reset_at(), E.not_(low.chain.drain_at())), tuple(witnesses),
-                       (*_approximations(*sides), *_data_dependence(low, "the conditions that re-initialise it",
-                                                                    conditions)),
-                       lowered.span, reset_explain,
-                       "every re-initialisation follows a drain", lowered.function)
+                       _approximations(*sides), lowered.span, reset_explain,
+                       "every re-initialisation follows a drain", lowered.function,
+                       conditions=_data_dependence(low, "the conditions that re-initialise it", conditions))
     # a drain in a MAD-free loop after the reduction happens in any iteration of it: one in its domain
     # is chosen (the loop's items all lie at one step position)
     some_iteration = [E.or_(E.and_(E.le(E.ZERO, i), E.lt(i, trips)), E.le(trips, E.ZERO))
@@ -501,9 +504,10 @@ def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> t
     symbol_sets = [side.chain.symbols]
     base = [*_base(lowered, side), *_free_assumptions(*symbol_sets)]
     out: list[Obligation] = []
-    approximations = (*_approximations(side), *_data_dependence(side, "the K offsets", tuple(
+    approximations = _approximations(side)
+    conditions = _data_dependence(side, "the K offsets", tuple(
         x for s in chain.steps for operand in (s.mad.lhs, s.mad.rhs) if operand is not None
-        for x in (*operand.offsets, *operand.root_args))))
+        for x in (*operand.offsets, *operand.root_args)))
     witnesses = [("n", N), *side.witnesses(), *_free_witnesses(*symbol_sets)]
     for o in operands:
         witnesses += [(f"{o}.off", offset[o]), (f"{o}.width", width[o]), (f"{o}.extent", extent[o]),
@@ -538,7 +542,8 @@ def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> t
     out.append(Obligation(rule, lowered.id, "adjacent", (*base, E.le(E.ONE, N), E.lt(N, chain.total),
                                                          E.not_(boundary), E.not_(other_plane)),
                           adjacent, tuple(witnesses), approximations, lowered.span, adjacent_explain,
-                          "consecutive MADs read adjacent K blocks of both operands", lowered.function))
+                          "consecutive MADs read adjacent K blocks of both operands", lowered.function,
+                          conditions=conditions))
 
     closed = [s for s in chain.steps if all(_closed(_block_of(s, o).offset) for o in operands)]
     if closed and _closed(chain.total):
@@ -565,7 +570,7 @@ def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> t
                               (*base, E.lt(N, chain.total), last, E.or_(*(s.at for s in closed))),
                               short, tuple(witnesses), approximations, lowered.span, remainder_explain,
                               "no reduction stops short of its operands' K extent by a partial block",
-                              lowered.function))
+                              lowered.function, conditions=conditions))
     return tuple(out)
 
 

@@ -45,6 +45,10 @@ class Verdict(enum.Enum):
     PROVED = "proved"
     REFUTED = "refuted"
     INCONCLUSIVE = "inconclusive"
+    CONDITIONAL = "conditional"
+    """Violated only by some values of the kernel's run-time inputs (a value read from a tensor, a dynamic
+    dimension, a scalar parameter): the obligation holds exactly when the inputs keep it (`reason` says
+    which). Not a pass, not a refutation."""
 
 
 @dataclass(frozen=True)
@@ -320,5 +324,8 @@ def _answer(ob: Obligation, raw: dict[str, Any], seconds: float, cached: bool, t
     values = {k: v for k, v in raw.get("values", {}).items()}
     if ob.approximations:
         return Answer(Verdict.INCONCLUSIVE, values, "relies on approximations: " + "; ".join(ob.approximations),
+                      seconds, cached)
+    if ob.conditions:
+        return Answer(Verdict.CONDITIONAL, values, "depends on run-time values: " + "; ".join(ob.conditions),
                       seconds, cached)
     return Answer(Verdict.REFUTED, values, seconds=seconds, cached=cached)

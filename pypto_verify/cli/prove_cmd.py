@@ -22,7 +22,7 @@ from pypto_verify.rules import Engine, Severity, rule
 from pypto_verify.run import Options, Stage, run_work
 from pypto_verify.run.records import Mode
 
-_WORDS = {"proved": "proved", "refuted": "failed", "inconclusive": "inconclusive"}
+_WORDS = {"proved": "proved", "refuted": "failed", "inconclusive": "inconclusive", "conditional": "conditional"}
 
 
 @click.command("prove")
@@ -53,12 +53,19 @@ def command(file: Path, pipeline: Mode, target: str, no_cache: bool, dump_smt: P
 
     by_site: dict[str, list] = {}
     for outcome in outcomes:
-        by_site.setdefault(outcome.site, []).append(outcome)
+        # the windows a kernel reads and writes (PV107) are listed together, one line each that is not proved
+        key = f"{outcome.function}:windows" if outcome.rule == rules.IN_BOUNDS.id else outcome.site
+        by_site.setdefault(key, []).append(outcome)
     for site, results in by_site.items():
         first = results[0]
         counts = _counts(results)
-        click.echo(f"{first.span}: site {site} `{first.name}`: {counts}")
+        if site.endswith(":windows"):
+            click.echo(f"{first.span}: GM windows of `{first.function}`: {counts}")
+        else:
+            click.echo(f"{first.span}: site {site} `{first.name}`: {counts}")
         for outcome in results:
+            if site.endswith(":windows") and outcome.verdict is Verdict.PROVED:
+                continue
             word = _WORDS[outcome.verdict.value]
             line = f"  {outcome.rule} {rule(outcome.rule).name}: {word}"
             if outcome.verdict is not Verdict.PROVED:
@@ -68,10 +75,12 @@ def command(file: Path, pipeline: Mode, target: str, no_cache: bool, dump_smt: P
                 shown = ", ".join(f"{k} = {v}" for k, v in outcome.counterexample.items())
                 click.echo(f"    {outcome.span}: counterexample: {shown}")
     seconds = sum(o.seconds for o in outcomes)
-    click.echo(f"{len(by_site)} sites, {len(outcomes)} obligations: {_counts(outcomes)}; "
+    sites = sum(1 for key in by_site if not key.endswith(":windows"))
+    windows = sum(1 for o in outcomes if o.rule == rules.IN_BOUNDS.id)
+    click.echo(f"{sites} sites, {windows} GM windows, {len(outcomes)} obligations: {_counts(outcomes)}; "
                f"solver time {seconds:.2f} s")
     failed = any(o.verdict is Verdict.REFUTED for o in outcomes) or bool(lowering_errors)
-    inconclusive = any(o.verdict is Verdict.INCONCLUSIVE for o in outcomes)
+    inconclusive = any(o.verdict in (Verdict.INCONCLUSIVE, Verdict.CONDITIONAL) for o in outcomes)
     sys.exit(1 if failed else 2 if input_errors else 3 if inconclusive else 0)
 
 
@@ -80,4 +89,5 @@ def _counts(outcomes: list) -> str:
 
     n = {v: sum(1 for o in outcomes if o.verdict is v) for v in Verdict}
     return (f"{n[Verdict.PROVED]} proved, {n[Verdict.REFUTED]} failed, "
-            f"{n[Verdict.INCONCLUSIVE]} inconclusive")
+            f"{n[Verdict.INCONCLUSIVE]} inconclusive" + (f", {n[Verdict.CONDITIONAL]} conditional"
+                                                           if n[Verdict.CONDITIONAL] else ""))

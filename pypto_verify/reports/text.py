@@ -20,6 +20,8 @@ def write(report: RunResult, stream: TextIO, *, show_kernels: bool = False) -> N
     errors = sum(1 for f in report.findings if f.severity.value == "error")
     matched = sum(1 for k in kernels if k.verdict == "verified" and k.sim == "match")
     unsimulated = verified - matched
+    conditional = sum(1 for k in kernels if k.verdict == "conditional")
+    also = f", {conditional} conditional on run-time inputs" if conditional else ""
     stream.write(f"{len(report.files)} files, {len(kernels)} kernels ({verified} verified: {matched} simulated "
-                 f"and matched, {unsimulated} not simulated), {report.sites} idiom sites "
+                 f"and matched, {unsimulated} not simulated{also}), {report.sites} idiom sites "
                  f"({report.verified_sites} verified), {errors} error findings\n")

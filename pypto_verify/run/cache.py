@@ -120,7 +120,7 @@ def _from_json(data: dict, path: str) -> FileResult:
     sites = tuple(IdiomSite(path, s["line"], s["function"], s["form"], s["loop"], s["condition"],
                             s["accumulators"], s["nesting"], s["consumer"]) for s in data["sites"])
     kernels = tuple(KernelResult(k["name"], k["function"], k["verdict"], k["sim"], k["sim_reason"],
-                                 tuple(k["obligations"].items())) for k in data["kernels"])
+                                 tuple(k["obligations"].items()), tuple(k["conditions"])) for k in data["kernels"])
     findings = tuple(Finding(RULES[f["rule"]], _span(f, path), f["message"], f["kernel"], f["function"],
                              tuple(Note(_span(n, path), n["message"]) for n in f["notes"]),
                              tuple(f["windows"]), tuple(f["values"]), tuple(f["producers"]), f["counterexample"])

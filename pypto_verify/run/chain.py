@@ -59,6 +59,8 @@ class KernelWork:
     lowered: Function | None = None
     """The kernel after the pass pipeline (None until LOWER, or when lowering dropped it)."""
     obligations: tuple[tuple[str, int], ...] = ()
+    conditions: tuple[str, ...] = ()
+    """The conditional outcomes (PROVE): what must hold of the run-time inputs."""
     simulation: SimOutcome | None = None
     """The dynamic check's outcome (SIMULATE); None when it did not run."""
 
@@ -341,21 +343,44 @@ def prove_stage(work: FileWork, options: Options) -> FileWork:
         return _add(work, *(_internal(k.read, k.name, "the Z3 obligations", error)
                             for k in work.kernels))
     counts: dict[str, dict[str, int]] = {}
+    conditions: dict[str, list[str]] = {}
+    unbounded: dict[str, list[Any]] = {}
     found: list[Finding] = []
     for outcome in outcomes:
         verdict = outcome.verdict.name.lower()
         mine = counts.setdefault(outcome.function, {})
         mine[verdict] = mine.get(verdict, 0) + 1
-        if outcome.verdict.name == "PROVED":
+        if outcome.verdict.name == "CONDITIONAL":
+            conditions.setdefault(outcome.function, []).append(f"{outcome.rule} line {outcome.span.line}: "
+                                                               f"{outcome.message}")
+            continue
+        if not outcome.is_finding:
+            continue
+        if outcome.verdict.name == "INCONCLUSIVE" and outcome.rule == rules.IN_BOUNDS.id:
+            unbounded.setdefault(outcome.function, []).append(outcome)  # one PV100 per kernel, below
             continue
         message = outcome.message
         if outcome.verdict.name != "REFUTED" and outcome.reason and outcome.reason not in message:
             message = f"{message} ({outcome.reason})"
-        found.append(Finding(RULES[outcome.finding_rule], outcome.span, message,
-                             next((k.name for k in work.kernels if k.function == outcome.function), outcome.function),
+        found.append(Finding(RULES[outcome.finding_rule], outcome.span, message, _kernel_of(work, outcome.function),
                              outcome.function, counterexample=outcome.counterexample))
-    kernels = tuple(replace(k, obligations=tuple(counts.get(k.function, {}).items())) for k in work.kernels)
+    for function, open_windows in unbounded.items():
+        first = open_windows[0]
+        reasons = "; ".join(dict.fromkeys(o.reason for o in open_windows))
+        count = f"{len(open_windows)} GM windows" if len(open_windows) > 1 else "a GM window"
+        notes = tuple(Note(o.span, o.message) for o in open_windows[1:])
+        found.append(Finding(rules.INCONCLUSIVE, first.span,
+                             f"{count} of `{function}` cannot be shown in bounds (PV107), the first here: "
+                             f"{first.message}" + (f"; all for: {reasons}" if len(open_windows) > 1 else ""),
+                             _kernel_of(work, function), function, notes=notes))
+    kernels = tuple(replace(k, obligations=tuple(counts.get(k.function, {}).items()),
+                            conditions=tuple(dict.fromkeys(conditions.get(k.function, ()))))
+                    for k in work.kernels)
     return replace(work, kernels=kernels, findings=(*work.findings, *found), outcomes=tuple(outcomes))
+
+
+def _kernel_of(work: FileWork, function: str) -> str:
+    return next((k.name for k in work.kernels if k.function == function), function)
 
 
 def simulate_stage(work: FileWork, options: Options) -> FileWork:
@@ -449,9 +474,11 @@ def finish(work: FileWork) -> FileResult:
             verdict = "findings"
         elif any(f.rule.id == rules.INCONCLUSIVE.id for f in mine) or outcomes.get("inconclusive"):
             verdict = "inconclusive"
+        elif outcomes.get("conditional"):
+            verdict = "conditional"
         else:
             verdict = "verified"
-        kernels.append(KernelResult(k.name, k.function, verdict, k.sim, k.sim_reason, k.obligations))
+        kernels.append(KernelResult(k.name, k.function, verdict, k.sim, k.sim_reason, k.obligations, k.conditions))
     return FileResult(work.path, work.status, work.sites, tuple(kernels), findings)
 
 

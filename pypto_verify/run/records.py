@@ -76,17 +76,25 @@ class KernelResult:
     """`Program.function`, or the function name for free functions."""
     function: str
     verdict: str = "verified"
-    """`verified` | `findings` | `inconclusive`."""
+    """`verified` | `conditional` | `findings` | `inconclusive`. `conditional`: every obligation is proved
+    but some, which hold only for the run-time inputs listed in `conditions`."""
     sim: str = "skipped"
     """`match` | `mismatch` | `skipped`."""
     sim_reason: str = ""
     obligations: tuple[tuple[str, int], ...] = ()
-    """Outcomes of the Z3 obligations by verdict (`proved`, `refuted`, `inconclusive`), in first-seen order."""
+    """Outcomes of the Z3 obligations by verdict (`proved`, `refuted`, `inconclusive`, `conditional`), in
+    first-seen order."""
+    conditions: tuple[str, ...] = ()
+    """What the kernel's run-time inputs must satisfy (verdict `conditional`): each a conditional
+    obligation, `PV107 at line 40: ...`."""
 
     @property
     def statement(self) -> str:
         """The verdict with what it rests on: `verified, simulated and matched`, `verified, not simulated:
         <reason>`, or the verdict itself."""
+        if self.verdict == "conditional":
+            more = f" (and {len(self.conditions) - 1} more)" if len(self.conditions) > 1 else ""
+            return f"conditional on run-time inputs: {self.conditions[0] if self.conditions else '?'}{more}"
         if self.verdict != "verified":
             return self.verdict
         if self.sim == "match":
@@ -95,7 +103,8 @@ class KernelResult:
 
     def to_json(self) -> dict:
         return {"name": self.name, "function": self.function, "verdict": self.verdict, "statement": self.statement,
-                "sim": self.sim, "sim_reason": self.sim_reason, "obligations": dict(self.obligations)}
+                "sim": self.sim, "sim_reason": self.sim_reason, "obligations": dict(self.obligations),
+                "conditions": list(self.conditions)}
 
 
 @dataclass(frozen=True)
@@ -146,14 +155,15 @@ class RunResult:
         return sum(r.verified_sites() for r in self.files)
 
     def exit_code(self, strict: bool = False) -> int:
-        """0 clean, 1 error findings, 2 input errors and nothing worse, 3 inconclusive under --strict
-        (README, "Exit codes")."""
+        """0 clean, 1 error findings, 2 input errors and nothing worse, 3 inconclusive (or conditional)
+        under --strict (README, "Exit codes")."""
         findings = self.findings
         if any(f.severity is Severity.ERROR and f.rule.id != rules.INPUT_ERROR.id for f in findings):
             return 1
         if any(f.rule.id == rules.INPUT_ERROR.id for f in findings):
             return 2
-        if strict and any(f.rule.id == rules.INCONCLUSIVE.id for f in findings):
+        if strict and (any(f.rule.id == rules.INCONCLUSIVE.id for f in findings)
+                       or any(k.verdict == "conditional" for k in self.kernels)):
             return 3
         return 0
 
