@@ -46,7 +46,7 @@ class Shape:
 UNARY_SAME = frozenset({
     "cast", "move", "neg", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "recip", "abs", "relu", "sigmoid",
     "silu", "tanh", "floor", "ceil", "round", "not_", "adds", "muls", "subs", "divs", "maxs", "mins", "fmods",
-    "clip", "fillpad",
+    "clip",
 })
 """Ops whose result has their first operand's shape (the other operands are scalars or attributes)."""
 BINARY_SAME = frozenset({"add", "sub", "mul", "div", "maximum", "minimum", "rem", "and_", "or_", "xor", "shl",
@@ -229,14 +229,29 @@ class Shapes:
         if name in UNARY_SAME and args:
             source = self.of(args[0])
             return source
+        if name == "fillpad" and args:
+            # pypto's tile.fillpad / tensor.fillpad: the result's valid shape is its whole shape (the
+            # padding is filled), so a store of it writes every element
+            source = self.of(args[0])
+            return Shape(source.dims, source.exact) if source is not None else None
+        if name == "transpose" and args:
+            return self._transpose(call, level)
+        if name == "concat" and len(args) == 2:
+            return self._concat(call)
         if name in BINARY_SAME or name in EXPAND_FIRST:
             return self._elementwise(call, first_only=name in EXPAND_FIRST)
         if name in ops.REDUCE_ROWS or name in ops.REDUCE_COLS:
             source = self.of(args[0]) if args else None
             if source is None or len(source.dims) != 2:
                 return self._guess(call)
-            dims = (source.dims[0], Const(1)) if name in ops.REDUCE_ROWS else (Const(1), source.dims[1])
-            return Shape(dims, source.exact, None, source.valid is None and source.valid_known)
+            rows = name in ops.REDUCE_ROWS
+            dims = (source.dims[0], Const(1)) if rows else (Const(1), source.dims[1])
+            # pypto's row / column reductions keep the source's valid extent on the surviving axis
+            valid = None
+            if source.valid is not None:
+                valid = (source.valid[0], Const(1)) if rows else (Const(1), source.valid[1])
+                valid = None if same_dims(valid, dims) else valid
+            return Shape(dims, source.exact, valid, source.valid_known)
         if name == "gather" and args:
             picks = call.kwarg("index") if call.kwarg("index") is not None else (args[2] if len(args) > 2 else None)
             picked = self.of(picks) if picks is not None else None
@@ -250,6 +265,48 @@ class Shapes:
             valid = (source.valid[1], source.valid[0]) if source.valid is not None else None
             return Shape((source.dims[1], source.dims[0]), source.exact, valid, source.valid_known)
         return self._guess(call)
+
+    def _transpose(self, call: Call, level: str) -> Shape | None:
+        """`transpose(x, axis1, axis2)`: *x*'s shape with the two axes swapped. Its valid region: pypto's
+        `tensor.transpose` swaps the source's (or takes the explicit fourth operand), `tile.transpose`
+        makes the whole result valid."""
+        args = call.args
+        source = self.of(args[0])
+        axes = [args[i] if len(args) > i else call.kwarg(k) for i, k in ((1, "axis1"), (2, "axis2"))]
+        picked = [ops.const_int(a) if a is not None else None for a in axes]
+        if source is None or picked[0] is None or picked[1] is None:
+            return self._guess(call)
+        rank = len(source.dims)
+        a, b = picked[0], picked[1]
+        if not (-rank <= a < rank and -rank <= b < rank):
+            return self._guess(call)
+        a, b = a % rank, b % rank
+
+        def swapped(dims: tuple[Expr, ...]) -> tuple[Expr, ...]:
+            out = list(dims)
+            out[a], out[b] = out[b], out[a]
+            return tuple(out)
+
+        dims = swapped(source.dims)
+        if level == "tile":
+            return Shape(dims, source.exact)
+        explicit = _shape_list(args[3] if len(args) > 3 else call.kwarg("valid_shape"))
+        if explicit is not None:
+            return Shape(dims, source.exact, None if same_dims(explicit, dims) else explicit, len(explicit) == rank)
+        valid = swapped(source.valid) if source.valid is not None else None
+        return Shape(dims, source.exact, valid, source.valid_known)
+
+    def _concat(self, call: Call) -> Shape | None:
+        """`concat(a, b)`: column-wise, `[R, Ca]` and `[R, Cb]` give `[R, Ca + Cb]` (pypto's
+        `tensor.concat` / `tile.concat`), exact when both operands are and their rows agree. pypto types
+        the result fully valid."""
+        first, second = self.of(call.args[0]), self.of(call.args[1])
+        if first is None or second is None or len(first.dims) != 2 or len(second.dims) != 2:
+            return self._guess(call)
+        c0, c1 = ops.const_int(first.dims[1]), ops.const_int(second.dims[1])
+        cols: Expr = Const(c0 + c1) if c0 is not None and c1 is not None else BinOp("+", first.dims[1], second.dims[1])
+        exact = first.exact and second.exact and same_dims((first.dims[0],), (second.dims[0],))
+        return Shape((first.dims[0], cols), exact)
 
     def _guess(self, call: Call) -> Shape | None:
         """What `ops.infer_call_type` says, never exact."""
@@ -278,9 +335,17 @@ class Shapes:
             joined = _broadcast(dims, other.dims) if other is not None else None
             exact = exact and other is not None and other.exact and joined is not None
             dims = joined or dims
-        valid_known = all(s is not None and s.valid_known and s.valid == first.valid for s in shapes) \
-            and same_dims(dims, first.dims)
-        return Shape(dims, exact, first.valid if valid_known else None, valid_known)
+        if not same_dims(dims, first.dims):
+            return Shape(dims, exact, None, False)
+        if call.op.startswith("tile."):
+            # pypto's tile element-wise ops type the result with the first operand's valid region
+            return Shape(dims, exact, first.valid, first.valid_known)
+        known = all(s is not None and s.valid_known for s in shapes)
+        if known and all(s is not None and s.valid == first.valid for s in shapes):
+            return Shape(dims, exact, first.valid, True)
+        # pypto's tensor element-wise ops keep a valid region only when every operand has the same one
+        # (and the same shape); otherwise the result is fully valid
+        return Shape(dims, exact, None, known)
 
     def _matmul(self, call: Call) -> Shape | None:
         parts = ops.matmul_parts(call)

@@ -1,0 +1,128 @@
+"""PV107 in-bounds on values whose extents `frontend/shapes.py` models from pypto's type deduction: the
+valid region a store writes (kept by reductions and element-wise ops, made whole by `fillpad`), and the
+shapes of `transpose` and `concat`."""
+
+from __future__ import annotations
+
+import textwrap
+
+from pypto_verify.frontend import read_source
+from pypto_verify.smt import Verdict, prove_bounds
+
+HEADER = "import pypto.language as pl\n\n"
+
+
+def outcomes(body: str):
+    parsed = read_source(HEADER + textwrap.dedent(body), "kernel.py")
+    assert not parsed.errors, [str(e) for e in parsed.errors]
+    return prove_bounds(parsed.module, cache=False)
+
+
+def verdicts(body: str) -> list[tuple[int, Verdict]]:
+    """(line, verdict) of every PV107 outcome (lines of *body* counted from 1)."""
+    shift = HEADER.count("\n")
+    return [(o.span.line - shift, o.verdict) for o in outcomes(body)]
+
+
+TAIL = """
+@pl.jit
+def tail(x: pl.Tensor[[40, 64], pl.FP32], x2: pl.Tensor[[40, 64], pl.FP32],
+         y: pl.Out[pl.Tensor[[40, {COLS}], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="tail"):
+        for r in pl.range(0, 40, 16):
+            rows = pl.min(16, 40 - r)
+            t = pl.slice(x, [16, 64], [r, 0], valid_shape=[rows, 64])
+            y[r : r + 16, {WHERE}] = {VALUE}
+    return y
+"""
+
+
+def tail(value: str, cols: int = 64, where: str = ":") -> str:
+    return TAIL.format(VALUE=value, COLS=cols, WHERE=where)
+
+
+def test_a_store_of_a_valid_region_writes_only_that_region():
+    assert verdicts(tail("pl.exp(t)")) == [(8, Verdict.PROVED), (9, Verdict.PROVED)]
+
+
+def test_fillpad_makes_the_whole_tile_valid_so_its_store_leaves_the_tensor():
+    # pypto's fillpad types its result fully valid: all 16 rows are written, past row 40 at r = 32
+    (read, write) = outcomes(tail("pl.fillpad(t, pad_value=pl.PadValue.min)"))
+    assert read.verdict is Verdict.PROVED
+    assert write.verdict is Verdict.REFUTED
+    assert write.counterexample["r"] == 32
+    assert write.counterexample["rows"] == "[32, 48)"
+
+
+def test_a_row_reduction_keeps_the_valid_rows():
+    assert verdicts(tail("pl.row_max(t)", cols=1, where="0:1")) == [(8, Verdict.PROVED), (9, Verdict.PROVED)]
+
+
+def test_a_row_reduction_of_a_filled_tile_writes_every_row():
+    body = tail("pl.row_sum(pl.fillpad(t))", cols=1, where="0:1")
+    assert verdicts(body) == [(8, Verdict.PROVED), (9, Verdict.REFUTED)]
+
+
+def test_a_tensor_op_on_operands_with_one_valid_region_keeps_it():
+    assert verdicts(tail("pl.add(t, pl.mul(t, 2.0))")) == [(8, Verdict.PROVED), (9, Verdict.PROVED)]
+
+
+def test_a_tensor_op_on_operands_with_different_valid_regions_is_fully_valid():
+    # pypto's tensor element-wise ops keep a valid region only when the operands share it
+    body = tail("pl.add(t, x2[r : r + 16, :])")
+    assert [v for _, v in verdicts(body)][-1] is Verdict.REFUTED
+
+
+def test_a_tile_op_keeps_its_first_operands_valid_region():
+    body = """
+    @pl.program
+    class Tail:
+        @pl.function(type=pl.FunctionType.InCore)
+        def main(self, a: pl.Tensor[[40, 64], pl.FP32], out: pl.Out[pl.Tensor[[40, 64], pl.FP32]]):
+            for r in pl.range(0, 40, 16):
+                t = pl.tile.load(a, [r, 0], [16, 64], [pl.min(16, 40 - r), 64], target_memory=pl.Mem.Vec)
+                u = pl.tile.load(a, [0, 0], [16, 64], target_memory=pl.Mem.Vec)
+                s = pl.tile.add(t, u)
+                out = pl.tile.store(s, [r, 0], out)
+            return out
+    """
+    assert verdicts(body) == [(7, Verdict.PROVED), (8, Verdict.PROVED), (10, Verdict.PROVED)]
+
+
+TRANSPOSE = """
+@pl.jit
+def flip(x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[64, 32], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="flip"):
+        y[:, {WHERE}] = pl.transpose(x[:, :], axis1=0, axis2=1)
+    return y
+"""
+
+
+def test_a_transpose_swaps_the_extents():
+    assert [v for _, v in verdicts(TRANSPOSE.format(WHERE="16:32"))] == [Verdict.PROVED, Verdict.PROVED]
+
+
+def test_a_transpose_written_past_the_columns_is_refuted():
+    found = [o for o in outcomes(TRANSPOSE.format(WHERE="24:40")) if o.verdict is Verdict.REFUTED]
+    assert len(found) == 1
+    assert found[0].counterexample["columns"] == "[24, 40)"
+
+
+CONCAT = """
+@pl.jit
+def join(a: pl.Tensor[[16, 48], pl.FP32], b: pl.Tensor[[16, 16], pl.FP32],
+         y: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="join"):
+        y[{ROWS}, {COLS}] = pl.concat(a[:, :], b[:, :])
+    return y
+"""
+
+
+def test_a_concat_is_as_wide_as_both_operands():
+    assert [v for _, v in verdicts(CONCAT.format(ROWS="16:32", COLS=":"))] == [Verdict.PROVED] * 3
+
+
+def test_a_concat_written_past_the_columns_is_refuted():
+    found = [o for o in outcomes(CONCAT.format(ROWS="0:16", COLS="16 : 16 + 64")) if o.verdict is Verdict.REFUTED]
+    assert len(found) == 1
+    assert found[0].counterexample["columns"] == "[16, 80)"
