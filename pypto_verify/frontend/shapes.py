@@ -63,6 +63,19 @@ SHAPE_ARG = {"slice": 1, "create": 0, "full": 0, "zeros": 0, "ones": 0, "reshape
 """Ops whose result shape is a list they are given: the index of that operand."""
 
 
+_MASK_DIVISORS = {"P0101": 2, "P1010": 2, "P0001": 4, "P0010": 4, "P0100": 4, "P1000": 4, "P1111": 1}
+"""The column divisor of a `gather` by mask pattern (pypto's `MaskPattern`, values 1-7 in this order)."""
+_MASK_BY_VALUE = {1: "P0101", 2: "P1010", 3: "P0001", 4: "P0010", 5: "P0100", 6: "P1000", 7: "P1111"}
+
+
+def _mask_name(expr: Expr | None) -> str | None:
+    """`pl.tile.MaskPattern.P1010` (or its value 2) as `P1010`."""
+    if isinstance(expr, Sym):
+        return expr.path.rsplit(".", 1)[-1]
+    value = ops.const_int(expr) if expr is not None else None
+    return _MASK_BY_VALUE.get(value) if value is not None else None
+
+
 def _shape_list(expr: Expr | None) -> tuple[Expr, ...] | None:
     if isinstance(expr, (ListExpr, TupleExpr)):
         return tuple(expr.items)
@@ -252,6 +265,12 @@ class Shapes:
                 valid = (source.valid[0], Const(1)) if rows else (Const(1), source.valid[1])
                 valid = None if same_dims(valid, dims) else valid
             return Shape(dims, source.exact, valid, source.valid_known)
+        if name == "gather" and args and call.kwarg("mask_pattern") is not None and call.kwarg("index") is None:
+            shape = self._gather_mask(call)
+            # the tile form's valid region is not read here
+            return Shape(shape.dims, shape.exact, None, False) if shape is not None and level == "tile" else shape
+        if level == "tensor" and name in ("sort32", "mrgsort") and args:
+            return self._sort(call, name)
         if name == "gather" and args:
             picks = call.kwarg("index") if call.kwarg("index") is not None else (args[2] if len(args) > 2 else None)
             picked = self.of(picks) if picks is not None else None
@@ -307,6 +326,54 @@ class Shapes:
         cols: Expr = Const(c0 + c1) if c0 is not None and c1 is not None else BinOp("+", first.dims[1], second.dims[1])
         exact = first.exact and second.exact and same_dims((first.dims[0],), (second.dims[0],))
         return Shape((first.dims[0], cols), exact)
+
+    def _gather_mask(self, call: Call) -> Shape | None:
+        """`gather(x, mask_pattern=P)`: each row of the 2-D *x* compacted to the columns the pattern marks,
+        `[R, C / 2]` for `P0101` / `P1010`, `[R, C / 4]` for `P0001` .. `P1000`, `[R, C]` for `P1111`
+        (pypto's `tensor.gather_mask` / `tile.gather_mask`); fully valid."""
+        source = self.of(call.args[0])
+        divisor = _MASK_DIVISORS.get(_mask_name(call.kwarg("mask_pattern")))
+        if source is None or len(source.dims) != 2 or divisor is None:
+            return self._guess(call)
+        cols = ops.const_int(source.dims[1])
+        if cols is not None:
+            if cols % divisor:
+                return self._guess(call)
+            width: Expr = Const(cols // divisor)
+        else:
+            width = source.dims[1] if divisor == 1 else BinOp("//", source.dims[1], Const(divisor))
+        return Shape((source.dims[0], width), source.exact)
+
+    def _sort(self, call: Call, name: str) -> Shape | None:
+        """pypto's tensor sorts, fully valid: `sort32(src, idx)` interleaves each value with its index
+        (the last dimension doubled); `mrgsort(src, block_len=n)` keeps *src*'s shape; `mrgsort(a, b, ...)`
+        (2-4 sorted runs) joins them along the last dimension."""
+        args = call.args
+        if name == "sort32":
+            source = self.of(args[0])
+            if source is None or not source.dims:
+                return self._guess(call)
+            last = ops.const_int(source.dims[-1])
+            doubled: Expr = Const(2 * last) if last is not None else BinOp("*", source.dims[-1], Const(2))
+            return Shape((*source.dims[:-1], doubled), source.exact)
+        runs = [self.of(a) for a in args if not self.is_scalar(a)]
+        if not runs or any(r is None for r in runs):
+            return self._guess(call)
+        first = runs[0]
+        assert first is not None
+        if len(runs) == 1:
+            return Shape(first.dims, first.exact)
+        exact = all(r is not None and r.exact and same_dims(r.dims[:-1], first.dims[:-1]) for r in runs)
+        widths = [ops.const_int(r.dims[-1]) for r in runs if r is not None]
+        last_dim: Expr
+        if all(w is not None for w in widths):
+            last_dim = Const(sum(w for w in widths if w is not None))
+        else:
+            last_dim = first.dims[-1]
+            for r in runs[1:]:
+                assert r is not None
+                last_dim = BinOp("+", last_dim, r.dims[-1])
+        return Shape((*first.dims[:-1], last_dim), exact)
 
     def _guess(self, call: Call) -> Shape | None:
         """What `ops.infer_call_type` says, never exact."""

@@ -126,3 +126,41 @@ def test_a_concat_written_past_the_columns_is_refuted():
     found = [o for o in outcomes(CONCAT.format(ROWS="0:16", COLS="16 : 16 + 64")) if o.verdict is Verdict.REFUTED]
     assert len(found) == 1
     assert found[0].counterexample["columns"] == "[16, 80)"
+
+
+SORT = """
+@pl.jit
+def top(x: pl.Tensor[[1, 256], pl.FP32], idx: pl.Tensor[[1, 256], pl.INT32],
+        y: pl.Out[pl.Tensor[[1, 512], pl.FP32]], k: pl.Out[pl.Tensor[[1, 64], pl.INT32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="top"):
+        pairs = pl.sort32(x[:, :], idx[:, :])
+        pairs = pl.mrgsort(pairs, block_len=64)
+        merged = pl.mrgsort(pairs[:, 0:128], pairs[:, 128:256], pairs[:, {RUN3}], pairs[:, 384:512])
+        y[:, {Y}] = merged
+        k[:, {K}] = pl.gather(merged[:, 0:128], mask_pattern=pl.tile.MaskPattern.P1010, output_dtype=pl.INT32)
+    return y, k
+"""
+
+
+def sort_kernel(RUN3: str = "256:384", Y: str = ":", K: str = ":") -> str:
+    return SORT.format(RUN3=RUN3, Y=Y, K=K)
+
+
+def test_sorted_pairs_and_their_gathered_indices_are_in_bounds():
+    assert {v for _, v in verdicts(sort_kernel())} == {Verdict.PROVED}
+
+
+def test_a_run_sliced_past_the_sorted_pairs_is_refuted():
+    # sort32 doubles the last dimension: 256 scores give 512 interleaved (score, index) lanes
+    found = [o for o in outcomes(sort_kernel(RUN3="448:576")) if o.verdict is Verdict.REFUTED]
+    assert [o.counterexample["columns"] for o in found] == ["[448, 576)"]
+
+
+def test_a_merge_of_four_runs_is_as_wide_as_the_four():
+    found = [o for o in outcomes(sort_kernel(Y="64 : 64 + 512")) if o.verdict is Verdict.REFUTED]
+    assert [o.counterexample["columns"] for o in found] == ["[64, 576)"]
+
+
+def test_a_gather_by_mask_halves_the_columns():
+    found = [o for o in outcomes(sort_kernel(K="32 : 32 + 64")) if o.verdict is Verdict.REFUTED]
+    assert [o.counterexample["columns"] for o in found] == ["[32, 96)"]
