@@ -1,7 +1,7 @@
 """The result cache: one file's result stored by content, replayed onto the path as given.
 
-Owns: the key (sha256 of the tool version, the rules, the engine and its version, the options, the file's
-bytes and the sibling modules it names) and the stored form of a `FileResult`. A location in the file
+Owns: the key (sha256 of the tool version, the rules and the code of every stage, the engine and its
+version, the options, the file's bytes and the sibling modules it names) and the stored form of a `FileResult`. A location in the file
 itself is stored without its path, so a copy, a rename or another working directory gets its findings
 under the path it was given (ARCHITECTURE.md, "Caching"). A result with a PV999 is never stored.
 """
@@ -28,14 +28,31 @@ def cache_dir() -> Path:
     return Path(base) / "pypto-verify"
 
 
-def _rules_digest() -> str:
-    import importlib.resources
+_PACKAGES = ("pypto_verify", "pypto_verify.lowering", "pypto_verify.emit", "pypto_verify.smt", "pypto_verify.sim",
+             "pypto_verify.datalog")
+"""Where the code and rules that decide a result live (the stage folders are packages of their own)."""
+
+
+def _code_digest() -> str:
+    """A digest of the rules (`.dl`) and of every module of the stages: a result computed by other code
+    is another key, so an upgrade (or a local edit) never replays a stale verdict."""
+    import importlib.util
 
     h = hashlib.sha256()
-    root = importlib.resources.files("pypto_verify.datalog")
-    for entry in sorted(root.iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".dl"):
-            h.update(entry.name.encode() + b"\0" + entry.read_bytes())
+    seen: set[Path] = set()
+    stack: list[Path] = []
+    for name in _PACKAGES:
+        spec = importlib.util.find_spec(name)  # locates the folder without running the package
+        if spec is not None:
+            stack += [Path(p) for p in spec.submodule_search_locations or ()]
+    while stack:
+        node = stack.pop()
+        for entry in sorted(node.iterdir(), key=lambda e: e.name):
+            if entry.is_dir() and entry.name != "__pycache__":
+                stack.append(entry)
+            elif entry.suffix in (".dl", ".py") and entry.resolve() not in seen:
+                seen.add(entry.resolve())
+                h.update(entry.name.encode() + b"\0" + entry.read_bytes())
     return h.hexdigest()
 
 
@@ -46,7 +63,7 @@ class ResultCache:
         from pypto_verify.engines import engine_version, pick_engine
 
         engine = pick_engine(options.engine)
-        self.salt = "\0".join((__version__, _rules_digest(), engine_version(engine), options.key()))
+        self.salt = "\0".join((__version__, _code_digest(), engine_version(engine), options.key()))
         self.root = cache_dir() / "results"
         self.keys: dict[str, str | None] = {}
         """The key of each file as `get` read it: `put` stores the result of exactly those contents."""
