@@ -4,10 +4,14 @@ Owns: `Shapes`, the shape of every tile / tensor value of one function together 
 *exact* — read from what the kernel wrote (a declared parameter, an annotation, the shape list of a
 slice, load, extract, create or reshape) or carried through an op whose result shape is fixed by its
 operands' (a matmul, a cast, an element-wise op on operands of one shape, a row / column reduction or
-broadcast). `ops.infer_call_type` may guess (an element-wise op of an inline call takes its first
-*named* operand's type, which can be a `[M, 1]` row scale); a guessed shape is never exact here, so
-nothing is ever accused on it. Also the valid region a slice or a load narrows a value to
-(`valid_shape=`), where known.
+broadcast, a transpose, a column-wise concat, a tensor sort / merge sort, a gather by mask pattern: each
+as pypto's type deduction gives it). `ops.infer_call_type` may guess (an element-wise op of an inline call
+takes its first *named* operand's type, which can be a `[M, 1]` row scale); a guessed shape is never exact
+here, so nothing is ever accused on it. Also the valid region a slice or a load narrows a value to
+(`valid_shape=`, `set_validshape`), where known, carried as pypto's type deduction carries it (a store or an
+assemble moves only the valid region, PTO-ISA TSTORE): kept by unary and scalar ops and on the surviving
+axis of a reduction, kept by a tensor element-wise op whose operands share it (else the result is whole),
+the first operand's for a tile element-wise op, made whole by `fillpad`.
 
 Used by the frontend's matmul check (`matmul_k_mismatches`: PV000 when the operands' K extents are
 both exact and differ, KERNEL_LANGUAGE.md "Shapes"; `reader.py` runs it on every function it reads) and
