@@ -63,7 +63,8 @@ EXPAND_FIRST = frozenset({
     "col_expand_sub", "col_expand_add", "col_expand_expdif",
 })
 """`[M, N]` op `[M, 1]` (row) or `[1, N]` (column): the result has the first operand's shape."""
-SHAPE_ARG = {"slice": 1, "create": 0, "full": 0, "zeros": 0, "ones": 0, "reshape": 1, "load": 2, "extract": 3}
+SHAPE_ARG = {"slice": 1, "create": 0, "full": 0, "zeros": 0, "ones": 0, "reshape": 1, "load": 2, "extract": 3,
+             "arange": 1, "ci": 1}
 """Ops whose result shape is a list they are given: the index of that operand."""
 
 
@@ -168,10 +169,20 @@ class Shapes:
             return True
         v = var_like(expr)
         if v is not None:
-            return isinstance(self.env.get(v.name), ScalarType)
+            if isinstance(self.env.get(v.name), ScalarType):
+                return True
+            stmt = self.defs.get(v.name)
+            # a name bound to a scalar expression or to a cast of a scalar (`pl.cast(offset, pl.INT32)`)
+            return stmt is not None and stmt.type is None and self.of(v) is None \
+                and (isinstance(stmt.value, (Const, BinOp)) or self._scalar_cast(stmt.value))
         if isinstance(expr, Call):
-            return expr.op in ops.SCALAR_READS or expr.op in ("tensor.dim", "tile.dim")
+            return expr.op in ops.SCALAR_READS or expr.op in ("tensor.dim", "tile.dim") or self._scalar_cast(expr)
         return False
+
+    def _scalar_cast(self, expr: Expr) -> bool:
+        """*expr* is `cast(s, ...)` of a scalar *s*."""
+        return isinstance(expr, Call) and expr.op.endswith(".cast") and bool(expr.args) \
+            and self.is_scalar(expr.args[0])
 
     def _declared(self, t: Type | None) -> Shape | None:
         if isinstance(t, TileType):
@@ -270,9 +281,9 @@ class Shapes:
                 valid = None if same_dims(valid, dims) else valid
             return Shape(dims, source.exact, valid, source.valid_known)
         if name == "gather" and args and call.kwarg("mask_pattern") is not None and call.kwarg("index") is None:
-            shape = self._gather_mask(call)
+            masked = self._gather_mask(call)
             # the tile form's valid region is not read here
-            return Shape(shape.dims, shape.exact, None, False) if shape is not None and level == "tile" else shape
+            return Shape(masked.dims, masked.exact, None, False) if masked is not None and level == "tile" else masked
         if level == "tensor" and name in ("sort32", "mrgsort") and args:
             return self._sort(call, name)
         if name == "gather" and args:
@@ -336,7 +347,7 @@ class Shapes:
         `[R, C / 2]` for `P0101` / `P1010`, `[R, C / 4]` for `P0001` .. `P1000`, `[R, C]` for `P1111`
         (pypto's `tensor.gather_mask` / `tile.gather_mask`); fully valid."""
         source = self.of(call.args[0])
-        divisor = _MASK_DIVISORS.get(_mask_name(call.kwarg("mask_pattern")))
+        divisor = _MASK_DIVISORS.get(_mask_name(call.kwarg("mask_pattern")) or "")
         if source is None or len(source.dims) != 2 or divisor is None:
             return self._guess(call)
         cols = ops.const_int(source.dims[1])
@@ -411,12 +422,12 @@ class Shapes:
         if call.op.startswith("tile."):
             # pypto's tile element-wise ops type the result with the first operand's valid region
             return Shape(dims, exact, first.valid, first.valid_known)
-        known = all(s is not None and s.valid_known for s in shapes)
-        if known and all(s is not None and s.valid == first.valid for s in shapes):
+        settled = all(s is not None and s.valid_known for s in shapes)
+        if settled and all(s is not None and s.valid == first.valid for s in shapes):
             return Shape(dims, exact, first.valid, True)
         # pypto's tensor element-wise ops keep a valid region only when every operand has the same one
         # (and the same shape); otherwise the result is fully valid
-        return Shape(dims, exact, None, known)
+        return Shape(dims, exact, None, settled)
 
     def _matmul(self, call: Call) -> Shape | None:
         parts = ops.matmul_parts(call)

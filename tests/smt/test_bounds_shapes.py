@@ -164,3 +164,23 @@ def test_a_merge_of_four_runs_is_as_wide_as_the_four():
 def test_a_gather_by_mask_halves_the_columns():
     found = [o for o in outcomes(sort_kernel(K="32 : 32 + 64")) if o.verdict is Verdict.REFUTED]
     assert [o.counterexample["columns"] for o in found] == ["[32, 96)"]
+
+
+ARANGE = """
+@pl.jit
+def shift(off: pl.Scalar[pl.INT32], y: pl.Out[pl.Tensor[[1, 64], pl.INT32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="shift"):
+        o = pl.cast(off, target_type=pl.INT32)
+        y[:, {W}] = pl.add(pl.arange(0, [1, 64], dtype=pl.INT32), o)
+    return y
+"""
+
+
+def test_an_arange_plus_a_cast_scalar_has_the_aranges_shape():
+    assert [v for _, v in verdicts(ARANGE.format(W=":"))] == [Verdict.PROVED]
+
+
+def test_an_arange_written_past_the_columns_is_refuted():
+    (outcome,) = outcomes(ARANGE.format(W="8 : 8 + 64"))
+    assert outcome.verdict is Verdict.REFUTED
+    assert outcome.counterexample["columns"] == "[8, 72)"
