@@ -81,6 +81,25 @@ def _mask_name(expr: Expr | None) -> str | None:
     return _MASK_BY_VALUE.get(value) if value is not None else None
 
 
+def _vector_valid(source: Shape, shape: tuple[Expr, ...]) -> tuple[Expr, ...] | None:
+    """The valid region of a reshape of the vector *source* (one dimension other than a literal 1) into
+    the vector *shape* of the same length: pypto maps a valid region through a reshape in row-major
+    order, so the valid prefix of the one keeps its length in the other (`[M, 1]` valid `[m, 1]` as
+    `[1, M]` is valid `[1, m]`). None for any other reshape."""
+    def axis(dims: tuple[Expr, ...]) -> int | None:
+        wide = [i for i, d in enumerate(dims) if ops.const_int(d) != 1]
+        return wide[0] if len(wide) == 1 else None
+
+    a, b = axis(source.dims), axis(shape)
+    if a is None or b is None or source.valid is None or len(source.valid) != len(source.dims):
+        return None
+    if not same_dims((source.dims[a],), (shape[b],)):
+        return None
+    if any(ops.const_int(v) != 1 for i, v in enumerate(source.valid) if i != a):
+        return None
+    return tuple(source.valid[a] if i == b else Const(1) for i in range(len(shape)))
+
+
 def _shape_list(expr: Expr | None) -> tuple[Expr, ...] | None:
     if isinstance(expr, (ListExpr, TupleExpr)):
         return tuple(expr.items)
@@ -236,9 +255,14 @@ class Shapes:
                 valid = _shape_list(args[3] if len(args) > 3 else call.kwarg("valid_shape"))
             elif name == "load":
                 valid = _shape_list(args[3] if len(args) > 3 else call.kwarg("valid_shape"))
+            elif name == "reshape":
+                valid = _shape_list(args[2] if len(args) > 2 else call.kwarg("valid_shape"))
+            valid_known = source is None or (source.valid is None and source.valid_known) or valid is not None
+            if valid is None and source is not None and source.valid is not None and source.valid_known:
+                valid = _vector_valid(source, shape)
+                valid_known = valid is not None
             if valid is not None and same_dims(valid, shape):
                 valid = None
-            valid_known = source is None or (source.valid is None and source.valid_known)
             return Shape(shape, True, valid, valid_known)
         if call.op in ops.ALL_MADS:
             return self._matmul(call)

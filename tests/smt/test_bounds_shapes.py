@@ -184,3 +184,29 @@ def test_an_arange_written_past_the_columns_is_refuted():
     (outcome,) = outcomes(ARANGE.format(W="8 : 8 + 64"))
     assert outcome.verdict is Verdict.REFUTED
     assert outcome.counterexample["columns"] == "[8, 72)"
+
+
+def test_a_reshaped_column_keeps_its_valid_prefix():
+    body = """
+    @pl.jit
+    def col(x: pl.Tensor[[40, 64], pl.FP32], y: pl.Out[pl.Tensor[[1, 40], pl.FP32]]):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="col"):
+            for r in pl.range(0, 40, 16):
+                t = pl.slice(x, [16, 64], [r, 0], valid_shape=[pl.min(16, 40 - r), 64])
+                y[0:1, r : r + 16] = pl.reshape(pl.row_max(t), [1, 16])
+        return y
+    """
+    assert [v for _, v in verdicts(body)] == [Verdict.PROVED, Verdict.PROVED]
+
+
+def test_a_reshaped_filled_column_is_whole():
+    body = """
+    @pl.jit
+    def col(x: pl.Tensor[[40, 64], pl.FP32], y: pl.Out[pl.Tensor[[1, 40], pl.FP32]]):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="col"):
+            for r in pl.range(0, 40, 16):
+                t = pl.slice(x, [16, 64], [r, 0], valid_shape=[pl.min(16, 40 - r), 64])
+                y[0:1, r : r + 16] = pl.reshape(pl.row_max(pl.fillpad(t)), [1, 16])
+        return y
+    """
+    assert [v for _, v in verdicts(body)] == [Verdict.PROVED, Verdict.REFUTED]
