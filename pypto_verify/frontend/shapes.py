@@ -10,8 +10,9 @@ takes its first *named* operand's type, which can be a `[M, 1]` row scale); a gu
 here, so nothing is ever accused on it. Also the valid region a slice or a load narrows a value to
 (`valid_shape=`, `set_validshape`), where known, carried as pypto's type deduction carries it (a store or an
 assemble moves only the valid region, PTO-ISA TSTORE): kept by unary and scalar ops and on the surviving
-axis of a reduction, kept by a tensor element-wise op whose operands share it (else the result is whole),
-the first operand's for a tile element-wise op, made whole by `fillpad`.
+axis of a reduction and by a tensor element-wise op whose operands share it (else not settled: pypto's
+tensor type and its tile lowering disagree), the first operand's for a tile element-wise op, made whole by
+`fillpad`, kept through a reshape between vectors.
 
 Used by the frontend's matmul check (`matmul_k_mismatches`: PV000 when the operands' K extents are
 both exact and differ, KERNEL_LANGUAGE.md "Shapes"; `reader.py` runs it on every function it reads) and
@@ -325,9 +326,8 @@ class Shapes:
         return self._guess(call)
 
     def _transpose(self, call: Call, level: str) -> Shape | None:
-        """`transpose(x, axis1, axis2)`: *x*'s shape with the two axes swapped. Its valid region: pypto's
-        `tensor.transpose` swaps the source's (or takes the explicit fourth operand), `tile.transpose`
-        makes the whole result valid."""
+        """`transpose(x, axis1, axis2)`: *x*'s shape with the two axes swapped; `tile.transpose` makes the
+        whole result valid, and so does `tensor.transpose` of a wholly valid *x*."""
         args = call.args
         source = self.of(args[0])
         axes = [args[i] if len(args) > i else call.kwarg(k) for i, k in ((1, "axis1"), (2, "axis2"))]
@@ -348,11 +348,11 @@ class Shapes:
         dims = swapped(source.dims)
         if level == "tile":
             return Shape(dims, source.exact)
-        explicit = _shape_list(args[3] if len(args) > 3 else call.kwarg("valid_shape"))
-        if explicit is not None:
-            return Shape(dims, source.exact, None if same_dims(explicit, dims) else explicit, len(explicit) == rank)
-        valid = swapped(source.valid) if source.valid is not None else None
-        return Shape(dims, source.exact, valid, source.valid_known)
+        # a tensor transpose of a narrower valid region: pypto types it with the region swapped (or the
+        # explicit fourth operand), its tile lowering makes the result whole; not settled
+        explicit = len(args) > 3 or call.kwarg("valid_shape") is not None
+        whole = source.valid is None and source.valid_known and not explicit
+        return Shape(dims, source.exact, None, whole)
 
     def _concat(self, call: Call) -> Shape | None:
         """`concat(a, b)`: column-wise, `[R, Ca]` and `[R, Cb]` give `[R, Ca + Cb]` (pypto's
@@ -449,9 +449,9 @@ class Shapes:
         settled = all(s is not None and s.valid_known for s in shapes)
         if settled and all(s is not None and s.valid == first.valid for s in shapes):
             return Shape(dims, exact, first.valid, True)
-        # pypto's tensor element-wise ops keep a valid region only when every operand has the same one
-        # (and the same shape); otherwise the result is fully valid
-        return Shape(dims, exact, None, settled)
+        # operands with different valid regions: pypto types the tensor op's result fully valid, but its
+        # tile lowering takes the first operand's region, so what a store of it moves is not settled
+        return Shape(dims, exact, None, False)
 
     def _matmul(self, call: Call) -> Shape | None:
         parts = ops.matmul_parts(call)

@@ -67,10 +67,11 @@ def test_a_tensor_op_on_operands_with_one_valid_region_keeps_it():
     assert verdicts(tail("pl.add(t, pl.mul(t, 2.0))")) == [(8, Verdict.PROVED), (9, Verdict.PROVED)]
 
 
-def test_a_tensor_op_on_operands_with_different_valid_regions_is_fully_valid():
-    # pypto's tensor element-wise ops keep a valid region only when the operands share it
-    body = tail("pl.add(t, x2[r : r + 16, :])")
-    assert [v for _, v in verdicts(body)][-1] is Verdict.REFUTED
+def test_a_tensor_op_on_operands_with_different_valid_regions_is_not_refuted():
+    # pypto types the result fully valid, its tile lowering takes the first operand's region: not settled
+    store = outcomes(tail("pl.add(t, x2[r : r + 16, :])"))[-1]
+    assert store.verdict is Verdict.INCONCLUSIVE
+    assert "the valid region of" in store.reason
 
 
 def test_a_tile_op_keeps_its_first_operands_valid_region():
