@@ -293,6 +293,16 @@ class Shapes:
             return self._concat(call)
         if name in BINARY_SAME or name in EXPAND_FIRST:
             return self._elementwise(call, first_only=name in EXPAND_FIRST)
+        if name in ops.REDUCE_ROWS and args and call.kwarg("axis") is None and call.kwarg("keep_dim") is None:
+            # pypto's row reductions fold the last axis, kept as 1, of a value of any rank; the valid extents
+            # of the other axes carry over
+            source = self.of(args[0])
+            if source is None or len(source.dims) < 2:
+                return self._guess(call)
+            dims = (*source.dims[:-1], Const(1))
+            valid = (*source.valid[:-1], Const(1)) if source.valid is not None else None
+            return Shape(dims, source.exact, None if valid is None or same_dims(valid, dims) else valid,
+                         source.valid_known)
         if name in ops.REDUCE_ROWS or name in ops.REDUCE_COLS:
             source = self.of(args[0]) if args else None
             if source is None or len(source.dims) != 2:

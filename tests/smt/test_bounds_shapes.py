@@ -211,3 +211,17 @@ def test_a_reshaped_filled_column_is_whole():
         return y
     """
     assert [v for _, v in verdicts(body)] == [Verdict.PROVED, Verdict.REFUTED]
+
+
+def test_a_row_reduction_of_a_4d_value_folds_its_last_axis():
+    body = """
+    @pl.jit
+    def heads(x: pl.Tensor[[2, 1, 40, 64], pl.FP32], y: pl.Out[pl.Tensor[[1, {N}], pl.FP32]]):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="heads"):
+            for r in pl.range(0, 40, 16):
+                t = pl.slice(x, [1, 1, 16, 64], [1, 0, r, 0], valid_shape=[1, 1, pl.min(16, 40 - r), 64])
+                y[0:1, r : r + 16] = pl.reshape(pl.row_max({T}), [1, 16])
+        return y
+    """
+    assert [v for _, v in verdicts(body.format(N=40, T="t"))] == [Verdict.PROVED, Verdict.PROVED]
+    assert [v for _, v in verdicts(body.format(N=40, T="pl.fillpad(t)"))] == [Verdict.PROVED, Verdict.REFUTED]
