@@ -6,8 +6,10 @@ and posing one `Obligation` each (`smt.prove_bounds` decides them). An access is
 (`pl.store` / `tile.store`: the stored tile's extents) or an assemble (`pl.assemble(y, v, offs)`,
 `y[a:b, ...] = v`: `v`'s extents), of a value whose shape is exact (`frontend/shapes.py`: a declared
 parameter, an annotation, a created buffer, a slice's own shape). A slice or load with `valid_shape=`
-moves only its valid region, and so does a store or assemble of a value that carries one: those extents
-are the ones checked. A `[1, M, N]` value (a unit-batch matmul) written into a 2-D tensor drops its unit
+moves only its valid region, and so does a store or assemble of a value that carries one (PTO-ISA TSTORE
+moves the tile's valid rows and columns; pypto's `tensor.assemble` transfers the source's valid region):
+those extents are the ones checked, the region carried through ops as `frontend/shapes.py` reads pypto's
+type deduction. Where it cannot be settled the whole shape is checked, an approximation. A `[1, M, N]` value (a unit-batch matmul) written into a 2-D tensor drops its unit
 dimension.
 
 The query (L0C_RULES.md, "Z3 obligations"; STYLE.md §10): in the context of the access — each enclosing
