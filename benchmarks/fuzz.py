@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fuzzlib.driver import Config, render, run_fuzz  # noqa: E402
+from fuzzlib.driver import Config, markdown, render, run_fuzz, summarise  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,8 +45,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engine", default="auto", choices=["auto", "souffle", "clingo"])
     parser.add_argument("--out", help="Write the JSON report (summary + every candidate) here.")
     parser.add_argument("--escapes-dir", help="Write every escape's kernel text into this folder.")
+    parser.add_argument("--markdown", help="Write the result tables as Markdown here (docs/RELIABILITY.md).")
+    parser.add_argument("--from-json", help="Do not run: re-tally and render the report in this JSON file.")
     parser.add_argument("--quiet", action="store_true", help="No progress on stderr.")
     args = parser.parse_args(argv)
+    if args.from_json:
+        report = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
+        kept = {k: v for k, v in report["summary"].items() if k in ("config", "baselines", "seconds", "throughput",
+                                                                      "cores", "commit")}
+        report["summary"] = {**summarise(report["records"]), **kept}
+        return _finish(report, args)
     config = Config(mutants=args.mutants, generated=args.generated, seed=args.seed, jobs=args.jobs,
                     batch=args.batch, kernels=tuple(args.kernels), max_sim_seconds=args.max_sim_seconds,
                     timeout=args.timeout, defect_rate=args.defect_rate, target=args.target, engine=args.engine,
@@ -54,8 +62,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.corpus:
         config.corpus = tuple(args.corpus)
     report = run_fuzz(config)
+    return _finish(report, args)
+
+
+def _finish(report: dict, args: argparse.Namespace) -> int:
     if args.out:
         Path(args.out).write_text(json.dumps(report, indent=1, default=str) + "\n", encoding="utf-8")
+    if args.markdown:
+        Path(args.markdown).write_text(markdown(report), encoding="utf-8")
     print(render(report))
     return 1 if report["summary"]["escapes"] else 0
 

@@ -35,7 +35,7 @@ from . import generate, mutate
 from .judge import Baseline, Judgement, Settings, Task, baseline_batch, judge_batch, worker_init
 
 ROOT = Path(__file__).resolve().parents[2]
-FLAGGED = ("findings", "rejected", "inconclusive")
+FLAGGED = ("findings", "rejected", "inconclusive", "conditional")
 
 
 @dataclass
@@ -276,7 +276,22 @@ def run_fuzz(config: Config) -> dict:
     summary["throughput"] = {k: round(n / timings[k], 3) if timings.get(k) else None
                              for k, n in (("mutant", len(mutants)), ("generated", len(generated)))}
     summary["cores"] = os.cpu_count()
+    summary["commit"] = _commit()
     return {"tool": "pypto-verify fuzz", "summary": summary, "records": records}
+
+
+def _commit() -> str:
+    """The checked-out commit, `+dirty` when the tree has uncommitted changes (the run used them)."""
+    import subprocess
+
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+dirty" if dirty else "")
 
 
 def _rel(path: str) -> str:
@@ -312,6 +327,8 @@ def _write_escapes(folder: str, escapes: list[tuple[Task, Judgement]]) -> None:
 UNCLAIMED = {
     "slice_shift_mn": "an in-bounds window of another row / column block: another valid kernel, and no rule can "
                       "know which block was meant (PV107 claims only that the window is inside its tensor)",
+    "loop_mn": "a loop over output tiles (its variable reaches no K offset) that stays in bounds: some output tiles "
+               "are not written, or written twice; no rule claims that every output element is written once",
     "drain_shift": "an in-bounds write of the tile at another offset: no rule claims where an output tile goes, "
                    "only that it stays inside its tensor (PV107)",
     "drain_drop:derived": "the accumulator is still drained (into the vector op that derives the stored value); "
@@ -319,6 +336,41 @@ UNCLAIMED = {
 }
 """Wrong-and-verified candidates no rule of L0C_RULES.md claims to catch (docs/RELIABILITY.md, "Scope"): counted
 apart from the escapes. A higher-order mutant is unclaimed only when each of its mutations is."""
+
+
+LIMITS = {
+    "subrange": "README, Known limits: PV106 cannot tell a K loop that deliberately covers a sub-range by whole "
+                "blocks from one that stops a block early",
+    "offset": "README, Known limits: PV106 cannot tell two operands offset by a constant on purpose from a "
+              "misaligned pair",
+}
+"""Wrong-and-verified candidates that a rule claims but the README lists among its known limits: counted apart
+from the escapes (the limit is documented), never silently."""
+SUBRANGE_LOOP_CHANGES = {"start_plus", "start_minus", "stop_plus", "stop_minus"}
+COVERAGE_DEFECTS = {"stop_short", "start_late", "step_double", "no_tail"}
+
+
+def limit(r: dict) -> str:
+    """The documented limit a wrong, verified candidate falls under ('' when none): a K loop of a single
+    (not nested) reduction covering a contiguous sub-range of whole blocks, or one operand's K window shifted
+    by a constant."""
+    if r["family"] == "generated":
+        # Form 2: the source is wrong and its lowering faithful; Form 3 (no source): the simulation is all
+        faithful = r["why"] == "source differs" or (r["why"] == "simulation differs" and r.get("form") == "form3")
+        if faithful and r.get("coverage") == "subrange" and r.get("defect") in COVERAGE_DEFECTS:
+            return LIMITS["subrange"]
+        return ""
+    if r["why"] != "source differs":  # the lowering faithful to a wrong source: a source-level limit
+        return ""
+    reasons = []
+    for m in r.get("mutations", []):
+        if m["kind"] == "loop" and m["variant"] in SUBRANGE_LOOP_CHANGES:
+            reasons.append(LIMITS["subrange"])
+        elif m["kind"] == "slice_shift_k":
+            reasons.append(LIMITS["offset"])
+        else:
+            return ""
+    return reasons[0] if reasons else ""
 
 
 def unclaimed(r: dict) -> str:
@@ -338,7 +390,7 @@ def unclaimed(r: dict) -> str:
 
 def _row() -> dict:
     return {"n": 0, "verified": 0, "flagged": 0, "wrong": 0, "equivalent": 0, "unjudged": 0, "escapes": 0,
-            "unclaimed": 0, "false_alarms": 0}
+            "limits": 0, "unclaimed": 0, "false_alarms": 0}
 
 
 def _tally(row: dict, r: dict) -> None:
@@ -349,7 +401,7 @@ def _tally(row: dict, r: dict) -> None:
         row["flagged"] += 1
     row[r["judgement"]] += 1
     if r["judgement"] == "wrong" and r["verdict"] == "verified":
-        row["unclaimed" if r.get("unclaimed") else "escapes"] += 1
+        row["unclaimed" if r.get("unclaimed") else "limits" if r.get("limit") else "escapes"] += 1
     if r["judgement"] == "equivalent" and r["verdict"] in FLAGGED:
         row["false_alarms"] += 1
 
@@ -364,9 +416,11 @@ def summarise(records: list[dict]) -> dict:
     table: Counter = Counter()
     escapes = []
     outside = []
+    limited = []
     for r in records:
         if r["judgement"] == "wrong" and r["verdict"] == "verified":
             r["unclaimed"] = unclaimed(r)
+            r["limit"] = "" if r["unclaimed"] else limit(r)
         _tally(families[r["family"]], r)
         kind = r["kind"] if r["family"] == "generated" or "+" not in r["kind"] else "higher-order"
         _tally(kinds[f"{r['family']}:{kind}"], r)
@@ -378,13 +432,14 @@ def summarise(records: list[dict]) -> dict:
                 per_rule[rule][r["judgement"]] += 1
         if r["judgement"] == "wrong" and r["verdict"] == "verified":
             entry = {k: r.get(k) for k in ("id", "family", "kind", "label", "source", "kernel", "line", "before",
-                                           "after", "why", "deviation", "detail", "defect", "unclaimed")}
-            (outside if r["unclaimed"] else escapes).append(entry)
+                                           "after", "why", "deviation", "detail", "defect", "coverage", "unclaimed",
+                                           "limit")}
+            (outside if r["unclaimed"] else limited if r["limit"] else escapes).append(entry)
     for row in per_rule.values():
         judged = row["wrong"] + row["equivalent"]
         row["precision"] = round(row["wrong"] / judged, 4) if judged else None
     return {"families": dict(families), "kinds": dict(sorted(kinds.items())), "labels": dict(sorted(labels.items())),
-            "rules": dict(sorted(per_rule.items())), "escapes": escapes, "unclaimed": outside,
+            "rules": dict(sorted(per_rule.items())), "escapes": escapes, "limits": limited, "unclaimed": outside,
             "table": [{"family": f, "verdict": v, "judgement": j, "n": n} for (f, v, j), n in sorted(table.items())]}
 
 
@@ -407,14 +462,15 @@ def render(report: dict) -> str:
     for family, row in s["families"].items():
         lines.append(f"{family}: {row['n']} — verified {row['verified']}, flagged {row['flagged']}; "
                      f"wrong {row['wrong']}, equivalent {row['equivalent']}, unjudged {row['unjudged']}; "
-                     f"ESCAPES {row['escapes']}, unclaimed {row['unclaimed']}, false alarms {row['false_alarms']}")
+                     f"ESCAPES {row['escapes']}, documented limits {row['limits']}, unclaimed {row['unclaimed']}, "
+                     f"false alarms {row['false_alarms']}")
     lines.append("")
     lines.append(f"{'kind':42} {'n':>6} {'verif':>6} {'flag':>6} {'wrong':>6} {'equiv':>6} {'unjdg':>6} "
-                 f"{'ESC':>5} {'uncl':>5} {'FA':>5}")
+                 f"{'ESC':>5} {'limit':>5} {'uncl':>5} {'FA':>5}")
     for kind, row in s["kinds"].items():
         lines.append(f"{kind[:42]:42} {row['n']:6} {row['verified']:6} {row['flagged']:6} {row['wrong']:6} "
-                     f"{row['equivalent']:6} {row['unjudged']:6} {row['escapes']:5} {row['unclaimed']:5} "
-                     f"{row['false_alarms']:5}")
+                     f"{row['equivalent']:6} {row['unjudged']:6} {row['escapes']:5} {row['limits']:5} "
+                     f"{row['unclaimed']:5} {row['false_alarms']:5}")
     lines.append("")
     lines.append(f"{'rule':8} {'flagged':>8} {'wrong':>7} {'equiv':>7} {'unjdg':>7} {'precision':>9}")
     for rule, row in s["rules"].items():
@@ -422,6 +478,8 @@ def render(report: dict) -> str:
         lines.append(f"{rule:8} {row['flagged']:8} {row['wrong']:7} {row['equivalent']:7} {row['unjudged']:7} "
                      f"{precision:>9}")
     for title, group_list in (("soundness escapes", s["escapes"]),
+                              ("documented limits (wrong, verified, a known limit of the claiming rule)",
+                               s.get("limits", [])),
                               ("unclaimed (wrong, verified, outside every rule's claim)", s.get("unclaimed", []))):
         lines.append("")
         lines.append(f"{len(group_list)} {title}" + (":" if group_list else ""))
@@ -444,3 +502,32 @@ def describe_escapes(escapes: list[dict]) -> list[str]:
         lines.append(f"  {label} x{len(group)}: e.g. #{e['id']} {where}; static: verified; oracle: {e['why']}, "
                      f"max deviation {e['deviation']}; {str(e.get('detail'))[:200]}")
     return lines
+
+
+def markdown(report: dict) -> str:
+    """The result tables of a report as Markdown (docs/RELIABILITY.md, "Results")."""
+    s = report["summary"]
+    out = ["| family | candidates | verified | flagged | wrong | equivalent | unjudged | **escapes** | documented "
+           "limits | unclaimed | false alarms |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for family, row in s["families"].items():
+        out.append(f"| {family} | {row['n']} | {row['verified']} | {row['flagged']} | {row['wrong']} | "
+                   f"{row['equivalent']} | {row['unjudged']} | **{row['escapes']}** | {row['limits']} | "
+                   f"{row['unclaimed']} | {row['false_alarms']} |")
+    out += ["", "Precision per rule (flagged candidates the rule fired on; precision = wrong / (wrong + equivalent)):",
+            "", "| rule | flagged | wrong | equivalent (false alarms) | unjudged | precision |", "|---|---|---|---|---|---|"]
+    for rule, row in s["rules"].items():
+        precision = "–" if row["precision"] is None else f"{row['precision']:.3f}"
+        out.append(f"| {rule} | {row['flagged']} | {row['wrong']} | {row['equivalent']} | {row['unjudged']} | "
+                   f"{precision} |")
+    out += ["", "Per kind (mutants: the mutation kind, `higher-order` for stacked ones; generated: form and planted "
+                "change):", "", "| kind | n | verified | flagged | wrong | equivalent | unjudged | escapes | limits | "
+                "unclaimed | false alarms |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for kind, row in s["kinds"].items():
+        out.append(f"| `{kind}` | {row['n']} | {row['verified']} | {row['flagged']} | {row['wrong']} | "
+                   f"{row['equivalent']} | {row['unjudged']} | {row['escapes']} | {row['limits']} | "
+                   f"{row['unclaimed']} | {row['false_alarms']} |")
+    for title, group in (("Escapes", s["escapes"]), ("Documented limits", s.get("limits", [])),
+                         ("Unclaimed", s.get("unclaimed", []))):
+        out += ["", f"{title} by label ({len(group)}), one example each:", ""]
+        out += [f"- {line.strip()}" for line in describe_escapes(group)] or ["- none"]
+    return "\n".join(out) + "\n"

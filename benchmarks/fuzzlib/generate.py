@@ -58,6 +58,22 @@ class Generated:
         return f"{self.meta['form']}:{self.meta['defect'] or 'none'}"
 
 
+def coverage(blocks: list[int], trips: int) -> str:
+    """How the K blocks a program accumulates (in order) cover the `trips` blocks of K: `full`, `subrange` (a
+    contiguous run of whole blocks, each once), `gapped`, `repeated`, `beyond` (a block outside K), `empty`."""
+    if any(b < 0 or b >= trips for b in blocks):
+        return "beyond"
+    if len(set(blocks)) < len(blocks):
+        return "repeated"
+    if sorted(blocks) == list(range(trips)):
+        return "full"
+    if not blocks:
+        return "empty"
+    if sorted(blocks) == list(range(min(blocks), max(blocks) + 1)):
+        return "subrange"
+    return "gapped"
+
+
 def _acc_dtype(dtype: DType) -> DType:
     return DType.INT32 if dtype is DType.INT8 else DType.FP32
 
@@ -143,6 +159,14 @@ def tile_program(rng: random.Random, defect_rate: float = 0.5) -> Generated:
     elif defect == "pred_false":
         seed_test = "False"
 
+    if shape == "unrolled":
+        blocks = list(range(start_blocks, stop_blocks))
+    elif shape == "peel":
+        blocks = [0, *range(start_blocks, stop_blocks, step_blocks)]
+    else:
+        blocks = list(range(start_blocks, stop_blocks, step_blocks))
+    meta["blocks"] = blocks
+    meta["coverage"] = coverage(blocks, trips)
     if shape == "unrolled":
         last = stop_blocks
         first = start_blocks
@@ -433,6 +457,9 @@ def lowered_program(rng: random.Random, defect_rate: float = 0.5, target: str = 
         else:
             emit(1, f"{', '.join(results)} = pl.yield_({', '.join(prev)})")
         current = results
+    blocks = [(start + j * block) // block for j in range(main_trips * clones + tail)]
+    meta["blocks"] = blocks
+    meta["coverage"] = coverage(blocks, trips)
     for t in range(tail):
         offset = start + (main_trips * clones + t) * block
         current = clone(0, str(offset), t, current)

@@ -4,8 +4,9 @@ Input: `Task`s (a kernel file's text, the function to look at, and its oracle). 
 
 Static verdict: the run chain (`pypto_verify.run.run_work` + `chain.finish`, exactly `check --no-sim --no-cache`)
 over the whole batch at once (one Datalog run), then the verdict of the task's function: `verified`, `findings`,
-`inconclusive`, or `rejected` (the reader did not accept it: PV000, no kernel). `rules` are the ids of its error
-findings (and PV100 when inconclusive).
+`inconclusive`, `conditional` (proved only for some run-time inputs), or `rejected` (the reader did not accept
+it: PV000, no kernel). Only `verified` is a pass. `rules` are the ids of its error findings (PV100 when
+inconclusive, `PVnnn/conditional` for the rules of its conditions).
 
 Oracle (docs/RELIABILITY.md, "The oracle"):
 - a *mutant* is compared with the **original** kernel's value-semantic reference (`pypto_verify.reference`) on the
@@ -43,6 +44,7 @@ from pypto_verify.rules import Severity
 from pypto_verify.run import Options, run_work
 from pypto_verify.run.chain import FileWork, KernelWork, finish
 
+RULE_ID = re.compile(r"PV\d{3}")
 SIGMA_PER_ADD = 2.0 ** -24
 """The reordering deviation of one f32 addition, as `pypto_verify.reference` uses it."""
 
@@ -89,7 +91,7 @@ class Judgement:
 
     id: int
     verdict: str
-    """`verified`, `findings`, `inconclusive`, `rejected`."""
+    """`verified`, `findings`, `inconclusive`, `conditional`, `rejected` (or `timeout`)."""
     rules: tuple[str, ...]
     judgement: str
     """`wrong`, `equivalent`, `unjudged`."""
@@ -225,6 +227,11 @@ def _verdict(task: Task, work: FileWork) -> tuple[str, tuple[str, ...], tuple[st
         found.append(rules.INCONCLUSIVE.id)
         messages += tuple(f"{f.rule.id} line {f.span.line}: {f.message}" for f in mine
                           if f.rule.id == rules.INCONCLUSIVE.id)[:2]
+    if kernel.verdict == "conditional":  # proved only for some run-time inputs: not a pass
+        conditions = getattr(kernel, "conditions", ())
+        found += sorted({f"{rule}/conditional" for c in conditions for rule in RULE_ID.findall(c)[:1]}) or \
+            ["conditional"]
+        messages += tuple(conditions[:2])
     if any(f.rule.id == rules.INPUT_ERROR.id for f in errors) and kernel.verdict == "verified":
         return "findings", tuple(found), messages, kernel_work  # an input error elsewhere in the file
     return kernel.verdict, tuple(found), messages, kernel_work
@@ -345,9 +352,32 @@ def make_baseline(key: str, fn: Function, lowered: Function | None, verdict: str
                     time.perf_counter() - started, reason)
 
 
+def _also_unfaithful(fn: Function, lowered: Function | None, reference: Any, seed: int, target: str,
+                     scalars: dict[str, int] | None = None) -> str:
+    """For a candidate whose *source* is already wrong and which verified: whether its simulated PTO also departs
+    from its own reference (a second, lowering-level defect: undefined L0C reaching GM, a clobber), as a
+    one-line reason ('' when the lowering is faithful or cannot be simulated)."""
+    from pypto_verify.dynamic import PreparedRun, prepare_run
+
+    if lowered is None:
+        return ""
+    prepared = prepare_run(fn, lowered, seed=seed, target=target, scalars=scalars)
+    if not isinstance(prepared, PreparedRun):
+        return ""
+    final, rejected = _simulate_prepared(prepared, target)
+    if final is None:
+        return rejected
+    dtypes = {p.name: p.type.dtype for p in fn.params if isinstance(p.type, TensorType)}
+    shown = {n: v for n, v in reference.outputs.items() if n in reference.written or n in final}
+    reason, _ = compare(final, shown, dtypes, reference.max_k, reference.sigma)
+    return reason
+
+
 def judge_mutant(fn: Function | None, lowered: Function | None, base: Baseline, seed: int,
-                 target: str) -> tuple[str, str, float | str | None, str]:
-    """(judgement, why, deviation, detail) of a mutant against its original's reference."""
+                 target: str, verified: bool = False) -> tuple[str, str, float | str | None, str]:
+    """(judgement, why, deviation, detail) of a mutant against its original's reference. When the mutant's
+    source differs and it *verified*, its simulation is also checked against its own reference, so an escape
+    says whether the lowering is faithful (`source differs`) or not (`source and simulation differ`)."""
     from pypto_verify.dynamic import PreparedRun, make_inputs, prepare_run, read_tensors
     from pypto_verify.reference import ReferenceError, WindowError, run_reference
 
@@ -374,9 +404,12 @@ def judge_mutant(fn: Function | None, lowered: Function | None, base: Baseline, 
     theirs = {n: v for n, v in want.outputs.items() if n in written}
     reason, deviation = compare(ours, theirs, dtypes, max(want.max_k, mine.max_k), sigma)
     if reason:
+        also = _also_unfaithful(fn, lowered, mine, seed, target, base.scalars) if verified else ""
+        if also:
+            return "wrong", "source and simulation differ", deviation, f"{_source_detail(reason)}; own sim: {also}"
         return "wrong", "source differs", deviation, _source_detail(reason)
-    if lowered is None:
-        return "equivalent", "source agrees (not lowered)", None, ""
+    if lowered is None:  # the reference zero-fills created tiles: alone it cannot see an L0C defect
+        return "unjudged", "not lowered", None, "the source agrees; without a lowering there is nothing to simulate"
     prepared = prepare_run(fn, lowered, seed=seed, target=target, scalars=base.scalars)
     if not isinstance(prepared, PreparedRun):
         return "unjudged", "not simulated", None, prepared.message
@@ -420,7 +453,7 @@ def matmul_oracle(outputs: tuple[MatmulOutput, ...], inputs: dict[str, np.ndarra
 
 
 def judge_generated(task: Task, fn: Function | None, lowered: Function | None, seed: int,
-                    target: str) -> tuple[str, str, float | str | None, str]:
+                    target: str, verified: bool = False) -> tuple[str, str, float | str | None, str]:
     """(judgement, why, deviation, detail) of a generated program against the matmul of its inputs."""
     from pypto_verify.dynamic import PreparedRun, make_inputs, prepare_run
     from pypto_verify.lowering.pipeline import is_lowered
@@ -440,9 +473,12 @@ def judge_generated(task: Task, fn: Function | None, lowered: Function | None, s
             return _ill_formed(error)
         reason, deviation = compare(mine.outputs, want, dtypes, max_k, sigma)
         if reason:
+            also = _also_unfaithful(fn, lowered, mine, seed, target) if verified else ""
+            if also:
+                return "wrong", "source and simulation differ", deviation, f"{_source_detail(reason)}; own sim: {also}"
             return "wrong", "source differs", deviation, _source_detail(reason)
         if lowered is None:
-            return "equivalent", "source agrees (not lowered)", None, ""
+            return "unjudged", "not lowered", None, "the source agrees; without a lowering there is nothing to simulate"
         prepared = prepare_run(fn, lowered, seed=seed, target=target)
         if not isinstance(prepared, PreparedRun):
             return "unjudged", "not simulated", None, prepared.message
@@ -541,9 +577,10 @@ def judge_batch(tasks: list[Task], settings: Settings) -> list[Judgement]:
                     if base is None:
                         result: tuple = ("unjudged", "no baseline", None, "")
                     else:
-                        result = judge_mutant(fn, lowered, base, settings.seed, settings.target)
+                        result = judge_mutant(fn, lowered, base, settings.seed, settings.target,
+                                              verdict == "verified")
                 else:
-                    result = judge_generated(task, fn, lowered, settings.seed, settings.target)
+                    result = judge_generated(task, fn, lowered, settings.seed, settings.target, verdict == "verified")
         except Timeout:
             result = ("unjudged", "timeout", None, f"oracle ran past {settings.timeout:g} s")
         except Exception as error:  # a crash of ours in the oracle: recorded, never an escape

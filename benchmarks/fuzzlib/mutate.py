@@ -16,7 +16,8 @@ the same node at the same index). The kinds (each with its variants) are:
 | `acc_to_fresh` | any `matmul_acc` | becomes `matmul` (its accumulator and `init_cond` dropped) |
 | `fresh_to_acc` | any assigned `matmul` / `matmul_bias` | becomes `matmul_acc` on the assigned name (or the other arm's accumulator) |
 | `init` | a `matmul_acc` with `init_cond` | the predicate changed (same variants as `cond`), or dropped |
-| `loop` | a loop (`pl.range / pipeline / unroll`, `range`) that holds a `matmul_acc` | start or stop ± one step, step 0, doubled, halved |
+| `loop` | a K loop (`pl.range / pipeline / unroll`, `range`) holding a `matmul_acc`, whose variable reaches a matmul operand's K offset | start or stop ± one step, step 0, doubled, halved (variants `nested_...` when another K loop encloses it or sits inside it) |
+| `loop_mn` | a loop holding a `matmul_acc` whose variable reaches no K offset (output tiles) | the same changes |
 | `loop_equiv` | same | `pl.range` ↔ `pl.pipeline(stage=2)`, `pl.unroll` → `pl.range`, stage + 1 (meaning-preserving) |
 | `slice_shift` | a GM window read by a matmul operand, with a loop-dependent bound | shifted by ± its own extent (K dimension: `slice_shift_k`, others `slice_shift_mn`) |
 | `drain_drop` | a GM write, after a K loop, of a value derived from an accumulator | removed (variant `acc` when it stores the accumulator itself, through a `cast` / `reshape` at most; `derived` when a vector op computed the stored value from it) |
@@ -437,6 +438,7 @@ def candidates(fn: ast.FunctionDef) -> list[Candidate]:
     roles = _operand_roles(fn)
     accs = _accumulator_names(fn)
     parent = parents(fn)
+    loop_roles = _loop_roles(fn, k_loops, roles)
     for i, node in enumerate(nodes):
         if isinstance(node, ast.If):
             kinds = {arm_kind(node.body), arm_kind(node.orelse)}
@@ -468,10 +470,13 @@ def candidates(fn: ast.FunctionDef) -> list[Candidate]:
             call = node.iter
             assert isinstance(call, ast.Call)
             _, _, step = loop_parts(call)
+            role = loop_roles.get(id(node), "k")
+            kind = "loop_mn" if role == "mn" else "loop"
+            prefix = "nested_" if role == "nested" else ""
             for v in ("start_plus", "start_minus", "stop_plus", "stop_minus", "step_zero", "step_double"):
-                out.append(Candidate("loop", v, i))
+                out.append(Candidate(kind, prefix + v, i))
             if step != "1":
-                out.append(Candidate("loop", "step_half", i))
+                out.append(Candidate(kind, prefix + "step_half", i))
             name = dotted(call.func)
             if name.endswith(".range") and keyword(call, "stage") is None:
                 out.append(Candidate("loop_equiv", "to_pipeline", i))
@@ -493,6 +498,41 @@ def candidates(fn: ast.FunctionDef) -> list[Candidate]:
                 out.append(Candidate("drain_drop", what, i))
             if _drain_shift(copy.deepcopy(node)) is not None:
                 out.append(Candidate("drain_shift", what, i))
+    return out
+
+
+def _loop_roles(fn: ast.FunctionDef, k_loops: list[ast.For], roles: dict[int, int]) -> dict[int, str]:
+    """For each loop holding a `matmul_acc`: `k` when its variable reaches the K offset of a matmul operand and
+    no other such loop encloses it or sits inside it (a start / stop change then leaves a contiguous run of
+    whole blocks), `nested` when one does, `mn` when its variable reaches no K offset (a loop over output
+    tiles, or a repeat)."""
+    k_names: set[str] = set()
+    for node in ast.walk(fn):
+        if id(node) in roles:
+            for dim, lower, upper in _window_dims(node):
+                if dim == roles[id(node)]:
+                    k_names |= names_in(expr(lower)) | names_in(expr(upper))
+    assigns = [n for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None]
+
+    def reaches_k(loop: ast.For) -> bool:
+        target = loop.target.elts[0] if isinstance(loop.target, ast.Tuple) and loop.target.elts else loop.target
+        derived = names_in(target)
+        for _ in range(6):
+            for a in assigns:
+                name = assign_target_name(a)
+                if name and a.value is not None and names_in(a.value) & derived:
+                    derived.add(name)
+        return bool(derived & k_names)
+
+    k_role = [loop for loop in k_loops if reaches_k(loop)]
+    out: dict[int, str] = {}
+    for loop in k_loops:
+        if loop not in k_role:
+            out[id(loop)] = "mn"
+        elif any(other is not loop and (other in ast.walk(loop) or loop in ast.walk(other)) for other in k_role):
+            out[id(loop)] = "nested"
+        else:
+            out[id(loop)] = "k"
     return out
 
 
@@ -658,9 +698,10 @@ def apply(fn: ast.FunctionDef, cand: Candidate) -> Applied:
         else:
             node.keywords.append(ast.keyword("b_trans", ast.Constant(True)))
         after = first_line(stmt)
-    elif kind == "loop":
+    elif kind in ("loop", "loop_mn"):
         assert isinstance(node, ast.For) and isinstance(node.iter, ast.Call)
         start, stop, step = loop_parts(node.iter)
+        variant = variant.removeprefix("nested_")
         new = {"start_plus": (f"{start} + {step}", stop, step), "start_minus": (f"{start} - {step}", stop, step),
                "stop_plus": (start, f"{stop} + {step}", step), "stop_minus": (start, f"{stop} - {step}", step),
                "step_zero": (start, stop, "0"), "step_double": (start, stop, f"2 * {step}"),
