@@ -436,6 +436,16 @@ def _block_of(step: E.StepTemplate, operand: str) -> E.KBlock:
     return next(b for b in step.k_blocks if b.operand == operand)
 
 
+def _block_term(side: Side, operand: str, part: Callable[[E.KBlock], E.Term]) -> E.Term:
+    """*part* of *operand*'s K block at the step running at `n`."""
+    return _select(side, lambda step: part(_block_of(step, operand)))
+
+
+def _plane_offset(d: int) -> Callable[[E.KBlock], E.Term]:
+    """The block's offset in the d-th of its root's other dimensions (0 past its rank)."""
+    return lambda block: block.plane[d] if d < len(block.plane) else E.ZERO
+
+
 def _select(side: Side, value: Callable[[E.StepTemplate], E.Term]) -> E.Term:
     """The term *value* gives for the step template running at `n` (0 when none runs)."""
     out = E.ZERO
@@ -489,14 +499,13 @@ def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> t
     chain = side.chain
     prev = {N: E.sub(N, E.ONE)}
     nxt = {N: E.add(N, E.ONE)}
-    offset = {o: _select(side, lambda s, o=o: _block_of(s, o).offset) for o in operands}
-    width = {o: _select(side, lambda s, o=o: _block_of(s, o).width) for o in operands}
-    extent = {o: _select(side, lambda s, o=o: E.lit(_block_of(s, o).extent)) for o in operands}
     roots = {o: sorted({_block_of(s, o).root for s in chain.steps}) for o in operands}
-    root_id = {o: _select(side, lambda s, o=o: E.lit(roots[o].index(_block_of(s, o).root))) for o in operands}
+    offset = {o: _block_term(side, o, lambda b: b.offset) for o in operands}
+    width = {o: _block_term(side, o, lambda b: b.width) for o in operands}
+    extent = {o: _block_term(side, o, lambda b: E.lit(b.extent)) for o in operands}
+    root_id = {o: _block_term(side, o, lambda b: E.lit(roots[b.operand].index(b.root))) for o in operands}
     planes = {o: max(len(_block_of(s, o).plane) for s in chain.steps) for o in operands}
-    plane = {o: [_select(side, lambda s, o=o, d=d: _block_of(s, o).plane[d] if d < len(_block_of(s, o).plane)
-                         else E.ZERO) for d in range(planes[o])] for o in operands}
+    plane = {o: [_block_term(side, o, _plane_offset(d)) for d in range(planes[o])] for o in operands}
     # a new segment starts at step n (n >= 1); a step on another plane of a blocked layout is no neighbour
     boundary = E.or_(chain.reset_at(), chain.create_at(),
                      *(E.ne(root_id[o], E.substitute(root_id[o], prev)) for o in operands))
@@ -523,7 +532,8 @@ def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> t
         where, step = side.where(values)
         at = _at_text(where, _symbol_values(values, (side,)))
         line = f" (line {step.mad.span.line})" if step is not None else ""
-        parts, cx_extra = [], {}
+        parts: list[str] = []
+        cx_extra: dict[str, int | str] = {}
         for o in operands:
             root, lo, hi, _, before = operand_text(values, o)
             if lo == before:
@@ -550,7 +560,8 @@ def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> t
         def remainder_explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
             where, step = side.where(values)
             at = _at_text(where, _symbol_values(values, (side,)))
-            parts, cx_extra = [], {}
+            parts: list[str] = []
+            cx_extra: dict[str, int | str] = {}
             for o in operands:
                 root, lo, hi, ext, _ = operand_text(values, o)
                 if hi < ext:
