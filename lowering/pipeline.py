@@ -116,7 +116,26 @@ def lower(module: Module, options: LowerOptions, *, keep_dumps: bool = False,
             dumps.append((f"{number:02d}_after_{pass_.title}", _assemble(module, slots)))
         if pass_.name == stop_after:
             break
+    errors += _check_as_given(module, options)
     return LowerResult(_assemble(module, slots), tuple(errors), tuple(dumps))
+
+
+def _check_as_given(module: Module, options: LowerOptions) -> list[LoweringError]:
+    """Form 3 kernels are not lowered, but what the allocator would reject is still an error: a memory
+    space whose buffers need more bytes than the target has (PV008, as `allocate_memory_addr` reports
+    it: L0A, L0B, UB and L1 as well as L0C). The kernel stays as given."""
+    from pypto_verify.lowering.allocate_memory_addr import allocate_memory_addr
+
+    errors: list[LoweringError] = []
+    for _, fn in module.functions():
+        if not (is_kernel(fn) and is_lowered(fn)):
+            continue
+        try:
+            allocate_memory_addr(fn, options)
+        except LoweringError as error:
+            error.function = fn.name
+            errors.append(error)
+    return errors
 
 
 def _assemble(module: Module, slots: list[list[Function | None]]) -> Module:

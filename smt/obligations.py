@@ -506,10 +506,14 @@ def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> t
     root_id = {o: _block_term(side, o, lambda b: E.lit(roots[b.operand].index(b.root))) for o in operands}
     planes = {o: max(len(_block_of(s, o).plane) for s in chain.steps) for o in operands}
     plane = {o: [_block_term(side, o, _plane_offset(d)) for d in range(planes[o])] for o in operands}
-    # a new segment starts at step n (n >= 1); a step on another plane of a blocked layout is no neighbour
+    axis = {o: _block_term(side, o, lambda b: E.lit(b.dim)) for o in operands}
+    # a new segment starts at step n (n >= 1): a reset, a create, other operand tensors
     boundary = E.or_(chain.reset_at(), chain.create_at(),
                      *(E.ne(root_id[o], E.substitute(root_id[o], prev)) for o in operands))
-    other_plane = E.or_(*(E.ne(p, E.substitute(p, prev)) for o in operands for p in plane[o]))
+    # a step on another plane of a blocked layout (`w[kb, :, :]`) is no neighbour along K; both operands
+    # must then move so (a reduction over blocks), not one along K and the other across it
+    same_plane = {o: E.and_(*(E.eq(p, E.substitute(p, prev)) for p in plane[o])) for o in operands}
+    turned = {o: E.ne(axis[o], E.substitute(axis[o], prev)) for o in operands}
     symbol_sets = [side.chain.symbols]
     base = [*_base(lowered, side), *_free_assumptions(*symbol_sets)]
     out: list[Obligation] = []
@@ -521,7 +525,7 @@ def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> t
     for o in operands:
         witnesses += [(f"{o}.off", offset[o]), (f"{o}.width", width[o]), (f"{o}.extent", extent[o]),
                       (f"{o}.prev_end", E.substitute(E.add(offset[o], width[o]), prev)),
-                      (f"{o}.root", root_id[o])]
+                      (f"{o}.root", root_id[o]), (f"{o}.turned", turned[o]), (f"{o}.same_plane", same_plane[o])]
 
     def operand_text(values: dict[str, int | bool], o: str) -> tuple[str, int, int, int, int]:
         root = roots[o][int(values.get(f"{o}.root", 0)) % len(roots[o])]
@@ -536,6 +540,13 @@ def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> t
         cx_extra: dict[str, int | str] = {}
         for o in operands:
             root, lo, hi, _, before = operand_text(values, o)
+            if values.get(f"{o}.turned"):
+                parts.append(f"its {o} reads `{root}` along another axis than the step before (a transpose "
+                             "lost or added): that axis is not the reduction's")
+                cx_extra[f"{o}_axis"] = "changed"
+                continue
+            if not values.get(f"{o}.same_plane", True):
+                continue
             if lo == before:
                 continue
             what = (f"K [{before}, {lo}) of `{root}` is never accumulated" if lo > before
@@ -544,13 +555,23 @@ def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> t
                          f"{before}: {what}")
             cx_extra[f"{o}_block"] = f"[{lo}, {hi})"
             cx_extra[f"{o}_previous_end"] = before
+        if not parts and len(operands) == 2:
+            moved = [o for o in operands if not values.get(f"{o}.same_plane", True)]
+            stayed = [o for o in operands if o not in moved]
+            if moved and stayed:
+                root = operand_text(values, stayed[0])[0]
+                parts.append(f"its {moved[0]} moves to another block across K while its {stayed[0]} advances "
+                             f"along the K axis of `{root}`: the operands do not advance together")
         message = f"{at} the MAD{line} on `{lowered.name}`: " + ("; ".join(parts) or "reads a K block out of order")
         cx = _counterexample(where, _symbol_values(values, (side,)), **cx_extra)
         return message, cx, step.mad.span if step is not None else None
 
-    adjacent = E.or_(*(E.ne(offset[o], E.substitute(E.add(offset[o], width[o]), prev)) for o in operands))
+    adjacent = E.or_(*(E.or_(turned[o], E.and_(same_plane[o],
+                                                 E.ne(offset[o], E.substitute(E.add(offset[o], width[o]), prev))))
+                       for o in operands),
+                     *([E.ne(same_plane["lhs"], same_plane["rhs"])] if len(operands) == 2 else []))
     out.append(Obligation(rule, lowered.id, "adjacent", (*base, E.le(E.ONE, N), E.lt(N, chain.total),
-                                                         E.not_(boundary), E.not_(other_plane)),
+                                                         E.not_(boundary)),
                           adjacent, tuple(witnesses), approximations, lowered.span, adjacent_explain,
                           "consecutive MADs read adjacent K blocks of both operands", lowered.function,
                           conditions=conditions))

@@ -6,8 +6,8 @@ and 34 more in the 10 000-mutant run): `b_trans=True` dropped from a matmul whos
 first axis, N: every step pairs `x`'s K block `[k0, k0 + 128)` with rows `[0, 128)` of `w`, the same rows each
 time, and `w`'s K axis is not reduced at all. Shapes agree (the block is square), so this is no input error;
 it is PV106 reduction-coverage ("the accumulated blocks cover the reduction dimension of the GM operands exactly
-once ... both operands together"): `seed_not_transposed` on its seed (the accumulate arm is transposed, the seed
-is not), `never_transposed` on its one MAD. Both pipelines; before the fix both came back verified.
+once ... both operands together"): `seed_not_transposed` at its accumulate arm (transposed, where the seed was
+not: the step after the seed reads `w` along another axis), `never_transposed` on its one MAD. Both pipelines; before the fix both came back verified.
 """
 
 import pypto.language as pl
@@ -31,9 +31,9 @@ def seed_not_transposed(
             xa = x[:, k0 : k0 + K_TILE]
             wb = w[:, k0 : k0 + K_TILE]
             if kb == 0:
-                acc = pl.matmul(xa, wb)  # expect: PV106
+                acc = pl.matmul(xa, wb)
             else:
-                acc = pl.matmul_acc(acc, xa, wb, b_trans=True)
+                acc = pl.matmul_acc(acc, xa, wb, b_trans=True)  # expect: PV106
         y[:, :] = acc
     return y
 

@@ -518,15 +518,37 @@ def matmul_k_mismatches(fn: Function) -> list[KMismatch]:
                 continue
             (lhs, k_lhs), (rhs, k_rhs) = found
             a, b = ops.const_int(k_lhs), ops.const_int(k_rhs)
-            if a is None or b is None or a == b:
-                continue
             parts = ops.matmul_parts(call)
+            if a is None or b is None or a == b:
+                product = _accumulator_mismatch(shapes, parts, lhs, rhs)
+                if product is not None:
+                    out.append(KMismatch(call.span if call.span.line else stmt.span, *product))
+                continue
             flags = "".join(f", {flag}=True" for flag, on in (("a_trans", parts.a_trans), ("b_trans", parts.b_trans)) if on)
             what = (f"matmul operands disagree on K: `{operand_text(parts.lhs, shapes)}` is {dims_text(lhs.dims)}, "
                     f"`{operand_text(parts.rhs, shapes)}` is {dims_text(rhs.dims)}{' (' + flags[2:] + ')' if flags else ''}")
             why = f"K is {a} on the left and {b} on the right; the cube computes `[M, K] @ [K, N]` only"
             out.append(KMismatch(call.span if call.span.line else stmt.span, what, why))
     return out
+
+
+def _accumulator_mismatch(shapes: Shapes, parts: ops.MatmulParts, lhs: Shape, rhs: Shape) -> tuple[str, str] | None:
+    """(what, why) when a `matmul_acc`'s exact accumulator is not the exact `[M, N]` of its product: no
+    MAD adds a product of another shape into an L0C tile in place (operands swapped, a transpose lost)."""
+    acc = shapes.of(parts.acc) if parts.acc is not None else None
+    if acc is None or not acc.exact or len(acc.dims) < 2:
+        return None
+    m = lhs.dims[-1] if parts.a_trans else lhs.dims[-2]
+    n = rhs.dims[-2] if parts.b_trans else rhs.dims[-1]
+    want = [ops.const_int(d) for d in (m, n)]
+    have = [ops.const_int(d) for d in acc.dims[-2:]]
+    if None in want or None in have or want == have:
+        return None
+    flags = "".join(f", {flag}=True" for flag, on in (("a_trans", parts.a_trans), ("b_trans", parts.b_trans)) if on)
+    what = (f"matmul_acc accumulates a {dims_text((m, n))} product (`{operand_text(parts.lhs, shapes)}` @ "
+            f"`{operand_text(parts.rhs, shapes)}`{flags}) into the {dims_text(acc.dims)} accumulator "
+            f"`{operand_text(parts.acc, shapes)}`")
+    return what, "the product's [M, N] must be the accumulator's shape: it is added in place, element by element"
 
 
 def _calls(expr: Expr) -> list[Call]:
