@@ -766,6 +766,9 @@ class KBlock:
     plane: tuple[Term, ...] = ()
     """The offsets in the root's other dimensions: blocks of one reduction in a blocked layout (a 4-D
     `[kb, nb, m, k]` tensor) lie on different planes and are not adjacent along `dim`."""
+    out_offset: Term | None = None
+    """The offset along the operand's output axis (the left operand's M, the right one's N): one output
+    tile's reduction keeps it."""
 
     @property
     def end(self) -> Term:
@@ -1016,8 +1019,11 @@ class ChainEncoding:
                                                                      lit(last), lit(width))
             args += [*(enc.int_(a) for a in operand.root_args), *offsets, *extents]
             if not operand.root_args and len(operand.root_shape) > kdim:
+                out_axis = (-1 if mad.a_trans else -2) if side == "lhs" else (-2 if mad.b_trans else -1)
+                out_dim = operand.dims[out_axis] if len(operand.dims) >= 2 else None
                 blocks.append(KBlock(side, operand.root, kdim, offsets[kdim], extents[kdim],
-                                     operand.root_shape[kdim], tuple(o for d, o in enumerate(offsets) if d != kdim)))
+                                     operand.root_shape[kdim], tuple(o for d, o in enumerate(offsets) if d != kdim),
+                                     offsets[out_dim] if out_dim is not None and out_dim != kdim else None))
         if mad.lhs is None or mad.rhs is None or lk is None or rk is None:
             # UNSOUND: untraced operands are identified by the step index alone, so PV105 then assumes
             # the lowered step n reads the blocks the source step n reads (listed under Known limits).

@@ -510,10 +510,13 @@ def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> t
     # a new segment starts at step n (n >= 1): a reset, a create, other operand tensors
     boundary = E.or_(chain.reset_at(), chain.create_at(),
                      *(E.ne(root_id[o], E.substitute(root_id[o], prev)) for o in operands))
-    # a step on another plane of a blocked layout (`w[kb, :, :]`) is no neighbour along K; both operands
-    # must then move so (a reduction over blocks), not one along K and the other across it
+    # a step on another plane of a blocked layout (`w[kb, :, :]`) is no neighbour along K; but no step of
+    # one output tile's reduction moves an operand along its output axis (M of the left, N of the right)
     same_plane = {o: E.and_(*(E.eq(p, E.substitute(p, prev)) for p in plane[o])) for o in operands}
     turned = {o: E.ne(axis[o], E.substitute(axis[o], prev)) for o in operands}
+    output = {o: _block_term(side, o, lambda b: b.out_offset if b.out_offset is not None else E.ZERO)
+              for o in operands}
+    shifted = {o: E.ne(output[o], E.substitute(output[o], prev)) for o in operands}
     symbol_sets = [side.chain.symbols]
     base = [*_base(lowered, side), *_free_assumptions(*symbol_sets)]
     out: list[Obligation] = []
@@ -525,7 +528,8 @@ def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> t
     for o in operands:
         witnesses += [(f"{o}.off", offset[o]), (f"{o}.width", width[o]), (f"{o}.extent", extent[o]),
                       (f"{o}.prev_end", E.substitute(E.add(offset[o], width[o]), prev)),
-                      (f"{o}.root", root_id[o]), (f"{o}.turned", turned[o]), (f"{o}.same_plane", same_plane[o])]
+                      (f"{o}.root", root_id[o]), (f"{o}.turned", turned[o]), (f"{o}.same_plane", same_plane[o]),
+                      (f"{o}.shifted", shifted[o])]
 
     def operand_text(values: dict[str, int | bool], o: str) -> tuple[str, int, int, int, int]:
         root = roots[o][int(values.get(f"{o}.root", 0)) % len(roots[o])]
@@ -545,6 +549,12 @@ def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> t
                              "lost or added): that axis is not the reduction's")
                 cx_extra[f"{o}_axis"] = "changed"
                 continue
+            if values.get(f"{o}.shifted"):
+                axis_name = "M" if o == "lhs" else "N"
+                parts.append(f"its {o} moves along its output axis {axis_name} in `{root}` within one reduction: "
+                             "products of different output tiles are added into one accumulator")
+                cx_extra[f"{o}_output_axis"] = "moved"
+                continue
             if not values.get(f"{o}.same_plane", True):
                 continue
             if lo == before:
@@ -555,21 +565,13 @@ def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> t
                          f"{before}: {what}")
             cx_extra[f"{o}_block"] = f"[{lo}, {hi})"
             cx_extra[f"{o}_previous_end"] = before
-        if not parts and len(operands) == 2:
-            moved = [o for o in operands if not values.get(f"{o}.same_plane", True)]
-            stayed = [o for o in operands if o not in moved]
-            if moved and stayed:
-                root = operand_text(values, stayed[0])[0]
-                parts.append(f"its {moved[0]} moves to another block across K while its {stayed[0]} advances "
-                             f"along the K axis of `{root}`: the operands do not advance together")
         message = f"{at} the MAD{line} on `{lowered.name}`: " + ("; ".join(parts) or "reads a K block out of order")
         cx = _counterexample(where, _symbol_values(values, (side,)), **cx_extra)
         return message, cx, step.mad.span if step is not None else None
 
-    adjacent = E.or_(*(E.or_(turned[o], E.and_(same_plane[o],
-                                                 E.ne(offset[o], E.substitute(E.add(offset[o], width[o]), prev))))
-                       for o in operands),
-                     *([E.ne(same_plane["lhs"], same_plane["rhs"])] if len(operands) == 2 else []))
+    adjacent = E.or_(*(E.or_(turned[o], shifted[o],
+                             E.and_(same_plane[o], E.ne(offset[o], E.substitute(E.add(offset[o], width[o]), prev))))
+                       for o in operands))
     out.append(Obligation(rule, lowered.id, "adjacent", (*base, E.le(E.ONE, N), E.lt(N, chain.total),
                                                          E.not_(boundary)),
                           adjacent, tuple(witnesses), approximations, lowered.span, adjacent_explain,
