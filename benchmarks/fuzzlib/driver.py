@@ -335,7 +335,10 @@ UNCLAIMED = {
                           "only a GM output goes unwritten, and no rule claims that every output is written",
 }
 """Wrong-and-verified candidates no rule of L0C_RULES.md claims to catch (docs/RELIABILITY.md, "Scope"): counted
-apart from the escapes. A higher-order mutant is unclaimed only when each of its mutations is."""
+apart from the escapes. A higher-order mutant whose source is wrong (not ill-formed, not out of bounds) and whose
+lowering is faithful is unclaimed when one of its meaning-changing mutations is: that change may make the others
+meaning-preserving (arms swapped and the test negated; `kk >= 0` on a loop left with one trip). An attribution,
+not a proof: docs/RELIABILITY.md lists these apart."""
 
 
 LIMITS = {
@@ -346,7 +349,6 @@ LIMITS = {
 }
 """Wrong-and-verified candidates that a rule claims but the README lists among its known limits: counted apart
 from the escapes (the limit is documented), never silently."""
-SUBRANGE_LOOP_CHANGES = {"start_plus", "start_minus", "stop_plus", "stop_minus"}
 COVERAGE_DEFECTS = {"stop_short", "start_late", "step_double", "no_tail"}
 
 
@@ -362,15 +364,42 @@ def limit(r: dict) -> str:
         return ""
     if r["why"] != "source differs":  # the lowering faithful to a wrong source: a source-level limit
         return ""
-    reasons = []
-    for m in r.get("mutations", []):
-        if m["kind"] == "loop" and m["variant"] in SUBRANGE_LOOP_CHANGES:
-            reasons.append(LIMITS["subrange"])
-        elif m["kind"] == "slice_shift_k":
-            reasons.append(LIMITS["offset"])
-        else:
-            return ""
-    return reasons[0] if reasons else ""
+    changes = _changes(r)
+    reasons = [_limit_of(r, m) for m in changes]
+    if len(changes) > 1:  # higher-order: one limited change may make the others meaning-preserving
+        return next((reason for reason in reasons if reason), "")
+    return reasons[0] if reasons and reasons[0] else ""
+
+
+def _limit_of(r: dict, m: dict) -> str:
+    if m["kind"] == "loop" and not m["variant"].startswith("nested_") and _contiguous(r, m):
+        return LIMITS["subrange"]
+    if m["kind"] == "slice_shift_k":
+        return LIMITS["offset"]
+    return ""
+
+
+NEUTRAL = ("loop_equiv", "cond:commute")
+"""Mutations that preserve meaning by construction (a loop kind or stage changed, a comparison commuted): in a
+higher-order mutant they do not decide whether it is claimed, limited or an escape."""
+
+
+def _changes(r: dict) -> list[dict]:
+    """The mutations of a mutant that may change its meaning (all of them when every one is neutral)."""
+    mutations = r.get("mutations", [])
+    changing = [m for m in mutations if m["kind"] not in NEUTRAL and f"{m['kind']}:{m['variant']}" not in NEUTRAL]
+    return changing or mutations
+
+
+def _contiguous(r: dict, m: dict) -> bool:
+    """The changed K loop (of a reduction no other K loop shares) runs a contiguous run of whole blocks of the
+    loop it was, each once (a sub-range, or a range one block longer inside the tensor): the documented limit.
+    False when its bounds are not constants (then it counts as an escape)."""
+    blocks = mutate.loop_blocks(m["before"], m["after"], mutate.module_constants(str(ROOT / r["source"])))
+    if not blocks or any(b != int(b) for b in blocks):
+        return False
+    ints = [int(b) for b in blocks]
+    return len(set(ints)) == len(ints) and sorted(ints) == list(range(min(ints), max(ints) + 1))
 
 
 def unclaimed(r: dict) -> str:
@@ -379,13 +408,11 @@ def unclaimed(r: dict) -> str:
         return ""
     if r["why"] not in ("source differs", "simulation differs"):
         return ""  # out of bounds, ill-formed, rejected by the simulator: claimed (PV107, PV000, PV202)
-    reasons = []
-    for m in r["mutations"]:
-        reason = UNCLAIMED.get(f"{m['kind']}:{m['variant']}") or UNCLAIMED.get(m["kind"])
-        if not reason:
-            return ""
-        reasons.append(reason)
-    return reasons[0]
+    changes = _changes(r)
+    reasons = [UNCLAIMED.get(f"{m['kind']}:{m['variant']}") or UNCLAIMED.get(m["kind"]) or "" for m in changes]
+    if len(changes) > 1:  # higher-order: an unclaimed change may make the others meaning-preserving
+        return next((reason for reason in reasons if reason), "")
+    return reasons[0] if reasons else ""
 
 
 def _row() -> dict:

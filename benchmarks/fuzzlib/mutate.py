@@ -309,6 +309,90 @@ def set_loop_parts(call: ast.Call, start: str, stop: str, step: str) -> None:
     call.args = [expr(start), expr(stop), expr(step)]
 
 
+# ---------------------------------------------------------------------------------------------- constants
+
+
+def const_eval(node: ast.AST, env: dict[str, int]) -> int | None:
+    """The integer value of a constant expression over *env* (`+ - * // % min max`, parentheses), else None."""
+    match node:
+        case ast.Constant(value=int() as value) if not isinstance(value, bool):
+            return value
+        case ast.Name(id=name):
+            return env.get(name)
+        case ast.UnaryOp(op=ast.USub(), operand=operand):
+            value = const_eval(operand, env)
+            return None if value is None else -value
+        case ast.BinOp(left=left, op=op, right=right):
+            a, b = const_eval(left, env), const_eval(right, env)
+            if a is None or b is None:
+                return None
+            if isinstance(op, ast.Add):
+                return a + b
+            if isinstance(op, ast.Sub):
+                return a - b
+            if isinstance(op, ast.Mult):
+                return a * b
+            if isinstance(op, ast.FloorDiv) and b:
+                return a // b
+            if isinstance(op, ast.Mod) and b:
+                return a % b
+            return None
+        case ast.Call(func=ast.Name(id="min" | "max" as fn), args=args) if args:
+            values = [const_eval(a, env) for a in args]
+            if any(v is None for v in values):
+                return None
+            return min(values) if fn == "min" else max(values)  # type: ignore[type-var]
+    return None
+
+
+_CONSTANTS: dict[str, dict[str, int]] = {}
+
+
+def module_constants(path: str) -> dict[str, int]:
+    """The module-level integer constants of the kernel file at *path*, with those it imports from sibling
+    modules (`from model_config import X`), evaluated statically as the frontend does (never imported)."""
+    if path in _CONSTANTS:
+        return _CONSTANTS[path]
+    _CONSTANTS[path] = env = {}
+    try:
+        with open(path, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError):
+        return env
+    here = path.rsplit("/", 1)[0] if "/" in path else "."
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.module.startswith("pypto"):
+            sibling = module_constants(f"{here}/{stmt.module.lstrip('.').replace('.', '/')}.py")
+            for alias in stmt.names:
+                if alias.name in sibling:
+                    env[alias.asname or alias.name] = sibling[alias.name]
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            value = const_eval(stmt.value, env)
+            if value is not None:
+                env[stmt.targets[0].id] = value
+    return env
+
+
+def loop_blocks(before: str, after: str, env: dict[str, int]) -> list[float] | None:
+    """The iterations a changed loop runs, as block indices of the loop it was (`(v - start) / step`), from the
+    `for ... in CALL:` texts of an `Applied` loop mutation; None when a bound is not a constant or the new loop
+    never ends."""
+    def parts(text: str) -> tuple[int, int, int] | None:
+        call = expr(text.removeprefix("for ... in ").rstrip(":"))
+        if not isinstance(call, ast.Call):
+            return None
+        texts = loop_parts(call)
+        values = [const_eval(expr(t), env) for t in texts]
+        if any(v is None for v in values):
+            return None
+        return values[0], values[1], values[2]  # type: ignore[return-value]
+
+    old, new = parts(before), parts(after)
+    if old is None or new is None or old[2] <= 0 or new[2] <= 0:
+        return None
+    return [(v - old[0]) / old[2] for v in range(*new)]
+
+
 # ---------------------------------------------------------------------------------------------- the kernel
 
 
