@@ -38,18 +38,18 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from pypto_verify import ops, rules
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, Expr, For, Function, If, ListExpr, LoopKind, Module, Scope, Span, Stmt,
-    Sym, TensorType, TileType, TupleExpr, UnaryOp, Var, display_name, final_yield, stmt_exprs, var_like, walk_exprs,
+    Sym, TensorType, TileType, TupleExpr, UnaryOp, Var, display_name, stmt_exprs, var_like, walk_exprs,
 )
 from pypto_verify.frontend.shapes import Shapes, dims_text, expr_text, window_text
 
 from pypto_verify.smt import encode as E
 from pypto_verify.smt.obligations import Obligation
-from pypto_verify.smt.sites import Carry, ScalarPhi, Scalars, var_label
+from pypto_verify.smt.sites import Carry, Scalars, carries_and_phis, var_label
 
 # ---------------------------------------------------------------------------------------------- accesses
 
@@ -233,8 +233,6 @@ def function_scalars(fn: Function, shapes: Shapes) -> Scalars:
     carries and if-phis. The same reading as `sites._scalars`, over `Shapes`' type environment."""
     types = shapes.env
     defs: dict[str, Expr] = {}
-    carries: dict[str, Carry] = {}
-    phis: dict[str, ScalarPhi] = {}
 
     def tensorish(name: str) -> bool:
         """*name* is a tile or a tensor (not a scalar the encoder values)."""
@@ -251,25 +249,12 @@ def function_scalars(fn: Function, shapes: Shapes) -> Scalars:
                 defs[stmt.target.name] = value
             elif isinstance(value, Call) and not tensorish(stmt.target.name):
                 defs[stmt.target.name] = value
-        elif isinstance(stmt, For):
-            yielded = final_yield(stmt.body)
-            for i, (arg, init) in enumerate(zip(stmt.iter_args, stmt.inits)):
-                init_var = var_like(init)
-                if tensorish(arg.name) or (init_var is not None and tensorish(init_var.name)):
-                    continue
-                carried = yielded.values[i] if yielded is not None and i < len(yielded.values) else None
-                carry = Carry(arg.name, stmt.loop_var.name, stmt.start, stmt.stop, stmt.step, init, carried, False,
-                              stmt.span)
-                carries[arg.name] = carry
-                if i < len(stmt.return_vars):
-                    carries[stmt.return_vars[i].name] = replace(carry, after=True)
-        elif isinstance(stmt, If):
-            arms = [final_yield(stmt.then_body), final_yield(stmt.else_body)]
-            for i, rv in enumerate(stmt.return_vars):
-                values = [a.values[i] if a is not None and i < len(a.values) else None for a in arms]
-                if tensorish(rv.name) or any(tensorish(v.name) for x in values if (v := var_like(x)) is not None):
-                    continue
-                phis[rv.name] = ScalarPhi(stmt.cond, values[0], values[1])
+
+    def scalar(name: str, value: Expr | None) -> bool:
+        v = var_like(value)
+        return not tensorish(name) and (v is None or not tensorish(v.name))
+
+    carries, phis = carries_and_phis(fn, scalar)
     params = frozenset(p.name for p in fn.params if not tensorish(p.name))
     return Scalars(defs, params, carries, phis)
 

@@ -47,7 +47,7 @@ static tail clone, an unrolled copy) for that literal iteration (`AccSite.contex
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Union
 
@@ -513,33 +513,12 @@ def _types(fn: Function) -> dict[str, Type]:
     return env
 
 
-def _scalars(fn: Function, types: dict[str, Type]) -> Scalars:
-    """The scalar definitions of *fn*: what `encode.py` inlines or turns into symbols."""
-    defs: dict[str, Expr] = {}
-    for stmt in _walk(fn.body):
-        if not isinstance(stmt, Assign):
-            continue
-        value = stmt.value
-        t = stmt.type if stmt.type is not None else types.get(stmt.target.name)
-        if isinstance(value, (BinOp, UnaryOp, Compare, BoolOp)):
-            defs[stmt.target.name] = value
-        elif isinstance(value, Const) and not isinstance(value.value, str):
-            defs[stmt.target.name] = value
-        elif (source := var_like(value)) is not None and not isinstance(types.get(source.name), (TileType, TensorType)):
-            defs[stmt.target.name] = value
-        elif isinstance(value, Call) and (value.op in ops.SCALAR_READS or isinstance(t, ScalarType)):
-            defs[stmt.target.name] = value
-    params = frozenset(p.name for p in fn.params
-                       if isinstance(p.type, ScalarType) or p.type is None)
+def carries_and_phis(fn: Function, scalar: Callable[[str, Expr | None], bool]
+                     ) -> tuple[dict[str, Carry], dict[str, ScalarPhi]]:
+    """The scalar loop carries and if-phis of *fn*, by SSA name: those whose name and every incoming value
+    *scalar(name, value)* accepts (a tile or tensor carry is a chain's, not a scalar's)."""
     carries: dict[str, Carry] = {}
     phis: dict[str, ScalarPhi] = {}
-
-    def scalar(name: str, value: Expr | None) -> bool:
-        if isinstance(types.get(name), (TileType, TensorType)):
-            return False
-        v = var_like(value)
-        return v is None or not isinstance(types.get(v.name), (TileType, TensorType))
-
     for stmt in _walk(fn.body):
         if isinstance(stmt, For):
             yielded = final_yield(stmt.body)
@@ -558,6 +537,34 @@ def _scalars(fn: Function, types: dict[str, Type]) -> Scalars:
                 values = [a.values[i] if a is not None and i < len(a.values) else None for a in arms]
                 if all(scalar(rv.name, v) for v in values):
                     phis[rv.name] = ScalarPhi(stmt.cond, values[0], values[1])
+    return carries, phis
+
+
+def _scalars(fn: Function, types: dict[str, Type]) -> Scalars:
+    """The scalar definitions of *fn*: what `encode.py` inlines or turns into symbols."""
+    defs: dict[str, Expr] = {}
+    for stmt in _walk(fn.body):
+        if not isinstance(stmt, Assign):
+            continue
+        value = stmt.value
+        t = stmt.type if stmt.type is not None else types.get(stmt.target.name)
+        if isinstance(value, (BinOp, UnaryOp, Compare, BoolOp)):
+            defs[stmt.target.name] = value
+        elif isinstance(value, Const) and not isinstance(value.value, str):
+            defs[stmt.target.name] = value
+        elif (source := var_like(value)) is not None and not isinstance(types.get(source.name), (TileType, TensorType)):
+            defs[stmt.target.name] = value
+        elif isinstance(value, Call) and (value.op in ops.SCALAR_READS or isinstance(t, ScalarType)):
+            defs[stmt.target.name] = value
+    params = frozenset(p.name for p in fn.params
+                       if isinstance(p.type, ScalarType) or p.type is None)
+    def scalar(name: str, value: Expr | None) -> bool:
+        if isinstance(types.get(name), (TileType, TensorType)):
+            return False
+        v = var_like(value)
+        return v is None or not isinstance(types.get(v.name), (TileType, TensorType))
+
+    carries, phis = carries_and_phis(fn, scalar)
     return Scalars(defs, params, carries, phis)
 
 

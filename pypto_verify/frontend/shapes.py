@@ -535,7 +535,9 @@ def matmul_k_mismatches(fn: Function) -> list[KMismatch]:
 def _accumulator_mismatch(shapes: Shapes, parts: ops.MatmulParts, lhs: Shape, rhs: Shape) -> tuple[str, str] | None:
     """(what, why) when a `matmul_acc`'s exact accumulator is not the exact `[M, N]` of its product: no
     MAD adds a product of another shape into an L0C tile in place (operands swapped, a transpose lost)."""
-    acc = shapes.of(parts.acc) if parts.acc is not None else None
+    if parts.acc is None:
+        return None
+    acc = shapes.of(parts.acc)
     if acc is None or not acc.exact or len(acc.dims) < 2:
         return None
     m = lhs.dims[-1] if parts.a_trans else lhs.dims[-2]
