@@ -503,7 +503,11 @@ def matmul_k_mismatches(fn: Function) -> list[KMismatch]:
     extents are different literals: `[M, K] @ [K, N]`, `[K, M]` with `a_trans`, `[N, K]` with `b_trans`."""
     shapes: Shapes | None = None
     out: list[KMismatch] = []
+    definitions = {s.target.name: s for s in walk_stmts(fn.body) if isinstance(s, Assign)}
     for stmt in walk_stmts(fn.body):
+        if isinstance(stmt, If) and stmt.return_vars:
+            shapes = shapes or Shapes(fn)
+            out += _phi_mismatches(stmt, shapes, definitions)
         if not isinstance(stmt, Assign):
             continue
         for call in _calls(stmt.value):
@@ -529,6 +533,37 @@ def matmul_k_mismatches(fn: Function) -> list[KMismatch]:
                     f"`{operand_text(parts.rhs, shapes)}` is {dims_text(rhs.dims)}{' (' + flags[2:] + ')' if flags else ''}")
             why = f"K is {a} on the left and {b} on the right; the cube computes `[M, K] @ [K, N]` only"
             out.append(KMismatch(call.span if call.span.line else stmt.span, what, why))
+    return out
+
+
+def _phi_mismatches(stmt: If, shapes: Shapes, definitions: dict[str, Assign]) -> list[KMismatch]:
+    """An `if` whose arms give one MAD result (an accumulator) products of different exact shapes: one
+    L0C tile cannot hold both (a seed with its operands swapped). Reported at the then arm's MAD."""
+    out: list[KMismatch] = []
+    arms = [final_yield(stmt.then_body), final_yield(stmt.else_body)]
+    if arms[0] is None or arms[1] is None:
+        return out
+    for i in range(min(len(arms[0].values), len(arms[1].values))):
+        values = [arms[0].values[i], arms[1].values[i]]
+        names = [var_like(v) for v in values]
+        defs = [definitions.get(n.name) if n is not None else None for n in names]
+        if any(d is None or not isinstance(d.value, Call) or d.value.op not in ops.ALL_MADS for d in defs):
+            continue
+        found = [shapes.of(v) for v in values]
+        if any(f is None or not f.exact or len(f.dims) < 2 for f in found):
+            continue
+        dims = [[ops.const_int(d) for d in f.dims[-2:]] for f in found if f is not None]
+        if None in dims[0] or None in dims[1] or dims[0] == dims[1]:
+            continue
+        then_def, else_def = defs
+        assert then_def is not None and else_def is not None and found[0] is not None and found[1] is not None
+        what = (f"the arms of the `if` at line {stmt.span.line} give `{display_name(then_def.target.name)}` products "
+                f"of different shapes: {dims_text(found[0].dims)} here and {dims_text(found[1].dims)} at line "
+                f"{else_def.span.line}")
+        call = then_def.value
+        assert isinstance(call, Call)
+        out.append(KMismatch(call.span if call.span.line else then_def.span, what,
+                             "one accumulator holds one [M, N] tile: an operand swapped or a transpose lost"))
     return out
 
 
