@@ -46,11 +46,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", help="Write the JSON report (summary + every candidate) here.")
     parser.add_argument("--escapes-dir", help="Write every escape's kernel text into this folder.")
     parser.add_argument("--markdown", help="Write the result tables as Markdown here (docs/RELIABILITY.md).")
-    parser.add_argument("--from-json", help="Do not run: re-tally and render the report in this JSON file.")
+    parser.add_argument("--journal", help="Append every candidate's record to this JSON-lines file as it is judged.")
+    parser.add_argument("--resume", action="store_true",
+                        help="With --journal: skip the candidates an interrupted run of the same options judged.")
+    parser.add_argument("--from-json", help="Do not run: re-tally and render this JSON report, or a --journal "
+                                            "file (JSON lines) of a run that did not finish.")
     parser.add_argument("--quiet", action="store_true", help="No progress on stderr.")
     args = parser.parse_args(argv)
     if args.from_json:
-        report = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
+        text = Path(args.from_json).read_text(encoding="utf-8")
+        if args.from_json.endswith(".jsonl"):
+            records = [json.loads(line) for line in text.splitlines() if line.strip().endswith("}")]
+            report = {"tool": "pypto-verify fuzz", "summary": {"seconds": {"total": 0}, "throughput": {}},
+                      "records": records}
+        else:
+            report = json.loads(text)
         kept = {k: v for k, v in report["summary"].items() if k in ("config", "baselines", "seconds", "throughput",
                                                                       "cores", "commit")}
         report["summary"] = {**summarise(report["records"]), **kept}
@@ -58,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     config = Config(mutants=args.mutants, generated=args.generated, seed=args.seed, jobs=args.jobs,
                     batch=args.batch, kernels=tuple(args.kernels), max_sim_seconds=args.max_sim_seconds,
                     timeout=args.timeout, defect_rate=args.defect_rate, target=args.target, engine=args.engine,
-                    escapes_dir=args.escapes_dir, progress=not args.quiet)
+                    escapes_dir=args.escapes_dir, journal=args.journal, resume=args.resume, progress=not args.quiet)
     if args.corpus:
         config.corpus = tuple(args.corpus)
     report = run_fuzz(config)

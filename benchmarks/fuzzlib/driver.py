@@ -19,6 +19,7 @@ per rule is, among the flagged candidates a rule fired on and the oracle judged,
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import random
 import re
@@ -58,7 +59,11 @@ class Config:
     target: str = "a2a3"
     engine: str = "auto"
     escapes_dir: str | None = None
-    """Write each escape's text here (`escape_<id>_<kind>.py`)."""
+    """Write each wrong, verified candidate's text here (`escape_<id>_<kind>.py`)."""
+    journal: str | None = None
+    """Append every candidate's record to this JSON-lines file as soon as it is judged."""
+    resume: bool = False
+    """Do not judge again the candidates already in `journal` (an interrupted run of the same configuration)."""
     progress: bool = True
 
 
@@ -167,14 +172,17 @@ def _batches(tasks: list[Task], size: int) -> Iterator[list[Task]]:
 
 
 def _pool_map(fn: Callable, batches: list[list[Task]], settings: Settings, jobs: int,
-              tick: Callable[[int], None]) -> list:
-    """*fn*(batch, settings) over *batches*, in a pool of *jobs* workers (in this process when 1)."""
+              tick: Callable[[int], None], each: Callable[[list], None] | None = None) -> list:
+    """*fn*(batch, settings) over *batches*, in a pool of *jobs* workers (in this process when 1); *each* is
+    called with every batch's results as they come."""
     out: list = []
     if jobs <= 1:
         worker_init()
         for batch in batches:
             result = fn(batch, settings)
             out.extend(result)
+            if each:
+                each(result)
             tick(len(batch))
         return out
     with ProcessPoolExecutor(max_workers=jobs, initializer=worker_init) as pool:
@@ -189,7 +197,10 @@ def _pool_map(fn: Callable, batches: list[list[Task]], settings: Settings, jobs:
                 pending.add(future)
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
-                out.extend(future.result())
+                result = future.result()
+                out.extend(result)
+                if each:
+                    each(result)
                 tick(future.size)  # type: ignore[attr-defined]
     return out
 
@@ -254,17 +265,34 @@ def run_fuzz(config: Config) -> dict:
         mutants = mutant_tasks(kept, config.mutants, config.seed, 0) if kept else []
         generated = generated_tasks(config.generated, config.seed, len(mutants) + 1_000_000, config.defect_rate,
                                     config.target)
-        timings = {}
-        judged: dict[int, Judgement] = {}
-        for family, tasks in (("mutant", mutants), ("generated", generated)):
-            begun = time.perf_counter()
-            progress = _Progress(family + "s", len(tasks), config.progress)
-            for j in _pool_map(judge_batch, list(_batches(tasks, config.batch)), settings, config.jobs, progress):
-                judged[j.id] = j
-            timings[family] = time.perf_counter() - begun
-    records = [_record(t, judged[t.id]) for t in (*mutants, *generated)]
+        timings: dict[str, float] = {}
+        counts: dict[str, int] = {}
+        by_id = {t.id: t for t in (*mutants, *generated)}
+        done = _journal_records(config.journal, by_id) if config.journal and config.resume else {}
+        journal = open(config.journal, "a", encoding="utf-8") if config.journal else None
+
+        def record(results: list[Judgement]) -> None:
+            for j in results:
+                done[j.id] = _record(by_id[j.id], j)
+                if journal:
+                    journal.write(json.dumps(done[j.id], default=str) + "\n")
+            if journal:
+                journal.flush()
+
+        try:
+            for family, tasks in (("mutant", mutants), ("generated", generated)):
+                begun = time.perf_counter()
+                todo = [t for t in tasks if t.id not in done]
+                counts[family] = len(todo)
+                progress = _Progress(family + "s", len(todo), config.progress)
+                _pool_map(judge_batch, list(_batches(todo, config.batch)), settings, config.jobs, progress, record)
+                timings[family] = time.perf_counter() - begun
+        finally:
+            if journal:
+                journal.close()
+    records = [done[t.id] for t in (*mutants, *generated)]
     if config.escapes_dir:
-        _write_escapes(config.escapes_dir, [(t, judged[t.id]) for t in (*mutants, *generated) if judged[t.id].escape])
+        _write_escapes(config.escapes_dir, [r for r in records if r["judgement"] == "wrong" and r["verdict"] == "verified"])
     summary = summarise(records)
     summary["config"] = {k: v for k, v in asdict(config).items() if k not in ("progress",)}
     summary["config"]["corpus"] = [_rel(p) for p in config.corpus]
@@ -273,8 +301,9 @@ def run_fuzz(config: Config) -> dict:
                             "skipped": {k: b["reason"] for k, b in sorted(baselines.items()) if not b["kept"]}}
     summary["seconds"] = {"total": round(time.perf_counter() - started, 1),
                           **{k: round(v, 1) for k, v in timings.items()}}
-    summary["throughput"] = {k: round(n / timings[k], 3) if timings.get(k) else None
-                             for k, n in (("mutant", len(mutants)), ("generated", len(generated)))}
+    summary["throughput"] = {k: round(n / timings[k], 3) if timings.get(k) and n else None
+                             for k, n in counts.items()}
+    summary["judged_now"] = counts
     summary["cores"] = os.cpu_count()
     summary["commit"] = _commit()
     return {"tool": "pypto-verify fuzz", "summary": summary, "records": records}
@@ -312,13 +341,31 @@ def _record(task: Task, j: Judgement) -> dict:
     return record
 
 
-def _write_escapes(folder: str, escapes: list[tuple[Task, Judgement]]) -> None:
+def _write_escapes(folder: str, records: list[dict]) -> None:
+    """Each wrong, verified candidate's text, with a header saying what it is (escapes, limits, unclaimed)."""
     Path(folder).mkdir(parents=True, exist_ok=True)
-    for task, j in escapes:
-        safe = re.sub(r"[^A-Za-z0-9_]+", "_", task.kind)[:60]
-        header = (f"# fuzz escape {task.id}: {task.family} {task.meta.get('label', task.kind)}"
-                  f" of {task.meta.get('source', '')} {task.kernel}\n# oracle: {j.why}: {j.detail}\n")
-        Path(folder, f"escape_{task.id}_{safe}.py").write_text(header + task.text, encoding="utf-8")
+    for r in records:
+        safe = re.sub(r"[^A-Za-z0-9_]+", "_", r["kind"])[:60]
+        header = (f"# fuzz: wrong and verified, {r['id']}: {r['family']} {r.get('label', r['kind'])}"
+                  f" of {r.get('source') or 'generated'} {r.get('kernel') or ''}\n# oracle: {r['why']}: {r['detail']}\n")
+        Path(folder, f"escape_{r['id']}_{safe}.py").write_text(header + r.get("text", ""), encoding="utf-8")
+
+
+def _journal_records(path: str, tasks: dict[int, Task]) -> dict[int, dict]:
+    """The records of a journal written by an earlier, interrupted run of the same configuration: those whose
+    candidate is the same text as this run's (by id)."""
+    out: dict[int, dict] = {}
+    if not Path(path).exists():
+        return out
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        try:
+            r = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line cut short by the interruption
+        task = tasks.get(r.get("id"))
+        if task is not None and r.get("kind") == task.kind:
+            out[r["id"]] = r
+    return out
 
 
 # ---------------------------------------------------------------------------------------------- tallies
