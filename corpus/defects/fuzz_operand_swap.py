@@ -11,6 +11,9 @@ value-semantic reference refuses it ("accumulator [32, 64] for a [64, 32] produc
 `swapped_seed` (the same mutation on the seed, `pl.matmul(wb, xa, b_trans=True)`, found on
 corpus/edge_nested_if.py `elif_chain` after that fix): the seed arm binds `acc` to a `[64, 32]` product, the
 accumulate arm to the `[32, 64]` accumulator — one name, one L0C chain, two shapes. PV000 at the seed.
+`swapped_seed_elif` (found on the same kernel after that fix, whose test compares the two arms of one `if`): the
+seed is the first arm of an `elif` chain, the accumulating arms sit in the nested `if` of its `else`. PV000 at
+the seed.
 """
 
 import pypto.language as pl
@@ -55,6 +58,28 @@ def swapped_seed(
             wb = w[:, k0 : k0 + K_TILE]
             if kb == 0:
                 acc = pl.matmul(wb, xa, b_trans=True)  # expect: PV000
+            else:
+                acc = pl.matmul_acc(acc, xa, wb, b_trans=True)
+        y[:, :] = acc
+    return y
+
+
+@pl.jit
+def swapped_seed_elif(
+    x: pl.Tensor[[M, K], pl.FP32],
+    w: pl.Tensor[[N, K], pl.FP32],
+    y: pl.Out[pl.Tensor[[M, N], pl.FP32]],
+):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="swapped_seed_elif"):
+        acc = pl.create_tensor([M, N], dtype=pl.FP32)
+        for kb in pl.range(K // K_TILE):
+            k0 = kb * K_TILE
+            xa = x[:, k0 : k0 + K_TILE]
+            wb = w[:, k0 : k0 + K_TILE]
+            if kb == 0:
+                acc = pl.matmul(wb, xa, b_trans=True)  # expect: PV000
+            elif kb == K // K_TILE - 1:
+                acc = pl.matmul_acc(acc, xa, wb, b_trans=True)
             else:
                 acc = pl.matmul_acc(acc, xa, wb, b_trans=True)
         y[:, :] = acc
