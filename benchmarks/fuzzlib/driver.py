@@ -442,9 +442,14 @@ def _contiguous(r: dict, m: dict) -> bool:
     """The changed K loop (of a reduction no other K loop shares) runs a contiguous run of whole blocks of the
     loop it was, each once (a sub-range, or a range one block longer inside the tensor): the documented limit.
     False when its bounds are not constants (then it counts as an escape)."""
-    blocks = mutate.loop_blocks(m["before"], m["after"], mutate.module_constants(str(ROOT / r["source"])))
-    if not blocks or any(b != int(b) for b in blocks):
+    env = mutate.module_constants(str(ROOT / r["source"]))
+    blocks = mutate.loop_blocks(m["before"], m["after"], env)
+    if blocks is None or any(b != int(b) for b in blocks):
         return False
+    if not blocks:
+        return True  # the loop runs no more: what is left (a peeled first block) is a contiguous run
+    if min(blocks) > 0 and m["before"] in mutate.peeled_loops(str(ROOT / r["source"]), r["kernel"].split(".")[-1]):
+        return False  # a loop after a peeled seed that now starts later leaves a gap after the seed
     ints = [int(b) for b in blocks]
     return len(set(ints)) == len(ints) and sorted(ints) == list(range(min(ints), max(ints) + 1))
 

@@ -373,21 +373,54 @@ def module_constants(path: str) -> dict[str, int]:
     return env
 
 
+def loop_domain(text: str, env: dict[str, int]) -> tuple[int, int, int] | None:
+    """(start, stop, step) of the loop in a `for ... in CALL:` text (an `Applied` loop mutation's side), None
+    when a bound is not a constant."""
+    call = expr(text.removeprefix("for ... in ").rstrip(":"))
+    if not isinstance(call, ast.Call):
+        return None
+    values = [const_eval(expr(t), env) for t in loop_parts(call)]
+    if any(v is None for v in values):
+        return None
+    return values[0], values[1], values[2]  # type: ignore[return-value]
+
+
+_PEELED: dict[tuple[str, str], set[str]] = {}
+
+
+def peeled_loops(path: str, function: str) -> set[str]:
+    """The loops of kernel *function* in the file at *path* that follow a peeled seed: a fresh matmul assigned,
+    before the loop in the same block, to a name the loop's `matmul_acc` accumulates into. Each as the
+    `for ... in CALL:` text an `Applied` loop mutation records."""
+    key = (path, function)
+    if key in _PEELED:
+        return _PEELED[key]
+    _PEELED[key] = out = set()
+    try:
+        with open(path, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError):
+        return out
+    for fn in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == function):
+        for holder in ast.walk(fn):
+            body = getattr(holder, "body", None)
+            if not isinstance(body, list):
+                continue
+            for i, stmt in enumerate(body):
+                if not (isinstance(stmt, ast.For) and is_loop_call(stmt.iter)):
+                    continue
+                accs = {n.args[0].id for n in ast.walk(stmt) if op_of(n) == ACC and isinstance(n, ast.Call)
+                        and n.args and isinstance(n.args[0], ast.Name)}
+                if any(assign_target_name(b) in accs and op_of(assign_value(b)) in FRESH for b in body[:i]):
+                    out.add("for ... in " + src(stmt.iter) + ":")
+    return out
+
+
 def loop_blocks(before: str, after: str, env: dict[str, int]) -> list[float] | None:
     """The iterations a changed loop runs, as block indices of the loop it was (`(v - start) / step`), from the
     `for ... in CALL:` texts of an `Applied` loop mutation; None when a bound is not a constant or the new loop
     never ends."""
-    def parts(text: str) -> tuple[int, int, int] | None:
-        call = expr(text.removeprefix("for ... in ").rstrip(":"))
-        if not isinstance(call, ast.Call):
-            return None
-        texts = loop_parts(call)
-        values = [const_eval(expr(t), env) for t in texts]
-        if any(v is None for v in values):
-            return None
-        return values[0], values[1], values[2]  # type: ignore[return-value]
-
-    old, new = parts(before), parts(after)
+    old, new = loop_domain(before, env), loop_domain(after, env)
     if old is None or new is None or old[2] <= 0 or new[2] <= 0:
         return None
     return [(v - old[0]) / old[2] for v in range(*new)]
