@@ -504,10 +504,11 @@ def matmul_k_mismatches(fn: Function) -> list[KMismatch]:
     shapes: Shapes | None = None
     out: list[KMismatch] = []
     definitions = {s.target.name: s for s in walk_stmts(fn.body) if isinstance(s, Assign)}
+    phis = {var.name: (s, i) for s in walk_stmts(fn.body) if isinstance(s, If) for i, var in enumerate(s.return_vars)}
     for stmt in walk_stmts(fn.body):
         if isinstance(stmt, If) and stmt.return_vars:
             shapes = shapes or Shapes(fn)
-            out += _phi_mismatches(stmt, shapes, definitions)
+            out += _phi_mismatches(stmt, shapes, definitions, phis)
         if not isinstance(stmt, Assign):
             continue
         for call in _calls(stmt.value):
@@ -536,27 +537,28 @@ def matmul_k_mismatches(fn: Function) -> list[KMismatch]:
     return out
 
 
-def _phi_mismatches(stmt: If, shapes: Shapes, definitions: dict[str, Assign]) -> list[KMismatch]:
+def _phi_mismatches(stmt: If, shapes: Shapes, definitions: dict[str, Assign],
+                    phis: dict[str, tuple[If, int]]) -> list[KMismatch]:
     """An `if` whose arms give one MAD result (an accumulator) products of different exact shapes: one
-    L0C tile cannot hold both (a seed with its operands swapped). Reported at the then arm's MAD."""
+    L0C tile cannot hold both (a seed with its operands swapped). An arm that yields a nested `if`'s result
+    (an `elif` chain) stands for that `if`'s first arm; the nested `if` is checked on its own. Reported at
+    the then arm's MAD."""
     out: list[KMismatch] = []
     arms = [final_yield(stmt.then_body), final_yield(stmt.else_body)]
     if arms[0] is None or arms[1] is None:
         return out
     for i in range(min(len(arms[0].values), len(arms[1].values))):
-        values = [arms[0].values[i], arms[1].values[i]]
-        names = [var_like(v) for v in values]
-        defs = [definitions.get(n.name) if n is not None else None for n in names]
-        if any(d is None or not isinstance(d.value, Call) or d.value.op not in ops.ALL_MADS for d in defs):
+        defs = [_mad_definition(v, definitions, phis) for v in (arms[0].values[i], arms[1].values[i])]
+        then_def, else_def = defs
+        if then_def is None or else_def is None:
             continue
-        found = [shapes.of(v) for v in values]
+        found = [shapes.of(d.target) for d in (then_def, else_def)]
         if any(f is None or not f.exact or len(f.dims) < 2 for f in found):
             continue
         dims = [[ops.const_int(d) for d in f.dims[-2:]] for f in found if f is not None]
         if None in dims[0] or None in dims[1] or dims[0] == dims[1]:
             continue
-        then_def, else_def = defs
-        assert then_def is not None and else_def is not None and found[0] is not None and found[1] is not None
+        assert found[0] is not None and found[1] is not None
         what = (f"the arms of the `if` at line {stmt.span.line} give `{display_name(then_def.target.name)}` products "
                 f"of different shapes: {dims_text(found[0].dims)} here and {dims_text(found[1].dims)} at line "
                 f"{else_def.span.line}")
@@ -565,6 +567,25 @@ def _phi_mismatches(stmt: If, shapes: Shapes, definitions: dict[str, Assign]) ->
         out.append(KMismatch(call.span if call.span.line else then_def.span, what,
                              "one accumulator holds one [M, N] tile: an operand swapped or a transpose lost"))
     return out
+
+
+def _mad_definition(value: Expr, definitions: dict[str, Assign], phis: dict[str, tuple[If, int]],
+                    depth: int = 0) -> Assign | None:
+    """The MAD assignment an arm's yielded *value* comes from: its own definition, or through a nested
+    `if`'s result, that `if`'s first arm's (bounded: an `elif` chain is a few arms deep)."""
+    name = var_like(value)
+    if name is None or depth > 32:
+        return None
+    found = definitions.get(name.name)
+    if found is not None:
+        return found if isinstance(found.value, Call) and found.value.op in ops.ALL_MADS else None
+    if name.name not in phis:
+        return None
+    nested, i = phis[name.name]
+    yielded = final_yield(nested.then_body)
+    if yielded is None or i >= len(yielded.values):
+        return None
+    return _mad_definition(yielded.values[i], definitions, phis, depth + 1)
 
 
 def _accumulator_mismatch(shapes: Shapes, parts: ops.MatmulParts, lhs: Shape, rhs: Shape) -> tuple[str, str] | None:

@@ -36,10 +36,7 @@ IGNORED_RULES = frozenset({"PV010"})
 EXPECT = re.compile(r"#\s*expect(?:\[(?P<pipeline>[a-z-]+)\])?\s*:\s*(?P<ids>.*)$")
 RULE_ID = re.compile(r"PV\d{3}")
 
-KNOWN_TOOL_BUGS: dict[tuple[str, str], str] = {
-    ("fuzz_operand_swap", pipeline): "`swapped_seed_elif`: the swapped seed in the first arm of an elif chain; "
-    "the phi shape check compares the two arms of one `if` only (issue 12)" for pipeline in ("fixed", "legacy")
-}
+KNOWN_TOOL_BUGS: dict[tuple[str, str], str] = {}
 """(file stem, pipeline) pairs that fail because of a tool bug, not the file; strict, so a fix is noticed."""
 
 FILES = sorted(DEFECTS.glob("*.py"))
