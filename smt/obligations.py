@@ -130,7 +130,8 @@ class Side:
 
 
 def _symbols(site: S.AccSite, tag: str) -> E.Symbols:
-    return E.Symbols(site.scalars, tag, offsets=dict(site.context_offsets), values=dict(site.context_values))
+    return E.Symbols(site.scalars, tag, names=dict(site.context_names), offsets=dict(site.context_offsets),
+                     values=dict(site.context_values))
 
 
 _SIDES: dict[tuple[int, str], tuple[S.AccSite, Side]] = {}

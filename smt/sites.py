@@ -265,6 +265,9 @@ class AccSite:
     context_values: tuple[tuple[str, int], ...] = ()
     """(context loop variable, value) of a source site matched with a copy the lowering made with the
     loop variable replaced by a literal: a pipeline's static tail clone, an unrolled copy."""
+    context_names: tuple[tuple[str, str], ...] = ()
+    """(context loop variable, source name) of a lowered site in a clone whose loops the lowering renamed
+    (`d0` → `d0_1` in clone 1 of a replicated outer loop): the clone's loop is the source's, one symbol."""
 
     @property
     def mads(self) -> tuple[Mad, ...]:
@@ -1024,6 +1027,12 @@ def _shift_clones(pairs: list[Pair]) -> list[Pair]:
     def loops(site: AccSite) -> dict[str, ContextLoop]:
         return {display_name(c.var): c for c in site.context if isinstance(c, ContextLoop)}
 
+    renamed: dict[int, dict[str, str]] = {}
+    """pair index -> the lowered site's renamed clone loops: lowered variable -> source display name."""
+    for index, pair in enumerate(pairs):
+        if pair.source is not None:
+            renamed[index] = _renamed_loops(loops(pair.source), loops(pair.lowered))
+
     seen: dict[tuple[str, str], int] = {}
     literal_copies: dict[tuple[str, str], list[int]] = {}
     """(source site, loop variable) -> the indices of the pairs whose lowered site has no such loop."""
@@ -1035,6 +1044,7 @@ def _shift_clones(pairs: list[Pair]) -> list[Pair]:
         if pair.source is None:
             continue
         lowered_loops = loops(pair.lowered)
+        lowered_loops.update({name: lowered_loops[display_name(var)] for var, name in renamed[index].items()})
         for ctx in pair.source.context:
             if not isinstance(ctx, ContextLoop):
                 continue
@@ -1070,11 +1080,35 @@ def _shift_clones(pairs: list[Pair]) -> list[Pair]:
         for j, i in enumerate(indices):
             values[i].append((var, base + j * step))
     out: list[Pair] = []
-    for pair, shift, fixed in zip(pairs, offsets, values):
+    for index, (pair, shift, fixed) in enumerate(zip(pairs, offsets, values)):
         if shift or fixed:
             assert pair.source is not None  # both stay empty for a pair without a source site
             pair = Pair(pair.lowered, replace(pair.source, context_offsets=tuple(shift), context_values=tuple(fixed)))
+        if renamed.get(index):
+            pair = Pair(replace(pair.lowered, context_names=tuple(renamed[index].items())), pair.source)
         out.append(pair)
+    return out
+
+
+_CLONE_SUFFIX = re.compile(r"_\d+$")
+
+
+def _renamed_loops(source: dict[str, ContextLoop], lowered: dict[str, ContextLoop]) -> dict[str, str]:
+    """Lowered context loops that are a source loop under a clone's name: `d0_1` for `d0` when the body
+    holding it was replicated (a pipelined outer loop), with the same bounds, and neither name has a
+    loop of its own on the other side. Lowered variable -> source display name."""
+    out: dict[str, str] = {}
+    unmatched = {name: loop for name, loop in source.items() if name not in lowered}
+    for name, loop in lowered.items():
+        if name in source:
+            continue
+        base = _CLONE_SUFFIX.sub("", name)
+        want = unmatched.get(base)
+        if want is None or base in out.values():
+            continue
+        if all(expr_text(a) == expr_text(b) for a, b in ((want.start, loop.start), (want.stop, loop.stop),
+                                                            (want.step, loop.step))):
+            out[loop.var] = base
     return out
 
 

@@ -54,3 +54,33 @@ def test_a_clone_that_reads_the_first_clones_rows_is_refuted():
     refuted = verdicts[(f"{first}.2", "PV105")]
     assert refuted.verdict is Verdict.REFUTED
     assert "different accumulate step than the source" in refuted.message
+
+
+def test_a_clones_renamed_inner_loop_is_the_sources_loop():
+    source = only(kernel("replicated_blocks.py"), "per_block_inner_loop")
+    lowered = lower_fixed(source)
+    pairs, _ = pair_sites(source, lowered)
+    assert [p.lowered.context_names for p in pairs] == [(), (("n0_1", "n0"),)]
+    outcomes = prove_module(source, lowered)
+    assert outcomes and all(o.verdict is Verdict.PROVED for o in outcomes), \
+        [(o.site, o.rule, o.message) for o in outcomes if o.verdict is not Verdict.PROVED]
+
+
+def test_a_clone_that_reads_another_column_block_is_refuted():
+    source = only(kernel("replicated_blocks.py"), "per_block_inner_loop")
+
+    def next_block(stmt):
+        # the clone's inner loop `for n0_1 in pl.parallel(0, 128, 64)` made to start at 64: the names are
+        # linked by their bounds, so the changed loop is no longer the source's `n0`
+        from dataclasses import replace as _replace
+        from pypto_verify.ir import Const, For
+        if isinstance(stmt, For) and stmt.loop_var.name == "n0_1":
+            return _replace(stmt, start=Const(64))
+        return None
+
+    lowered = mutate(lower_fixed(source), "per_block_inner_loop", next_block)
+    pairs, _ = pair_sites(source, lowered)
+    assert [p.lowered.context_names for p in pairs] == [(), ()]
+    verdicts = _verdicts(source, lowered)
+    assert verdicts[(pairs[0].lowered.id, "PV105")].verdict is Verdict.PROVED
+    assert verdicts[(pairs[1].lowered.id, "PV105")].verdict is Verdict.REFUTED
