@@ -1,0 +1,456 @@
+"""Synthetic scale benchmark: `check` over generated corpora of N kernels, and over one long unrolled kernel.
+
+Two series, each run as the main job (`pypto-verify check --no-sim --no-cache --format json`) in a child
+process whose wall time and peak RSS (`os.wait4`: the largest of the process and the workers it waited for)
+are measured:
+
+- **corpus** (`--sizes`): N Form 1 kernels, one per file, drawn from the corpus's idiom classes with varied
+  constants (M 16..64, N tiles 32..128, K tiles 64..256, 2..8 K blocks; BF16 -> FP32, INT8 -> INT32, FP32):
+  an if-phi seed on `kb == 0` / `k0 == 0` in `pl.pipeline(stage=2)`, `pl.range`, `pl.unroll` and offset
+  loops, `init_cond=` predicated `matmul_acc`, a peeled seed before a loop from block 1, two accumulators
+  seeded in one `if`, split K with atomic assembly. Every tenth kernel plants one defect (`corpus/defects/`
+  classes): a wrong seed condition, a missing seed, a K loop one block too long, an output slice past the
+  tensor. The planted kernels must be reported (verdict `findings`) and the clean ones verified; a
+  mismatch is a failure (exit 1).
+- **long** (`--long-sizes`): one kernel whose body is a nested `pl.unroll` (output tiles x K blocks, as in
+  pypto-lib's `models/qwen3_14b/prefill_fwd_a8w8.py`), sized to about S lowered statements; the real count
+  (program points of the exported facts) is reported.
+
+For each series the log-log slope (least squares) of time and of memory against size is printed.
+`--rule-sizes` instead prints, per kernel, its statements, facts, largest derived Datalog relation and the
+ratio (flagged past `--ratio-limit`), for the corpus and the long series. Benchmarks assert nothing about
+time.
+
+    python benchmarks/synth.py                                     # N 10,100,1000; long 1k,2k,5k
+    python benchmarks/synth.py --sizes 10000 --long-sizes 10000,20000,50000 --json /tmp/synth-big.json
+    python benchmarks/synth.py --rule-sizes                        # corpus/ and the long series
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+DTYPES = {  # name: (input dtype, accumulator / output dtype, element bytes, matmul keyword)
+    "bf16": ("pl.BF16", "pl.FP32", 2, ", out_dtype=pl.FP32"),
+    "int8": ("pl.INT8", "pl.INT32", 1, ""),
+    "fp32": ("pl.FP32", "pl.FP32", 4, ""),
+}
+TEMPLATES = ("ifphi_pipeline", "ifphi_range", "ifphi_offset", "ifphi_unroll", "init_cond", "peel", "two_acc",
+             "split_k")
+DEFECTS = ("wrong_seed", "missing_seed", "loop_long", "oob_store")
+DEFECT_TEMPLATES = {  # the templates each defect can be planted in
+    "wrong_seed": ("ifphi_pipeline", "ifphi_range", "ifphi_unroll", "init_cond"),
+    "missing_seed": ("ifphi_pipeline", "ifphi_range", "ifphi_offset", "ifphi_unroll"),
+    "loop_long": ("ifphi_pipeline", "ifphi_range", "init_cond"),
+    "oob_store": TEMPLATES[:-1],
+}
+DEFECT_EVERY = 10
+"""One kernel in ten plants a defect."""
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One generated kernel file: its name (file stem = function), template, planted defect and text."""
+
+    name: str
+    template: str
+    defect: str | None
+    text: str
+
+
+def _shape(rng: random.Random, dtype: str) -> dict[str, int]:
+    """Constants of one kernel: operand tiles within 32 KiB, the accumulator tile within 32 KiB."""
+    size = DTYPES[dtype][2]
+    while True:
+        m, nt, kt = rng.choice((16, 32, 64)), rng.choice((32, 64, 128)), rng.choice((64, 128, 256))
+        if m * kt * size <= 32768 and kt * nt * size <= 32768 and m * nt * 4 <= 32768:
+            return {"M": m, "NT": nt, "KT": kt, "NB": rng.choice((1, 2, 4)), "KB": rng.randint(2, 8)}
+
+
+def kernel_text(name: str, template: str, defect: str | None, dtype: str, b_trans: bool,
+                shape: dict[str, int]) -> str:
+    """The source of one Form 1 kernel of *template* (constants inlined), with *defect* planted."""
+    src, acc_dtype, _, out_kw = DTYPES[dtype]
+    m, nt, kt, nb, kb = shape["M"], shape["NT"], shape["KT"], shape["NB"], shape["KB"]
+    split = 2 if template == "split_k" else 1
+    k = kt * kb * split
+    n = nt * nb
+    trans = ", b_trans=True" if b_trans else ""
+    seed_kw = out_kw + trans
+
+    def w_block(w: str, k0: str) -> str:
+        return f"{w}[n0 : n0 + {nt}, {k0} : {k0} + {kt}]" if b_trans else f"{w}[{k0} : {k0} + {kt}, n0 : n0 + {nt}]"
+
+    def x_block(k0: str) -> str:
+        return f"x[:, {k0} : {k0} + {kt}]"
+
+    w_shape = f"[{n}, {k}]" if b_trans else f"[{k}, {n}]"
+    weights = ("w1", "w2") if template == "two_acc" else ("w",)
+    outputs = ("y1", "y2") if template == "two_acc" else ("y",)
+    params = [f"    x: pl.Tensor[[{m}, {k}], {src}],"]
+    params += [f"    {w}: pl.Tensor[{w_shape}, {src}]," for w in weights]
+    params += [f"    {y}: pl.Out[pl.Tensor[[{m}, {n}], {acc_dtype}]]," for y in outputs]
+    store_col = "n0 + 16" if defect == "oob_store" else "n0"
+    trips = kb + 1 if defect == "loop_long" else kb
+    seed_test = {"ifphi_offset": "k0 == 0"}.get(template, "kb == 0")
+    if defect == "wrong_seed":
+        seed_test = "kb == 1"
+    body: list[str] = []
+    i = "        "
+    if template == "split_k":
+        body.append(f"    with pl.at(level=pl.Level.CORE_GROUP, name_hint=\"{name}_zero\"):")
+        body.append(f"        y[:, :] = pl.full([{m}, {n}], dtype={acc_dtype}, value=0)")
+        body.append(f"    for blk in pl.spmd({nb * split}, name_hint=\"{name}\"):")
+        body.append(f"{i}n0 = (blk // {split}) * {nt}")
+        body.append(f"{i}k_base = (blk % {split}) * {kt * kb}")
+    else:
+        body.append(f"    for nb in pl.spmd({nb}, name_hint=\"{name}\"):")
+        body.append(f"{i}n0 = nb * {nt}")
+    if template == "peel":
+        body.append(f"{i}acc = pl.matmul({x_block('0')}, {w_block('w', '0')}{seed_kw})")
+        body.append(f"{i}for kb in pl.pipeline(1, {trips}, stage=2):")
+        body.append(f"{i}    k0 = kb * {kt}")
+        body.append(f"{i}    acc = pl.matmul_acc(acc, {x_block('k0')}, {w_block('w', 'k0')}{trans})")
+    elif template in ("init_cond", "split_k"):
+        body.append(f"{i}acc = pl.create_tensor([{m}, {nt}], dtype={acc_dtype})")
+        loop = "pl.pipeline({}, stage=2)" if template == "init_cond" else "pl.range({})"
+        body.append(f"{i}for kb in {loop.format(trips)}:")
+        body.append(f"{i}    k0 = {'k_base + ' if template == 'split_k' else ''}kb * {kt}")
+        body.append(f"{i}    acc = pl.matmul_acc(acc, {x_block('k0')}, {w_block('w', 'k0')}{trans}, "
+                    f"init_cond=({seed_test}))")
+    else:
+        loop = {"ifphi_pipeline": f"kb in pl.pipeline({trips}, stage=2)", "ifphi_range": f"kb in pl.range({trips})",
+                "ifphi_unroll": f"kb in pl.unroll({trips})", "two_acc": f"kb in pl.pipeline({trips}, stage=2)",
+                "ifphi_offset": f"k0 in pl.pipeline(0, {trips * kt}, {kt}, stage=2)"}[template]
+        accs = ("acc1", "acc2") if template == "two_acc" else ("acc",)
+        for acc in accs:
+            body.append(f"{i}{acc} = pl.create_tensor([{m}, {nt}], dtype={acc_dtype})")
+        body.append(f"{i}for {loop}:")
+        if template != "ifphi_offset":
+            body.append(f"{i}    k0 = kb * {kt}")
+        body.append(f"{i}    xa = {x_block('k0')}")
+        for w in weights:
+            body.append(f"{i}    {w}b = {w_block(w, 'k0')}")
+        if defect == "missing_seed":
+            body.append(f"{i}    acc = pl.matmul_acc(acc, xa, wb{trans})")
+        else:
+            body.append(f"{i}    if {seed_test}:")
+            for acc, w in zip(accs, weights):
+                body.append(f"{i}        {acc} = pl.matmul(xa, {w}b{seed_kw})")
+            body.append(f"{i}    else:")
+            for acc, w in zip(accs, weights):
+                body.append(f"{i}        {acc} = pl.matmul_acc({acc}, xa, {w}b{trans})")
+    if template == "split_k":
+        body.append(f"{i}y = pl.assemble(y, acc, [0, n0], atomic=pl.AtomicType.Add)")
+    elif template == "two_acc":
+        body.append(f"{i}y1[:, {store_col} : {store_col} + {nt}] = acc1")
+        body.append(f"{i}y2[:, {store_col} : {store_col} + {nt}] = acc2")
+    else:
+        body.append(f"{i}y[:, {store_col} : {store_col} + {nt}] = acc")
+    returns = ", ".join(outputs)
+    header = f'"""Generated by benchmarks/synth.py: {template}, {dtype}, {defect or "clean"}."""\n\n'
+    return (header + "import pypto.language as pl\n\n\n@pl.jit\n" + f"def {name}(\n" + "\n".join(params) + "\n):\n"
+            + "\n".join(body) + f"\n    return {returns}\n")
+
+
+def generate_corpus(n: int, seed: int = 0) -> list[Kernel]:
+    """N kernels; kernel i plants a defect when i % DEFECT_EVERY == DEFECT_EVERY - 1 (defects in turn)."""
+    rng = random.Random(seed)
+    kernels = []
+    for index in range(n):
+        defect = None
+        if index % DEFECT_EVERY == DEFECT_EVERY - 1:
+            defect = DEFECTS[(index // DEFECT_EVERY) % len(DEFECTS)]
+            template = rng.choice(DEFECT_TEMPLATES[defect])
+        else:
+            template = TEMPLATES[index % len(TEMPLATES)]
+        dtype = rng.choice(tuple(DTYPES))
+        b_trans = dtype == "int8" or rng.random() < 0.5
+        name = f"k{index:05d}_{template}" + (f"_{defect}" if defect else "")
+        kernels.append(Kernel(name, template, defect,
+                              kernel_text(name, template, defect, dtype, b_trans, _shape(rng, dtype))))
+    return kernels
+
+
+def long_kernel(statements: int) -> Kernel:
+    """One kernel of nested `pl.unroll` (output tiles x K blocks, int8, if-phi seed) of about *statements*
+    lowered statements (the per-block cost measured on this generator: ~LONG_PER_BLOCK each)."""
+    kb = 16
+    tiles = max(1, round(statements / (kb * LONG_PER_BLOCK)))
+    m, nt, kt = 16, 64, 128
+    name = f"long_{statements}"
+    text = (f'"""Generated by benchmarks/synth.py: {tiles} x {kb} unrolled K blocks."""\n\n'
+            "import pypto.language as pl\n\n\n@pl.jit\n"
+            f"def {name}(\n"
+            f"    x: pl.Tensor[[{m}, {kb * kt}], pl.INT8],\n"
+            f"    w: pl.Tensor[[{tiles * nt}, {kb * kt}], pl.INT8],\n"
+            f"    y: pl.Out[pl.Tensor[[{m}, {tiles * nt}], pl.INT32]],\n"
+            "):\n"
+            f"    with pl.at(level=pl.Level.CORE_GROUP, name_hint=\"{name}\"):\n"
+            f"        for nb in pl.unroll({tiles}):\n"
+            f"            n0 = nb * {nt}\n"
+            f"            acc = pl.create_tensor([{m}, {nt}], dtype=pl.INT32)\n"
+            f"            for kb in pl.unroll({kb}):\n"
+            f"                k0 = kb * {kt}\n"
+            f"                xa = x[:, k0 : k0 + {kt}]\n"
+            f"                wb = w[n0 : n0 + {nt}, k0 : k0 + {kt}]\n"
+            "                if kb == 0:\n"
+            "                    acc = pl.matmul(xa, wb, b_trans=True)\n"
+            "                else:\n"
+            "                    acc = pl.matmul_acc(acc, xa, wb, b_trans=True)\n"
+            f"            y[:, n0 : n0 + {nt}] = acc\n"
+            "    return y\n")
+    return Kernel(name, "long_unroll", None, text)
+
+
+LONG_PER_BLOCK = 7.25
+"""Lowered statements per unrolled K block of `long_kernel` (calibrated: the real count is reported)."""
+
+
+def write(kernels: list[Kernel], folder: Path) -> None:
+    """The kernels as `<name>.py` files in a fresh *folder*."""
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    for kernel in kernels:
+        (folder / f"{kernel.name}.py").write_text(kernel.text, encoding="utf-8")
+
+
+def run_check(folder: Path, out: Path, engine: str, jobs: int) -> tuple[float, float, int]:
+    """`check` on *folder* in a child process: (wall seconds, peak RSS MiB of the child and its workers,
+    exit code)."""
+    args = [sys.executable, "-m", "pypto_verify.cli", "check", "--no-sim", "--no-cache", "--jobs", str(jobs),
+            "--engine", engine, "--engine-timeout", "3600", "--format", "json", "-o", str(out), str(folder)]
+    started = time.perf_counter()
+    child = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - started
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode not in (0, 1):
+        sys.stderr.write(child.stderr.read().decode() if child.stderr else "")
+    return seconds, usage.ru_maxrss / 1024, child.returncode
+
+
+def verdicts(out: Path) -> dict[str, str]:
+    """{kernel name: verdict} of a JSON report."""
+    report = json.loads(out.read_text(encoding="utf-8"))
+    return {kernel["name"]: kernel["verdict"] for file in report["files"] for kernel in file["kernels"]}
+
+
+def lowered_points(folder: Path) -> dict[str, int]:
+    """{kernel function: program points of its exported facts} (the lowered statement count)."""
+    from pypto_verify.run import Options, Stage, run_work
+
+    points: dict[str, int] = {}
+    for work in run_work([str(folder)], Options(jobs=1), (Stage.READ, Stage.LOWER, Stage.FACTS)):
+        if work.facts is None:
+            continue
+        per_kernel: dict[int, int] = {}
+        for row in work.facts.rows["node"]:
+            per_kernel[row[0]] = per_kernel.get(row[0], 0) + 1
+        for k, table in work.facts.kernels.items():
+            points[table.function] = per_kernel.get(k, 0)
+    return points
+
+
+def slope(xs: list[float], ys: list[float]) -> float:
+    """Least-squares slope of log y against log x."""
+    lx, ly = [math.log(x) for x in xs], [math.log(y) for y in ys]
+    mx, my = statistics.fmean(lx), statistics.fmean(ly)
+    den = sum((a - mx) ** 2 for a in lx)
+    return sum((a - mx) * (b - my) for a, b in zip(lx, ly)) / den if den else float("nan")
+
+
+def measure(folder: Path, repeat: int, engine: str, jobs: int) -> tuple[dict, dict[str, str]]:
+    """Median and range of *repeat* runs of `check` on *folder*, and the verdicts of the last."""
+    out = folder.with_suffix(".json")
+    times, rss = [], []
+    for _ in range(repeat):
+        seconds, mib, code = run_check(folder, out, engine, jobs)
+        if code not in (0, 1):
+            raise SystemExit(f"check exited {code} on {folder}")
+        times.append(seconds)
+        rss.append(mib)
+    row = {"seconds": statistics.median(times), "seconds_min": min(times), "seconds_max": max(times),
+           "rss_mib": statistics.median(rss), "rss_min": min(rss), "rss_max": max(rss)}
+    return row, verdicts(out)
+
+
+def judge(kernels: list[Kernel], found: dict[str, str]) -> dict[str, int]:
+    """Counts of planted kernels reported / missed and clean kernels verified / not."""
+    counts = {"planted": 0, "planted_flagged": 0, "clean": 0, "clean_verified": 0}
+    for kernel in kernels:
+        verdict = found.get(kernel.name, "missing")
+        if kernel.defect:
+            counts["planted"] += 1
+            counts["planted_flagged"] += verdict == "findings"
+        else:
+            counts["clean"] += 1
+            counts["clean_verified"] += verdict == "verified"
+    counts["mismatches"] = (counts["planted"] - counts["planted_flagged"]) + (counts["clean"] - counts["clean_verified"])
+    return counts
+
+
+def mismatched(kernels: list[Kernel], found: dict[str, str]) -> list[str]:
+    """The kernels whose verdict is not the expected one, with what they got."""
+    wrong = []
+    for kernel in kernels:
+        want = "findings" if kernel.defect else "verified"
+        got = found.get(kernel.name, "missing")
+        if got != want:
+            wrong.append(f"{kernel.name}: {got} (want {want})")
+    return wrong
+
+
+def _ints(text: str) -> list[int]:
+    return [int(part.replace("k", "000")) for part in text.split(",") if part]
+
+
+def print_series(title: str, unit: str, rows: list[dict]) -> None:
+    print(f"\n{title}")
+    print(f"{unit:>8} {'stmts':>8} {'wall s (min-max)':>24} {'peak RSS MiB (min-max)':>26}  verdicts")
+    for row in rows:
+        print(f"{row['size']:8} {row.get('statements', ''):>8} "
+              f"{row['seconds']:9.2f} ({row['seconds_min']:.2f}-{row['seconds_max']:.2f})".ljust(45)
+              + f"{row['rss_mib']:9.0f} ({row['rss_min']:.0f}-{row['rss_max']:.0f})".ljust(27)
+              + f"  {row.get('verdicts', '')}")
+    if len(rows) >= 2:
+        xs = [row.get("statements") or row["size"] for row in rows]
+        print(f"log-log slope vs {'statements' if rows[0].get('statements') else unit}: "
+              f"time {slope(xs, [r['seconds'] for r in rows]):.2f}, memory {slope(xs, [r['rss_mib'] for r in rows]):.2f}")
+
+
+def scale(args: argparse.Namespace, work: Path) -> int:
+    result: dict = {"corpus": [], "long": [], "engine": args.engine, "jobs": args.jobs, "repeat": args.repeat}
+    failed = False
+    for n in args.sizes:
+        kernels = generate_corpus(n, args.seed)
+        folder = work / f"corpus_{n}"
+        write(kernels, folder)
+        row, found = measure(folder, args.repeat, args.engine, args.jobs)
+        counts = judge(kernels, found)
+        row.update(size=n, **counts)
+        row["verdicts"] = (f"planted {counts['planted_flagged']}/{counts['planted']} flagged, "
+                           f"clean {counts['clean_verified']}/{counts['clean']} verified")
+        result["corpus"].append(row)
+        if counts["mismatches"]:
+            failed = True
+            for line in mismatched(kernels, found)[:20]:
+                print(f"MISMATCH {line}", file=sys.stderr)
+        print(f"corpus N={n}: {row['seconds']:.2f} s, {row['rss_mib']:.0f} MiB, {row['verdicts']}", flush=True)
+    for size in args.long_sizes:
+        kernel = long_kernel(size)
+        folder = work / f"long_{size}"
+        write([kernel], folder)
+        row, found = measure(folder, args.repeat, args.engine, args.jobs)
+        row.update(size=size, statements=lowered_points(folder).get(kernel.name, 0),
+                   verdicts=found.get(kernel.name, "missing"))
+        if row["verdicts"] != "verified":
+            failed = True
+        result["long"].append(row)
+        print(f"long {size}: {row['statements']} statements, {row['seconds']:.2f} s, {row['rss_mib']:.0f} MiB, "
+              f"{row['verdicts']}", flush=True)
+    print_series("corpus series (N kernels, one per file)", "N", result["corpus"])
+    print_series("long series (one nested-unroll kernel)", "target", result["long"])
+    for name in ("corpus", "long"):
+        rows = result[name]
+        if len(rows) >= 2:
+            xs = [row.get("statements") or row["size"] for row in rows]
+            result[f"{name}_slope_time"] = slope(xs, [r["seconds"] for r in rows])
+            result[f"{name}_slope_rss"] = slope(xs, [r["rss_mib"] for r in rows])
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    if failed:
+        print("FAIL: a planted kernel was not flagged or a clean kernel did not verify", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def rule_sizes(args: argparse.Namespace, work: Path) -> int:
+    """Per kernel: statements, facts, the largest derived relation and its rows, rows per statement."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from rule_sizes import all_outputs_program
+
+    from pypto_verify.engines.api import run_program
+    from pypto_verify.facts import write_facts
+    from pypto_verify.run import Options, Stage, run_work
+    from pypto_verify.run.chain import merge_facts
+
+    program_dir = work / "rules"
+    shutil.rmtree(program_dir, ignore_errors=True)
+    program_dir.mkdir(parents=True)
+    program = all_outputs_program(program_dir)
+    paths = [str(p) for p in args.paths] if args.paths else [str(ROOT / "corpus")]
+    for size in args.long_sizes:
+        folder = work / f"long_{size}"
+        write([long_kernel(size)], folder)
+        paths.append(str(folder))
+    rows = []
+    for path in paths:
+        for part in run_work([path], Options(jobs=1), (Stage.READ, Stage.LOWER, Stage.FACTS)):
+            if part.facts is None:
+                continue
+            facts, _ = merge_facts([part.facts])
+            facts_dir = work / "facts"
+            shutil.rmtree(facts_dir, ignore_errors=True)
+            write_facts(facts, facts_dir)
+            started = time.perf_counter()
+            relations = run_program(program, facts_dir, engine=args.engine, timeout=3600)
+            seconds = time.perf_counter() - started
+            for k, table in sorted(facts.kernels.items()):
+                points = sum(1 for row in facts.rows["node"] if row[0] == k)
+                inputs = sum(1 for relation in facts.rows.values() for row in relation if row[0] == k)
+                name, size = max(((n, sum(1 for row in r if row and row[0] == k)) for n, r in relations.items()),
+                                 key=lambda item: item[1])
+                rows.append({"path": str(Path(part.path).name), "kernel": table.function, "statements": points,
+                             "facts": inputs, "relation": name, "rows": size, "ratio": size / max(points, 1),
+                             "file_seconds": seconds})
+    flagged = [row for row in rows if row["ratio"] > args.ratio_limit]
+    print(f"{'file':34} {'kernel':30} {'stmts':>6} {'facts':>7} {'largest derived relation':>28} {'rows':>8} "
+          f"{'ratio':>6}")
+    for row in sorted(rows, key=lambda r: -r["ratio"]):
+        mark = "  > limit" if row["ratio"] > args.ratio_limit else ""
+        print(f"{row['path'][:34]:34} {row['kernel'][:30]:30} {row['statements']:6} {row['facts']:7} "
+              f"{row['relation'][:28]:>28} {row['rows']:8} {row['ratio']:6.1f}{mark}")
+    print(f"{len(rows)} kernels, {len(flagged)} with the largest derived relation over {args.ratio_limit:g}x "
+          f"their statements")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"rule_sizes": rows}, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="*", help="--rule-sizes: files or directories (default corpus/).")
+    parser.add_argument("--sizes", type=_ints, default=[10, 100, 1000], help="Corpus sizes N (default 10,100,1000).")
+    parser.add_argument("--long-sizes", type=_ints, default=[1000, 2000, 5000],
+                        help="Long-kernel statement targets, `k` = thousand (default 1k,2k,5k).")
+    parser.add_argument("--repeat", type=int, default=1, help="Runs per size: the median is reported, with min-max.")
+    parser.add_argument("--engine", default="auto", choices=["auto", "souffle", "clingo"])
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workdir", help="Scratch directory for the corpora (default a fresh temporary one).")
+    parser.add_argument("--json", help="Also write the figures to this file.")
+    parser.add_argument("--rule-sizes", action="store_true", help="Print the rule-size report instead.")
+    parser.add_argument("--ratio-limit", type=float, default=20.0)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="pypto-synth-") as tmp:
+        work = Path(args.workdir) if args.workdir else Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        return rule_sizes(args, work) if args.rule_sizes else scale(args, work)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
