@@ -229,11 +229,15 @@ def write(kernels: list[Kernel], folder: Path) -> None:
         (folder / f"{kernel.name}.py").write_text(kernel.text, encoding="utf-8")
 
 
-def run_check(folder: Path, out: Path, engine: str, jobs: int) -> tuple[float, float, int]:
+def run_check(folder: Path, out: Path, engine: str, jobs: int, via: str) -> tuple[float, float, int]:
     """`check` on *folder* in a child process: (wall seconds, peak RSS MiB of the child and its workers,
-    exit code)."""
-    args = [sys.executable, "-m", "pypto_verify.cli", "check", "--no-sim", "--no-cache", "--jobs", str(jobs),
-            "--engine", engine, "--engine-timeout", "3600", "--format", "json", "-o", str(out), str(folder)]
+    exit code). *via* `cli` runs the command; `run` runs `pypto_verify.run.run` (the same work, without the
+    report) and also records its stage times."""
+    if via == "cli":
+        args = [sys.executable, "-m", "pypto_verify.cli", "check", "--no-sim", "--no-cache", "--jobs", str(jobs),
+                "--engine", engine, "--engine-timeout", "3600", "--format", "json", "-o", str(out), str(folder)]
+    else:
+        args = [sys.executable, __file__, "--child", str(folder), str(out), "--engine", engine, "--jobs", str(jobs)]
     started = time.perf_counter()
     child = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(child.pid, 0)
@@ -244,18 +248,34 @@ def run_check(folder: Path, out: Path, engine: str, jobs: int) -> tuple[float, f
     return seconds, usage.ru_maxrss / 1024, child.returncode
 
 
+def child(folder: str, out: str, engine: str, jobs: int) -> int:
+    """The `--via run` child: `run` over *folder*, its verdicts and stage seconds written to *out*."""
+    from pypto_verify.run import Options, run
+
+    result = run([folder], Options(engine=engine, sim=False, cache=False, jobs=jobs, engine_timeout=3600))
+    files = [{"path": f.path, "kernels": [{"name": k.name, "verdict": k.verdict} for k in f.kernels]}
+             for f in result.files]
+    Path(out).write_text(json.dumps({"files": files, "seconds": dict(result.seconds)}), encoding="utf-8")
+    return 0
+
+
 def verdicts(out: Path) -> dict[str, str]:
     """{kernel name: verdict} of a JSON report."""
     report = json.loads(out.read_text(encoding="utf-8"))
     return {kernel["name"]: kernel["verdict"] for file in report["files"] for kernel in file["kernels"]}
 
 
-def lowered_points(folder: Path) -> dict[str, int]:
+def stage_seconds(out: Path) -> dict[str, float]:
+    """The stage times of a `--via run` report (none from the CLI's)."""
+    return json.loads(out.read_text(encoding="utf-8")).get("seconds", {})
+
+
+def lowered_points(folder: Path, jobs: int = 1) -> dict[str, int]:
     """{kernel function: program points of its exported facts} (the lowered statement count)."""
     from pypto_verify.run import Options, Stage, run_work
 
     points: dict[str, int] = {}
-    for work in run_work([str(folder)], Options(jobs=1), (Stage.READ, Stage.LOWER, Stage.FACTS)):
+    for work in run_work([str(folder)], Options(jobs=jobs), (Stage.READ, Stage.LOWER, Stage.FACTS)):
         if work.facts is None:
             continue
         per_kernel: dict[int, int] = {}
@@ -274,18 +294,20 @@ def slope(xs: list[float], ys: list[float]) -> float:
     return sum((a - mx) * (b - my) for a, b in zip(lx, ly)) / den if den else float("nan")
 
 
-def measure(folder: Path, repeat: int, engine: str, jobs: int) -> tuple[dict, dict[str, str]]:
-    """Median and range of *repeat* runs of `check` on *folder*, and the verdicts of the last."""
+def measure(folder: Path, args: argparse.Namespace) -> tuple[dict, dict[str, str]]:
+    """Median and range of `--repeat` runs of `check` on *folder* (stage times of the median run), and the
+    verdicts of the last."""
     out = folder.with_suffix(".json")
-    times, rss = [], []
-    for _ in range(repeat):
-        seconds, mib, code = run_check(folder, out, engine, jobs)
+    runs = []
+    for _ in range(args.repeat):
+        seconds, mib, code = run_check(folder, out, args.engine, args.jobs, args.via)
         if code not in (0, 1):
             raise SystemExit(f"check exited {code} on {folder}")
-        times.append(seconds)
-        rss.append(mib)
+        runs.append((seconds, mib, stage_seconds(out)))
+    times, rss = [r[0] for r in runs], [r[1] for r in runs]
+    median = sorted(runs)[(len(runs) - 1) // 2]
     row = {"seconds": statistics.median(times), "seconds_min": min(times), "seconds_max": max(times),
-           "rss_mib": statistics.median(rss), "rss_min": min(rss), "rss_max": max(rss)}
+           "rss_mib": statistics.median(rss), "rss_min": min(rss), "rss_max": max(rss), "stages": median[2]}
     return row, verdicts(out)
 
 
@@ -319,18 +341,23 @@ def _ints(text: str) -> list[int]:
     return [int(part.replace("k", "000")) for part in text.split(",") if part]
 
 
-def print_series(title: str, unit: str, rows: list[dict]) -> None:
+def print_series(title: str, unit: str, rows: list[dict], against: str) -> None:
     print(f"\n{title}")
-    print(f"{unit:>8} {'stmts':>8} {'wall s (min-max)':>24} {'peak RSS MiB (min-max)':>26}  verdicts")
+    print(f"{unit:>7} {'stmts':>8} {'wall s (min-max)':>22} {'front':>7} {'datalog':>7} {'back':>7} "
+          f"{'peak RSS MiB (min-max)':>24}  verdicts")
     for row in rows:
-        print(f"{row['size']:8} {row.get('statements', ''):>8} "
-              f"{row['seconds']:9.2f} ({row['seconds_min']:.2f}-{row['seconds_max']:.2f})".ljust(45)
-              + f"{row['rss_mib']:9.0f} ({row['rss_min']:.0f}-{row['rss_max']:.0f})".ljust(27)
+        stages = row.get("stages", {})
+        print(f"{row['size']:7} {row.get('statements', ''):>8} "
+              + f"{row['seconds']:8.2f} ({row['seconds_min']:.2f}-{row['seconds_max']:.2f})".ljust(23)
+              + "".join(f"{stages[name]:8.2f}" if name in stages else f"{'':8}" for name in ("front", "datalog", "back"))
+              + f"{row['rss_mib']:9.0f} ({row['rss_min']:.0f}-{row['rss_max']:.0f})".ljust(25)
               + f"  {row.get('verdicts', '')}")
     if len(rows) >= 2:
-        xs = [row.get("statements") or row["size"] for row in rows]
-        print(f"log-log slope vs {'statements' if rows[0].get('statements') else unit}: "
-              f"time {slope(xs, [r['seconds'] for r in rows]):.2f}, memory {slope(xs, [r['rss_mib'] for r in rows]):.2f}")
+        xs = [row["x"] for row in rows]
+        times, rss = [r["seconds"] for r in rows], [r["rss_mib"] for r in rows]
+        print(f"log-log slope vs {against}: "
+              f"time {slope(xs, times):.2f}, memory {slope(xs, rss):.2f} (all sizes); "
+              f"time {slope(xs[-2:], times[-2:]):.2f}, memory {slope(xs[-2:], rss[-2:]):.2f} (the two largest)")
 
 
 def scale(args: argparse.Namespace, work: Path) -> int:
@@ -340,9 +367,10 @@ def scale(args: argparse.Namespace, work: Path) -> int:
         kernels = generate_corpus(n, args.seed)
         folder = work / f"corpus_{n}"
         write(kernels, folder)
-        row, found = measure(folder, args.repeat, args.engine, args.jobs)
+        row, found = measure(folder, args)
         counts = judge(kernels, found)
-        row.update(size=n, **counts)
+        points = lowered_points(folder, args.jobs)
+        row.update(size=n, x=n, statements=sum(points.values()), **counts)
         row["verdicts"] = (f"planted {counts['planted_flagged']}/{counts['planted']} flagged, "
                            f"clean {counts['clean_verified']}/{counts['clean']} verified")
         result["corpus"].append(row)
@@ -350,27 +378,30 @@ def scale(args: argparse.Namespace, work: Path) -> int:
             failed = True
             for line in mismatched(kernels, found)[:20]:
                 print(f"MISMATCH {line}", file=sys.stderr)
-        print(f"corpus N={n}: {row['seconds']:.2f} s, {row['rss_mib']:.0f} MiB, {row['verdicts']}", flush=True)
+        print(f"corpus N={n}: {row['statements']} statements, {row['seconds']:.2f} s, {row['rss_mib']:.0f} MiB, {row['verdicts']}", flush=True)
     for size in args.long_sizes:
         kernel = long_kernel(size)
         folder = work / f"long_{size}"
         write([kernel], folder)
-        row, found = measure(folder, args.repeat, args.engine, args.jobs)
-        row.update(size=size, statements=lowered_points(folder).get(kernel.name, 0),
+        row, found = measure(folder, args)
+        statements = lowered_points(folder).get(kernel.name, 0)
+        row.update(size=size, x=statements, statements=statements,
                    verdicts=found.get(kernel.name, "missing"))
         if row["verdicts"] != "verified":
             failed = True
         result["long"].append(row)
         print(f"long {size}: {row['statements']} statements, {row['seconds']:.2f} s, {row['rss_mib']:.0f} MiB, "
               f"{row['verdicts']}", flush=True)
-    print_series("corpus series (N kernels, one per file)", "N", result["corpus"])
-    print_series("long series (one nested-unroll kernel)", "target", result["long"])
+    print_series("corpus series (N kernels, one per file)", "N", result["corpus"], "N")
+    print_series("long series (one nested-unroll kernel)", "target", result["long"], "statements")
     for name in ("corpus", "long"):
         rows = result[name]
         if len(rows) >= 2:
-            xs = [row.get("statements") or row["size"] for row in rows]
+            xs = [row["x"] for row in rows]
             result[f"{name}_slope_time"] = slope(xs, [r["seconds"] for r in rows])
             result[f"{name}_slope_rss"] = slope(xs, [r["rss_mib"] for r in rows])
+            result[f"{name}_slope_time_largest"] = slope(xs[-2:], [r["seconds"] for r in rows[-2:]])
+            result[f"{name}_slope_rss_largest"] = slope(xs[-2:], [r["rss_mib"] for r in rows[-2:]])
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     if failed:
@@ -442,10 +473,15 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workdir", help="Scratch directory for the corpora (default a fresh temporary one).")
+    parser.add_argument("--via", default="run", choices=["run", "cli"],
+                        help="The child runs `pypto_verify.run.run` (default; stage times) or the `check` command.")
     parser.add_argument("--json", help="Also write the figures to this file.")
+    parser.add_argument("--child", nargs=2, metavar=("FOLDER", "OUT"), help=argparse.SUPPRESS)
     parser.add_argument("--rule-sizes", action="store_true", help="Print the rule-size report instead.")
     parser.add_argument("--ratio-limit", type=float, default=20.0)
     args = parser.parse_args()
+    if args.child:
+        return child(*args.child, args.engine, args.jobs)
     with tempfile.TemporaryDirectory(prefix="pypto-synth-") as tmp:
         work = Path(args.workdir) if args.workdir else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
