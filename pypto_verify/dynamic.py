@@ -36,8 +36,13 @@ Conventions:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import ctypes
+import re
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 
 import numpy as np
 
@@ -108,8 +113,13 @@ def make_inputs(fn: Function, seed: int = 0, fill: Mapping[str, int] | None = No
                 ) -> dict[str, np.ndarray]:
     """Seeded inputs for every tensor parameter of *fn* (see the module docstring); tensors named
     in *fill* are filled with that value instead."""
+    return _filled(fn, _drawn(fn, seed), fill or {})
+
+
+def _drawn(fn: Function, seed: int) -> dict[str, np.ndarray]:
+    """The seeded draw of every tensor parameter of *fn*, before any fill (a fill replaces a
+    tensor after its draw, so the draws of the others never depend on it)."""
     rng = np.random.default_rng(seed)
-    fill = dict(fill or {})
     inputs: dict[str, np.ndarray] = {}
     for p in fn.params:
         if not isinstance(p.type, TensorType):
@@ -125,11 +135,20 @@ def make_inputs(fn: Function, seed: int = 0, fill: Mapping[str, int] | None = No
             data = rng.integers(-INT_RANGE, INT_RANGE + 1, size=shape, dtype=_INT_HOLDER.get(dtype, np.int64))
             if dtype is DType.BOOL:
                 data = (data > 0).astype(np.int64)
-        if p.name in fill:
-            data = np.full(shape, fill[p.name], dtype=np.float32 if dtype.is_float else np.int64)
+        inputs[p.name] = data
+    return inputs
+
+
+def _filled(fn: Function, drawn: Mapping[str, np.ndarray], fill: Mapping[str, int]) -> dict[str, np.ndarray]:
+    """*drawn* with the tensors named in *fill* filled with their value (the others shared)."""
+    inputs = dict(drawn)
+    for p in fn.params:
+        if isinstance(p.type, TensorType) and p.name in fill:
+            dtype = p.type.dtype
+            data = np.full(inputs[p.name].shape, fill[p.name], dtype=np.float32 if dtype.is_float else np.int64)
             if dtype.is_float:
                 data = to_dtype(data, dtype)  # on the dtype's grid, as every float input is
-        inputs[p.name] = data
+            inputs[p.name] = data
     return inputs
 
 
@@ -159,10 +178,11 @@ def _choose_scalars(fn: Function, seed: int, given: Mapping[str, int]):
     reads = set(read_tensors(fn))
     missing = [n for n in names if n not in given]
     candidates = scalar_candidates(fn) if missing else [0]  # one pass; the value is unused: every scalar is given
+    drawn = _drawn(fn, seed)  # the same for every candidate: only the filled tensors change
     last: WindowError | None = None
     for candidate in candidates:
         values = {n: (given[n] if n in given else candidate) for n in names}
-        inputs = make_inputs(fn, seed, {n: values[n] for n in names if n in reads})
+        inputs = _filled(fn, drawn, {n: values[n] for n in names if n in reads})
         try:
             result = run_reference(fn, inputs, {n: values[n] for n in names if n not in reads})
         except WindowError as error:  # only an out-of-range window makes the next value worth a try
@@ -354,7 +374,63 @@ def simulate_kernel(source_fn: Function | None, lowered_fn: Function, *, seed: i
                     target: str = "a2a3", scalars: Mapping[str, int] | None = None) -> SimOutcome:
     """PV201 for one kernel: the emitted PTO of *lowered_fn*, simulated on seeded inputs, against
     the reference of *source_fn*."""
-    run = prepare_run(source_fn, lowered_fn, seed=seed, target=target, scalars=scalars)
-    if isinstance(run, SimOutcome):
-        return run
-    return run_and_compare(run, target=target)
+    with one_blas_thread():
+        run = prepare_run(source_fn, lowered_fn, seed=seed, target=target, scalars=scalars)
+        if isinstance(run, SimOutcome):
+            return run
+        return run_and_compare(run, target=target)
+
+
+# ---------------------------------------------------------------------------------------------- BLAS threads
+
+
+_OPENBLAS_THREADS = ("openblas_set_num_threads", "openblas_get_num_threads")
+"""The OpenBLAS thread-count calls; numpy's own build names them with a `scipy_` prefix and a
+`64_` suffix (its 64-bit integer interface)."""
+
+
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """Run the body with numpy's OpenBLAS on one thread, then restore its thread count.
+
+    The dynamic check's matmuls are small (tiles, at most a few hundred rows and columns), and
+    `check` already runs one worker process per core: a threaded BLAS then only has its threads
+    wait for each other and for the other workers. On a machine busy with other jobs a tile matmul
+    ran 30 to 50 times slower threaded than on one thread (docs/BENCHMARKS.md, "Dynamic check
+    cost"). Threads change no result: OpenBLAS splits a product by output blocks, and each element
+    is summed in the same order whatever the thread count.
+    """
+    calls = _openblas_calls()
+    if calls is None:
+        yield
+        return
+    set_threads, get_threads = calls
+    before = get_threads()
+    set_threads(1)
+    try:
+        yield
+    finally:
+        set_threads(before)
+
+
+@cache
+def _openblas_calls() -> tuple[Callable[[int], None], Callable[[], int]] | None:
+    """`(set_num_threads, get_num_threads)` of the OpenBLAS numpy loaded, or None (another BLAS, or
+    a platform without `/proc/self/maps`: the body then runs as numpy configured it)."""
+    try:
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:
+        return None
+    for path in sorted(set(re.findall(r"(/\S*openblas\S*\.so[.\d]*)", maps))):
+        try:
+            library = ctypes.CDLL(path)  # already loaded by numpy: the same handle, nothing new runs
+        except OSError:
+            continue
+        for prefix, suffix in (("scipy_", "64_"), ("", "64_"), ("", "")):
+            set_name, get_name = (prefix + name + suffix for name in _OPENBLAS_THREADS)
+            if hasattr(library, set_name) and hasattr(library, get_name):
+                set_threads, get_threads = getattr(library, set_name), getattr(library, get_name)
+                set_threads.argtypes, set_threads.restype = [ctypes.c_int], None
+                get_threads.argtypes, get_threads.restype = [], ctypes.c_int
+                return set_threads, get_threads
+    return None
