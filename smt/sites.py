@@ -339,9 +339,10 @@ def function_sites(fn: Function, path: str = "") -> list[AccSite]:
     defs = _definitions(fn)
     origins = _Origins(fn, types, defs)
     scalars = _scalars(fn, types)
+    index = _Mentions(fn)
     sites = []
     for members, first in classes:
-        sites.append(_Projector(fn, path, members, first, defs, origins, scalars).site())
+        sites.append(_Projector(fn, path, members, first, defs, origins, scalars, index).site())
     sites.sort(key=lambda s: (s.span.line, s.span.col))
     return _unique_ids(sites)
 
@@ -479,6 +480,83 @@ def _definitions(fn: Function) -> dict[str, Assign]:
         if isinstance(stmt, Assign):
             defs.setdefault(stmt.target.name, stmt)
     return defs
+
+
+class _Mentions:
+    """Where each name of one function is mentioned, computed once for all its chains: a chain's
+    projection visits only the statements that mention one of its members (any other statement
+    projects to nothing), so extracting every chain of a long unrolled body costs the body once plus
+    each chain's own statements, not chains x statements."""
+
+    def __init__(self, fn: Function) -> None:
+        self._names: dict[int, frozenset[str]] = {}
+        self._positions: dict[int, dict[str, list[int]]] = {}
+        self.assigns: dict[str, list[tuple[int, Assign]]] = {}
+        """Name -> the statements assigning it, with their program-order position."""
+        for position, stmt in enumerate(_walk(fn.body)):
+            if isinstance(stmt, Assign):
+                self.assigns.setdefault(stmt.target.name, []).append((position, stmt))
+
+    def of(self, members: frozenset[str]) -> list[Assign]:
+        """The statements assigning a member, in program order."""
+        found = [pair for name in members for pair in self.assigns.get(name, ())]
+        return [stmt for _, stmt in sorted(found, key=lambda pair: pair[0])]
+
+    def relevant(self, body: tuple[Stmt, ...], members: frozenset[str]) -> list[Stmt]:
+        """The statements of *body* whose subtree mentions a member, in order."""
+        positions = self._positions.get(id(body))
+        if positions is None:
+            positions = {}
+            for i, stmt in enumerate(body):
+                for name in self.names(stmt):
+                    positions.setdefault(name, []).append(i)
+            self._positions[id(body)] = positions
+        hits = sorted({i for name in members for i in positions.get(name, ())})
+        return [body[i] for i in hits]
+
+    def names(self, stmt: Stmt) -> frozenset[str]:
+        """Every name *stmt* and the statements inside it mention (read, assign, carry, yield)."""
+        found = self._names.get(id(stmt))
+        if found is not None:
+            return found
+        out: set[str] = set()
+        if isinstance(stmt, Assign):
+            out.add(stmt.target.name)
+            out.update(_var_names(stmt.value))
+        elif isinstance(stmt, Eval):
+            out.update(_var_names(stmt.value))
+        elif isinstance(stmt, (Return, Yield)):
+            for value in stmt.values:
+                out.update(_var_names(value))
+        elif isinstance(stmt, For):
+            out.add(stmt.loop_var.name)
+            out.update(a.name for a in stmt.iter_args)
+            out.update(v.name for v in stmt.return_vars)
+            for e in (stmt.start, stmt.stop, stmt.step, *stmt.inits):
+                out.update(_var_names(e))
+            for inner in stmt.body:
+                out |= self.names(inner)
+        elif isinstance(stmt, If):
+            out.update(v.name for v in stmt.return_vars)
+            out.update(_var_names(stmt.cond))
+            for inner in (*stmt.then_body, *stmt.else_body):
+                out |= self.names(inner)
+        elif isinstance(stmt, Scope):
+            for inner in stmt.body:
+                out |= self.names(inner)
+        else:
+            raise TypeError(f"unexpected statement {type(stmt).__name__}")
+        frozen = frozenset(out)
+        self._names[id(stmt)] = frozen
+        return frozen
+
+
+def _var_names(expr: Expr | None) -> Iterator[str]:
+    if expr is None:
+        return
+    for e in walk_exprs(expr):
+        if isinstance(e, Var):
+            yield e.name
 
 
 def _walk(body: tuple[Stmt, ...]) -> Iterator[Stmt]:
@@ -739,8 +817,9 @@ class _Projector:
     """The function body projected onto one chain (module docstring)."""
 
     def __init__(self, fn: Function, path: str, members: frozenset[str], first: Assign,
-                 defs: dict[str, Assign], origins: _Origins, scalars: Scalars) -> None:
+                 defs: dict[str, Assign], origins: _Origins, scalars: Scalars, index: _Mentions) -> None:
         self.fn = fn
+        self.index = index
         self.path = path
         self.members = members
         self.first = first
@@ -775,16 +854,15 @@ class _Projector:
 
     def _chain_name(self) -> str:
         """The created accumulator's name, else the first MAD's result."""
-        for stmt in _walk(self.fn.body):
-            if isinstance(stmt, Assign) and stmt.target.name in self.members:
-                if isinstance(stmt.value, Call) and stmt.value.op in ops.CREATES:
-                    return stmt.target.name
+        for stmt in self.index.of(self.members):
+            if isinstance(stmt.value, Call) and stmt.value.op in ops.CREATES:
+                return stmt.target.name
         return self.first.target.name
 
     def _mad_stmts(self) -> list[tuple[Assign, Call]]:
         """The chain's MAD statements, each with its call."""
-        return [(s, s.value) for s in _walk(self.fn.body) if isinstance(s, Assign) and s.target.name in self.members
-                and isinstance(s.value, Call) and s.value.op in ops.ALL_MADS]
+        return [(s, s.value) for s in self.index.of(self.members)
+                if isinstance(s.value, Call) and s.value.op in ops.ALL_MADS]
 
     # -- reads
 
@@ -826,7 +904,7 @@ class _Projector:
 
     def block(self, body: tuple[Stmt, ...], cur: str | None) -> tuple[tuple[Item, ...], str | None]:
         items: list[Item] = []
-        for stmt in body:
+        for stmt in self.index.relevant(body, self.members):
             if isinstance(stmt, Yield):
                 continue
             cur = self.stmt(stmt, cur, items)

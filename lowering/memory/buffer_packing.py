@@ -18,7 +18,8 @@ buffer it takes). Used by memory-reuse.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import bisect
+from dataclasses import dataclass, field
 
 from pypto_verify.ir import Call, MemSpace, TileType, Type, var_like
 from pypto_verify.lowering.memory.lifetimes import Interval, Lifetimes
@@ -172,16 +173,37 @@ class _Packer:
     # ------------------------------------------------------------------------------------------ packing
 
     def pack(self, order: list[int]) -> list[list[int]]:
+        """First fit: each interval joins the first buffer all of whose members it can share with."""
         ivs = self.lt.intervals
-        buffers: list[list[int]] = []
+        buffers: list[_Buffer] = []
         for idx in order:
+            cand = ivs[idx]
             for buf in buffers:
-                if all(self.can_share(ivs[idx], ivs[m]) for m in buf):
-                    buf.append(idx)
+                if self.fits(cand, buf):
+                    buf.add(self, idx)
                     break
             else:
-                buffers.append([idx])
-        return buffers
+                buf = _Buffer()
+                buf.add(self, idx)
+                buffers.append(buf)
+        return [buf.members for buf in buffers]
+
+    def fits(self, cand: Interval, buf: _Buffer) -> bool:
+        """`all(can_share(cand, m) for m in buf)`, asking only the members that can refuse: those whose
+        lifetime overlaps (found by start, within the buffer's longest lifetime), those in a pipeline
+        group, those whose producer forbids an operand's buffer; and *cand*'s own forbidden operands
+        against the buffer's physical bases. Packing a long unrolled body stays near linear."""
+        ivs = self.lt.intervals
+        lo = bisect.bisect_left(buf.starts, cand.start - buf.longest)
+        hi = bisect.bisect_left(buf.starts, cand.end)
+        if any(not self.can_share(cand, ivs[m]) for m in buf.by_start[lo:hi]):
+            return False
+        if cand.membership and any(self.pipeline_blocks(cand, ivs[m]) for m in buf.piped):
+            return False
+        if any(self.forbid_blocks(ivs[m], cand) for m in buf.forbidders):
+            return False
+        operands = self.forbid.get(cand.rep)
+        return not operands or not any(self.physical_base(o) in buf.bases for o in operands)
 
     def run(self) -> dict[str, str]:
         ivs = self.lt.intervals
@@ -217,3 +239,36 @@ class _Packer:
 
     def _footprint(self, buffers: list[list[int]]) -> int:
         return footprint([max(self.lt.intervals[i].size for i in buf) for buf in buffers])
+
+
+@dataclass
+class _Buffer:
+    """One buffer being packed: its members in joining order, and the indexes `_Packer.fits` asks."""
+
+    members: list[int] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)
+    """The members' starts, sorted; `by_start` holds the members in that order."""
+    by_start: list[int] = field(default_factory=list)
+    longest: int = 0
+    """The longest member lifetime (end - start)."""
+    piped: list[int] = field(default_factory=list)
+    """Members in a pipeline group."""
+    forbidders: list[int] = field(default_factory=list)
+    """Members whose producer must not write over an operand's buffer."""
+    bases: set[str | None] = field(default_factory=set)
+    """The members' physical bases (no base is None: it matches no forbidden operand's base)."""
+
+    def add(self, packer: _Packer, idx: int) -> None:
+        iv = packer.lt.intervals[idx]
+        self.members.append(idx)
+        at = bisect.bisect_right(self.starts, iv.start)
+        self.starts.insert(at, iv.start)
+        self.by_start.insert(at, idx)
+        self.longest = max(self.longest, iv.end - iv.start)
+        if iv.membership:
+            self.piped.append(idx)
+        if packer.forbid.get(iv.rep):
+            self.forbidders.append(idx)
+        base = packer.physical_base(iv.rep)
+        if base is not None:
+            self.bases.add(base)
