@@ -111,6 +111,8 @@ def round_bf16(values: np.ndarray) -> np.ndarray:
     """float32 *values* rounded half to even to bf16 precision (NaN stays NaN, overflow is inf)."""
     values = np.ascontiguousarray(values, dtype=np.float32)
     bits = values.view(np.uint32)
+    if not np.bitwise_or.reduce(bits, axis=None) & 0xFFFF:
+        return values.copy()  # every value is a bf16 value already (an input, a drained bf16 tile)
     # bits + 0x7FFF + lsb, truncated to the high half: wraps in 32 bits only for NaN patterns,
     # which keep their own value below
     rounded = np.right_shift(bits, np.uint32(16))
@@ -119,8 +121,8 @@ def round_bf16(values: np.ndarray) -> np.ndarray:
     rounded += bits
     rounded &= np.uint32(0xFFFF0000)
     out = rounded.view(np.float32)
-    nan = np.isnan(values)
-    if nan.any():
+    if np.isnan(values.max()):  # max is NaN exactly when some value is (one pass, no mask)
+        nan = np.isnan(values)
         out[nan] = values[nan]
     return out
 
@@ -136,9 +138,9 @@ def to_dtype(values: np.ndarray, dtype: DType, mode: str = "rint") -> np.ndarray
     float dtypes; int64 for integer ones (floats rounded by *mode* and saturated, ints wrapped)."""
     values = np.asarray(values)
     if dtype.is_float:
-        as_f32 = values.astype(np.float32)
         if dtype is DType.BF16:
-            return round_bf16(as_f32)
+            return round_bf16(values)  # a new array, as every conversion here
+        as_f32 = values.astype(np.float32)
         if dtype is DType.FP16:
             return as_f32.astype(np.float16).astype(np.float32)
         return as_f32
@@ -171,8 +173,9 @@ def _spacing(values: np.ndarray, dtype: DType) -> np.ndarray | float:
     if not dtype.is_float:
         return 1.0
     with np.errstate(invalid="ignore"):
-        base = np.spacing(np.abs(values.astype(np.float32)))
-    return base * np.float32(_SPACING_SCALE.get(dtype, 1.0))
+        base = np.spacing(np.abs(values.astype(np.float32, copy=False)))
+    scale = _SPACING_SCALE.get(dtype)
+    return base if scale is None else base * np.float32(scale)
 
 
 def _nonzero(sigma: np.ndarray | None) -> np.ndarray | None:
@@ -200,10 +203,14 @@ def _rounded_sigma(result: np.ndarray, sigma: np.ndarray | None, dtype: DType,
         return None
     if src is not None and _on_grid(src, dtype):
         return np.broadcast_to(sigma, result.shape).astype(np.float32)
-    sigma = np.broadcast_to(sigma, result.shape).astype(np.float64)
-    half = np.where(sigma > 0, 0.5 * _spacing(result, dtype), 0)
+    sigma = np.broadcast_to(sigma, result.shape)
+    half = 0.5 * _spacing(result, dtype)
     with np.errstate(over="ignore", invalid="ignore"):
-        out = np.nan_to_num(np.hypot(sigma, half).astype(np.float32), nan=np.inf, posinf=np.inf)
+        # hypot(sigma, half) where sigma > 0, as the square root of the f64 sum of squares (both
+        # squares of f32 values are exact in f64): numpy's hypot takes several times as long
+        total = np.square(sigma, dtype=np.float64)
+        total += np.where(sigma > 0, np.square(half, dtype=np.float64), 0)
+        out = _nan_to_inf(np.sqrt(total, out=total).astype(np.float32))
     # An overflowed (or NaN) reference element is compared exactly: the same infinity.
     return np.where(np.isfinite(result), out, np.float32(0))
 
@@ -216,12 +223,24 @@ def _quadrature(*terms: np.ndarray | None) -> np.ndarray | None:
     if len(present) == 1:
         return np.abs(np.asarray(present[0], dtype=np.float32))
     with np.errstate(over="ignore", invalid="ignore"):
-        total = sum(np.square(np.asarray(t, dtype=np.float64)) for t in present)
-        return np.nan_to_num(np.sqrt(total), nan=np.inf, posinf=np.inf).astype(np.float32)
+        total = np.square(present[0], dtype=np.float64)
+        for term in present[1:]:
+            total = total + np.square(term, dtype=np.float64)  # the terms may broadcast
+        return _nan_to_inf(np.sqrt(total, out=total)).astype(np.float32)
+
+
+def _nan_to_inf(sigma: np.ndarray) -> np.ndarray:
+    """*sigma* (a new array, never negative) with every NaN made infinite, in place."""
+    np.copyto(sigma, np.inf, where=np.isnan(sigma))
+    return sigma
 
 
 def _window_sigma(value: "Value", index: tuple[slice, ...]) -> np.ndarray | None:
-    return None if value.sigma is None else value.sigma[index].copy()
+    """The nonzero deviation of `value[index]` (a copy), or None."""
+    if value.sigma is None or (isinstance(value, _Tensor) and not value.written[0]):
+        return None  # a tensor no op wrote holds its exact contents (only `_write_window` sets a sigma)
+    window = value.sigma[index]
+    return window.copy() if window.any() else None
 
 
 def _round_half_away(x: np.ndarray) -> np.ndarray:
@@ -243,7 +262,7 @@ def _product(a: Value, b: Value) -> np.ndarray:
     if a.dtype.is_float != b.dtype.is_float:
         raise ReferenceError(f"matmul of {a.dtype.value} by {b.dtype.value}")
     if a.dtype.is_float:
-        return np.matmul(a.data.astype(np.float32), b.data.astype(np.float32))
+        return np.matmul(a.data.astype(np.float32, copy=False), b.data.astype(np.float32, copy=False))
     return to_dtype(_int_matmul(a.data, b.data), DType.INT32)
 
 
@@ -266,7 +285,7 @@ def _product_sigma(a: np.ndarray, b: np.ndarray, sa: np.ndarray | None, sb: np.n
     if is_float:
         k = a.shape[1]
         terms.append(np.float32(U32 * np.sqrt(2.0 * k)) *
-                     np.matmul(np.abs(a.astype(np.float32)), np.abs(b.astype(np.float32))))
+                     np.matmul(np.abs(a.astype(np.float32, copy=False)), np.abs(b.astype(np.float32, copy=False))))
     with np.errstate(over="ignore", invalid="ignore"):
         if sa is not None:
             terms.append(np.sqrt(np.matmul(np.square(sa, dtype=np.float64), np.square(b, dtype=np.float64))))
@@ -544,7 +563,7 @@ class _Interpreter:
                     raise ReferenceError(f"`{call.op}`: accumulator {list(acc2.shape)} for a "
                                          f"{list(product.shape)} product")
                 if acc_dtype.is_float:
-                    product = acc2.astype(np.float32) + product
+                    product = np.add(acc2, product, out=product, dtype=np.float32)  # product is ours
                 else:
                     product = to_dtype(acc2 + product, DType.INT32)
                 sigma = _quadrature(sigma, _sigma_2d(acc))
@@ -679,7 +698,7 @@ def _unary_sigma(name: str, x: np.ndarray, r: np.ndarray, sx: np.ndarray | None)
         if slope is None:
             return sx
         # A result insensitive to its input (1 / inf) stays exact whatever the input's deviation.
-        return np.where(slope == 0, np.float32(0), np.nan_to_num(sx * slope, nan=np.inf, posinf=np.inf))
+        return np.where(slope == 0, np.float32(0), _nan_to_inf(sx * slope))
 
 
 def _int_divide(x: np.ndarray, y: np.ndarray, what: str) -> np.ndarray:

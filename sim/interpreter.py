@@ -401,7 +401,8 @@ class _Compiler:
             if extent > flat.size:
                 raise rejected(f"{op.name}: view of {extent} elements exceeds %{name} "
                                f"({flat.size} elements)", line)
-            values[index] = as_strided(flat, dims, tuple(s * flat.itemsize for s in steps))
+            # flat's own step: a read-only argument may be a strided view (`_bind_tensor`)
+            values[index] = as_strided(flat, dims, tuple(s * flat.strides[0] for s in steps))
         return run
 
     def op_pto_partition_view(self, op: Op) -> Step:
@@ -1013,12 +1014,14 @@ def _bind_tensor(value: object, dtype: str, stored: bool
     """The flat GM storage for a caller's array, and how to read the final array back.
 
     A tensor no `pto.tstore` writes is bound read-only (without a copy when its dtype needs no
-    conversion) and handed back as the caller's own array.
+    conversion, even when the array is strided, as bf16 bits viewed in f32 words are: flat then
+    steps by its own stride) and handed back as the caller's own array.
     """
     array = np.asarray(value)
-    flat = np.ascontiguousarray(to_storage(array, dtype, copy=stored)).reshape(-1)
     if stored:
+        flat = np.ascontiguousarray(to_storage(array, dtype)).reshape(-1)
         return flat, lambda: to_values(flat, dtype).reshape(array.shape)
+    flat = to_storage(array, dtype, copy=False).reshape(-1)  # a view when the strides allow one
     flat = flat.view()
     flat.flags.writeable = False
     return flat, lambda: array
