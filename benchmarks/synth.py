@@ -1,8 +1,9 @@
 """Synthetic scale benchmark: `check` over generated corpora of N kernels, and over one long unrolled kernel.
 
-Two series, each run as the main job (`pypto-verify check --no-sim --no-cache --format json`) in a child
-process whose wall time and peak RSS (`os.wait4`: the largest of the process and the workers it waited for)
-are measured:
+Two series, each run as the main job (`check --no-sim --no-cache`: `pypto_verify.run.run` in a child
+process, which also reports the stage times; `--via cli` runs the command itself) whose wall time, CPU time
+and peak RSS (`os.wait4`: the largest single process of the child and the workers it waited for) are
+measured:
 
 - **corpus** (`--sizes`): N Form 1 kernels, one per file, drawn from the corpus's idiom classes with varied
   constants (M 16..64, N tiles 32..128, K tiles 64..256, 2..8 K blocks; BF16 -> FP32, INT8 -> INT32, FP32):
@@ -229,10 +230,10 @@ def write(kernels: list[Kernel], folder: Path) -> None:
         (folder / f"{kernel.name}.py").write_text(kernel.text, encoding="utf-8")
 
 
-def run_check(folder: Path, out: Path, engine: str, jobs: int, via: str) -> tuple[float, float, int]:
-    """`check` on *folder* in a child process: (wall seconds, peak RSS MiB of the child and its workers,
-    exit code). *via* `cli` runs the command; `run` runs `pypto_verify.run.run` (the same work, without the
-    report) and also records its stage times."""
+def run_check(folder: Path, out: Path, engine: str, jobs: int, via: str) -> tuple[float, float, float, int]:
+    """`check` on *folder* in a child process: (wall seconds, CPU seconds and peak RSS MiB of the child and
+    the workers it waited for, exit code). *via* `cli` runs the command; `run` runs `pypto_verify.run.run`
+    (the same work, without the report) and also records its stage times."""
     if via == "cli":
         args = [sys.executable, "-m", "pypto_verify.cli", "check", "--no-sim", "--no-cache", "--jobs", str(jobs),
                 "--engine", engine, "--engine-timeout", "3600", "--format", "json", "-o", str(out), str(folder)]
@@ -245,7 +246,7 @@ def run_check(folder: Path, out: Path, engine: str, jobs: int, via: str) -> tupl
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode not in (0, 1):
         sys.stderr.write(child.stderr.read().decode() if child.stderr else "")
-    return seconds, usage.ru_maxrss / 1024, child.returncode
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, child.returncode
 
 
 def child(folder: str, out: str, engine: str, jobs: int) -> int:
@@ -300,14 +301,15 @@ def measure(folder: Path, args: argparse.Namespace) -> tuple[dict, dict[str, str
     out = folder.with_suffix(".json")
     runs = []
     for _ in range(args.repeat):
-        seconds, mib, code = run_check(folder, out, args.engine, args.jobs, args.via)
+        seconds, cpu, mib, code = run_check(folder, out, args.engine, args.jobs, args.via)
         if code not in (0, 1):
             raise SystemExit(f"check exited {code} on {folder}")
-        runs.append((seconds, mib, stage_seconds(out)))
-    times, rss = [r[0] for r in runs], [r[1] for r in runs]
+        runs.append((seconds, cpu, mib, stage_seconds(out)))
+    times, rss = [r[0] for r in runs], [r[2] for r in runs]
     median = sorted(runs)[(len(runs) - 1) // 2]
     row = {"seconds": statistics.median(times), "seconds_min": min(times), "seconds_max": max(times),
-           "rss_mib": statistics.median(rss), "rss_min": min(rss), "rss_max": max(rss), "stages": median[2]}
+           "cpu_seconds": statistics.median(r[1] for r in runs),
+           "rss_mib": statistics.median(rss), "rss_min": min(rss), "rss_max": max(rss), "stages": median[3]}
     return row, verdicts(out)
 
 
@@ -322,7 +324,7 @@ def judge(kernels: list[Kernel], found: dict[str, str]) -> dict[str, int]:
         else:
             counts["clean"] += 1
             counts["clean_verified"] += verdict == "verified"
-    counts["mismatches"] = (counts["planted"] - counts["planted_flagged"]) + (counts["clean"] - counts["clean_verified"])
+    counts["mismatches"] = counts["planted"] - counts["planted_flagged"] + counts["clean"] - counts["clean_verified"]
     return counts
 
 
@@ -343,20 +345,22 @@ def _ints(text: str) -> list[int]:
 
 def print_series(title: str, unit: str, rows: list[dict], against: str) -> None:
     print(f"\n{title}")
-    print(f"{unit:>7} {'stmts':>8} {'wall s (min-max)':>22} {'front':>7} {'datalog':>7} {'back':>7} "
+    print(f"{unit:>7} {'stmts':>8} {'wall s (min-max)':>22} {'CPU s':>7} {'front':>7} {'datalog':>7} {'back':>7} "
           f"{'peak RSS MiB (min-max)':>24}  verdicts")
     for row in rows:
         stages = row.get("stages", {})
         print(f"{row['size']:7} {row.get('statements', ''):>8} "
               + f"{row['seconds']:8.2f} ({row['seconds_min']:.2f}-{row['seconds_max']:.2f})".ljust(23)
-              + "".join(f"{stages[name]:8.2f}" if name in stages else f"{'':8}" for name in ("front", "datalog", "back"))
+              + f"{row.get('cpu_seconds', float('nan')):8.2f}"
+              + "".join(f"{stages[n]:8.2f}" if n in stages else f"{'':8}" for n in ("front", "datalog", "back"))
               + f"{row['rss_mib']:9.0f} ({row['rss_min']:.0f}-{row['rss_max']:.0f})".ljust(25)
               + f"  {row.get('verdicts', '')}")
     if len(rows) >= 2:
         xs = [row["x"] for row in rows]
         times, rss = [r["seconds"] for r in rows], [r["rss_mib"] for r in rows]
         print(f"log-log slope vs {against}: "
-              f"time {slope(xs, times):.2f}, memory {slope(xs, rss):.2f} (all sizes); "
+              f"time {slope(xs, times):.2f}, CPU {slope(xs, [r.get('cpu_seconds', 1) for r in rows]):.2f}, "
+              f"memory {slope(xs, rss):.2f} (all sizes); "
               f"time {slope(xs[-2:], times[-2:]):.2f}, memory {slope(xs[-2:], rss[-2:]):.2f} (the two largest)")
 
 
@@ -378,7 +382,8 @@ def scale(args: argparse.Namespace, work: Path) -> int:
             failed = True
             for line in mismatched(kernels, found)[:20]:
                 print(f"MISMATCH {line}", file=sys.stderr)
-        print(f"corpus N={n}: {row['statements']} statements, {row['seconds']:.2f} s, {row['rss_mib']:.0f} MiB, {row['verdicts']}", flush=True)
+        print(f"corpus N={n}: {row['statements']} statements, {row['seconds']:.2f} s (CPU {row['cpu_seconds']:.1f} s), "
+              f"{row['rss_mib']:.0f} MiB, {row['verdicts']}", flush=True)
     for size in args.long_sizes:
         kernel = long_kernel(size)
         folder = work / f"long_{size}"
@@ -390,8 +395,8 @@ def scale(args: argparse.Namespace, work: Path) -> int:
         if row["verdicts"] != "verified":
             failed = True
         result["long"].append(row)
-        print(f"long {size}: {row['statements']} statements, {row['seconds']:.2f} s, {row['rss_mib']:.0f} MiB, "
-              f"{row['verdicts']}", flush=True)
+        print(f"long {size}: {row['statements']} statements, {row['seconds']:.2f} s (CPU {row['cpu_seconds']:.1f} s), "
+              f"{row['rss_mib']:.0f} MiB, {row['verdicts']}", flush=True)
     print_series("corpus series (N kernels, one per file)", "N", result["corpus"], "N")
     print_series("long series (one nested-unroll kernel)", "target", result["long"], "statements")
     for name in ("corpus", "long"):
@@ -400,6 +405,7 @@ def scale(args: argparse.Namespace, work: Path) -> int:
             xs = [row["x"] for row in rows]
             result[f"{name}_slope_time"] = slope(xs, [r["seconds"] for r in rows])
             result[f"{name}_slope_rss"] = slope(xs, [r["rss_mib"] for r in rows])
+            result[f"{name}_slope_cpu"] = slope(xs, [r["cpu_seconds"] for r in rows])
             result[f"{name}_slope_time_largest"] = slope(xs[-2:], [r["seconds"] for r in rows[-2:]])
             result[f"{name}_slope_rss_largest"] = slope(xs[-2:], [r["rss_mib"] for r in rows[-2:]])
     if args.json:
