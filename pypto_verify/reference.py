@@ -59,7 +59,7 @@ from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DType, DictExpr, Eval, Expr, For, Function, If,
     ListExpr, Return, ScalarType, Scope, Stmt, Sym, TensorType, TileType, TupleExpr,
-    UnaryOp, Var, Yield,
+    UnaryOp, Var, Yield, stmt_exprs, walk_exprs, walk_stmts,
 )
 
 
@@ -233,6 +233,13 @@ def _nan_to_inf(sigma: np.ndarray) -> np.ndarray:
     """*sigma* (a new array, never negative) with every NaN made infinite, in place."""
     np.copyto(sigma, np.inf, where=np.isnan(sigma))
     return sigma
+
+
+def _window_data(value: "Value", index: tuple[slice, ...]) -> np.ndarray:
+    """A copy of `value.data[index]` in the element type of a value (int64 for integers: an input
+    tensor held as given may hold them narrower, `run_reference`)."""
+    window = value.data[index]
+    return window.astype(np.int64) if window.dtype.kind in "iu" and window.dtype != np.int64 else window.copy()
 
 
 def _window_sigma(value: "Value", index: tuple[slice, ...]) -> np.ndarray | None:
@@ -772,7 +779,7 @@ def _slice(it: _Interpreter, call: Call) -> Value:
     shape = it.ints(it.arg(call, 1, "shape"), f"`{call.op}` shape")
     offsets = it.ints(it.arg(call, 2, "offsets"), f"`{call.op}` offsets")
     index = it.window(src, offsets, shape, f"`{call.op}`")
-    data = src.data[index].copy()
+    data = _window_data(src, index)
     sigma = _nonzero(_window_sigma(src, index))
     valid = call.kwarg("valid_shape")
     if valid is not None:
@@ -848,7 +855,7 @@ def _load(it: _Interpreter, call: Call) -> Value:
     valid_expr = call.args[3] if len(call.args) > 3 else call.kwarg("valid_shape")
     extent = it.ints(it.expr(valid_expr), f"`{call.op}` valid shape") if valid_expr is not None else shape
     index = it.window(src, offsets, extent, f"`{call.op}`")
-    data = src.data[index].copy()
+    data = _window_data(src, index)
     sigma = _nonzero(_window_sigma(src, index))
     if tuple(extent) == tuple(shape):
         data = _fit(data, shape, call.op)
@@ -955,6 +962,45 @@ _HANDLERS = {
 # ---------------------------------------------------------------------------------------------- entry point
 
 
+_READERS = frozenset({ops.T_SLICE, "tile.slice", ops.LOAD, ops.T_READ})
+"""The ops that only read their first operand, and copy what they read (`_window_data`)."""
+
+_GIVEN_INTS = {DType.INT8: np.int8, DType.INT32: np.int32, DType.INT64: np.int64, DType.INDEX: np.int64}
+"""Integer dtype -> an array element type every value of which is a value of the dtype."""
+
+
+def _read_only_params(fn: Function) -> set[str]:
+    """The tensor parameters of *fn* used only as the first operand of a reader (`_READERS`): no
+    op can write them, alias them or hand them on."""
+    uses: dict[str, int] = {}
+    reads: dict[str, int] = {}
+    for stmt in walk_stmts(fn.body):
+        for expr in stmt_exprs(stmt):
+            for x in walk_exprs(expr):
+                if isinstance(x, Var):
+                    uses[x.name] = uses.get(x.name, 0) + 1
+                elif isinstance(x, Call) and x.op in _READERS and x.args and isinstance(x.args[0], Var):
+                    reads[x.args[0].name] = reads.get(x.args[0].name, 0) + 1
+    return {p.name for p in fn.params if isinstance(p.type, TensorType) and uses.get(p.name, 0) == reads.get(p.name, 0)}
+
+
+def _as_given(data: np.ndarray, dtype: DType) -> np.ndarray | None:
+    """*data* itself, as a read-only view, when its elements are already values of *dtype* as the
+    reference holds them (f32 on the dtype's grid; integers of a type within the dtype, widened
+    when read): a read-only tensor then needs no converted copy. None otherwise."""
+    if dtype.is_float:
+        if data.dtype != np.float32 or dtype not in (DType.FP32, DType.BF16):
+            return None
+        if dtype is DType.BF16 and (not data.flags.c_contiguous
+                                    or np.bitwise_or.reduce(data.view(np.uint32), axis=None) & 0xFFFF):
+            return None
+    elif data.dtype != _GIVEN_INTS.get(dtype):
+        return None
+    view = data.view()
+    view.flags.writeable = False  # a write would be our bug: it fails loudly (STYLE.md §1)
+    return view
+
+
 def tensor_params(fn: Function) -> list[tuple[str, TensorType]]:
     """The tensor parameters of *fn*, in order."""
     return [(p.name, p.type) for p in fn.params if isinstance(p.type, TensorType)]
@@ -967,6 +1013,7 @@ def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
     scalars = dict(scalars or {})
     it = _Interpreter(fn)
     tensors: dict[str, _Tensor] = {}
+    read_only = _read_only_params(fn)
     for p in fn.params:
         if isinstance(p.type, TensorType):
             if p.name not in inputs:
@@ -976,7 +1023,9 @@ def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
             if shape is not None and tuple(data.shape) != shape:
                 raise ReferenceError(f"input `{p.name}` has shape {list(data.shape)}, expected {list(shape)}")
             # to_dtype returns a new array: the caller's inputs are never written
-            value = _Tensor(to_dtype(data, p.type.dtype), p.type.dtype, sigma=np.zeros(data.shape, np.float32))
+            held = _as_given(data, p.type.dtype) if p.name in read_only else None
+            value = _Tensor(to_dtype(data, p.type.dtype) if held is None else held, p.type.dtype,
+                            sigma=np.zeros(data.shape, np.float32))
             tensors[p.name] = value
             it.env[p.name] = value
         elif isinstance(p.type, ScalarType):
