@@ -4,7 +4,9 @@ Owns: an interpreter of the source IR (KERNEL_LANGUAGE.md Form 1 tensor level an
 on numpy arrays, the right-hand side of the dynamic check PV201 (L0C_RULES.md "Dynamic check";
 `pypto_verify.dynamic` runs it against the simulated PTO). Input: one `ir.Function`, its tensor
 arguments (numpy arrays of values) and its runtime scalars. Output: the final contents of every
-tensor parameter, as values (`float32` for float dtypes, `int64` for integer ones).
+tensor parameter, as values (`float32` for float dtypes, `int64` for integer ones; a tensor the
+kernel only slices, loads or reads from is held and handed back as given, read-only, when its
+elements already are values of its dtype — an `int8` array for an INT8 tensor, bf16 values in f32).
 
 Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
 - Every value is an array: no windows, no aliasing except GM tensors, which are references updated
@@ -97,6 +99,7 @@ class ReferenceResult:
     chain accumulated (the comparison's tolerance grows with it)."""
 
     outputs: dict[str, np.ndarray]
+    """The final tensors by name (a read-only tensor as given: module docstring)."""
     max_k: int
     sigma: dict[str, np.ndarray] = field(default_factory=dict)
     """The deviation (`Value.sigma`) of every output, by name."""
