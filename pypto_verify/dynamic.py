@@ -53,7 +53,9 @@ from pypto_verify.ir import (
 )
 from pypto_verify.lowering.pipeline import is_lowered
 from pypto_verify.emit import EmitError, EmittedFunction, emit_function, emit_module
-from pypto_verify.reference import ReferenceError, ReferenceResult, WindowError, run_reference, to_dtype
+from pypto_verify.reference import (
+    ReferenceError, ReferenceResult, WindowError, round_bf16, run_reference, to_dtype,
+)
 
 PV201 = rules.SIM_MISMATCH.id
 PV202 = rules.ILLEGAL_PTO.id
@@ -129,7 +131,11 @@ def _drawn(fn: Function, seed: int) -> dict[str, np.ndarray]:
             raise ReferenceError(f"tensor parameter `{p.name}` has a symbolic shape")
         dtype = p.type.dtype
         if dtype.is_float:
-            data = to_dtype(rng.standard_normal(shape, dtype=np.float32), dtype)
+            data = rng.standard_normal(shape, dtype=np.float32)
+            if dtype is DType.BF16:
+                data = round_bf16(data, in_place=True)  # the draw is ours: no second array
+            elif dtype is not DType.FP32:
+                data = to_dtype(data, dtype)
         else:
             # Held in the dtype's own width (the simulator then binds it without a conversion).
             data = rng.integers(-INT_RANGE, INT_RANGE + 1, size=shape, dtype=_INT_HOLDER.get(dtype, np.int64))

@@ -110,24 +110,33 @@ class ReferenceResult:
 # ---------------------------------------------------------------------------------------------- numerics
 
 
-def round_bf16(values: np.ndarray) -> np.ndarray:
-    """float32 *values* rounded half to even to bf16 precision (NaN stays NaN, overflow is inf)."""
+def round_bf16(values: np.ndarray, *, in_place: bool = False) -> np.ndarray:
+    """float32 *values* rounded half to even to bf16 precision (NaN stays NaN, overflow is inf): a
+    new array, or with *in_place* the array itself rounded (when it is a contiguous float32 one)."""
     values = np.ascontiguousarray(values, dtype=np.float32)
-    bits = values.view(np.uint32)
-    if not np.bitwise_or.reduce(bits, axis=None) & 0xFFFF:
-        return values.copy()  # every value is a bf16 value already (an input, a drained bf16 tile)
-    # bits + 0x7FFF + lsb, truncated to the high half: wraps in 32 bits only for NaN patterns,
-    # which keep their own value below
-    rounded = np.right_shift(bits, np.uint32(16))
-    rounded &= np.uint32(1)
-    rounded += np.uint32(0x7FFF)
-    rounded += bits
-    rounded &= np.uint32(0xFFFF0000)
-    out = rounded.view(np.float32)
-    if np.isnan(values.max()):  # max is NaN exactly when some value is (one pass, no mask)
-        nan = np.isnan(values)
-        out[nan] = values[nan]
+    bits = values.reshape(-1).view(np.uint32)
+    if not np.bitwise_or.reduce(bits) & 0xFFFF:
+        return values if in_place else values.copy()  # every value is a bf16 value already
+    out = values if in_place else np.empty_like(values)
+    out_bits = out.reshape(-1).view(np.uint32)
+    for start in range(0, bits.size, _ROUNDING_CHUNK):
+        word = bits[start:start + _ROUNDING_CHUNK]
+        # word + 0x7FFF + lsb, truncated to the high half: wraps in 32 bits only for NaN patterns,
+        # which keep their own word below
+        rounded = np.right_shift(word, np.uint32(16))
+        rounded &= np.uint32(1)
+        rounded += np.uint32(0x7FFF)
+        rounded += word
+        rounded &= np.uint32(0xFFFF0000)
+        if np.isnan(word.view(np.float32).max()):  # max is NaN exactly when some value is
+            nan = np.isnan(word.view(np.float32))
+            rounded[nan] = word[nan]
+        out_bits[start:start + _ROUNDING_CHUNK] = rounded
     return out
+
+
+_ROUNDING_CHUNK = 1 << 16
+"""Elements rounded at a time by `round_bf16`: its temporaries stay in cache, however large the array."""
 
 
 _INT_RANGE = {
