@@ -1145,7 +1145,8 @@ def _shift_clones(pairs: list[Pair]) -> list[Pair]:
     for (source_id, var), indices in literal_copies.items():
         # one run of copies, each with the same other context loops (a pipeline's tail clones, the
         # copies of an unrolled loop): copy j is at `base + j * step`
-        signatures = {tuple(c.var for c in pairs[i].lowered.context if isinstance(c, ContextLoop)) for i in indices}
+        signatures = {tuple(renamed[i].get(c.var, display_name(c.var)) for c in pairs[i].lowered.context
+                            if isinstance(c, ContextLoop)) for i in indices}
         source_site = pairs[indices[0]].source
         assert source_site is not None  # literal_copies holds only pairs with a source site
         ctx = next(c for c in source_site.context if isinstance(c, ContextLoop) and c.var == var)

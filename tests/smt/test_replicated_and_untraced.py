@@ -84,3 +84,13 @@ def test_a_clone_that_reads_another_column_block_is_refuted():
     verdicts = _verdicts(source, lowered)
     assert verdicts[(pairs[0].lowered.id, "PV105")].verdict is Verdict.PROVED
     assert verdicts[(pairs[1].lowered.id, "PV105")].verdict is Verdict.REFUTED
+
+
+def test_unrolled_copies_with_renamed_inner_loops_fix_their_own_iteration():
+    source = only(kernel("replicated_blocks.py"), "unrolled_inner_loop")
+    lowered = lower_fixed(source)
+    pairs, _ = pair_sites(source, lowered)
+    assert [p.source.context_values for p in pairs] == [(("hb", 0),), (("hb", 1),)]
+    outcomes = prove_module(source, lowered)
+    assert outcomes and all(o.verdict is Verdict.PROVED for o in outcomes), \
+        [(o.site, o.rule, o.message) for o in outcomes if o.verdict is not Verdict.PROVED]

@@ -7,7 +7,8 @@ literal tail clone at `hb = 2`. `reshaped_lhs` reads its left operand through a 
 model cannot trace it to a GM block), so the K width the lowering tiles into comes from the right
 operand; `both_reshaped` reads both operands so, and the K width comes from the left operand's type.
 `per_block_inner_loop` pipelines an outer loop around an inner `pl.parallel` over column blocks: the
-clone's copy of the inner loop is renamed (`n0` → `n0_1`) and is still the source's `n0`."""
+clone's copy of the inner loop is renamed (`n0` → `n0_1`) and is still the source's `n0`;
+`unrolled_inner_loop` does the same under `pl.unroll`, whose copies fix `hb` to a literal each."""
 import pypto.language as pl
 
 H, M_TILE, K, N = 64, 32, 512, 128
@@ -77,4 +78,16 @@ def per_block_inner_loop(q: pl.Tensor[[H, K], pl.BF16], kv: pl.Tensor[[N, K], pl
                         acc = pl.matmul_acc(acc, q[h0 : h0 + M_TILE, k0 : k0 + 128], kv[n0 : n0 + 64, k0 : k0 + 128],
                                             b_trans=True)
                 y[h0 : h0 + M_TILE, n0 : n0 + 64] = acc
+    return y
+
+
+@pl.jit
+def unrolled_inner_loop(q: pl.Tensor[[H, K], pl.BF16], kv: pl.Tensor[[N, K], pl.BF16],
+                        y: pl.Out[pl.Tensor[[H, N], pl.FP32]]):
+    for hb in pl.unroll(H // M_TILE):
+        h0 = hb * M_TILE
+        for n0 in pl.parallel(0, N, 64):
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="unrolled_inner_loop"):
+                y[h0 : h0 + M_TILE, n0 : n0 + 64] = pl.matmul(q[h0 : h0 + M_TILE, 0:K], kv[n0 : n0 + 64, 0:K],
+                                                              b_trans=True, out_dtype=pl.FP32)
     return y
