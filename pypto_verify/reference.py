@@ -303,8 +303,11 @@ def _product_sigma(a: np.ndarray, b: np.ndarray, sa: np.ndarray | None, sb: np.n
     terms: list[np.ndarray] = []
     if is_float:
         k = a.shape[1]
-        terms.append(np.float32(U32 * np.sqrt(2.0 * k)) *
-                     np.matmul(np.abs(a.astype(np.float32, copy=False)), np.abs(b.astype(np.float32, copy=False))))
+        reorder = np.matmul(np.abs(a.astype(np.float32, copy=False)), np.abs(b.astype(np.float32, copy=False)))
+        reorder *= np.float32(U32 * np.sqrt(2.0 * k))
+        if sa is None and sb is None:
+            return reorder  # the only term, never negative: its own quadrature
+        terms.append(reorder)
     with np.errstate(over="ignore", invalid="ignore"):
         if sa is not None:
             terms.append(np.sqrt(np.matmul(np.square(sa, dtype=np.float64), np.square(b, dtype=np.float64))))
@@ -587,7 +590,9 @@ class _Interpreter:
                     product = to_dtype(acc2 + product, DType.INT32)
                 sigma = _quadrature(sigma, _sigma_2d(acc))
                 k += acc.k
-        data = to_dtype(product, acc_dtype).reshape(out_shape)
+        # a fresh f32 product is already a value of FP32 (to_dtype would only copy it)
+        fresh = acc_dtype is DType.FP32 and product.dtype == np.float32
+        data = (product if fresh else to_dtype(product, acc_dtype)).reshape(out_shape)
         sigma = _rounded_sigma(data, None if sigma is None else sigma.reshape(out_shape), acc_dtype)
         self.max_k = max(self.max_k, k)
         return Value(data, acc_dtype, k, sigma)
