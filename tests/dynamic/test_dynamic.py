@@ -163,3 +163,29 @@ def test_a_dropped_drain_is_a_mismatch_on_the_tensor_only_the_reference_wrote() 
     reference = run.reference
     assert outcome.first_difference["tensor"] in reference.written
     assert set(reference.written) < set(reference.outputs)  # the inputs were not written
+
+
+def test_the_check_runs_on_one_blas_thread_and_restores_the_count() -> None:
+    from pypto_verify.dynamic import _openblas_calls, one_blas_thread
+
+    calls = _openblas_calls()
+    if calls is None:
+        pytest.skip("numpy's BLAS is not an OpenBLAS this process can reach")
+    set_threads, get_threads = calls
+    before = get_threads()
+    with one_blas_thread():
+        assert get_threads() == 1
+    assert get_threads() == before
+
+
+def test_a_bf16_argument_bound_as_a_strided_view_simulates_as_a_contiguous_copy() -> None:
+    from pypto_verify.dynamic import prepare_run
+    from pypto_verify.sim import simulate
+
+    run = prepare_run(b.gemm_predicated(False, b.BF16), b.gemm_predicated(True, b.BF16))
+    strided = {name: value for name, value in run.args.items()
+               if isinstance(value, np.ndarray) and not value.flags.c_contiguous}
+    assert strided  # the bf16 inputs are views of the high halves of their f32 words
+    copied = {**run.args, **{name: np.ascontiguousarray(value) for name, value in strided.items()}}
+    got, want = simulate(run.text, run.function, run.args), simulate(run.text, run.function, copied)
+    assert all(np.array_equal(got[name], want[name]) for name in want)

@@ -148,3 +148,46 @@ def test_matmul_deviation_is_the_reordering_bound_on_the_size_of_the_terms() -> 
     half = 0.5 * np.spacing(np.abs(result.outputs["out"])) * 2.0 ** 16
     np.testing.assert_allclose(result.sigma["out"], np.hypot(2.0 ** -24 * np.sqrt(512) * terms, half),
                                rtol=1e-3)
+
+
+def _bf16_oracle(values: np.ndarray) -> np.ndarray:
+    """Round half to even to bf16 written out case by case: the nearer of the two neighbours, the
+    even one on a tie; NaN kept."""
+    bits = values.view(np.uint32).astype(np.uint64)
+    low, rest = bits & 0xFFFF, bits & 0xFFFF0000
+    up = (low > 0x8000) | ((low == 0x8000) & ((rest >> 16) & 1 == 1))
+    rounded = ((rest + up.astype(np.uint64) * np.uint64(0x10000)) & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    rounded = rounded.view(np.float32)
+    return np.where(np.isnan(values), values, rounded)
+
+
+def test_bf16_rounding_in_chunks_and_in_place_matches_the_case_by_case_rounding() -> None:
+    values = RNG.standard_normal(3 * 65536 + 11).astype(np.float32)
+    values[70000] = np.nan  # in the second chunk
+    values[5] = np.float32(1.0) + np.float32(2.0 ** -8)  # a tie
+    want = _bf16_oracle(values)
+    copied = round_bf16(values)
+    in_place = values.copy()
+    assert round_bf16(in_place, in_place=True) is in_place
+    for got in (copied, in_place):
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+    again = round_bf16(copied)  # on the grid already: a copy
+    assert again is not copied and np.array_equal(again.view(np.uint32), copied.view(np.uint32))
+
+
+def test_a_tensor_only_loaded_is_held_as_given_and_a_stored_one_is_a_copy() -> None:
+    a, w = _normal(64, 256), _normal(256, 64)
+    out = np.zeros((64, 64), np.float32)
+    result = run_reference(b.gemm_predicated(False), {"a": a, "b": w, "out": out})
+    assert np.shares_memory(result.outputs["a"], a) and not result.outputs["a"].flags.writeable
+    assert not np.shares_memory(result.outputs["out"], out) and not out.any()
+    np.testing.assert_allclose(result.outputs["out"], a @ w, rtol=1e-5, atol=1e-4)
+    assert "a" not in result.written and "out" in result.written
+
+
+def test_int8_inputs_held_as_int8_accumulate_exactly_in_int32() -> None:
+    x = RNG.integers(-3, 4, (16, 64), dtype=np.int8)
+    w = RNG.integers(-3, 4, (64, 32), dtype=np.int8)
+    result = run_reference(b.int8_padded(False), {"x": x, "w": w, "y": np.zeros((16, 32), np.int64)})
+    assert result.outputs["x"] is not x and np.shares_memory(result.outputs["x"], x)
+    np.testing.assert_array_equal(result.outputs["y"], x.astype(np.int64) @ w.astype(np.int64))
