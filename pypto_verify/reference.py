@@ -170,6 +170,8 @@ def to_dtype(values: np.ndarray, dtype: DType, mode: str = "rint") -> np.ndarray
         return ints  # every value of the source dtype is one of *dtype*: nothing wraps
     if dtype is DType.BOOL:
         return (ints != 0).astype(np.int64)
+    if not ints.size or (ints.min() >= lo and ints.max() <= hi):
+        return ints  # nothing wraps (an int32 matmul result, usually): two reductions, not a modulo
     span = hi - lo + 1
     return (ints - lo) % span + lo
 
