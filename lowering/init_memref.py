@@ -27,7 +27,7 @@ defects").
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Final
+from typing import Final, cast
 
 from pypto_verify import ops
 from pypto_verify.ir import (
@@ -152,7 +152,9 @@ class _State:
         return self.memref(self.exact_var(value))
 
     def inferred(self, value: Expr) -> Type | None:
-        env = {k: v for k, v in self.types.items() if v is not None}
+        # the type rules read their operands with `env.get`, which finds an unknown type as None either
+        # way: the table is passed as it is (a filtered copy per statement made long bodies quadratic)
+        env = cast("dict[str, Type]", self.types)
         if isinstance(value, Call):
             return ops.infer_call_type(value, env)
         v = var_like(value)

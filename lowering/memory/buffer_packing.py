@@ -189,21 +189,41 @@ class _Packer:
         return [buf.members for buf in buffers]
 
     def fits(self, cand: Interval, buf: _Buffer) -> bool:
-        """`all(can_share(cand, m) for m in buf)`, asking only the members that can refuse: those whose
-        lifetime overlaps (found by start, within the buffer's longest lifetime), those in a pipeline
-        group, those whose producer forbids an operand's buffer; and *cand*'s own forbidden operands
-        against the buffer's physical bases. Packing a long unrolled body stays near linear."""
+        """`all(can_share(cand, m) for m in buf)`: the members whose lifetime overlaps are asked one by one
+        (found by start, within the buffer's longest lifetime); the others can refuse only by pipeline
+        stage or by a forbidden operand buffer, which the buffer keeps as sets. Packing a long unrolled
+        body stays near linear."""
         ivs = self.lt.intervals
         lo = bisect.bisect_left(buf.starts, cand.start - buf.longest)
         hi = bisect.bisect_left(buf.starts, cand.end)
         if any(not self.can_share(cand, ivs[m]) for m in buf.by_start[lo:hi]):
             return False
-        if cand.membership and any(self.pipeline_blocks(cand, ivs[m]) for m in buf.piped):
+        if cand.membership and buf.classes and self.pipeline_conflict(cand, buf):
             return False
-        if any(self.forbid_blocks(ivs[m], cand) for m in buf.forbidders):
+        if buf.forbidden and self.physical_base(cand.rep) in buf.forbidden:
             return False
         operands = self.forbid.get(cand.rep)
         return not operands or not any(self.physical_base(o) in buf.bases for o in operands)
+
+    def stage_class(self, space: MemSpace, group: int, stage: int) -> int:
+        """What `pipeline_blocks` compares of a clone's stage: its ordinal mod the group's depth when the
+        space is gated, else the stage itself."""
+        key = (space, group)
+        if not self.force_legacy and space in self.gated:
+            return self.ordinal.get(key, {}).get(stage, stage) % max(1, self.depth.get(key, 1))
+        return stage
+
+    def pipeline_conflict(self, cand: Interval, buf: _Buffer) -> bool:
+        """`any(pipeline_blocks(cand, m) for m in buf)`, by the stage classes the buffer holds per group."""
+        gated = not self.force_legacy and cand.space in self.gated
+        if not gated and cand.space in L0_SPACES:
+            return False
+        held = buf.classes if gated or cand.is_load else buf.load_classes
+        for group, stage in cand.membership:
+            others = held.get(group)
+            if others and (len(others) > 1 or self.stage_class(cand.space, group, stage) not in others):
+                return True
+        return False
 
     def run(self) -> dict[str, str]:
         ivs = self.lt.intervals
@@ -251,12 +271,14 @@ class _Buffer:
     by_start: list[int] = field(default_factory=list)
     longest: int = 0
     """The longest member lifetime (end - start)."""
-    piped: list[int] = field(default_factory=list)
-    """Members in a pipeline group."""
-    forbidders: list[int] = field(default_factory=list)
-    """Members whose producer must not write over an operand's buffer."""
-    bases: set[str | None] = field(default_factory=set)
-    """The members' physical bases (no base is None: it matches no forbidden operand's base)."""
+    classes: dict[int, set[int]] = field(default_factory=dict)
+    """Pipeline group -> the stage classes (`_Packer.stage_class`) of the members in it."""
+    load_classes: dict[int, set[int]] = field(default_factory=dict)
+    """The same for the members that are loads."""
+    forbidden: set[str] = field(default_factory=set)
+    """The physical bases of the operands the members' producers must not write over."""
+    bases: set[str] = field(default_factory=set)
+    """The members' physical bases."""
 
     def add(self, packer: _Packer, idx: int) -> None:
         iv = packer.lt.intervals[idx]
@@ -265,10 +287,15 @@ class _Buffer:
         self.starts.insert(at, iv.start)
         self.by_start.insert(at, idx)
         self.longest = max(self.longest, iv.end - iv.start)
-        if iv.membership:
-            self.piped.append(idx)
-        if packer.forbid.get(iv.rep):
-            self.forbidders.append(idx)
+        for group, stage in iv.membership:
+            c = packer.stage_class(iv.space, group, stage)
+            self.classes.setdefault(group, set()).add(c)
+            if iv.is_load:
+                self.load_classes.setdefault(group, set()).add(c)
+        for operand in packer.forbid.get(iv.rep, ()):
+            base = packer.physical_base(operand)
+            if base is not None:
+                self.forbidden.add(base)
         base = packer.physical_base(iv.rep)
         if base is not None:
             self.bases.add(base)
