@@ -428,7 +428,7 @@ def rule_sizes(args: argparse.Namespace, work: Path) -> int:
     shutil.rmtree(program_dir, ignore_errors=True)
     program_dir.mkdir(parents=True)
     program = all_outputs_program(program_dir)
-    paths = [str(p) for p in args.paths] if args.paths else [str(ROOT / "corpus")]
+    paths = [] if args.long_only else [str(p) for p in args.paths] if args.paths else [str(ROOT / "corpus")]
     for size in args.long_sizes:
         folder = work / f"long_{size}"
         write([long_kernel(size, args.long_k_blocks)], folder)
@@ -486,6 +486,7 @@ def main() -> int:
     parser.add_argument("--child", nargs=2, metavar=("FOLDER", "OUT"), help=argparse.SUPPRESS)
     parser.add_argument("--rule-sizes", action="store_true", help="Print the rule-size report instead.")
     parser.add_argument("--ratio-limit", type=float, default=20.0)
+    parser.add_argument("--long-only", action="store_true", help="--rule-sizes: only the long series.")
     args = parser.parse_args()
     if args.child:
         return child(*args.child, args.engine, args.jobs)
