@@ -19,11 +19,13 @@ measured:
 
 For each series the log-log slope (least squares) of time and of memory against size is printed.
 `--rule-sizes` instead prints, per kernel, its statements, facts, largest derived Datalog relation and the
-ratio (flagged past `--ratio-limit`), for the corpus and the long series. Benchmarks assert nothing about
+ratio (flagged past `--ratio-limit`, exit 1), for the corpus (or PATHS) and the long series
+(`--long-k-blocks` sets its chain length; `--long-only` skips the corpus). Benchmarks assert nothing about
 time.
 
-    python benchmarks/synth.py                                     # N 10,100,1000; long 1k,2k,5k
-    python benchmarks/synth.py --sizes 10000 --long-sizes 10000,20000,50000 --json /tmp/synth-big.json
+    python benchmarks/synth.py --repeat 3                          # N 10,100,1000; long 1k,2k,5k
+    python benchmarks/synth.py --sizes 10000 --long-sizes 10k,20k --json /tmp/synth-big.json
+    python benchmarks/synth.py --sizes '' --long-sizes 50k         # ~40 GiB with clingo (docs/BENCHMARKS.md)
     python benchmarks/synth.py --rule-sizes                        # corpus/ and the long series
 """
 
@@ -42,6 +44,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -433,7 +436,7 @@ def rule_sizes(args: argparse.Namespace, work: Path) -> int:
         folder = work / f"long_{size}"
         write([long_kernel(size, args.long_k_blocks)], folder)
         paths.append(str(folder))
-    rows = []
+    rows: list[dict[str, Any]] = []
     for path in paths:
         for part in run_work([path], Options(jobs=1), (Stage.READ, Stage.LOWER, Stage.FACTS)):
             if part.facts is None:
@@ -464,7 +467,7 @@ def rule_sizes(args: argparse.Namespace, work: Path) -> int:
           f"their statements")
     if args.json:
         Path(args.json).write_text(json.dumps({"rule_sizes": rows}, indent=1) + "\n", encoding="utf-8")
-    return 0
+    return 1 if flagged else 0
 
 
 def main() -> int:
@@ -489,7 +492,7 @@ def main() -> int:
     parser.add_argument("--long-only", action="store_true", help="--rule-sizes: only the long series.")
     args = parser.parse_args()
     if args.child:
-        return child(*args.child, args.engine, args.jobs)
+        return child(args.child[0], args.child[1], args.engine, args.jobs)
     with tempfile.TemporaryDirectory(prefix="pypto-synth-") as tmp:
         work = Path(args.workdir) if args.workdir else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
