@@ -44,16 +44,20 @@ class Namer:
 
     def __init__(self, fn: Function) -> None:
         self.used: set[str] = {p.name for p in fn.params} | set(defined_in(fn.body)) | {"self"}
+        self.probe: dict[str, int] = {}
+        """base -> the first suffix not yet known to be taken (names are only ever added, so every suffix
+        below it stays taken: the n-th copy of a name costs one probe, not n)."""
 
     def fresh(self, base: str) -> str:
         if base not in self.used:
             self.used.add(base)
             return base
-        n = 1
+        n = self.probe.get(base, 1)
         while f"{base}_{n}" in self.used:
             n += 1
         name = f"{base}_{n}"
         self.used.add(name)
+        self.probe[base] = n + 1
         return name
 
 

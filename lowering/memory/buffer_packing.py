@@ -29,6 +29,8 @@ from pypto_verify.target import Target
 
 L0_SPACES = frozenset({MemSpace.Left, MemSpace.Right, MemSpace.Acc, MemSpace.Bias})
 MAX_SHED_REPACKS = 256
+LONG_LIFETIME = 256
+"""Program points beyond which a buffer member's lifetime is checked on its own (`_Buffer.long`)."""
 
 
 def align(n: int) -> int:
@@ -198,6 +200,8 @@ class _Packer:
         hi = bisect.bisect_left(buf.starts, cand.end)
         if any(not self.can_share(cand, ivs[m]) for m in buf.by_start[lo:hi]):
             return False
+        if any(not self.can_share(cand, ivs[m]) for m in buf.long if ivs[m].start < cand.end):
+            return False
         if cand.membership and buf.classes and self.pipeline_conflict(cand, buf):
             return False
         if buf.forbidden and self.physical_base(cand.rep) in buf.forbidden:
@@ -270,7 +274,10 @@ class _Buffer:
     """The members' starts, sorted; `by_start` holds the members in that order."""
     by_start: list[int] = field(default_factory=list)
     longest: int = 0
-    """The longest member lifetime (end - start)."""
+    """The longest lifetime (end - start) among the members in `by_start`."""
+    long: list[int] = field(default_factory=list)
+    """Members living longer than `LONG_LIFETIME` points, asked one by one (one of them in `by_start`
+    would widen every query to the whole buffer)."""
     classes: dict[int, set[int]] = field(default_factory=dict)
     """Pipeline group -> the stage classes (`_Packer.stage_class`) of the members in it."""
     load_classes: dict[int, set[int]] = field(default_factory=dict)
@@ -283,10 +290,13 @@ class _Buffer:
     def add(self, packer: _Packer, idx: int) -> None:
         iv = packer.lt.intervals[idx]
         self.members.append(idx)
-        at = bisect.bisect_right(self.starts, iv.start)
-        self.starts.insert(at, iv.start)
-        self.by_start.insert(at, idx)
-        self.longest = max(self.longest, iv.end - iv.start)
+        if iv.end - iv.start > LONG_LIFETIME:
+            self.long.append(idx)
+        else:
+            at = bisect.bisect_right(self.starts, iv.start)
+            self.starts.insert(at, iv.start)
+            self.by_start.insert(at, idx)
+            self.longest = max(self.longest, iv.end - iv.start)
         for group, stage in iv.membership:
             c = packer.stage_class(iv.space, group, stage)
             self.classes.setdefault(group, set()).add(c)
