@@ -198,9 +198,10 @@ class _Packer:
         ivs = self.lt.intervals
         lo = bisect.bisect_left(buf.starts, cand.start - buf.longest)
         hi = bisect.bisect_left(buf.starts, cand.end)
-        if any(not self.can_share(cand, ivs[m]) for m in buf.by_start[lo:hi]):
+        if any(ivs[m].end > cand.start and not self.can_share(cand, ivs[m]) for m in buf.by_start[lo:hi]):
             return False
-        if any(not self.can_share(cand, ivs[m]) for m in buf.long if ivs[m].start < cand.end):
+        if any(ivs[m].start < cand.end and ivs[m].end > cand.start and not self.can_share(cand, ivs[m])
+               for m in buf.long):
             return False
         if cand.membership and buf.classes and self.pipeline_conflict(cand, buf):
             return False
