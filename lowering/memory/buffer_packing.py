@@ -136,42 +136,6 @@ class _Packer:
                     return True
         return not family_pair
 
-    def forbid_blocks(self, writer: Interval, occupant: Interval) -> bool:
-        operands = self.forbid.get(writer.rep)
-        if not operands:
-            return False
-        occ = self.physical_base(occupant.rep)
-        return occ is not None and any(self.physical_base(o) == occ for o in operands)
-
-    def pipeline_blocks(self, a: Interval, b: Interval) -> bool:
-        gated = not self.force_legacy and a.space in self.gated
-        if not gated and a.space in L0_SPACES:
-            return False
-        if not a.membership or not b.membership:
-            return False
-        if gated:
-            for ga, sa in a.membership:
-                for gb, sb in b.membership:
-                    if ga != gb:
-                        continue
-                    key = (a.space, ga)
-                    k = max(1, self.depth.get(key, 1))
-                    ra = self.ordinal.get(key, {}).get(sa, sa)
-                    rb = self.ordinal.get(key, {}).get(sb, sb)
-                    if ra % k != rb % k:
-                        return True
-            return False
-        conflict = any(ga == gb and sa != sb for ga, sa in a.membership for gb, sb in b.membership)
-        return conflict and (a.is_load or b.is_load)
-
-    def can_share(self, cand: Interval, member: Interval) -> bool:
-        overlap = not (cand.end <= member.start or member.end <= cand.start)
-        if overlap and self.overlap_blocks(cand, member):
-            return False
-        if self.forbid_blocks(cand, member) or self.forbid_blocks(member, cand):
-            return False
-        return not self.pipeline_blocks(cand, member)
-
     # ------------------------------------------------------------------------------------------ packing
 
     def pack(self, order: list[int]) -> list[list[int]]:
@@ -191,16 +155,19 @@ class _Packer:
         return [buf.members for buf in buffers]
 
     def fits(self, cand: Interval, buf: _Buffer) -> bool:
-        """`all(can_share(cand, m) for m in buf)`: the members whose lifetime overlaps are asked one by one
-        (found by start, within the buffer's longest lifetime); the others can refuse only by pipeline
-        stage or by a forbidden operand buffer, which the buffer keeps as sets. Packing a long unrolled
-        body stays near linear."""
+        """Whether *cand* can share *buf* with every member. A member refuses when
+        - their lifetimes overlap and `overlap_blocks` says so: those members are found by start, within
+          the buffer's longest lifetime, and the long-lived ones are asked apart;
+        - they are concurrent pipeline clones (`pipeline_conflict`, on the stage classes the buffer keeps);
+        - one's producer must not write over the other's physical buffer (`NOT_INPLACE_SAFE`, a widening
+          cast), on the bases the buffer keeps: its members' and their forbidden operands'.
+        Packing a long unrolled body stays near linear."""
         ivs = self.lt.intervals
         lo = bisect.bisect_left(buf.starts, cand.start - buf.longest)
         hi = bisect.bisect_left(buf.starts, cand.end)
-        if any(ivs[m].end > cand.start and not self.can_share(cand, ivs[m]) for m in buf.by_start[lo:hi]):
+        if any(ivs[m].end > cand.start and self.overlap_blocks(cand, ivs[m]) for m in buf.by_start[lo:hi]):
             return False
-        if any(ivs[m].start < cand.end and ivs[m].end > cand.start and not self.can_share(cand, ivs[m])
+        if any(ivs[m].start < cand.end and ivs[m].end > cand.start and self.overlap_blocks(cand, ivs[m])
                for m in buf.long):
             return False
         if cand.membership and buf.classes and self.pipeline_conflict(cand, buf):
@@ -211,15 +178,17 @@ class _Packer:
         return not operands or not any(self.physical_base(o) in buf.bases for o in operands)
 
     def stage_class(self, space: MemSpace, group: int, stage: int) -> int:
-        """What `pipeline_blocks` compares of a clone's stage: its ordinal mod the group's depth when the
-        space is gated, else the stage itself."""
+        """What tells two clones of one pipeline group apart: the stage's ordinal mod the group's depth
+        when the space is gated, else the stage itself."""
         key = (space, group)
         if not self.force_legacy and space in self.gated:
             return self.ordinal.get(key, {}).get(stage, stage) % max(1, self.depth.get(key, 1))
         return stage
 
     def pipeline_conflict(self, cand: Interval, buf: _Buffer) -> bool:
-        """`any(pipeline_blocks(cand, m) for m in buf)`, by the stage classes the buffer holds per group."""
+        """Whether *cand* is a concurrent clone of a member: in one pipeline group, another stage class
+        (gated spaces: only F_g of a group's stages are live at once); ungated, other stages conflict only
+        when one of the two is a load, and never in an L0 space."""
         gated = not self.force_legacy and cand.space in self.gated
         if not gated and cand.space in L0_SPACES:
             return False

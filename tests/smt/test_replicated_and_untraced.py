@@ -3,9 +3,11 @@ MADs whose left operand the model cannot trace (`kernels/replicated_blocks.py`).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from pypto_verify.ir import Assign, BinOp, Var
+from pypto_verify.ir import Assign, BinOp, Const, For, Var
 from pypto_verify.smt import Verdict, pair_sites, prove_module
 
 from .harness import kernel, lower_fixed, mutate, only
@@ -72,10 +74,8 @@ def test_a_clone_that_reads_another_column_block_is_refuted():
     def next_block(stmt):
         # the clone's inner loop `for n0_1 in pl.parallel(0, 128, 64)` made to start at 64: the names are
         # linked by their bounds, so the changed loop is no longer the source's `n0`
-        from dataclasses import replace as _replace
-        from pypto_verify.ir import Const, For
         if isinstance(stmt, For) and stmt.loop_var.name == "n0_1":
-            return _replace(stmt, start=Const(64))
+            return replace(stmt, start=Const(64))
         return None
 
     lowered = mutate(lower_fixed(source), "per_block_inner_loop", next_block)
