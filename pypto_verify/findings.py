@@ -276,11 +276,19 @@ def _pv010(kern: _Kernel, row: Row, rel) -> Finding | None:
     return _finding(rules.ACC_PHI.id, kern, s, message, windows=(kern.win(w),), values=(kern.name(v),), producers=producers)
 
 
+def _pv011(kern: _Kernel, row: Row, rel) -> Finding:
+    p, v = row
+    op = kern.op_at.get(p, "this statement")
+    message = (f"`{kern.name(v)}` = {op} writes the bias table but no matmul_bias reads it: the bias is never "
+               f"added to an accumulator")
+    return _finding(rules.UNUSED_BIAS.id, kern, p, message, values=(kern.name(v),), producers=(kern.producer(p),))
+
+
 _BUILDERS = {
     rules.DIVERGENT_ACC_PHI.id: _pv001, rules.DIVERGENT_ACC_CARRY.id: _pv002, rules.INPLACE_ALIAS.id: _pv003,
     rules.CLOBBERED_READ.id: _pv004, rules.ACC_TO_ACC_MOVE.id: _pv005, rules.ILLEGAL_ACC_READER.id: _pv006,
     rules.UNINITIALISED_ACCUMULATE.id: _pv007, rules.L0C_CAPACITY.id: _pv008, rules.FRAGMENTED_CHAIN.id: _pv009,
-    rules.ACC_PHI.id: _pv010,
+    rules.ACC_PHI.id: _pv010, rules.UNUSED_BIAS.id: _pv011,
 }
 
 

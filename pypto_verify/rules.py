@@ -125,6 +125,12 @@ ACC_PHI: Final = register(Rule(
     "Reaching producers and window of every Acc phi and carry.",
     "Informational: for each Acc phi arm and loop carry, the ops whose results reach it and the window "
     "it lives on (`pypto-verify explain`)."))
+UNUSED_BIAS: Final = register(Rule(
+    "PV011", "unused-bias", E, Engine.DATALOG,
+    "A tile written to the bias table is added to no accumulator.",
+    "The bias table's only reader is `tile.matmul_bias`, which starts an accumulator from the bias row. A "
+    "bias loaded there that no op reads is never added: the kernel computes A @ B, not A @ B + bias. Seed "
+    "the chain with `matmul_bias(a, b, bias)`, or drop the load."))
 PREDICATION_IS_PHI: Final = register(Rule(
     "PV101", "predication-is-phi", E, Engine.SMT,
     "init_cond does not hold exactly where the source's if chose the fresh matmul.",

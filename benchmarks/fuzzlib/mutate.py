@@ -22,6 +22,7 @@ the same node at the same index). The kinds (each with its variants) are:
 | `slice_shift` | a GM window read by a matmul operand, with a loop-dependent bound | shifted by ± its own extent (K dimension: `slice_shift_k`, others `slice_shift_mn`) |
 | `drain_drop` | a GM write, after a K loop, of a value derived from an accumulator | removed (variant `acc` when it stores the accumulator itself, through a `cast` / `reshape` at most; `derived` when a vector op computed the stored value from it) |
 | `drain_shift` | same | its offset shifted (a slice by its extent, an `assemble` / `store` offset by 16; same variants) |
+| `bias_drop` | any `matmul_bias` | becomes `matmul` (its bias operand dropped; the bias load stays) |
 | `operand_swap` | any matmul | its two operands exchanged |
 | `b_trans_flip` | any matmul | `b_trans=True` added or removed |
 | `acc_rename_target` | an assigned `matmul_acc` | its result renamed (`acc` → `acc_fz`) |
@@ -580,6 +581,8 @@ def candidates(fn: ast.FunctionDef) -> list[Candidate]:
                         out.append(Candidate("acc_rename_operand", others[0], i))
             elif assign_target_name(stmt) is not None and assign_value(stmt) is node:
                 out.append(Candidate("fresh_to_acc", "", i))
+            if op == "matmul_bias" and len(node.args) >= 3:
+                out.append(Candidate("bias_drop", "", i))
             if len(node.args) >= (3 if op == ACC else 2):
                 out.append(Candidate("operand_swap", "", i))
             out.append(Candidate("b_trans_flip", "", i))
@@ -799,6 +802,11 @@ def apply(fn: ast.FunctionDef, cand: Candidate) -> Applied:
     elif kind == "acc_rename_operand":
         assert isinstance(node, ast.Call)
         node.args[0] = ast.Name(variant, ast.Load())
+        after = first_line(stmt)
+    elif kind == "bias_drop":
+        assert isinstance(node, ast.Call)
+        node.func = _renamed(node.func, "matmul")
+        node.args = node.args[0:2]
         after = first_line(stmt)
     elif kind == "operand_swap":
         assert isinstance(node, ast.Call)
