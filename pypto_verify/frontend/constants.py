@@ -9,8 +9,9 @@ Nothing is imported or executed: the file is read with `ast` and the subset abov
 on our own values. The outside world is faked: `os.environ` is empty (`get` returns its default),
 `sys.argv` is `["<kernel>"]`, `__name__` is not `"__main__"`, and every other module (`torch`,
 `argparse`, ...) is opaque. Anything outside the subset is `NotStatic` with a reason; a module-level
-name whose value is not static is bound to `Unknown`, which is an error only when a kernel uses it
-(a missing sibling module) or a symbolic value (anything else). Work is bounded by a step budget.
+name whose value is not static is bound to `Unknown`, which is an error when a kernel uses it and
+importing the file would fail (a missing sibling module, an attribute a closed class does not define:
+the error names where) and a symbolic value otherwise. Work is bounded by a step budget.
 
 Input: the kernel file's `ast.Module` and its path (siblings resolve relative to its directory).
 Output: values (`int`, `float`, `str`, `PlPath`, `Dynamic`, ...) by name.
@@ -30,12 +31,15 @@ from typing import Any, Callable
 
 
 class NotStatic(Exception):
-    """The expression has no static value; *missing* names a sibling module that was not found."""
+    """The expression has no static value. *missing* is set when running it would raise: the sibling
+    module that was not found, or `Class.attribute` a closed class does not define; *where* is then the
+    (path, line, col) of the failing expression, once known."""
 
-    def __init__(self, reason: str, missing: str | None = None) -> None:
+    def __init__(self, reason: str, missing: str | None = None, where: tuple[str, int, int] | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.missing = missing
+        self.where = where
 
 
 @dataclass(frozen=True)
@@ -57,10 +61,12 @@ class Dynamic:
 
 @dataclass(frozen=True)
 class Unknown:
-    """A module-level name whose value is not static (why, and the missing module if that is why)."""
+    """A module-level name whose value is not static: why, and (`NotStatic`) what running it raises on
+    and where."""
 
     reason: str
     missing: str | None = None
+    where: tuple[str, int, int] | None = None
 
 
 @dataclass(eq=False)
@@ -86,6 +92,10 @@ class ClassValue:
     is_dataclass: bool
     fields: list[tuple[str, ast.expr | None]]
     attrs: dict[str, Any]
+    closed: bool = False
+    """Every attribute it (and an instance) can have is in `attrs` / the fields: its bases are closed
+    classes, its body only fields, constants, methods and properties, no dunder hook. Then a name that is
+    not there is an `AttributeError` in Python."""
 
 
 @dataclass(eq=False)
@@ -224,7 +234,7 @@ class ModuleScope(Scope):
         if isinstance(value, LazyImport):
             value = self._resolve(name, value)
         if isinstance(value, Unknown):
-            raise NotStatic(value.reason, value.missing)
+            raise NotStatic(value.reason, value.missing, value.where)
         return value
 
     def raw(self, name: str) -> Any:
@@ -234,7 +244,7 @@ class ModuleScope(Scope):
         except NotStatic as error:
             if name not in self.values and name not in _BUILTINS:
                 return _MARKER
-            return Unknown(error.reason, error.missing)
+            return Unknown(error.reason, error.missing, error.where)
 
     def assign(self, name: str, value: Any) -> None:
         self.values[name] = value
@@ -246,7 +256,7 @@ class ModuleScope(Scope):
         try:
             value = _resolve_import(lazy)
         except NotStatic as error:
-            value = Unknown(error.reason, error.missing)
+            value = Unknown(error.reason, error.missing, error.where)
         self.values[name] = value
         return value
 
@@ -259,7 +269,7 @@ class ModuleScope(Scope):
             self._run_stmt(stmt)
         except NotStatic as error:
             for name in _assigned_names([stmt]):
-                self.values[name] = Unknown(error.reason, error.missing)
+                self.values[name] = Unknown(error.reason, error.missing, error.where)
         except RecursionError:
             for name in _assigned_names([stmt]):
                 self.values[name] = Unknown("nested too deeply to evaluate")
@@ -327,7 +337,7 @@ class FactoryScope(Scope):
         if name in self.values:
             value = self.values[name]
             if isinstance(value, Unknown):
-                raise NotStatic(value.reason, value.missing)
+                raise NotStatic(value.reason, value.missing, value.where)
             return value
         return self.parent.lookup(name)
 
@@ -488,7 +498,7 @@ def _bind_imports(stmt: ast.Import | ast.ImportFrom, scope: Scope, directory: Pa
         try:
             value = _from_import_value(module, alias.name, stmt.level, directory, loader)
         except NotStatic as error:
-            value = Unknown(error.reason, error.missing)
+            value = Unknown(error.reason, error.missing, error.where)
         scope.assign(name, value)
 
 
@@ -702,7 +712,14 @@ class Evaluator:
         return slice(*parts)
 
     def _eval_Attribute(self, node: ast.Attribute, scope: Scope) -> Any:
-        return get_attribute(self.eval(node.value, scope), node.attr, self)
+        value = self.eval(node.value, scope)
+        try:
+            return get_attribute(value, node.attr, self)
+        except NotStatic as error:
+            if error.missing is None or error.where is not None:
+                raise
+            where = (str(scope.module.path), node.lineno, node.col_offset + 1)
+            raise NotStatic(f"`{ast.unparse(node)}`: {error.reason}", error.missing, where) from None
 
     def _eval_Call(self, node: ast.Call, scope: Scope) -> Any:
         fn = self.eval(node.func, scope)
@@ -1110,15 +1127,22 @@ def _class_value(node: ast.ClassDef, scope: Scope, evaluator: Evaluator) -> Clas
     is_dataclass = bool(names & {"dataclass", "dataclasses.dataclass"})
     fields: list[tuple[str, ast.expr | None]] = []
     attrs: dict[str, Any] = {}
+    closed = _closed_body(node) and names <= {"dataclass", "dataclasses.dataclass"}
     for base in node.bases:
+        if isinstance(base, ast.Name) and base.id == "object":
+            continue
         try:
             parent = evaluator.eval(base, scope)
         except NotStatic:
+            closed = False
             continue
         if isinstance(parent, ClassValue):
             fields.extend(parent.fields)
             attrs.update(parent.attrs)
             is_dataclass = is_dataclass or parent.is_dataclass
+            closed = closed and parent.closed
+        else:
+            closed = False
     for stmt in node.body:
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             if "ClassVar" in ast.unparse(stmt.annotation):
@@ -1139,7 +1163,44 @@ def _class_value(node: ast.ClassDef, scope: Scope, evaluator: Evaluator) -> Clas
                 attrs[stmt.name] = _Method(FunctionValue(stmt, scope), static="staticmethod" in decorators)
             elif decorators <= {"classmethod"}:
                 attrs[stmt.name] = _Method(FunctionValue(stmt, scope), classmethod=True)
-    return ClassValue(node, scope, is_dataclass, fields, attrs)
+    return ClassValue(node, scope, is_dataclass, fields, attrs, closed)
+
+
+_PLAIN_DUNDERS = frozenset({"__repr__", "__str__", "__eq__", "__hash__", "__lt__", "__le__", "__gt__", "__ge__"})
+_PLAIN_DECORATORS = frozenset({"property", "staticmethod", "classmethod", "functools.cached_property",
+                               "cached_property"})
+
+
+def _closed_body(node: ast.ClassDef) -> bool:
+    """A class body that defines every attribute in the open: a docstring, `pass`, fields and constants
+    bound to plain names, methods and properties; no metaclass, no `__getattr__` / `__init__` /
+    `__post_init__` / `__slots__` (or any other dunder that could add or fetch attributes at run time)."""
+    if node.keywords:
+        return False
+    for stmt in node.body:
+        if isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)):
+            continue
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and not stmt.target.id.startswith("__"):
+            continue
+        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                and not stmt.targets[0].id.startswith("__")):
+            continue
+        if (isinstance(stmt, ast.FunctionDef) and (not stmt.name.startswith("__") or stmt.name in _PLAIN_DUNDERS)
+                and {_decorator_name(d) for d in stmt.decorator_list} <= _PLAIN_DECORATORS
+                and not _sets_attributes(stmt)):
+            continue
+        return False
+    return True
+
+
+def _sets_attributes(fn: ast.FunctionDef) -> bool:
+    """The method may add an attribute at run time: it stores to one (`self.x = ...`) or calls `setattr`."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            return True
+        if isinstance(node, ast.Call) and _decorator_name(node).endswith("setattr"):
+            return True
+    return False
 
 
 @dataclass(eq=False)
@@ -1200,6 +1261,12 @@ def get_attribute(value: Any, name: str, evaluator: Evaluator) -> Any:
 
 def _class_attr(cls: ClassValue, name: str, receiver: Instance | None, evaluator: Evaluator) -> Any:
     attr = cls.attrs.get(name, _MARKER)
+    if attr is _MARKER and cls.closed:
+        kind = "field or attribute" if cls.is_dataclass else "attribute"
+        path = getattr(cls.scope.module, "path", None)
+        defined = f" ({Path(path).name}:{cls.node.lineno})" if path is not None else ""
+        raise NotStatic(f"class `{cls.node.name}`{defined} has no {kind} `{name}`: importing this file raises "
+                        f"AttributeError", missing=f"{cls.node.name}.{name}")
     if attr is _MARKER:
         raise NotStatic(f"`{cls.node.name}` has no static attribute `{name}`")
     if isinstance(attr, _LazyAttr):

@@ -226,7 +226,8 @@ class ModuleReader:
                 raise InputError(mismatch.span, mismatch.what, mismatch.why)
             return fn
         except InputError as error:
-            self.errors.append(error)
+            if all((e.span, e.what) != (error.span, error.what) for e in self.errors):  # one per failing import
+                self.errors.append(error)
         except RecursionError:
             self.errors.append(InputError(self.span_of(node), f"function `{node.name}`",
                                           "its statements or expressions are nested too deeply to read"))
@@ -319,6 +320,20 @@ class FunctionReader:
 
     def error(self, node: ast.AST, what: str, why: str = "") -> InputError:
         return InputError(self.span(node), what, why)
+
+    def import_error(self, node: ast.AST, name: str, failure: cst.NotStatic | cst.Unknown) -> InputError:
+        """The kernel reads *name*, whose module-level evaluation raises in Python (a sibling module not
+        found, an attribute a closed class does not define): the error is at the failing expression when
+        that is known (the file cannot even be imported), and says where the kernel reads it."""
+        if failure.where is None:
+            return self.error(node, f"name `{name}`", failure.reason)
+        use = self.span(node)
+        path, line, col = failure.where
+        what, _, why = failure.reason.partition(": ")
+        if (Path(path), line, col) == (Path(use.path), use.line, use.col):
+            return InputError(use, what, why)  # the kernel's own expression fails
+        here = f"line {use.line}" if Path(path) == Path(use.path) else str(use)
+        return InputError(Span(path, line, col), what, f"{why} (`{name}` is read by a kernel at {here})")
 
     def warn_once(self, key: str, span: Span, what: str, why: str) -> None:
         self.module.warn_once(key, span, what, why)
@@ -1095,7 +1110,7 @@ class FunctionReader:
             return self.static(node)
         except cst.NotStatic as error:
             if error.missing is not None and isinstance(node, ast.Name):
-                raise self.error(node, f"name `{node.id}`", error.reason) from None
+                raise self.import_error(node, node.id, error) from None
             return NO_STATIC
         except RecursionError:
             return NO_STATIC
@@ -1221,7 +1236,7 @@ class FunctionReader:
                              "it is not a parameter, a local, a module constant or an import")
         if isinstance(raw, cst.Unknown):
             if raw.missing is not None:
-                raise self.error(node, f"name `{node.id}`", raw.reason)
+                raise self.import_error(node, node.id, raw)
             self.warn_once(f"symbolic:{node.id}", self.span(node), f"module name `{node.id}`",
                            f"not a static constant ({raw.reason}); treated as a symbolic value")
             return Call("dynamic", (Const(node.id),), span=self.span(node))
@@ -1244,7 +1259,7 @@ class FunctionReader:
             reason = "not a value"
         except cst.NotStatic as error:
             if error.missing is not None:
-                raise self.error(node, f"`{_text(node)}`", error.reason) from None
+                raise self.import_error(node, _text(node), error) from None
             reason = error.reason
         base = node.value
         if isinstance(base, ast.Name) and base.id not in self.frame.env:
@@ -1471,7 +1486,7 @@ class FunctionReader:
             raise self.error(node.func, f"undefined name `{name}`",
                              "it is not a parameter, a local, a module constant or an import")
         if isinstance(raw, cst.Unknown) and raw.missing is not None:
-            raise self.error(node.func, f"name `{name}`", raw.reason)
+            raise self.import_error(node.func, name, raw)
         args, kwargs = self._read_args(node)
         if isinstance(raw, cst.FunctionValue) and raw.scope is self.frame.scope.module and raw.decorated:
             # another function of this file (a kernel calling a kernel): opaque, printed `name(...)`
@@ -1519,7 +1534,7 @@ class FunctionReader:
                 raise self.error(base, f"undefined name `{base.id}`",
                                  "it is not a parameter, a local, a module constant or an import")
             if isinstance(raw, cst.Unknown) and raw.missing is not None:
-                raise self.error(base, f"name `{base.id}`", raw.reason)
+                raise self.import_error(base, base.id, raw)
             if not isinstance(raw, (int, float, str, list, tuple, dict)):
                 dotted = ast.unparse(func)
                 args, kwargs = self._read_args(node)

@@ -206,3 +206,84 @@ def test_non_static_module_name_in_a_kernel_is_symbolic_with_a_warning():
         "treated as a symbolic value"]
     loop = next(fn for _, fn in result.module.functions()).body[0]
     assert loop.stop == ir.Call("dynamic", (ir.Const("N"),))
+
+
+CONFIG = '''
+    from dataclasses import dataclass
+    import pypto.language as pl
+    import torch
+
+
+    @dataclass(frozen=True)
+    class Dims:
+        """Dynamic dimensions."""
+
+        batch: object
+        rows: object
+
+
+    @dataclass(frozen=True)
+    class Model:
+        hidden: int
+        heads: int = 8
+
+        @property
+        def head_dim(self) -> int:
+            return self.hidden // self.heads
+
+
+    class Open:
+        def __getattr__(self, name):
+            return 16
+
+
+    class Grows:
+        def set_width(self, w):
+            self.width = w
+
+
+    class Derived(torch.nn.Module):
+        pass
+
+
+    DIMS = Dims(batch=pl.dynamic("B"), rows=pl.dynamic("R"))
+    MODEL = Model(hidden=512)
+'''
+
+
+@pytest.mark.parametrize("expr, error", [
+    ("D.user_batch", "`D.user_batch`; class `Dims` (config.py:8) has no field or attribute `user_batch`: importing "
+                     "this file raises AttributeError (`N` is read by a kernel at line 10)"),
+    ("M.batch", "`M.batch`; class `Model` (config.py:16) has no field or attribute `batch`: importing this file "
+                "raises AttributeError (`N` is read by a kernel at line 10)"),
+    ("M.head_dim", None),  # a property: 64
+    ("Model.heads", None),  # a class attribute with a default
+    ("O.rows", None),  # `__getattr__` answers any name: not a closed class
+    ("Grows().width", None),  # a method adds attributes at run time
+    ("Derived.width", None),  # a base we cannot read
+])
+def test_an_attribute_a_closed_class_lacks_is_an_error_at_the_access(tmp_path, expr, error):
+    """`D.user_batch` of pypto-lib's `qwen3_14b/decode_tq_draft.py` (issue 13): the config dataclass has no
+    such field, so importing the file raises AttributeError. That is a PV000 at the access that names the
+    class, its file and the field, never a symbolic dimension."""
+    (tmp_path / "config.py").write_text(textwrap.dedent(CONFIG))
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(textwrap.dedent(f"""
+        import pypto.language as pl
+        from config import DIMS as D, MODEL as M, Model, Open, Grows, Derived
+        O = Open()
+        N = {expr}
+
+        @pl.jit
+        def k(x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="k"):
+                for i in pl.range(N):
+                    y[:, :] = x
+            return y
+    """))
+    result = read_file(kernel)
+    if error is None:
+        assert result.errors == ()
+        return
+    assert [e.message for e in result.errors] == [error]
+    assert [(e.span.path, e.span.line, e.span.col) for e in result.errors] == [(str(kernel), 5, 5)]
