@@ -79,12 +79,17 @@ def read_return_annotation(node: ast.expr | None, ctx: TypeContext) -> tuple[Typ
     return tuple(out)
 
 
+_TENSOR_HEADS = frozenset({"Tensor", "distributed.DistributedTensor"})
+"""`pld.DistributedTensor[[dims], dtype, ...]` is a `pl.Tensor` on the DSL surface (a per-rank slice of a
+communication window: loads and stores see the local rank's slice); only cross-rank ops tell them apart."""
+
+
 def read_type(node: ast.expr, ctx: TypeContext) -> Type | None:
     """An annotation as an `ir.Type`, or None when the IR cannot hold it."""
     if isinstance(node, ast.Subscript):
         head = ctx.pl_path(node.value)
         items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
-        if head == "Tensor":
+        if head in _TENSOR_HEADS:
             return _read_tensor(node, items, ctx)
         if head == "Tile":
             return _read_tile(node, items, ctx)
@@ -133,6 +138,8 @@ def _read_tensor(node: ast.Subscript, items: list[ast.expr], ctx: TypeContext) -
     dtype = _read_dtype(items[1], ctx)
     memref: MemRef | None = None
     for extra in items[2:]:
+        if isinstance(extra, ast.Constant) and isinstance(extra.value, str) and extra.value.startswith("window_buffer="):
+            continue  # the printer's note of a distributed tensor's window buffer: informational only
         if _is_memref(extra, ctx):
             memref = read_memref(extra, ctx)
         else:

@@ -302,3 +302,27 @@ def test_shape_d_iter_args_are_iterarg_nodes_where_the_blind_spot_was():
     assert env["c_inner"].memref.window == ir.Window("mem_acc_3", 0, 16384)  # an iter_arg has its init's type
     assert env["c_next"].memref.window == ir.Window("mem_acc_8", 0, 16384)
     assert env["acc_tile"].memref.window == ir.Window("mem_acc_8", 0, 16384)
+
+
+def test_a_distributed_tensor_is_a_tensor_of_its_rank_slice():
+    """`pld.DistributedTensor[[dims], dtype]` (pypto-lib's all-reduce and MoE dispatch kernels) is a
+    `pl.Tensor` on the DSL surface; the printer's trailing `"window_buffer=..."` note is informational."""
+    module = read_ok('''
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, data: pld.DistributedTensor[[1, 256], pl.FP32],
+          sig: pld.DistributedTensor[[8, 8], pl.INT32, "window_buffer=sig_buf"],
+          out: pl.Out[pl.Tensor[[1, 256], pl.FP32]]) -> pl.Tensor[[1, 256], pl.FP32]:
+        t = pl.tile.load(data, [0, 0], [1, 256], target_memory=pl.Mem.Vec)
+        out = pl.tile.store(t, [0, 0], out)
+        return out
+''')
+    fn = next(fn for _, fn in module.functions())
+    assert [p.type for p in fn.params] == [
+        ir.TensorType((ir.Const(1), ir.Const(256)), ir.DType.FP32),
+        ir.TensorType((ir.Const(8), ir.Const(8)), ir.DType.INT32),
+        ir.TensorType((ir.Const(1), ir.Const(256)), ir.DType.FP32)]
