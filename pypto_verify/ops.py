@@ -294,10 +294,15 @@ def operand_type(expr: Expr, env: dict[str, Type]) -> Type | None:
 
 
 def _first_operand_type(call: Call, env: dict[str, Type]) -> Type | None:
+    """The type of the first typed operand (constants skipped), or None when a variable before it has no
+    known type: that one may be the data operand (an untyped `row_expand_mul(x, col)` does not have the
+    shape of `col`)."""
     for arg in call.args:
         t = operand_type(arg, env)
         if t is not None:
             return t
+        if var_like(arg) is not None:
+            return None
     return None
 
 

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from pypto_verify import ir
+from pypto_verify import ir, ops
 from pypto_verify.frontend import kernels, read_source
 
 HEADER = "import pypto.language as pl\n\nM, N, K = 128, 256, 1024\nTM, TN, TK = 16, 256, 256\n\n"
@@ -506,3 +506,15 @@ def test_an_index_gather_has_the_index_shape_and_the_input_dtype() -> None:
     assert not parsed.errors
     (_, fn), = [(p, f) for p in parsed.module.programs for f in p.functions]
     assert infer_env(fn)["g"] == _ir.TensorType((_ir.Const(32), _ir.Const(64)), _ir.DType.FP32)
+
+
+def test_an_untyped_data_operand_leaves_the_result_untyped():
+    """`row_expand_mul(centroids, inv_norm)` where `centroids` derives from a `pl.UINT8` parameter (a dtype
+    pypto-verify does not model; pypto-lib's `qwen3_14b/turboquant_kv.py`): the result is not given the
+    shape of the typed column operand `inv_norm` ([32, 1]), which once made a [32, 64] @ [64, 128] matmul a
+    one-column one and PV105 refuted it. The shape stays unknown, so the matmul is a PV000 input error."""
+    env = {"inv_norm": ir.TensorType((ir.Const(32), ir.Const(1)), ir.DType.FP32)}
+    untyped_first = ir.Call("tensor.row_expand_mul", (ir.Var("centroids"), ir.Var("inv_norm")))
+    assert ops.infer_call_type(untyped_first, env) is None
+    constant_first = ir.Call("tensor.mul", (ir.Const(2.0), ir.Var("inv_norm")))
+    assert ops.infer_call_type(constant_first, env) == env["inv_norm"]
