@@ -12,43 +12,14 @@ loop kind, condition form, accumulators, nesting depth, consumer.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, Expr, For, Function, If, Module, Scope, Stmt, UnaryOp,
     Yield, display_name, var_like, walk_exprs, walk_stmts, yield_values,
 )
+from pypto_verify.idiom import IdiomSite
 
-
-
-@dataclass(frozen=True, slots=True)
-class IdiomSite:
-    """One idiom site: where, which form, and its class."""
-
-    path: str
-    line: int
-    function: str
-    form: str
-    """`if-phi`, `seed-before-loop` or `init-cond`."""
-    loop: str
-    """The kind of the enclosing K loop (`pipeline`, `range`, ...) or `none`."""
-    condition: str
-    """`derived-offset`, `loop-index`, `offset-loop-var`, `combined`, `other` (or `-` for seed-before-loop)."""
-    accumulators: int
-    nesting: int
-    """How many loops enclose the site."""
-    consumer: str
-    """What reads the chain after the loop: `store`, `assemble`, `atomic-assemble`, `cast`, `vector`, ..."""
-
-    @property
-    def klass(self) -> str:
-        return f"{self.form}/{self.loop}/{self.condition}/acc{self.accumulators}/{self.consumer}"
-
-    def to_json(self) -> dict:
-        return {"path": self.path, "line": self.line, "function": self.function, "form": self.form,
-                "class": self.klass, "loop": self.loop, "condition": self.condition,
-                "accumulators": self.accumulators, "nesting": self.nesting, "consumer": self.consumer}
 
 
 def _var_name(expr: Expr | None) -> str | None:

@@ -7,7 +7,7 @@ PV000 finding; the other kernels of the file and the other files still run.
 
 from __future__ import annotations
 
-from pypto_verify.ir import Span
+from pypto_verify.span import Span
 
 
 class InputError(Exception):

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the records are read on a warm-cache run, which never exports facts
     from pypto_verify.facts import FactSet, KernelTable
-from pypto_verify.ir import Span, display_name
+from pypto_verify.span import Span, display_name
 from pypto_verify import rules
 from pypto_verify.rules import RULES, Rule, Severity
 

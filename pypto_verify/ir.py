@@ -1,7 +1,7 @@
 """The IR: frozen dataclasses for programs, functions, statements, expressions and types.
 
 Owns: the data model every stage reads and writes (KERNEL_LANGUAGE.md, all three forms). Imports
-nothing of ours. Nodes are frozen, slotted and tuple-valued, with no parent pointers; every node has a
+nothing of ours but `span` (`Span`, `NO_SPAN`, `display_name`, re-exported here). Nodes are frozen, slotted and tuple-valued, with no parent pointers; every node has a
 `span` that equality ignores, so two programs that differ only in where they came from are equal.
 
 Types live where a value is defined (an `Assign`'s annotation, a loop's or an if's return types, a
@@ -20,23 +20,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Union
 
+from pypto_verify.span import NO_SPAN as NO_SPAN, Span as Span, display_name as display_name  # re-exported
+
 
 # ---------------------------------------------------------------------------------------------- spans
-
-
-@dataclass(frozen=True, slots=True)
-class Span:
-    """A source location: file path, 1-based line and 1-based column."""
-
-    path: str
-    line: int
-    col: int
-
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}"
-
-
-NO_SPAN = Span("<generated>", 0, 0)
 
 
 def _span() -> Span:
@@ -705,11 +692,6 @@ def yield_values(body: tuple[Stmt, ...]) -> tuple[Expr, ...]:
     """The values of the `Yield` that ends *body*; empty when *body* does not end in one."""
     yielded = final_yield(body)
     return yielded.values if yielded is not None else ()
-
-
-def display_name(name: str) -> str:
-    """The name as the user wrote it: SSA suffixes (`acc__phi_v5`, `ko__idx_v0`) stripped."""
-    return name.split("__", 1)[0] if "__" in name and not name.startswith("__") else name
 
 
 Node = Union[Expr, Stmt, Type, Function, Program]

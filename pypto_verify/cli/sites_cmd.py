@@ -7,7 +7,8 @@ import sys
 
 import click
 
-from pypto_verify.census import IdiomSite, summarise
+from pypto_verify.census import summarise
+from pypto_verify.idiom import IdiomSite
 from pypto_verify.run import Options, Stage, run_work
 
 

@@ -27,9 +27,26 @@ def engine_version(name: str) -> str:
     translator: a warm-cache run asks for it."""
     engine = pick_engine(name)
     if engine == "clingo":
-        from importlib.metadata import version  # the distribution's metadata: no import of clingo itself
-
-        return f"clingo {version('clingo')}"
+        return f"clingo {_installed_version('clingo')}"
     from pypto_verify.engines import souffle_engine
 
     return souffle_engine.version(souffle_engine.souffle_path())
+
+
+def _installed_version(package: str) -> str:
+    """The installed version of *package* from its `<name>-<version>.dist-info` folder beside it (a
+    directory listing: `importlib.metadata` costs a warm check more than the rest of its start-up), else
+    from `importlib.metadata`. Neither imports the package."""
+    import importlib.util
+    import os
+
+    spec = importlib.util.find_spec(package)
+    if spec is not None and spec.origin:
+        site = os.path.dirname(os.path.dirname(spec.origin))
+        prefix = f"{package}-"
+        found = [e for e in os.listdir(site) if e.startswith(prefix) and e.endswith(".dist-info")]
+        if len(found) == 1:
+            return found[0][len(prefix):-len(".dist-info")]
+    from importlib.metadata import version
+
+    return version(package)

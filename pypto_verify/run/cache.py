@@ -15,10 +15,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from pypto_verify import __version__, rules
-from pypto_verify.census import IdiomSite
 from pypto_verify.findings import Finding, Note
-from pypto_verify.ir import Span
+from pypto_verify.span import Span
 from pypto_verify.rules import RULES
+from pypto_verify.idiom import IdiomSite
 from pypto_verify.run.records import FileResult, KernelResult, Options
 
 

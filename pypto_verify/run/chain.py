@@ -29,12 +29,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pypto_verify import frontend, rules
-from pypto_verify.census import IdiomSite, find_sites
+from pypto_verify.census import find_sites
 from pypto_verify.facts import FactSet, export_facts
 from pypto_verify.findings import Finding, Note, datalog_findings
 from pypto_verify.ir import Function, Module, Program, Span
 from pypto_verify.rules import RULES, Severity
 from pypto_verify.run.inputs import apply_suppressions, collect_files
+from pypto_verify.idiom import IdiomSite
 from pypto_verify.run.records import ALL_STAGES, FileResult, KernelResult, Options, Stage
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pypto_verify import rules
 from pypto_verify.findings import Finding, fingerprint
-from pypto_verify.ir import Span
+from pypto_verify.span import Span
 from pypto_verify.run.records import FileResult, RunResult
 
 # ---------------------------------------------------------------------------------------------- files

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from pypto_verify import rules
-from pypto_verify.census import IdiomSite
 from pypto_verify.findings import Finding
+from pypto_verify.idiom import IdiomSite
 from pypto_verify.rules import Severity
 
 

@@ -137,7 +137,8 @@ def test_cache_hit_imports_no_stage_engine_or_solver(tmp_path: Path, cache_home)
         "from pypto_verify.run import Options, run\n"
         f"r = run([{str(target)!r}], Options(sim=False, jobs=1))\n"
         "heavy = ('z3', 'clingo', 'numpy', 'pypto_verify.frontend', 'pypto_verify.lowering',\n"
-        "         'pypto_verify.run.chain', 'pypto_verify.engines.clingo_engine')\n"
+        "         'pypto_verify.run.chain', 'pypto_verify.engines.clingo_engine', 'pypto_verify.ir',\n"
+        "         'pypto_verify.ops', 'pypto_verify.census', 'importlib.metadata')\n"
         "print(json.dumps({'cached': r.files[0].cached, 'loaded': [m for m in heavy if m in sys.modules]}))\n")
     env = {**os.environ, **cache_home}
     cold = json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env,
@@ -150,3 +151,35 @@ def test_cache_hit_imports_no_stage_engine_or_solver(tmp_path: Path, cache_home)
     changed = json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env,
                                         check=True).stdout)
     assert changed["cached"] is False
+
+
+def test_a_warm_check_from_the_command_line_imports_no_ir(tmp_path: Path, cache_home) -> None:
+    """The CLI's own start-up (option parsing: `--target`'s choices) imports no IR node classes and no
+    package metadata: `TARGET_NAMES` spells the targets, a directory listing finds clingo's version."""
+    target = tmp_path / "kernel.py"
+    shutil.copy(GOOD, target)
+    shutil.copy(CORPUS / "model_config.py", tmp_path / "model_config.py")
+    probe = (
+        "import sys, json\n"
+        "from pypto_verify.cli import main\n"
+        "try:\n"
+        f"    main(['check', {str(target)!r}, '--no-sim', '--format', 'json'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = ('pypto_verify.ir', 'pypto_verify.target', 'importlib.metadata', 'numpy', 'z3', 'clingo')\n"
+        "sys.stderr.write(json.dumps([m for m in heavy if m in sys.modules]))\n")
+    env = {**os.environ, **cache_home}
+    subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    warm = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    assert json.loads(warm.stderr.strip().splitlines()[-1]) == []
+
+
+def test_the_cli_names_every_target_and_the_engine_version_its_metadata_gives() -> None:
+    from importlib.metadata import version
+
+    from pypto_verify.cli import TARGET_NAMES
+    from pypto_verify.engines import _installed_version
+    from pypto_verify.target import TARGETS
+
+    assert sorted(TARGET_NAMES) == sorted(TARGETS)
+    assert _installed_version("clingo") == version("clingo")
