@@ -1,9 +1,10 @@
 """Type annotations → `ir.Type`, and the check of a written annotation against the inferred type.
 
 Owns: the annotation grammar of KERNEL_LANGUAGE.md / docs/ir-conventions.md "Types":
-`pl.Tensor[[dims], dtype(, MemRef)]`, `pl.Tile[[dims], dtype, (MemRef,) (space,) (TileView)]`,
-`pl.Scalar[dt]`, `pl.Ptr`, `pl.Out[T]` / `pl.InOut[T]`, `tuple[T, ...]`. A MemRef is
-`pl.MemRef(base, offset, size[, slots=N])[slot]` with `offset` an int or `pl.const(N, pl.INT64)`.
+`pl.Tensor[[dims], dtype(, TensorView)(, MemRef)]`, `pl.Tile[[dims], dtype, (MemRef,) (space,) (TileView)]`,
+`pl.Scalar[dt]`, `pl.Ptr`, `pl.Out[T]` / `pl.InOut[T]`, `tuple[T, ...]` / `pl.Tuple[T, ...]` (`pl.Tuple[()]`).
+A MemRef is `pl.MemRef(base, offset, size[, slots=N])[slot]` with `offset` an int or `pl.const(N, pl.INT64)`;
+a tensor's `pl.TensorView(...)` (its DDR layout) is checked and dropped, with a warning.
 
 An annotation the IR cannot hold (a bare `pl.Tensor`, a dtype outside `ir.DType` such as `pl.UINT8`,
 `pl.Array[...]`) reads as `None`: the type is left open, never guessed.
@@ -98,12 +99,17 @@ def read_type(node: ast.expr, ctx: TypeContext) -> Type | None:
             return ScalarType(dtype) if dtype is not None else None
         if head in ("Out", "InOut"):
             return read_type(node.slice, ctx)
-        if isinstance(node.value, ast.Name) and node.value.id in ("tuple", "Tuple"):
+        if (isinstance(node.value, ast.Name) and node.value.id in ("tuple", "Tuple")) or head == "Tuple":
+            if isinstance(node.slice, ast.Tuple) and not node.slice.elts:
+                return TupleType(())  # the printer's empty tuple `pl.Tuple[()]`
             inner = [read_type(i, ctx) for i in items]
             known = tuple(t for t in inner if t is not None)
             if len(known) == len(inner):
                 return TupleType(known)
             return None
+        if head is not None:
+            ctx.warn_once(f"type:{head}", ctx.span(node), f"annotation `pl.{head}[...]`",
+                          "not a type pypto-verify models; left open")
         return None
     head = ctx.pl_path(node)
     if head == "Ptr":
@@ -142,12 +148,21 @@ def _read_tensor(node: ast.Subscript, items: list[ast.expr], ctx: TypeContext) -
             continue  # the printer's note of a distributed tensor's window buffer: informational only
         if _is_memref(extra, ctx):
             memref = read_memref(extra, ctx)
+        elif isinstance(extra, ast.Call) and ctx.pl_path(extra.func) == "TensorView":
+            _check_tensor_view(extra, ctx)
         else:
             ctx.warn_once(f"tensor-extra:{_text(extra)}", ctx.span(extra), f"tensor annotation item `{_text(extra)}`",
                           "not modelled; ignored")
     if dtype is None:
         return None
     return TensorType(shape, dtype, memref)
+
+
+_UNMODELLED_SPACES = {
+    # MemorySpaceToString values (PyPTO src/ir/memref.cpp) beyond ir.MemSpace
+    "LeftScale": "the MX matmul's left scale buffer", "RightScale": "the MX matmul's right scale buffer",
+    "ScalarLocal": "a scalar-unit buffer",
+}
 
 
 def _read_tile(node: ast.Subscript, items: list[ast.expr], ctx: TypeContext) -> Type | None:
@@ -169,6 +184,9 @@ def _read_tile(node: ast.Subscript, items: list[ast.expr], ctx: TypeContext) -> 
         path = ctx.pl_path(extra)
         if path is not None and canonical_path(path).startswith("Mem."):
             name = canonical_path(path)[4:]
+            if name in _UNMODELLED_SPACES:
+                raise InputError(ctx.span(extra), f"memory space `pl.{path}`",
+                                 f"a PyPTO memory space pypto-verify does not model ({_UNMODELLED_SPACES[name]})")
             if name not in MemSpace.__members__:
                 raise InputError(ctx.span(extra), f"memory space `pl.{path}`", "not a memory space of the language")
             space = MemSpace[name]
@@ -178,6 +196,24 @@ def _read_tile(node: ast.Subscript, items: list[ast.expr], ctx: TypeContext) -> 
     if dtype is None:
         return None
     return TileType(shape, dtype, space, memref, valid, view)
+
+
+_TENSOR_VIEW_FIELDS = ("valid_shape", "stride", "layout", "pad")
+
+
+def _check_tensor_view(node: ast.Call, ctx: TypeContext) -> None:
+    """`pl.TensorView(valid_shape=[...], stride=[...], layout=pl.TensorLayout.X, pad=pl.PadValue.Y)`: how a
+    tensor is laid out in DDR. The checker reasons about on-chip buffers, so the view is read (every field
+    must be well formed) and then not kept; one warning per file says so."""
+    if node.args:
+        raise InputError(ctx.span(node), f"`{_text(node)}`", "`pl.TensorView` takes keyword arguments only")
+    for keyword in node.keywords:
+        if keyword.arg not in _TENSOR_VIEW_FIELDS:
+            raise InputError(ctx.span(keyword.value), f"`pl.TensorView` keyword `{keyword.arg}`",
+                             f"its fields are {', '.join(_TENSOR_VIEW_FIELDS)}")
+        ctx.expr(keyword.value)
+    ctx.warn_once("tensor-view", ctx.span(node), "tensor annotation item `pl.TensorView(...)`",
+                  "a tensor's DDR layout (stride, layout, valid shape, pad) is not modelled; ignored")
 
 
 def _read_view(node: ast.Call, ctx: TypeContext) -> tuple[Expr | None, tuple[Expr, ...] | None]:
@@ -210,9 +246,14 @@ def read_memref(node: ast.expr, ctx: TypeContext) -> MemRef:
     if isinstance(node, ast.Subscript):
         slot = ctx.static_int(node.slice)
         if slot is None:
-            raise InputError(ctx.span(node.slice), f"MemRef slot `{_text(node.slice)}`", "a slot index is an int literal")
+            raise InputError(ctx.span(node.slice), f"MemRef slot `{_text(node.slice)}`",
+                             "a slot index is a constant int; a slot chosen at run time is not modelled")
         node = node.value
     assert isinstance(node, ast.Call)
+    if len(node.args) == 1:
+        raise InputError(ctx.span(node), f"pinned MemRef `{_text(node)}`",
+                         "an author-declared allocation prints without its offset and size, and pypto-verify "
+                         "needs both; not modelled")
     if len(node.args) != 3:
         raise InputError(ctx.span(node), f"`{_text(node)}`", "a MemRef is `pl.MemRef(base, offset, size)`")
     base_node, offset_node, size_node = node.args
