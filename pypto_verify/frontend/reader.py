@@ -22,6 +22,17 @@ printed back by `printer.py` to the same IR):
 - `tensor.getitem(v, i)` / `v = tensor.setitem(v, i, x)`: indexing a value that is not a tensor (a task-id
   array); `Assign(t, Call("scope.task_id"))` first in a `Scope` body: `with pl.at(...) as t:`;
 - a loop over another `pl.X(...)` (`pl.split_aiv`) is a RANGE `For` with the kwarg `iterator="X"`.
+
+What only PyPTO's own printer writes (tests/frontend/test_printer_grammar.py has one test per production):
+- `pl.func_attr({...})`: an `Eval` of `func_attr` (compiler metadata; kept, not checked, one warning);
+- a scalar `pl.cast(v, pl.DT)` is `cast(v, DT)`, a scalar `pl.min(a, b)` / `pl.max(a, b)` the `BinOp`
+  `min` / `max` (on tensors and tiles they stay the element-wise ops);
+- `pl.FunctionType.Group | Spmd | Inline` read as Opaque, `Graph` as Orchestration (a warning);
+- `optimizations=[pl.split(...), pl.cross_core_slot(...)]` of a scope or `pl.spmd` keeps those calls as
+  written (they are scope options, not ops);
+- `for (a,) in pl.while_(init_values=(x,)):` is skipped like a `while` loop (no trip count);
+- `tensor.view` / `reinterpret_view` results take the shape operand's shape; `aiv_shard` / `aic_gather`
+  results are left open (their written annotation is the type).
 """
 
 from __future__ import annotations
@@ -52,6 +63,19 @@ from pypto_verify.scalar import linear
 
 # ---------------------------------------------------------------------------------------------- tables
 
+_RESHAPING_VIEWS = frozenset({"tensor.view", "tensor.reinterpret_view", "tile.reinterpret_view"})
+"""Views whose result shape is an operand (PyPTO `tensor.view(x, shape, valid_shape, layout=)`,
+`reinterpret_view(x, dtype=, shape=)`), not the first operand's: typed by `FunctionReader._view_type`."""
+_SPLIT_OPS = frozenset({"tile.aiv_shard", "tile.aic_gather", "tensor.aiv_shard", "tensor.aic_gather"})
+"""Cross-core split ops: the result's shape depends on the enclosing `pl.split_aiv` mode."""
+_UNMODELLED_FUNCTION_TYPES = {
+    # PyPTO's FunctionType values beyond ir.FunctionKind (include/pypto/ir/function.h), with what they are
+    "Group": (FunctionKind.OPAQUE, "a wrapper calling co-scheduled AIC and AIV kernels; "
+                                   "a kernel only if it holds tile ops"),
+    "Spmd": (FunctionKind.OPAQUE, "a wrapper dispatching a kernel over a grid; a kernel only if it holds tile ops"),
+    "Inline": (FunctionKind.OPAQUE, "a body spliced into its callers; a kernel only if it holds tile ops"),
+    "Graph": (FunctionKind.ORCHESTRATION, "a replayable orchestration fragment"),
+}
 _LOOP_KINDS = {
     "range": LoopKind.RANGE, "pipeline": LoopKind.PIPELINE, "unroll": LoopKind.UNROLL,
     "parallel": LoopKind.PARALLEL, "spmd": LoopKind.SPMD,
@@ -445,8 +469,14 @@ class FunctionReader:
             for kind in FunctionKind:
                 if kind.value == name:
                     return kind
+            if name in _UNMODELLED_FUNCTION_TYPES:
+                kind, why = _UNMODELLED_FUNCTION_TYPES[name]
+                self.warn_once(f"ftype:{name}", self.span(node), f"function type `pl.FunctionType.{name}`",
+                               f"not a kind pypto-verify models; read as {kind.value} ({why})")
+                return kind
         raise self.error(node, f"function type `{ast.unparse(node)}`",
-                         "expected `pl.FunctionType.InCore | AIC | AIV | Orchestration | Opaque`")
+                         "expected `pl.FunctionType.InCore | AIC | AIV | Orchestration | Opaque | Group | Spmd | "
+                         "Inline | Graph`")
 
     def _read_params(self, node: ast.FunctionDef) -> list[Param]:
         spec = node.args
@@ -575,8 +605,8 @@ class FunctionReader:
                                  f"the kernel language reads expressions up to {MAX_EXPR_DEPTH} levels deep")
             stack.extend((child, depth + 1) for child in ast.iter_child_nodes(sub))
 
-    def _read_unsupported(self, node: ast.stmt) -> list[Stmt]:
-        kind = _STMT_NAMES.get(type(node), f"`{type(node).__name__}` statement")
+    def _read_unsupported(self, node: ast.stmt, kind: str | None = None) -> list[Stmt]:
+        kind = kind or _STMT_NAMES.get(type(node), f"`{type(node).__name__}` statement")
         touched = touches(node, self.frame.acc, self.pl_path)
         if touched is not None:
             raise self.error(node, f"{kind} inside kernel `{self.node.name}`",
@@ -775,6 +805,9 @@ class FunctionReader:
     def _read_for(self, node: ast.For) -> list[Stmt]:
         if node.orelse:
             raise self.error(node, "`for ... else`", "not in the kernel language")
+        if isinstance(node.iter, ast.Call) and self.pl_path(node.iter.func) == "while_":
+            # PyPTO's SSA while (`for (a,) in pl.while_(init_values=(x,)):` + `pl.cond(c)`): no trip count
+            return self._read_unsupported(node, "`pl.while_` loop")
         if not isinstance(node.iter, ast.Call):
             raise self.error(node.iter, f"loop over `{_text(node.iter)}`",
                              "loops iterate `pl.range`, `pl.pipeline`, `pl.unroll`, `pl.parallel`, `pl.spmd` or `range`")
@@ -850,7 +883,8 @@ class FunctionReader:
                     raise self.error(keyword.value, f"`init_values={_text(keyword.value)}`", "write a tuple `(x0, y0)`")
                 inits = [self._read_operand(e) for e in keyword.value.elts]
                 continue
-            kwargs.append((keyword.arg, self._read_expr(keyword.value)))
+            kwargs.append((keyword.arg, self._read_scope_kwarg(keyword.arg, keyword.value)
+                           if keyword.arg == "optimizations" else self._read_expr(keyword.value)))
         for bound in (start, stop, step):
             if not isinstance(bound, Const):
                 self._note_runtime(bound, call)
@@ -1093,10 +1127,25 @@ class FunctionReader:
         if not isinstance(context, ast.Call):
             return Call(path, span=self.span(context))
         args = tuple(self._read_operand(a) for a in context.args)
-        kwargs = tuple((k.arg, self._read_operand(k.value)) for k in context.keywords if k.arg is not None)
         if any(k.arg is None for k in context.keywords):
             raise self.error(context, "`**` in a scope call", "not in the kernel language")
+        kwargs = tuple((k.arg, self._read_scope_kwarg(k.arg, k.value)) for k in context.keywords if k.arg is not None)
         return Call(path, args, kwargs, span=self.span(context))
+
+    def _read_scope_kwarg(self, key: str, node: ast.expr) -> Expr:
+        """A keyword of a scope or loop header; `optimizations=[pl.split(pl.SplitMode.X),
+        pl.cross_core_slot(slot_num=N)]` names scope options, not the ops `tensor.split` / ..."""
+        if key == "optimizations" and isinstance(node, (ast.List, ast.Tuple)):
+            items: list[Expr] = []
+            for item in node.elts:
+                path = self.pl_path(item.func) if isinstance(item, ast.Call) else None
+                if isinstance(item, ast.Call) and path is not None:
+                    args, kwargs = self._read_args(item)
+                    items.append(Call(path, args, kwargs, span=self.span(item)))
+                else:
+                    items.append(self._read_operand(item))
+            return ListExpr(tuple(items), span=self.span(node))
+        return self._read_operand(node)
 
     # ------------------------------------------------------------------------------------------ expressions
 
@@ -1418,13 +1467,41 @@ class FunctionReader:
         if path in ("dynamic", "funcref"):
             args, kwargs = self._read_args(node)
             return Call(path, args, kwargs, span=self.span(node))
-        args, kwargs = self._read_args(node)
+        if path == "func_attr":
+            # the printer's function-attribute prologue `pl.func_attr({"split": pl.SplitMode.X, ...})`
+            args, kwargs = self._read_args(node)
+            self.warn_once(f"func_attr:{self.node.name}", self.span(node), "function attributes `pl.func_attr({...})`",
+                           "compiler metadata (split mode, slot counts, ...); kept, not checked")
+            return Call(path, args, kwargs, span=self.span(node))
+        if path == "cast" and len(node.args) == 2 and not node.keywords and _is_dtype_path(self.pl_path(node.args[1])):
+            # the printer's scalar Cast `pl.cast(v, pl.INT32)`; a tensor or tile cast is `tensor.cast` / `tile.cast`
+            operand = self._read_operand(node.args[0])
+            if self._is_scalar(operand):
+                return Call("cast", (operand, self._read_operand(node.args[1])), span=self.span(node))
+            args, kwargs = (operand, self._read_operand(node.args[1])), ()
+            op = self._op_name(path, args)
+            return Call(op, args, kwargs, span=self.span(node))
+        if path in ("min", "max") and len(node.args) == 2 and not node.keywords \
+                and not any(isinstance(a, ast.Starred) for a in node.args):
+            # the printer's scalar Min / Max (`pl.min(a, b)`); on a tensor or tile it is the element-wise op
+            lhs, rhs = (self._read_operand(a) for a in node.args)
+            if all(self._is_scalar(v) for v in (lhs, rhs)):
+                return BinOp(path, lhs, rhs, span=self.span(node))
+            args, kwargs = (lhs, rhs), ()
+        else:
+            args, kwargs = self._read_args(node)
         op = self._op_name(path, args)
         call = Call(op, args, kwargs, span=self.span(node))
         self._check_op(op, path, node)
         if op in ops.TENSOR_MADS:
             self._check_matmul_shapes(call, node)
         return call
+
+    def _is_scalar(self, expr: Expr) -> bool:
+        """Known to be a scalar: a constant, scalar arithmetic, or a value typed `pl.Scalar[...]`."""
+        if isinstance(expr, (Const, BinOp, UnaryOp, Compare, BoolOp)):
+            return True
+        return isinstance(self._infer(expr), ScalarType)
 
     def _read_const(self, node: ast.Call) -> Expr:
         if len(node.args) != 2 or node.keywords:
@@ -1672,6 +1749,13 @@ class FunctionReader:
         if isinstance(expr, Call):
             if expr in self.call_types:
                 return self.call_types[expr]
+            if expr.op in _RESHAPING_VIEWS:
+                return self._view_type(expr)
+            if expr.op in _SPLIT_OPS:
+                return None  # the half a split mode gives: left open (the printed annotation says it)
+            if expr.op == "cast" and len(expr.args) == 2:
+                dtype = ops.dtype_of_sym(expr.args[1])
+                return ScalarType(dtype) if dtype is not None else None
             try:
                 inferred = ops.infer_call_type(expr, self.types)
                 if inferred is None and any(isinstance(a, Call) for a in expr.args):
@@ -1683,6 +1767,29 @@ class FunctionReader:
             return inferred
         return None
 
+    def _view_type(self, call: Call) -> Type | None:
+        """`pl.tensor.view(x, shape)` (shape optional: a layout-only view keeps x's) and
+        `pl.{tile,tensor}.reinterpret_view(x, dtype=pl.DT, shape=[...])` (without a shape the contiguous
+        dimension is rescaled: left open). Not the element-wise default: the shape is the shape operand's."""
+        source = self._infer(call.args[0]) if call.args else None
+        if not isinstance(source, (TensorType, TileType)):
+            return None
+        reinterpret = call.op.endswith("reinterpret_view")
+        shape_arg = call.kwarg("shape") if call.kwarg("shape") is not None else (call.args[1] if len(call.args) > 1 else None)
+        dtype = ops.dtype_of_sym(call.kwarg("dtype")) if reinterpret else source.dtype
+        if dtype is None:
+            return None
+        if shape_arg is None:
+            if reinterpret:
+                return None
+            shape: tuple[Expr, ...] = source.shape
+        elif isinstance(shape_arg, (ListExpr, TupleExpr)):
+            shape = tuple(shape_arg.items)
+        else:
+            return None
+        if isinstance(source, TileType):
+            return TileType(shape, dtype, source.space)
+        return TensorType(shape, dtype)
 
     def _infer_nested(self, expr: Call) -> Type | None:
         """The type of *expr* whose operands are calls written inline (`pl.mul(pl.cast(acc, ...), s)`):
@@ -1727,6 +1834,11 @@ _OPAQUE_KINDS: dict[type, str] = {
     ast.UnaryOp: "unaryop", ast.Compare: "compare",
 }
 _KNOWN_METHODS = frozenset({"bind_dynamic"})
+
+
+def _is_dtype_path(path: str | None) -> bool:
+    """`pl.INT32`, `pl.FP8E4M3FN`, ...: a dtype spelling (modelled by `ir.DType` or not)."""
+    return path is not None and path.isidentifier() and path.isupper()
 
 
 def _strip_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
