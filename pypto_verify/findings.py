@@ -117,16 +117,39 @@ def _index(facts: FactSet, kernel_names: dict[int, str]) -> dict[int, _Kernel]:
     return out
 
 
+class _Grouped:
+    """The derived relations, each row reachable by a prefix of its columns: `rows(name, k, p)` is every row
+    of `name` whose first columns are `(k, p)`, sorted. Each (relation, prefix length) is grouped once, so
+    a builder that looks up the rows related to its own is linear over a run, not quadratic."""
+
+    def __init__(self, relations: dict[str, list[Row]]) -> None:
+        self.relations = relations
+        self._groups: dict[tuple[str, int], dict[tuple, list[Row]]] = {}
+
+    def rows(self, name: str, *prefix: int) -> list[Row]:
+        key = (name, len(prefix))
+        groups = self._groups.get(key)
+        if groups is None:
+            groups = {}
+            for row in self.relations.get(name, ()):
+                groups.setdefault(tuple(row[:len(prefix)]), []).append(row)
+            for members in groups.values():
+                members.sort()
+            self._groups[key] = groups
+        return groups.get(tuple(prefix), [])
+
+
 def datalog_findings(relations: dict[str, list[Row]], facts: FactSet,
                      kernel_names: dict[int, str] | None = None) -> list[Finding]:
     """Findings for every row of the rule relations, deduplicated and sorted."""
     index = _index(facts, kernel_names or {})
+    grouped = _Grouped(relations)
     found: dict[tuple, Finding] = {}
     for rule_id, build in _BUILDERS.items():
         relation = RULES[rule_id].relation
         for row in relations.get(relation, ()):
             kern = index[row[0]]
-            finding = build(kern, row[1:], relations)
+            finding = build(kern, row[1:], grouped)
             if finding is not None:
                 found.setdefault((finding.rule.id, finding.span, finding.message), finding)
     return sorted(found.values(), key=Finding.sort_key)
@@ -136,7 +159,7 @@ def _finding(rule_id: str, kern: _Kernel, point: int, message: str, **extra) -> 
     return Finding(RULES[rule_id], kern.span(point), message, kern.kernel_name, kern.table.function, **extra)
 
 
-def _pv001(kern: _Kernel, row: Row, rel) -> Finding:
+def _pv001(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:
     s, rv, arm, v, wv, wrv = row
     arm_name = "then" if arm == 1 else "else"
     p = kern.def_point.get(v, s)
@@ -147,15 +170,14 @@ def _pv001(kern: _Kernel, row: Row, rel) -> Finding:
                     values=(kern.name(rv), kern.name(v)), producers=_producers_of(kern, rel, s, rv))
 
 
-def _producers_of(kern: _Kernel, rel, s: int, v: int) -> tuple[str, ...]:
-    rows = [r for r in rel.get("reaching_producer", ()) if r[0] == kern.table.kernel and r[1] == v]
-    return tuple(kern.producer(r[2]) for r in sorted(rows))
+def _producers_of(kern: _Kernel, rel: _Grouped, s: int, v: int) -> tuple[str, ...]:
+    return tuple(kern.producer(r[2]) for r in rel.rows("reaching_producer", kern.table.kernel, v))
 
 
 _ROLE = {0: "init", 1: "yield", 2: "return var"}
 
 
-def _pv002(kern: _Kernel, row: Row, rel) -> Finding:
+def _pv002(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:
     s, ia, wia, v, role, wv = row
     message = (f"loop-carried accumulator `{kern.name(ia)}` is on {kern.win(wia)} but its {_ROLE[role]} "
                f"{kern.defined(v)} is on {kern.win(wv)}")
@@ -164,7 +186,7 @@ def _pv002(kern: _Kernel, row: Row, rel) -> Finding:
                     notes=(Note(kern.span(p), f"`{kern.name(v)}` defined here"),), windows=(kern.win(wia), kern.win(wv)), values=(kern.name(ia), kern.name(v)))
 
 
-def _pv003(kern: _Kernel, row: Row, rel) -> Finding:
+def _pv003(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:
     p, a, wa, b, wb = row
     op = kern.op_at.get(p, "op")
     message = (f"`{kern.name(b)}` = {op}({kern.name(a)}, ...) writes {kern.win(wb)} but accumulates in place "
@@ -173,10 +195,9 @@ def _pv003(kern: _Kernel, row: Row, rel) -> Finding:
                     values=(kern.name(a), kern.name(b)), producers=(kern.producer(p),))
 
 
-def _pv004(kern: _Kernel, row: Row, rel) -> Finding:
+def _pv004(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:
     p, v = row
-    writers = sorted((r[3], r[4]) for r in rel.get("pv004_clobber_writer", ())
-                     if r[0] == kern.table.kernel and r[1] == p and r[2] == v)
+    writers = sorted((r[3], r[4]) for r in rel.rows("pv004_clobber_writer", kern.table.kernel, p, v))
     w = kern.win(kern.window_of.get(v, 0))
     if writers:
         q, t = writers[0]
@@ -189,14 +210,14 @@ def _pv004(kern: _Kernel, row: Row, rel) -> Finding:
                     windows=(w,), values=(kern.name(v),))
 
 
-def _pv005(kern: _Kernel, row: Row, rel) -> Finding:
+def _pv005(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:
     p, a, wa, b, wb = row
     message = f"`{kern.name(b)}` copies Acc value `{kern.name(a)}` from {kern.win(wa)} to {kern.win(wb)}; no L0C->L0C path exists"
     return _finding(rules.ACC_TO_ACC_MOVE.id, kern, p, message, windows=(kern.win(wa), kern.win(wb)),
                     values=(kern.name(a), kern.name(b)))
 
 
-def _pv006(kern: _Kernel, row: Row, rel) -> Finding:
+def _pv006(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:
     p, v, pos = row
     op = kern.op_at.get(p, "this statement")
     message = (f"{op} reads Acc value {kern.defined(v)} as operand {pos}; only matmul_acc and the FIXPIPE "
@@ -209,7 +230,7 @@ def _pv006(kern: _Kernel, row: Row, rel) -> Finding:
 _DRAIN_VERB = {"tile.store": "stored to", "tile.assemble": "assembled into", "tile.move": "moved to"}
 
 
-def _pv007(kern: _Kernel, row: Row, rel) -> Finding:
+def _pv007(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:
     p, v, w = row
     op = kern.op_at.get(p, "tile.matmul_acc")
     if op in _DRAIN_VERB:
@@ -225,14 +246,13 @@ def _created(kern: _Kernel, c: int) -> str:
     return f"`{kern.name(v)}`" if v is not None else "the accumulator"
 
 
-def _pv007_drain(kern: _Kernel, p: int, v: int, w: int, op: str, rel) -> Finding:
+def _pv007_drain(kern: _Kernel, p: int, v: int, w: int, op: str, rel: _Grouped) -> Finding:
     """The drain at p reads the undefined contents of a `tile.create` (e.g. out of a K loop that never ran)."""
     k = kern.table.kernel
     target = kern.defined_at.get(p)
     into = f" `{kern.name(target)}`" if target is not None else ""
-    creates = sorted(r[2] for r in rel.get("reaching_producer", ())
-                     if r[0] == k and r[1] == v and kern.op_at.get(r[2]) == "tile.create")
-    loops = sorted(r[2] for r in rel.get("pv007_skipped_loop", ()) if r[0] == k and r[1] == p)
+    creates = sorted(r[2] for r in rel.rows("reaching_producer", k, v) if kern.op_at.get(r[2]) == "tile.create")
+    loops = sorted(r[2] for r in rel.rows("pv007_skipped_loop", k, p))
     message = f"`{kern.name(v)}` is {_DRAIN_VERB[op]}{into} but no MAD initialised its L0C window {kern.win(w)}"
     if loops:
         runs = ", ".join(f"line {kern.span(s).line}" for s in loops)
@@ -244,19 +264,18 @@ def _pv007_drain(kern: _Kernel, p: int, v: int, w: int, op: str, rel) -> Finding
                     values=(kern.name(v),), producers=tuple(kern.producer(c) for c in creates))
 
 
-def _pv008(kern: _Kernel, row: Row, rel) -> Finding | None:
+def _pv008(kern: _Kernel, row: Row, rel: _Grouped) -> Finding | None:
     p, n, cap = row
-    rows = sorted(r for r in rel.get("pv008_l0c_capacity", ()) if r[0] == kern.table.kernel)
+    rows = rel.rows("pv008_l0c_capacity", kern.table.kernel)
     if rows and rows[0][1] != p:
         return None  # one finding per kernel: at the first point over capacity
     message = f"co-live Acc buffers need {n} bytes at this point, L0C has {cap}"
     return _finding(rules.L0C_CAPACITY.id, kern, p, message)
 
 
-def _pv009(kern: _Kernel, row: Row, rel) -> Finding | None:
+def _pv009(kern: _Kernel, row: Row, rel: _Grouped) -> Finding | None:
     r, w, n = row
-    windows = sorted(x[2] for x in rel.get("pv009_fragmented_chain", ())
-                     if x[0] == kern.table.kernel and x[1] == r)
+    windows = sorted(x[2] for x in rel.rows("pv009_fragmented_chain", kern.table.kernel, r))
     if windows and windows[0] != w:
         return None  # one finding per chain
     p = kern.def_point.get(r, 0)
@@ -266,9 +285,9 @@ def _pv009(kern: _Kernel, row: Row, rel) -> Finding | None:
                     values=(kern.name(r),))
 
 
-def _pv010(kern: _Kernel, row: Row, rel) -> Finding | None:
+def _pv010(kern: _Kernel, row: Row, rel: _Grouped) -> Finding | None:
     s, v, w, p, wp = row
-    rows = sorted(x for x in rel.get("pv010_acc_phi", ()) if x[0] == kern.table.kernel and x[1] == s and x[2] == v)
+    rows = rel.rows("pv010_acc_phi", kern.table.kernel, s, v)
     if rows and rows[0][4] != p:
         return None  # one info finding per phi / carry, listing all producers
     producers = tuple(f"{kern.producer(x[4])} on {kern.win(x[5])}" for x in rows)
@@ -276,7 +295,7 @@ def _pv010(kern: _Kernel, row: Row, rel) -> Finding | None:
     return _finding(rules.ACC_PHI.id, kern, s, message, windows=(kern.win(w),), values=(kern.name(v),), producers=producers)
 
 
-def _pv011(kern: _Kernel, row: Row, rel) -> Finding:
+def _pv011(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:
     p, v = row
     op = kern.op_at.get(p, "this statement")
     message = (f"`{kern.name(v)}` = {op} writes the bias table but no matmul_bias reads it: the bias is never "
