@@ -5,6 +5,8 @@ Grammar source: hw-native-sys/pypto at commit e2d0f78ae6d709c0d6ee345a48db2c3d62
   include/pypto/ir/function.h            (FunctionType / Level / Role spellings)
   include/pypto/core/dtype.h             (DataTypeToString), src/ir/memref.cpp (MemorySpaceToString),
   src/ir/type.cpp                        (TensorLayout / TileLayout spellings), include/pypto/ir/comm.h (AtomicType)
+Not testable as a production: InlineStmt (a verbatim text body the printer pastes as is). Known not-Python
+output of the printer: `a xor b` (see test_xor_is_a_syntax_error).
 The snippets below are written here in the printer's style (4-space indent, annotated SSA assignments,
 `pl.` prefix); none is copied from the compiler's sources or tests.
 
@@ -12,6 +14,7 @@ Production -> test
   program header comment, `import pypto.language as pl`, `@pl.program class`  -> test_program_header_and_class
   `from pypto import language as <prefix>` (a non-`pl` prefix)                 -> test_other_prefix_import
   module-level `N = pl.dynamic("N")` dims                                      -> test_dynamic_dims_declared_at_module_level
+  a `pl.dynamic` that is also a parameter (valid-shape symbols)                -> test_valid_shape_symbol_declared_and_passed
   bare `@pl.function` (FunctionType.Opaque)                                    -> test_bare_function_decorator
   `type=pl.FunctionType.<Opaque|Orchestration|InCore|AIC|AIV>`                 -> test_modelled_function_types
   `type=pl.FunctionType.<Group|Spmd|Inline|Graph>`                             -> test_unmodelled_function_types_warn
@@ -21,7 +24,8 @@ Production -> test
   params `pl.InOut[T]` / `pl.Out[T]`, `-> T`, `-> tuple[T, T]`                 -> test_param_directions_and_returns
   `pl.func_attr({...})` prologue (every attr-value codec)                      -> test_func_attr_prologue
   abstract body `...`, empty body `pass`                                       -> test_abstract_and_empty_bodies
-  `pl.Scalar[pl.<DTYPE>]` (every DataTypeToString spelling)                    -> test_scalar_dtypes
+  `pl.Scalar[pl.<DTYPE>]` (every DataTypeToString spelling)                    -> test_scalar_dtypes,
+                                                           test_scalar_dtypes_outside_the_model_are_left_open
   `pl.Tensor[[dims], dt]`, composite dims `pl.const(v, pl.INDEX) + n`          -> test_tensor_and_composite_dims
   `pl.Tensor[..., pl.TensorView(valid_shape=, stride=, layout=, pad=)]`         -> test_tensor_view_forms
   `pl.Tensor[..., pl.TensorView()]`                                             -> test_tensor_view_forms
@@ -46,6 +50,7 @@ Production -> test
   op calls `pl.tile.X(...)` / `pl.tensor.X` / `pl.system.X` / `pld.X`,
     keyword arguments of every kwarg codec, `attrs={...}`                      -> test_op_calls_and_kwarg_codecs
   keyword-named ops `pl.tile.and_(...)`                                        -> test_op_calls_and_kwarg_codecs
+  `pld.tile.X(...)`, `pld.tile._remote_load_with_physical_tail_padding(...)`    -> test_pld_calls
   special call forms: full / reinterpret_view / syncall / gather_row / mgather /
     alloc / task_dummy                                                          -> test_special_call_forms
   `self.f(args, device=..., attrs={"arg_directions": [pl.adir.X], ...})`       -> test_cross_function_calls
@@ -63,6 +68,7 @@ Production -> test
     no_dep_args=, dumps=, allow_early_resolve=, windowize=) as tid:`          -> test_at_scopes
   `with pl.at(level=pl.Level.HOST, role=pl.Role.Orchestrator):`               -> test_at_scopes
   `with pl.cluster(...)`, `with pl.scope()`, `with pl.scope(mode=pl.ScopeMode.MANUAL)` -> test_cluster_and_runtime_scopes
+  `with pl.scope():` wrapping a loop body whose yield follows it               -> test_runtime_scope_inside_loop_keeps_yield
   `with pl.spmd(n, ...) [as tid]:`, `for i in pl.spmd(n, ...):`               -> test_spmd_scopes
   `for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.X):`                       -> test_split_aiv_region
   `# leading comment`, `# pld.comm_domain: ...`                               -> test_comments
@@ -152,6 +158,20 @@ def test_dynamic_dims_declared_at_module_level():
     fn = main_of(text)
     dim = fn.params[0].type.shape[0]
     assert dim == ir.Call("dynamic", (ir.Const("M"),))
+
+
+def test_valid_shape_symbol_declared_and_passed():
+    """After MaterializeValidShapeSymbols a scalar parameter is also named in a tensor parameter's
+    `valid_shape`, so the printer declares it `pl.dynamic` as well."""
+    result = read(program("""
+        t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[rows, 64])] = pl.tile.load(x, [0, 0], [16, 64], [rows, 64], target_memory=pl.Mem.Vec)
+        return x
+    """, sig="self, x: pl.Tensor[[16, 64], pl.FP32, pl.TensorView(valid_shape=[rows, 64], stride=[64, 1], "
+             "layout=pl.TensorLayout.ND)], rows: pl.Scalar[pl.INDEX]", prelude='rows = pl.dynamic("rows")\n\n'))
+    assert result.errors == (), [str(e) for e in result.errors]
+    fn = result.module.programs[0].functions[0]
+    assert fn.params[1].type == ir.ScalarType(ir.DType.INDEX)
+    assert fn.body[0].type.valid_shape == (ir.Var("rows"), ir.Const(64))
 
 
 # ---------------------------------------------------------------------------------------------- functions
