@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import ast
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -811,6 +812,13 @@ class FunctionReader:
         if not isinstance(node.iter, ast.Call):
             raise self.error(node.iter, f"loop over `{_text(node.iter)}`",
                              "loops iterate `pl.range`, `pl.pipeline`, `pl.unroll`, `pl.parallel`, `pl.spmd` or `range`")
+        jump = next(_own_jumps(node.body), None)
+        touched = touches(node, self.frame.acc, self.pl_path) if jump is not None else None
+        if jump is not None and touched is not None:
+            kind = _STMT_NAMES[type(jump)]
+            raise self.error(jump, f"{kind} in a loop that touches {touched}",
+                             "the loop's trip count (or which iterations accumulate) would no longer follow its "
+                             "bounds, and the checker does not model that")
         header = self._read_loop_header(node.iter)
         loop_name, explicit = self._read_loop_target(node.target)
         out = self._flush()
@@ -1809,6 +1817,18 @@ class FunctionReader:
 
 
 # ---------------------------------------------------------------------------------------------- helpers
+
+
+def _own_jumps(body: list[ast.stmt]) -> Iterator[ast.Break | ast.Continue]:
+    """The `break` / `continue` statements of a loop body that act on that loop (not on a loop nested in it)."""
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Break, ast.Continue)):
+            yield node
+        elif not isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef,
+                                   ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
 
 
 _STMT_NAMES: dict[type, str] = {
