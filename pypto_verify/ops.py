@@ -233,6 +233,13 @@ def acc_dtype(lhs: DType) -> DType:
 
 
 REDUCE_ROWS = ("row_sum", "row_max", "row_min", "row_mean")
+SHAPE_CHANGING = frozenset({
+    "cmp", "row_argmax", "mrgsort", "sort32", "arange", "split", "create_l1", "aiv_shard", "aic_gather",
+    "concat", "transpose", "gather_row",
+})
+"""Tile / tensor ops whose result is not shaped (or typed) like their first operand (PyPTO's op
+definitions): a packed compare mask, an index column, sorted value-index pairs, a concatenation, ... Without
+a rule of their own (`_RULES`) their result type is unknown, never the first operand's."""
 """Vector reductions along a row: `[M, N] -> [M, 1]`."""
 REDUCE_COLS = ("col_sum", "col_max", "col_min", "col_mean")
 """Vector reductions along a column: `[M, N] -> [1, N]`."""
@@ -256,6 +263,8 @@ def infer_call_type(call: Call, env: dict[str, Type]) -> Type | None:
     if rule is not None:
         return rule(call, env)
     level, _, name = call.op.partition(".")
+    if name in SHAPE_CHANGING:
+        return None
     if name == "full":
         return _full(call, level)
     if name in REDUCE_ROWS or name in REDUCE_COLS:
@@ -446,6 +455,48 @@ def _dim(call: Call, env: dict[str, Type]) -> Type | None:
     return ScalarType(DType.INDEX)
 
 
+def _transpose(call: Call, env: dict[str, Type]) -> Type | None:
+    """`transpose(t, axis1, axis2)`: the two axes (negative ones from the end) swapped."""
+    source = operand_type(call.args[0], env) if call.args else None
+    axes = [const_int(a) for a in call.args[1:3]]
+    if not isinstance(source, (TileType, TensorType)) or len(axes) != 2 or None in axes:
+        return None
+    rank = len(source.shape)
+    a, b = (x + rank if x < 0 else x for x in axes)  # type: ignore[operator]
+    if not (0 <= a < rank and 0 <= b < rank):
+        return None
+    shape = list(source.shape)
+    shape[a], shape[b] = shape[b], shape[a]
+    return _fresh(source, tuple(shape))
+
+
+def _concat(call: Call, env: dict[str, Type]) -> Type | None:
+    """`concat(src0, src1)`: the columns of src0 then src1 (same rows, same dtype)."""
+    types = [operand_type(a, env) for a in call.args[:2]]
+    if len(types) != 2 or not all(isinstance(t, (TileType, TensorType)) for t in types):
+        return None
+    first, second = types
+    assert isinstance(first, (TileType, TensorType)) and isinstance(second, (TileType, TensorType))
+    if len(first.shape) != 2 or len(second.shape) != 2 or first.dtype is not second.dtype:
+        return None
+    cols = BinOp("+", first.shape[1], second.shape[1])
+    left, right = const_int(first.shape[1]), const_int(second.shape[1])
+    width = Const(left + right) if left is not None and right is not None else cols
+    return _fresh(first, (first.shape[0], width))
+
+
+def _fresh(like: TileType | TensorType, shape: tuple[Expr, ...]) -> Type:
+    """A new value of *like*'s dtype and level with *shape*: a Vec tile for a tile, else a tensor."""
+    if isinstance(like, TileType):
+        return TileType(shape, like.dtype, MemSpace.Vec)
+    return TensorType(shape, like.dtype)
+
+
+def _gather_row(call: Call, env: dict[str, Type]) -> Type | None:
+    """`tensor.gather_row(acc, src, ...)`: DMAs a GM row into `acc` and returns it (written in place)."""
+    return operand_type(call.args[0], env) if call.args else None
+
+
 def _gather(call: Call, env: dict[str, Type]) -> Type | None:
     """PyPTO's index form `gather(input, dim, index)`: `out[b, k] = input[b, index[b, k]]`, so the
     result has the index's shape and the input's dtype; the mask and compare forms keep the
@@ -473,5 +524,7 @@ _RULES = {
     T_CAST: _cast, "tile.cast": _cast, T_READ: _read,
     TRANSPOSE_VIEW: _transpose_view, ALLOC: _alloc, "tensor.gather": _gather, "tile.gather": _gather,
     "tensor.dim": _dim, "tile.dim": _dim,
+    "tensor.transpose": _transpose, "tile.transpose": _transpose, "tensor.concat": _concat, "tile.concat": _concat,
+    "tensor.gather_row": _gather_row,
 }
 

@@ -1483,9 +1483,8 @@ class FunctionReader:
             return Call(path, args, kwargs, span=self.span(node))
         if path == "cast" and len(node.args) == 2 and not node.keywords and _is_dtype_path(self.pl_path(node.args[1])):
             # the printer's scalar Cast `pl.cast(v, pl.INT32)`; a tensor or tile cast is `tensor.cast` / `tile.cast`
+            # (a scalar's is spelled `tensor.cast` too: every later stage reads that spelling; `_infer` types it)
             operand = self._read_operand(node.args[0])
-            if self._is_scalar(operand):
-                return Call("cast", (operand, self._read_operand(node.args[1])), span=self.span(node))
             args, kwargs = (operand, self._read_operand(node.args[1])), ()
             op = self._op_name(path, args)
             return Call(op, args, kwargs, span=self.span(node))
@@ -1761,7 +1760,7 @@ class FunctionReader:
                 return self._view_type(expr)
             if expr.op in _SPLIT_OPS:
                 return None  # the half a split mode gives: left open (the printed annotation says it)
-            if expr.op == "cast" and len(expr.args) == 2:
+            if expr.op == ops.T_CAST and len(expr.args) == 2 and self._is_scalar(expr.args[0]):
                 dtype = ops.dtype_of_sym(expr.args[1])
                 return ScalarType(dtype) if dtype is not None else None
             try:

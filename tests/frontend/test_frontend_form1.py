@@ -518,3 +518,21 @@ def test_an_untyped_data_operand_leaves_the_result_untyped():
     assert ops.infer_call_type(untyped_first, env) is None
     constant_first = ir.Call("tensor.mul", (ir.Const(2.0), ir.Var("inv_norm")))
     assert ops.infer_call_type(constant_first, env) == env["inv_norm"]
+
+
+@pytest.mark.parametrize("op", ["tensor.cmp", "tile.cmp", "tensor.row_argmax", "tensor.sort32", "tensor.mrgsort",
+                                "tensor.aiv_shard", "tile.split"])
+def test_an_op_that_changes_shape_is_not_typed_like_its_first_operand(op):
+    """PyPTO's compare gives a packed mask, row_argmax an index column, sort32 value-index pairs of twice the
+    width, ...: without a rule of their own their result type is unknown, not a copy of the operand's."""
+    env = {"x": ir.TensorType((ir.Const(16), ir.Const(64)), ir.DType.FP32)}
+    assert ops.infer_call_type(ir.Call(op, (ir.Var("x"), ir.Var("x"))), env) is None
+
+
+def test_transpose_and_concat_have_their_own_shapes():
+    env = {"x": ir.TensorType((ir.Const(16), ir.Const(64)), ir.DType.BF16),
+           "y": ir.TensorType((ir.Const(16), ir.Const(32)), ir.DType.BF16)}
+    transposed = ops.infer_call_type(ir.Call("tensor.transpose", (ir.Var("x"), ir.Const(0), ir.Const(-1))), env)
+    assert transposed == ir.TensorType((ir.Const(64), ir.Const(16)), ir.DType.BF16)
+    joined = ops.infer_call_type(ir.Call("tensor.concat", (ir.Var("x"), ir.Var("y"))), env)
+    assert joined == ir.TensorType((ir.Const(16), ir.Const(96)), ir.DType.BF16)

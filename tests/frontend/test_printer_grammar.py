@@ -522,9 +522,11 @@ def test_min_max_abs_cast():
     assert fn.body[0].value == ir.BinOp("min", n, ir.Const(8))
     assert fn.body[1].value == ir.BinOp("max", n, ir.Const(8))
     assert fn.body[2].value == ir.Call("call.abs", (n,))
-    assert fn.body[3].value == ir.Call("cast", (n, ir.Sym("INT32")))
-    assert fn.body[4].value == ir.Call("cast", (ir.BinOp("+", ir.BinOp("min", n, ir.Const(4)), ir.Const(1)), ir.Sym("FP32")))
-    assert fn.body[5] == ir.Assign(ir.Var("f"), ir.Call("cast", (n, ir.Sym("INT64"))))
+    # a scalar cast keeps the one spelling every later stage reads (`tensor.cast`), typed as the scalar it is
+    assert fn.body[3].value == ir.Call("tensor.cast", (n, ir.Sym("INT32")))
+    assert fn.body[4].value == ir.Call("tensor.cast", (ir.BinOp("+", ir.BinOp("min", n, ir.Const(4)), ir.Const(1)),
+                                                      ir.Sym("FP32")))
+    assert fn.body[5] == ir.Assign(ir.Var("f"), ir.Call("tensor.cast", (n, ir.Sym("INT64"))))
     # on tiles (and tensors) the same names are the element-wise ops
     assert fn.body[7].value == ir.Call("tile.cast", (ir.Var("t"), ir.Sym("BF16")))
     assert fn.body[8].value == ir.Call("tile.max", (ir.Var("t"), ir.Var("t")))
@@ -533,7 +535,7 @@ def test_min_max_abs_cast():
                               sig="self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]"))
     assert unmodelled.errors == ()
     assign = unmodelled.module.programs[0].functions[0].body[0]
-    assert assign.value == ir.Call("cast", (n, ir.Sym("UINT8"))) and assign.type is None
+    assert assign.value == ir.Call("tensor.cast", (n, ir.Sym("UINT8"))) and assign.type is None
 
 
 def test_op_calls_and_kwarg_codecs():
