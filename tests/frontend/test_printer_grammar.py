@@ -609,15 +609,19 @@ def test_special_call_forms():
     assert "annotation says [16, 128] FP16 Vec but `pl.tile.reinterpret_view` gives [32, 64] FP16 Vec" in only_error(wrong)
 
 
-def test_cross_function_calls():
-    module = read_ok(f"""{HEADER}@pl.program
-class P:
-    @pl.function(type=pl.FunctionType.InCore)
+INCORE_K = f"""    @pl.function(type=pl.FunctionType.InCore)
     def k(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
         t: {T16} = pl.tile.load(a, [0, 0], [16, 64], target_memory=pl.Mem.Vec)
         b__ssa_v1: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(t, [0, 0], b)
         return b__ssa_v1
+"""
+"""The InCore callee of the cross-function and submit tests."""
 
+
+def test_cross_function_calls():
+    module = read_ok(f"""{HEADER}@pl.program
+class P:
+{INCORE_K}
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
         c: pl.Tensor[[16, 64], pl.FP32] = self.k(a, b, attrs={{"dump_vars": [a], "arg_directions": [pl.adir.input, pl.adir.output_existing], "dummy_task": True}})
@@ -634,12 +638,7 @@ class P:
 def test_submit_forms():
     result = read(f"""{HEADER}@pl.program
 class P:
-    @pl.function(type=pl.FunctionType.InCore)
-    def k(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
-        t: {T16} = pl.tile.load(a, [0, 0], [16, 64], target_memory=pl.Mem.Vec)
-        b__ssa_v1: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(t, [0, 0], b)
-        return b__ssa_v1
-
+{INCORE_K}
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Out[pl.Tensor[[16, 64], pl.FP32]], n: pl.Scalar[pl.INDEX]):
         t1: pl.Scalar[pl.TASK_ID] = pl.submit(self.k, a, b)
