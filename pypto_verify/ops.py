@@ -458,11 +458,11 @@ def _dim(call: Call, env: dict[str, Type]) -> Type | None:
 def _transpose(call: Call, env: dict[str, Type]) -> Type | None:
     """`transpose(t, axis1, axis2)`: the two axes (negative ones from the end) swapped."""
     source = operand_type(call.args[0], env) if call.args else None
-    axes = [const_int(a) for a in call.args[1:3]]
-    if not isinstance(source, (TileType, TensorType)) or len(axes) != 2 or None in axes:
+    axes = [x for x in (const_int(a) for a in call.args[1:3]) if x is not None]
+    if not isinstance(source, (TileType, TensorType)) or len(axes) != 2:
         return None
     rank = len(source.shape)
-    a, b = (x + rank if x < 0 else x for x in axes)  # type: ignore[operator]
+    a, b = (x + rank if x < 0 else x for x in axes)
     if not (0 <= a < rank and 0 <= b < rank):
         return None
     shape = list(source.shape)
