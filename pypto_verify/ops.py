@@ -235,7 +235,7 @@ def acc_dtype(lhs: DType) -> DType:
 REDUCE_ROWS = ("row_sum", "row_max", "row_min", "row_mean")
 SHAPE_CHANGING = frozenset({
     "cmp", "row_argmax", "mrgsort", "sort32", "arange", "split", "create_l1", "aiv_shard", "aic_gather",
-    "concat", "transpose", "gather_row",
+    "concat", "transpose",
 })
 """Tile / tensor ops whose result is not shaped (or typed) like their first operand (PyPTO's op
 definitions): a packed compare mask, an index column, sorted value-index pairs, a concatenation, ... Without
@@ -472,16 +472,15 @@ def _transpose(call: Call, env: dict[str, Type]) -> Type | None:
 
 def _concat(call: Call, env: dict[str, Type]) -> Type | None:
     """`concat(src0, src1)`: the columns of src0 then src1 (same rows, same dtype)."""
-    types = [operand_type(a, env) for a in call.args[:2]]
-    if len(types) != 2 or not all(isinstance(t, (TileType, TensorType)) for t in types):
+    if len(call.args) < 2:
         return None
-    first, second = types
-    assert isinstance(first, (TileType, TensorType)) and isinstance(second, (TileType, TensorType))
+    first, second = operand_type(call.args[0], env), operand_type(call.args[1], env)
+    if not (isinstance(first, (TileType, TensorType)) and isinstance(second, (TileType, TensorType))):
+        return None
     if len(first.shape) != 2 or len(second.shape) != 2 or first.dtype is not second.dtype:
         return None
-    cols = BinOp("+", first.shape[1], second.shape[1])
     left, right = const_int(first.shape[1]), const_int(second.shape[1])
-    width = Const(left + right) if left is not None and right is not None else cols
+    width = Const(left + right) if left is not None and right is not None else BinOp("+", first.shape[1], second.shape[1])
     return _fresh(first, (first.shape[0], width))
 
 
@@ -493,7 +492,7 @@ def _fresh(like: TileType | TensorType, shape: tuple[Expr, ...]) -> Type:
 
 
 def _gather_row(call: Call, env: dict[str, Type]) -> Type | None:
-    """`tensor.gather_row(acc, src, ...)`: DMAs a GM row into `acc` and returns it (written in place)."""
+    """`gather_row(acc, src, ...)`: DMAs a GM row into `acc` and returns it, written in place (its space kept)."""
     return operand_type(call.args[0], env) if call.args else None
 
 
@@ -525,6 +524,6 @@ _RULES = {
     TRANSPOSE_VIEW: _transpose_view, ALLOC: _alloc, "tensor.gather": _gather, "tile.gather": _gather,
     "tensor.dim": _dim, "tile.dim": _dim,
     "tensor.transpose": _transpose, "tile.transpose": _transpose, "tensor.concat": _concat, "tile.concat": _concat,
-    "tensor.gather_row": _gather_row,
+    "tensor.gather_row": _gather_row, "tile.gather_row": _gather_row,
 }
 

@@ -25,8 +25,9 @@ printed back by `printer.py` to the same IR):
 
 What only PyPTO's own printer writes (tests/frontend/test_printer_grammar.py has one test per production):
 - `pl.func_attr({...})`: an `Eval` of `func_attr` (compiler metadata; kept, not checked, one warning);
-- a scalar `pl.cast(v, pl.DT)` is `cast(v, DT)`, a scalar `pl.min(a, b)` / `pl.max(a, b)` the `BinOp`
-  `min` / `max` (on tensors and tiles they stay the element-wise ops);
+- a scalar `pl.cast(v, pl.DT)` is `tensor.cast(v, DT)` typed as that scalar (the one spelling every later
+  stage reads), a scalar `pl.min(a, b)` / `pl.max(a, b)` the `BinOp` `min` / `max` (on tensors and tiles
+  they stay the element-wise ops);
 - `pl.FunctionType.Group | Spmd | Inline` read as Opaque, `Graph` as Orchestration (a warning);
 - `optimizations=[pl.split(...), pl.cross_core_slot(...)]` of a scope or `pl.spmd` keeps those calls as
   written (they are scope options, not ops);
@@ -813,8 +814,7 @@ class FunctionReader:
             raise self.error(node.iter, f"loop over `{_text(node.iter)}`",
                              "loops iterate `pl.range`, `pl.pipeline`, `pl.unroll`, `pl.parallel`, `pl.spmd` or `range`")
         jump = next(_own_jumps(node.body), None)
-        touched = touches(node, self.frame.acc, self.pl_path) if jump is not None else None
-        if jump is not None and touched is not None:
+        if jump is not None and (touched := touches(node, self.frame.acc, self.pl_path)) is not None:
             kind = _STMT_NAMES[type(jump)]
             raise self.error(jump, f"{kind} in a loop that touches {touched}",
                              "the loop's trip count (or which iterations accumulate) would no longer follow its "
@@ -1481,13 +1481,6 @@ class FunctionReader:
             self.warn_once(f"func_attr:{self.node.name}", self.span(node), "function attributes `pl.func_attr({...})`",
                            "compiler metadata (split mode, slot counts, ...); kept, not checked")
             return Call(path, args, kwargs, span=self.span(node))
-        if path == "cast" and len(node.args) == 2 and not node.keywords and _is_dtype_path(self.pl_path(node.args[1])):
-            # the printer's scalar Cast `pl.cast(v, pl.INT32)`; a tensor or tile cast is `tensor.cast` / `tile.cast`
-            # (a scalar's is spelled `tensor.cast` too: every later stage reads that spelling; `_infer` types it)
-            operand = self._read_operand(node.args[0])
-            args, kwargs = (operand, self._read_operand(node.args[1])), ()
-            op = self._op_name(path, args)
-            return Call(op, args, kwargs, span=self.span(node))
         if path in ("min", "max") and len(node.args) == 2 and not node.keywords \
                 and not any(isinstance(a, ast.Starred) for a in node.args):
             # the printer's scalar Min / Max (`pl.min(a, b)`); on a tensor or tile it is the element-wise op
@@ -1853,11 +1846,6 @@ _OPAQUE_KINDS: dict[type, str] = {
     ast.UnaryOp: "unaryop", ast.Compare: "compare",
 }
 _KNOWN_METHODS = frozenset({"bind_dynamic"})
-
-
-def _is_dtype_path(path: str | None) -> bool:
-    """`pl.INT32`, `pl.FP8E4M3FN`, ...: a dtype spelling (modelled by `ir.DType` or not)."""
-    return path is not None and path.isidentifier() and path.isupper()
 
 
 def _strip_docstring(body: list[ast.stmt]) -> list[ast.stmt]:

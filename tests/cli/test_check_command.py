@@ -128,10 +128,16 @@ def test_min_sites_gate_fails_when_coverage_is_lost(cache_home) -> None:
     assert short.returncode == 1 and "fewer than --min-sites 95" in short.stderr
 
 
-def test_cache_hit_imports_no_stage_engine_or_solver(tmp_path: Path, cache_home) -> None:
+def _kernel_copy(tmp_path: Path) -> Path:
+    """A copy of GOOD (with the config module it imports) that a test may edit."""
     target = tmp_path / "kernel.py"
     shutil.copy(GOOD, target)
     shutil.copy(CORPUS / "model_config.py", tmp_path / "model_config.py")
+    return target
+
+
+def test_cache_hit_imports_no_stage_engine_or_solver(tmp_path: Path, cache_home) -> None:
+    target = _kernel_copy(tmp_path)
     probe = (
         "import sys, json\n"
         "from pypto_verify.run import Options, run\n"
@@ -156,9 +162,7 @@ def test_cache_hit_imports_no_stage_engine_or_solver(tmp_path: Path, cache_home)
 def test_a_warm_check_from_the_command_line_imports_no_ir(tmp_path: Path, cache_home) -> None:
     """The CLI's own start-up (option parsing: `--target`'s choices) imports no IR node classes and no
     package metadata: `TARGET_NAMES` spells the targets, a directory listing finds clingo's version."""
-    target = tmp_path / "kernel.py"
-    shutil.copy(GOOD, target)
-    shutil.copy(CORPUS / "model_config.py", tmp_path / "model_config.py")
+    target = _kernel_copy(tmp_path)
     probe = (
         "import sys, json\n"
         "from pypto_verify.cli import main\n"
