@@ -12,6 +12,12 @@ reads, lowers and exports; `explain` adds the Datalog run; `prove` reads, lowers
 `sim` read, lower and simulate; `check` runs it all. The intermediate `FileWork` records carry the IR
 between stages and never leave `run/` except to the command that asked for that slice.
 
+Overlap: with a worker pool, the Z3 obligations of every kernel the per-file stages did not flag are
+proved while the Datalog engine runs (in a process of its own), and then `after_rules` drops what was
+proved of a kernel the rules flagged, so the report is the one the sequential chain gives, only sooner
+(the engine and Z3 each keep one core busy). Emission and simulation, the costlier half, still start
+only after both and only for the kernels with no error finding.
+
 One broken file never stops the run: its input errors are PV000 findings, a crash of ours on one kernel
 is a PV999 finding on that kernel, and every other file goes on.
 """
@@ -439,6 +445,19 @@ def emit_stage(work: FileWork, options: Options) -> tuple[str, list[tuple[str, s
     return (emit_module(emitted, options.target) if emitted else ""), failed
 
 
+def after_rules(ruled: FileWork, proved: FileWork, given: int) -> FileWork:
+    """The file as if PROVE had run after DATALOG. *ruled* is the file after the Datalog run; *proved* is the
+    same file as it was before that run, after PROVE, whose first *given* findings are the ones it was given.
+    What PROVE did for a kernel with an error finding now is dropped, so the result is the sequential
+    chain's: such a kernel has no obligations, no conditions, no outcome and no finding of Z3's."""
+    failed = ruled.failed()
+    added = tuple(f for f in proved.findings[given:] if f.function not in failed)
+    kernels = tuple(k if k.function in failed else replace(k, obligations=p.obligations, conditions=p.conditions)
+                    for k, p in zip(ruled.kernels, proved.kernels, strict=True))
+    outcomes = tuple(o for o in proved.outcomes if o.function not in failed)
+    return replace(ruled, kernels=kernels, findings=(*ruled.findings, *added), outcomes=outcomes)
+
+
 def back(work: FileWork, options: Options, stages: tuple[Stage, ...]) -> FileWork:
     """The per-kernel stages after the Datalog run (run in a worker): prove, then simulate."""
     if Stage.PROVE in stages and options.smt:
@@ -526,14 +545,22 @@ def check_files(files: list[str], options: Options, stages: tuple[Stage, ...],
             progress(done, total)
 
     stamps = [time.perf_counter()]
+    proving = Stage.PROVE in stages and options.smt
     with _pool(options, len(files)) as pool:
         works = _map(pool, front, files, options, stages, progress=tick)
         stamps.append(time.perf_counter())
-        if Stage.DATALOG in stages:
+        if Stage.DATALOG in stages and proving and pool is not None:
+            # The engine runs in a child of its own while the workers prove (module docstring, "Overlap").
+            ahead = [(len(work.findings), pool.submit(prove_stage, work, options)) for work in works]
+            works = datalog_stage(works, options)
+            works = [after_rules(work, future.result(), given)
+                     for work, (given, future) in zip(works, ahead, strict=True)]
+            proving = False
+        elif Stage.DATALOG in stages:
             works = datalog_stage(works, options)
         stamps.append(time.perf_counter())
-        if (Stage.PROVE in stages and options.smt) or (Stage.SIMULATE in stages and options.sim):
-            works = _map(pool, back, works, options, stages)
+        if proving or (Stage.SIMULATE in stages and options.sim):
+            works = _map(pool, back, works, replace(options, smt=proving), stages)
         stamps.append(time.perf_counter())
     if seconds is not None:
         seconds.update(zip(("front", "datalog", "back"), (b - a for a, b in zip(stamps, stamps[1:]))))

@@ -73,3 +73,24 @@ def test_records_are_frozen_and_filters_return_new_ones() -> None:
     filtered = filter_findings(result, ignore=("PV004",))
     assert [f.rule.id for f in result.findings] == ["PV004"] and filtered.findings == []
     assert filtered.files[0].kernels == result.files[0].kernels  # a filter changes what is shown, not verdicts
+
+
+def test_proving_while_the_rules_run_gives_the_sequential_report(tmp_path: Path) -> None:
+    """With a pool, Z3 runs beside the Datalog engine (`after_rules` drops what it proved of a flagged
+    kernel): the kernels' obligations, conditions and findings are the one-process chain's."""
+    shutil.copy(CLEAN, tmp_path / "clean.py")
+    shutil.copy(FLAGGED, tmp_path / "flagged.py")
+    shutil.copy(ROOT / "corpus" / "defects" / "pv007_pv102_uninitialised.py", tmp_path / "zero_trip.py")
+    shutil.copy(ROOT / "corpus" / "model_config.py", tmp_path / "model_config.py")
+    paths = [str(tmp_path / name) for name in ("clean.py", "flagged.py", "zero_trip.py")]
+    one = run(paths, Options(cache=False, jobs=1, sim=False))
+    two = run(paths, Options(cache=False, jobs=2, sim=False))
+    assert one.files == two.files
+    flagged = next(f for f in two.files if f.path.endswith("flagged.py"))
+    assert flagged.findings and all(k.obligations == () for k in flagged.kernels)
+    clean = next(f for f in two.files if f.path.endswith("clean.py"))
+    assert all(dict(k.obligations).get("proved") for k in clean.kernels)
+    works = run_work(paths, Options(cache=False, jobs=2, sim=False), (Stage.READ, Stage.LOWER, Stage.FACTS,
+                                                                      Stage.DATALOG, Stage.PROVE))
+    flagged_work = next(w for w in works if w.path.endswith("flagged.py"))
+    assert not flagged_work.outcomes
