@@ -470,10 +470,22 @@ class Module:
 
 
 def walk_stmts(body: tuple[Stmt, ...]) -> Iterator[Stmt]:
-    """Every statement of *body*, pre-order, descending into loops, ifs and scopes."""
-    for stmt in body:
-        yield stmt
-        yield from walk_stmts(child_bodies_flat(stmt))
+    """Every statement of *body*, pre-order, descending into loops, ifs and scopes (one generator and a
+    stack of positions, so a statement costs the same at any depth)."""
+    stack: list[Iterator[Stmt]] = [iter(body)]
+    while stack:
+        for stmt in stack[-1]:
+            yield stmt
+            if isinstance(stmt, For) or isinstance(stmt, Scope):
+                if stmt.body:
+                    stack.append(iter(stmt.body))
+                    break
+            elif isinstance(stmt, If):
+                if stmt.then_body or stmt.else_body:
+                    stack.append(iter((*stmt.then_body, *stmt.else_body)))
+                    break
+        else:
+            stack.pop()
 
 
 def child_bodies(stmt: Stmt) -> tuple[tuple[Stmt, ...], ...]:
@@ -492,10 +504,14 @@ def child_bodies_flat(stmt: Stmt) -> tuple[Stmt, ...]:
 
 
 def walk_exprs(expr: Expr) -> Iterator[Expr]:
-    """*expr* and every sub-expression, pre-order."""
-    yield expr
-    for child in expr_children(expr):
-        yield from walk_exprs(child)
+    """*expr* and every sub-expression, pre-order (iterative: no generator per level)."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        children = expr_children(node)
+        if children:
+            stack.extend(reversed(children))
 
 
 def expr_children(expr: Expr) -> tuple[Expr, ...]:
@@ -522,20 +538,39 @@ def map_expr(expr: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
 
 
 def _map_children(expr: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
+    """*expr* with its children mapped; *expr* itself when no child changed (expressions are values, so
+    sharing an unchanged subtree is safe, and most maps change a few leaves of large trees)."""
     if isinstance(expr, (BinOp, Compare)):
-        return replace(expr, lhs=map_expr(expr.lhs, fn), rhs=map_expr(expr.rhs, fn))
+        lhs, rhs = map_expr(expr.lhs, fn), map_expr(expr.rhs, fn)
+        return expr if lhs is expr.lhs and rhs is expr.rhs else replace(expr, lhs=lhs, rhs=rhs)
     if isinstance(expr, UnaryOp):
-        return replace(expr, operand=map_expr(expr.operand, fn))
+        operand = map_expr(expr.operand, fn)
+        return expr if operand is expr.operand else replace(expr, operand=operand)
     if isinstance(expr, BoolOp):
-        return replace(expr, operands=tuple(map_expr(e, fn) for e in expr.operands))
+        operands = _mapped(expr.operands, fn)
+        return expr if operands is None else replace(expr, operands=operands)
     if isinstance(expr, (ListExpr, TupleExpr)):
-        return replace(expr, items=tuple(map_expr(e, fn) for e in expr.items))
+        items = _mapped(expr.items, fn)
+        return expr if items is None else replace(expr, items=items)
     if isinstance(expr, DictExpr):
-        return replace(expr, items=tuple((k, map_expr(v, fn)) for k, v in expr.items))
+        values = _mapped(tuple(v for _, v in expr.items), fn)
+        return expr if values is None else replace(expr, items=tuple(
+            (k, v) for (k, _), v in zip(expr.items, values)))
     if isinstance(expr, Call):
-        return replace(expr, args=tuple(map_expr(e, fn) for e in expr.args),
-                       kwargs=tuple((k, map_expr(v, fn)) for k, v in expr.kwargs))
+        args = _mapped(expr.args, fn)
+        kwargs = _mapped(tuple(v for _, v in expr.kwargs), fn)
+        if args is None and kwargs is None:
+            return expr
+        return replace(expr, args=expr.args if args is None else args,
+                       kwargs=expr.kwargs if kwargs is None else tuple(
+                           (k, v) for (k, _), v in zip(expr.kwargs, kwargs)))
     return expr
+
+
+def _mapped(exprs: tuple[Expr, ...], fn: Callable[[Expr], Expr | None]) -> tuple[Expr, ...] | None:
+    """*exprs* each mapped, or None when none changed."""
+    out = tuple(map_expr(e, fn) for e in exprs)
+    return None if all(a is b for a, b in zip(out, exprs)) else out
 
 
 def stmt_exprs(stmt: Stmt) -> tuple[Expr, ...]:
