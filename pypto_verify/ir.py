@@ -623,25 +623,28 @@ def _map_child_bodies(stmt: Stmt, fn: Callable[[Stmt], tuple[Stmt, ...] | None])
 
 
 def map_stmt_exprs(stmt: Stmt, fn: Callable[[Expr], Expr | None]) -> Stmt:
-    """*stmt* with *fn* applied (via `map_expr`) to the expressions it reads itself."""
+    """*stmt* with *fn* applied (via `map_expr`) to the expressions it reads itself; *stmt* itself when
+    none of them changed."""
     m = lambda e: map_expr(e, fn)  # noqa: E731
-    if isinstance(stmt, Assign):
-        return replace(stmt, value=m(stmt.value))
-    if isinstance(stmt, Eval):
-        return replace(stmt, value=m(stmt.value))
-    if isinstance(stmt, Yield):
-        return replace(stmt, values=tuple(m(e) for e in stmt.values))
-    if isinstance(stmt, Return):
-        return replace(stmt, values=tuple(m(e) for e in stmt.values))
+    if isinstance(stmt, (Assign, Eval)):
+        value = m(stmt.value)
+        return stmt if value is stmt.value else replace(stmt, value=value)
+    if isinstance(stmt, (Yield, Return)):
+        values = _mapped(stmt.values, fn)
+        return stmt if values is None else replace(stmt, values=values)
     if isinstance(stmt, For):
-        return replace(stmt, start=m(stmt.start), stop=m(stmt.stop), step=m(stmt.step),
-                       inits=tuple(m(e) for e in stmt.inits))
+        start, stop, step = m(stmt.start), m(stmt.stop), m(stmt.step)
+        inits = _mapped(stmt.inits, fn)
+        if start is stmt.start and stop is stmt.stop and step is stmt.step and inits is None:
+            return stmt
+        return replace(stmt, start=start, stop=stop, step=step, inits=stmt.inits if inits is None else inits)
     if isinstance(stmt, If):
-        return replace(stmt, cond=m(stmt.cond))
+        cond = m(stmt.cond)
+        return stmt if cond is stmt.cond else replace(stmt, cond=cond)
     if isinstance(stmt, Scope):
         call = m(stmt.call)
         assert isinstance(call, Call)
-        return replace(stmt, call=call)
+        return stmt if call is stmt.call else replace(stmt, call=call)
     return stmt
 
 

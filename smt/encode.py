@@ -74,10 +74,13 @@ class Term:
     _hash: int
 
     def __new__(cls, head: str, args: tuple["Term", ...] = (), value: object = None, sort: str = INT) -> "Term":
-        key = (head, tuple(id(a) for a in args), type(value).__name__, value, sort)
-        found = cls._table.get(key)
-        if found is not None:
-            return found
+        key = (head, tuple(map(id, args)), type(value).__name__, value, sort)
+        # the table's own dict of weak references, read without WeakValueDictionary.get's Python frame
+        ref = cls._table.data.get(key)
+        if ref is not None:
+            found = ref()
+            if found is not None:
+                return found
         self = object.__new__(cls)
         self.head, self.args, self.value, self.sort = head, args, value, sort
         self._hash = hash(key)
@@ -100,7 +103,7 @@ class Term:
 
 def lit(value: int | bool) -> Term:
     """An Int or Bool literal."""
-    if isinstance(value, bool):
+    if value.__class__ is bool:
         return Term("bool", (), value, BOOL)
     return Term("int", (), int(value), INT)
 
