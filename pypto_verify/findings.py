@@ -227,7 +227,8 @@ def _pv006(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:
 
 
 # How each FIXPIPE drain reads its accumulator out, for PV007's message on a drain.
-_DRAIN_VERB = {"tile.store": "stored to", "tile.assemble": "assembled into", "tile.move": "moved to"}
+_DRAIN_VERB = {"tile.store": "stored to", "tile.assemble": "assembled into", "tile.move": "moved to",
+               "tile.aiv_shard": "sent across the C->V edge as", "tensor.aiv_shard": "sent across the C->V edge as"}
 
 
 def _pv007(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:

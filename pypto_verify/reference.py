@@ -15,7 +15,8 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
   exactly why a reference alone cannot see the L0C defects: only the buffer-accurate simulator,
   whose arenas start poisoned, can.
 - Cube math: inputs are read in their dtype (bf16 / f16 values are rounded half to even when they
-  enter), products are summed in f32 (in exact integers, wrapped to i32, for int8 inputs). A matmul
+  enter), products are summed in f64 and rounded to f32 once, the same on every machine (in exact
+  integers, wrapped to i32, for int8 inputs). A matmul
   result is an accumulator value (f32 or i32) whatever the tensor-level dtype says; it is narrowed
   only where the hardware narrows: the FIXPIPE drain into a narrower tensor (store / assemble) or a
   move into a narrower tile, and `cast`. `matmul_acc` is `init_cond ? A@B : acc + A@B`;
@@ -283,7 +284,10 @@ def _product(a: Value, b: Value) -> np.ndarray:
     if a.dtype.is_float != b.dtype.is_float:
         raise ReferenceError(f"matmul of {a.dtype.value} by {b.dtype.value}")
     if a.dtype.is_float:
-        return np.matmul(a.data.astype(np.float32, copy=False), b.data.astype(np.float32, copy=False))
+        # summed in f64 and rounded to f32 once: an f32 BLAS sums in the order its kernel for this CPU
+        # chooses, so the reference (and every value a report prints of it) would differ between machines
+        # in the last digit; the order's own deviation is modelled by `_product_sigma`
+        return np.matmul(a.data.astype(np.float64), b.data.astype(np.float64)).astype(np.float32)
     return to_dtype(_int_matmul(a.data, b.data), DType.INT32)
 
 
