@@ -818,6 +818,12 @@ class EventTemplate:
     loop_values: tuple[tuple[str, Term], ...]
 
 
+UNROLLED_EVENTS = 64
+"""The largest literal trip count of a MAD-free loop whose iterations are encoded one by one (each item of
+it once per iteration); past it, or with a symbolic count, the iteration is a free constant (an
+approximation, never a refutation)."""
+
+
 class ChainEncoding:
     """A site's iteration space as terms over the step index `n` (module docstring)."""
 
@@ -912,50 +918,60 @@ class ChainEncoding:
     def _leaf(self, path: tuple[tuple[tuple[S.Item, ...], int, bool], ...], n: Term, top: ExprEncoder) -> None:
         """Decode one leaf: at each level, the loops on its path divide the index by their per-iteration
         count after removing the leaf's first position inside the body (module docstring)."""
-        m, enc = n, top
+        self._descend(path, 0, n, top, (), (), ())
+
+    def _descend(self, path: tuple[tuple[tuple[S.Item, ...], int, bool], ...], level: int, m: Term,
+                 enc: ExprEncoder, guards: tuple[Term, ...], values: tuple[tuple[str, Term], ...],
+                 branches: tuple[tuple[S.Branch, bool], ...]) -> None:
+        """Level *level* of `_leaf`'s walk down *path*; *m* is the step index relative to this level's
+        block. A MAD-free loop of a literal trip count is walked once per iteration (its items all sit
+        at one step position, once in each iteration), so no iteration is left free."""
+        block, index, arm = path[level]
+        item = block[index]
+        m = sub(m, self._count(block[:index], enc))
+        if level == len(path) - 1:
+            leaf = path[-1][0][path[-1][1]]
+            self._emit(item, m, enc, list(guards), values, branches, _copy(path) if isinstance(leaf, S.Mad) else None)
+            return
+        if isinstance(item, S.Branch):
+            c = enc.bool_(item.cond)
+            self._descend(path, level + 1, m, enc, (*guards, c if arm else not_(c)), values,
+                          (*branches, (item, arm)))
+            return
+        assert isinstance(item, S.Loop)
         leaf = path[-1][0][path[-1][1]]
-        guards: list[Term] = []
-        values: tuple[tuple[str, Term], ...] = ()
-        branches: tuple[tuple[S.Branch, bool], ...] = ()
-        for level, (block, index, arm) in enumerate(path):
-            item = block[index]
-            offset = self._count(block[:index], enc)
-            m = sub(m, offset)
-            if level == len(path) - 1:
-                self._emit(item, m, enc, guards, values, branches, _copy(path) if isinstance(item, S.Mad) else None)
-                return
-            if isinstance(item, S.Branch):
-                c = enc.bool_(item.cond)
-                guards.append(c if arm else not_(c))
-                branches = (*branches, (item, arm))
-                continue
-            assert isinstance(item, S.Loop)
-            marker = enc.bind(item.var, const(f"{MARK}var.{item.var}"))
-            per = self._count(item.body, marker)
-            trips = self.trip(item, enc)
-            lo = self._first_position(path[level + 1:], marker)
-            if per.head == "int" and per.value == 0:
-                # a loop without MADs: all its items sit at one position, in an unknown iteration
-                i = const(f"{MARK}iter.{item.var}.{len(self.drains) + len(self.creates)}")
-                self.unknown_iterations.append((i, trips))
-                self.approximations.append(f"the iteration of `{display_name(item.var)}` (line {item.span.line}) "
-                                           "at which an item of a MAD-free loop runs")
-            elif per.head == "int" and lo.head == "int" and (isinstance(leaf, S.Mad) or level + 2 == len(path)) \
-                    and 0 <= lo.value <= per.value:
-                # the leaves of a body share one division where their positions in an iteration lie in
-                # [0, per): a MAD's always do, and so does a create or drain of the body itself before its
-                # end; there `(m - lo) div per` is `m div per` wherever the leaf runs. A create or drain at
-                # the end of the body (lo = per) runs in the iteration before.
-                i = floordiv(m, per)
-                if lo.value == per.value:
-                    i = sub(i, ONE)
-            else:
-                i = _div_cases(sub(m, lo), per)
-            guards += [le(ZERO, i), lt(i, trips)]
-            value = add(enc.int_(item.start), mul(i, enc.int_(item.step)))
-            enc = enc.bind(item.var, value, i)
-            values = (*values, (S.var_label(item.var), value))
-            m = sub(m, mul(i, per))
+        marker = enc.bind(item.var, const(f"{MARK}var.{item.var}"))
+        per = self._count(item.body, marker)
+        trips = self.trip(item, enc)
+        label = S.var_label(item.var)
+        if per.head == "int" and per.value == 0 and trips.head == "int" and trips.value <= UNROLLED_EVENTS:
+            for j in range(trips.value):
+                value = add(enc.int_(item.start), mul(lit(j), enc.int_(item.step)))
+                self._descend(path, level + 1, m, enc.bind(item.var, value, lit(j)), guards,
+                              (*values, (label, value)), branches)
+            return
+        lo = self._first_position(path[level + 1:], marker)
+        if per.head == "int" and per.value == 0:
+            # a loop without MADs whose trip count is symbolic (or past UNROLLED_EVENTS): all its items sit
+            # at one position, in an unknown iteration
+            i = const(f"{MARK}iter.{item.var}.{len(self.drains) + len(self.creates)}")
+            self.unknown_iterations.append((i, trips))
+            self.approximations.append(f"the iteration of `{display_name(item.var)}` (line {item.span.line}) "
+                                       "at which an item of a MAD-free loop runs")
+        elif per.head == "int" and lo.head == "int" and (isinstance(leaf, S.Mad) or level + 2 == len(path)) \
+                and 0 <= lo.value <= per.value:
+            # the leaves of a body share one division where their positions in an iteration lie in
+            # [0, per): a MAD's always do, and so does a create or drain of the body itself before its
+            # end; there `(m - lo) div per` is `m div per` wherever the leaf runs. A create or drain at
+            # the end of the body (lo = per) runs in the iteration before.
+            i = floordiv(m, per)
+            if lo.value == per.value:
+                i = sub(i, ONE)
+        else:
+            i = _div_cases(sub(m, lo), per)
+        value = add(enc.int_(item.start), mul(i, enc.int_(item.step)))
+        self._descend(path, level + 1, sub(m, mul(i, per)), enc.bind(item.var, value, i),
+                      (*guards, le(ZERO, i), lt(i, trips)), (*values, (label, value)), branches)
 
     def _first_position(self, rest: tuple[tuple[tuple[S.Item, ...], int, bool], ...], enc: ExprEncoder) -> Term:
         """The leaf's smallest position relative to the body that holds `rest[0]` (all inner loops in

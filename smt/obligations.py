@@ -659,6 +659,12 @@ def reduction_equivalence(lowered: S.AccSite, source: S.AccSite) -> tuple[Obliga
     # UNSOUND: with untraced operands both sides use `mm?(n)`; the proof then assumes the blocks agree.
     traced = all(not s.approximate for s in (*low.chain.steps, *src.chain.steps))
     note = "" if traced else " (operands compared by step only)"
+    # ... and a model is no refutation: an untraced block (`mm?(n)`) differs from a traced one, or from
+    # another step's, only because the encoding cannot name it
+    untraced = [s.mad.span.line for s in (*src.chain.steps, *low.chain.steps) if s.approximate]
+    value_approximations = approximations if traced else (
+        *approximations, f"the operands of the MAD at line {untraced[0]} are not traced to a GM tensor or "
+                         "buffer (compared by step only)")
     out: list[Obligation] = []
 
     def count_explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
@@ -695,7 +701,7 @@ def reduction_equivalence(lowered: S.AccSite, source: S.AccSite) -> tuple[Obliga
         witnesses = (("n", N), *low.witnesses(), *src.witnesses(), *symbols)
         proved = ("the first step computes the same value" if case == "first"
                   else "each step computes the same value from the same partial sum") + note
-        out.append(Obligation(rule, lowered.id, case, tuple(assumptions), violation, witnesses, approximations,
+        out.append(Obligation(rule, lowered.id, case, tuple(assumptions), violation, witnesses, value_approximations,
                               lowered.span, value_explain(case), proved, lowered.function))
 
     def drain_explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:

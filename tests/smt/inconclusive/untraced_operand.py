@@ -1,0 +1,25 @@
+"""pypto-lib construct (issue 13; `deepseek_v4_pro/decode_sparse_attn_hca.py:310`): a MAD whose left operand
+is computed in the kernel (a softmax of scores, cast to BF16) and whose right operand is a GM slice. The
+lowered side names the computed block by its source position, the source side cannot trace it (`mm?(n)`):
+a model of PV105 then proves nothing, and the obligation is inconclusive with that reason, never refuted
+(it was refuted once the drain loop below was encoded exactly)."""
+
+import pypto.language as pl
+
+H = 16
+M_TILE = 32
+N = 64
+S = 128
+
+
+@pl.jit
+def scores_pv(q: pl.Tensor[[M_TILE, N], pl.BF16], kv: pl.Tensor[[S, N], pl.BF16],
+              out: pl.Out[pl.Tensor[[M_TILE, N], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="scores_pv"):
+        raw = pl.matmul(q, kv, b_trans=True, out_dtype=pl.FP32)
+        probs = pl.cast(pl.exp(pl.mul(raw, 0.125)), target_type=pl.BF16, mode="rint")
+        oi = pl.matmul(probs, kv, out_dtype=pl.FP32)
+        for band in pl.unroll(M_TILE // H):
+            r0 = band * H
+            out[r0 : r0 + H, :] = oi[r0 : r0 + H, :]
+    return out
