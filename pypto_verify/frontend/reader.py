@@ -39,6 +39,7 @@ What only PyPTO's own printer writes (tests/frontend/test_printer_grammar.py has
 from __future__ import annotations
 
 import ast
+import os
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -354,11 +355,12 @@ class FunctionReader:
         if failure.where is None:
             return self.error(node, f"name `{name}`", failure.reason)
         use = self.span(node)
-        path, line, col = failure.where
+        resolved, line, col = failure.where
+        path = _as_given(resolved, use.path)
         what, _, why = failure.reason.partition(": ")
-        if (Path(path), line, col) == (Path(use.path), use.line, use.col):
+        if (path, line, col) == (use.path, use.line, use.col):
             return InputError(use, what, why)  # the kernel's own expression fails
-        here = f"line {use.line}" if Path(path) == Path(use.path) else str(use)
+        here = f"line {use.line}" if path == use.path else str(use)
         return InputError(Span(path, line, col), what, f"{why} (`{name}` is read by a kernel at {here})")
 
     def warn_once(self, key: str, span: Span, what: str, why: str) -> None:
@@ -1914,3 +1916,14 @@ def parse_tree(path: str, text: str) -> tuple[ast.Module | None, InputError | No
     except RecursionError:
         return None, InputError(Span(path, 1, 1), "source nested too deeply", "Python's parser gives up on it")
 
+
+def _as_given(resolved: str, kernel: str) -> str:
+    """The module at *resolved* (an absolute path, as the loader finds it) spelled from *kernel*'s path as
+    the user gave it: *kernel* itself, or the module's place relative to it, so a report names the file
+    the way the run was asked (never an absolute path for a relative argument)."""
+    here = Path(kernel)
+    if Path(resolved) == here.resolve():
+        return kernel
+    if here.is_absolute():
+        return resolved
+    return os.path.normpath(os.path.join(here.parent, os.path.relpath(resolved, here.resolve().parent)))

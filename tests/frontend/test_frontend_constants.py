@@ -287,3 +287,31 @@ def test_an_attribute_a_closed_class_lacks_is_an_error_at_the_access(tmp_path, e
         return
     assert [e.message for e in result.errors] == [error]
     assert [(e.span.path, e.span.line, e.span.col) for e in result.errors] == [(str(kernel), 5, 5)]
+
+
+def test_an_import_error_names_its_file_as_the_run_was_given_it(tmp_path, monkeypatch):
+    """A relative kernel path stays relative in the error, for the kernel's own access and for one in a
+    sibling module (pypto-lib's `decode_ssn_draft.py:55` was reported under an absolute path)."""
+    folder = tmp_path / "models"
+    folder.mkdir()
+    (folder / "config.py").write_text(textwrap.dedent(CONFIG) + "\nBATCH = MODEL.batch\n")
+    body = """
+        import pypto.language as pl
+        from config import MODEL as M, BATCH
+        N = {expr}
+
+        @pl.jit
+        def k(x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="k"):
+                for i in pl.range(N):
+                    y[:, :] = x
+            return y
+    """
+    (folder / "own.py").write_text(textwrap.dedent(body.format(expr="M.batch")))
+    (folder / "sibling.py").write_text(textwrap.dedent(body.format(expr="BATCH")))
+    monkeypatch.chdir(tmp_path)
+    (own,) = read_file("models/own.py").errors
+    assert (own.span.path, own.span.line) == ("models/own.py", 4)
+    (sibling,) = read_file("models/sibling.py").errors
+    assert sibling.span.path == "models/config.py"
+    assert sibling.message.endswith("(`N` is read by a kernel at models/sibling.py:9:27)"), sibling.message
