@@ -50,7 +50,7 @@ def _read_stdin(paths: tuple[str, ...], stdin_filename: str | None) -> dict[str,
     if paths.count(STDIN) > 1:
         raise click.UsageError("`-` (stdin) may be given once")
     name = str(Path(stdin_filename)) if stdin_filename else "<stdin>"
-    return {name: click.get_text_stream("stdin").read()}
+    return {name: sys.stdin.read()}
 
 
 def _verbose(report: RunResult) -> None:
@@ -121,7 +121,9 @@ def command(paths, mode, target, engine, fmt, output, jobs, no_sim, no_smt, no_c
             stdin_filename) -> None:
     """Verify kernels: frontend, lowering, Datalog rules, Z3 obligations, emission and simulation.
 
-    PATHS are files and directories (walked for *.py), or `-` for stdin.
+    PATHS are files and directories (walked for *.py), or `-` for stdin. Every option can also be set in
+    [tool.pypto-verify] of the nearest pyproject.toml under its long name (no-sim = true); the command line
+    overrides it.
     """
     from pypto_verify import rules
 
