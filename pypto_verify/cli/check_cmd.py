@@ -32,13 +32,14 @@ def _progress(stage: str, done: int, total: int) -> None:
     sys.stderr.flush()
 
 
-def _prepare_output(path: str) -> None:
-    """Create the missing parent directories of `-o` before the run; a usage error when that is impossible."""
+def _prepare_output(path: str, option: str) -> None:
+    """Create the missing parent directories of a file *option* writes, before the run; a usage error when
+    that is impossible."""
     try:
         Path(path).resolve().parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise click.BadParameter(f"cannot create the directory of {path}: {error.strerror or error}",
-                                 param_hint="-o/--output") from None
+                                 param_hint=option) from None
 
 
 def _read_stdin(paths: tuple[str, ...], stdin_filename: str | None) -> dict[str, str]:
@@ -101,7 +102,8 @@ Exit codes:
               help="Fail unless at least this many idiom sites were found and verified.")
 @click.option("--baseline", type=click.Path(dir_okay=False),
               help="Report only findings not in this baseline (it must exist).")
-@click.option("--write-baseline", type=click.Path(dir_okay=False), help="Write the findings as a baseline.")
+@click.option("--write-baseline", type=click.Path(dir_okay=False),
+              help="Write the findings as a baseline; missing parent directories are created.")
 @click.option("--select", multiple=True,
               help="Only these rules: ids in any case, id prefixes or names (comma-separated).")
 @click.option("--ignore", multiple=True,
@@ -139,7 +141,9 @@ def command(paths, mode, target, engine, fmt, output, jobs, no_sim, no_smt, no_c
     except ValueError as error:
         raise click.UsageError(str(error)) from None
     if output:
-        _prepare_output(output)
+        _prepare_output(output, "-o/--output")
+    if write_baseline:
+        _prepare_output(write_baseline, "--write-baseline")
     if cache_dir:
         from pypto_verify.cache_root import ENV
 
