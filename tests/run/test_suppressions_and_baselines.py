@@ -73,6 +73,9 @@ def test_a_suppressed_error_does_not_surface_the_kernels_undecided_obligation() 
 
 
 def test_the_pv004_defect_with_its_finding_suppressed_shows_nothing_else(tmp_path: Path) -> None:
+    """The PV100 the issue saw is the SMT stage's: proved, `stale_partial`'s five chain obligations are
+    inconclusive at line 27 ("`first` is read at line 29 after the chain moved on (PV004 reports where)", see
+    `prove`). A kernel with an error finding before suppression is never proved, so none may appear."""
     lines = PV004_KERNEL.read_text().splitlines()
     lines[28] = lines[28].replace("# expect: PV004", "# pypto-verify: ignore[pv004]")
     target = tmp_path / "k.py"
