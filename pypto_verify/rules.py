@@ -1,6 +1,7 @@
 """The rule table: every finding's id, name, severity, summary and help (L0C_RULES.md).
 
-Owns: `Rule`, `Severity` and the registry. An id is the primary key, never renumbered or reused; a
+Owns: `Rule`, `Severity`, the registry and how a user names rules (`named`, `selected`,
+`resolve_selectors`: ids in any case, id prefixes, names). An id is the primary key, never renumbered or reused; a
 retired rule keeps its row with `retired=True`. `register` rejects a duplicate id or name.
 Datalog rules have an output relation `pvNNN_<name_with_underscores>` in `datalog/outputs.dl`.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import Final
 
 
@@ -37,7 +39,7 @@ class Rule:
     severity: Severity
     engine: Engine
     summary: str
-    """One line: `--list-rules`, SARIF shortDescription."""
+    """One line: `explain --all`, SARIF shortDescription."""
     help: str
     """Why it matters and what to do: `explain PV004`, SARIF help."""
     retired: bool = False
@@ -62,6 +64,47 @@ def register(rule: Rule) -> Rule:
 
 def rule(rule_id: str) -> Rule:
     return RULES[rule_id]
+
+
+def named(word: str) -> Rule | None:
+    """The rule *word* names exactly: its id in any case (`pv004`) or its name (`clobbered-read`)."""
+    word = word.strip()
+    by_id = RULES.get(word.upper())
+    if by_id is not None:
+        return by_id
+    return next((r for r in RULES.values() if r.name == word.lower()), None)
+
+
+def selected(selector: str) -> tuple[Rule, ...]:
+    """The rules one selector names: an id or a name (`named`), or an id prefix in any case (`PV1`, `pv00`),
+    in id order; () when it names none."""
+    exact = named(selector)
+    if exact is not None:
+        return (exact,)
+    prefix = selector.strip().upper()
+    if not prefix:
+        return ()
+    return tuple(r for r in sorted(RULES.values(), key=lambda r: r.id) if r.id.startswith(prefix))
+
+
+def resolve_selectors(specs: Iterable[str]) -> frozenset[str]:
+    """The rule ids of `--select` / `--ignore` values (each a comma-separated list of selectors, see
+    `selected`); `ValueError` naming every selector that matches no rule."""
+    ids: set[str] = set()
+    unknown: list[str] = []
+    for spec in specs:
+        for selector in (part.strip() for part in spec.split(",")):
+            if not selector:
+                continue
+            found = selected(selector)
+            if not found:
+                unknown.append(selector)
+            ids.update(r.id for r in found)
+    if unknown:
+        raise ValueError(", ".join(f"`{u}`" for u in dict.fromkeys(unknown)) + " matches no rule (an id such as "
+                         "PV004 or pv004, an id prefix such as PV1, or a name such as clobbered-read; "
+                         "`pypto-verify explain --all` lists them)")
+    return frozenset(ids)
 
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO

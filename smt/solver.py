@@ -112,8 +112,9 @@ def z3_version() -> str:
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "pypto-verify" / "smt"
+    from pypto_verify.cache_root import cache_root
+
+    return cache_root() / "smt"
 
 
 _ANSWERS = "models from a context of their own"

@@ -2,7 +2,9 @@
 
 Each subcommand module defines a click command named `command`; `_COMMANDS` lists them explicitly
 (no import-time registry). Commands are thin: parse options, call one library function, render,
-pick the exit code (0 clean, 1 findings, 2 input or usage error, 3 inconclusive under --strict).
+pick the exit code (0 clean, 1 findings, 2 input or usage error, 3 inconclusive under --strict, 4 an
+internal error). `python -m pypto_verify` runs `main` as the console script does; click's shell completion
+is `_PYPTO_VERIFY_COMPLETE=bash_source pypto-verify` (zsh_source, fish_source).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ _COMMANDS = (
     "emit",
     "sim",
     "sites",
+    "cache",
 )
 
 

@@ -1,7 +1,7 @@
-"""`pypto-verify prove FILE [--pipeline fixed|legacy] [--target a2a3|a5] [--no-cache] [--dump-smt DIR]
+"""`pypto-verify prove PATH... [--pipeline fixed|legacy] [--target a2a3|a5] [--no-cache] [--dump-smt DIR]
 [--timeout-ms N]`.
 
-Reads FILE, lowers its kernels (the functions that are already lowered — Form 3 — are checked as given,
+Reads the files (directories are walked for `*.py`), lowers their kernels (the functions that are already lowered — Form 3 — are checked as given,
 without a source), and discharges the Z3 obligations of every accumulator site (`pypto_verify.smt`,
 L0C_RULES.md "Z3 obligations"). Prints each site and its obligations (`proved`, `failed` with the
 counterexample, `inconclusive` with the reason), then one summary line with the counts and the total
@@ -26,7 +26,7 @@ _WORDS = {"proved": "proved", "refuted": "failed", "inconclusive": "inconclusive
 
 
 @click.command("prove")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @pipeline_option(help="The lowering whose output is proved against the source.")
 @target_option()
 @click.option("--no-cache", "no_cache", is_flag=True, default=False,
@@ -35,28 +35,29 @@ _WORDS = {"proved": "proved", "refuted": "failed", "inconclusive": "inconclusive
               help="Write every query as <kernel>.<site>.<rule>.smt2 into this directory.  [default: no dumps]")
 @click.option("--timeout-ms", "timeout_ms", type=click.IntRange(min=1), default=2000, show_default=True,
               help="Per-query solver time limit; a query that runs out is inconclusive.")
-def command(file: Path, pipeline: Mode, target: str, no_cache: bool, dump_smt: Path | None, timeout_ms: int) -> None:
-    """Prove the accumulator obligations (PV101-PV105) of the kernels of FILE."""
+def command(paths: tuple[Path, ...], pipeline: Mode, target: str, no_cache: bool, dump_smt: Path | None, timeout_ms: int) -> None:
+    """Prove the accumulator obligations (PV101-PV107) of the kernels of the files (or directories of them)."""
     from pypto_verify.smt import Verdict
 
     options = Options(mode=pipeline, target=target, cache=not no_cache, timeout_ms=timeout_ms,
                       dump_smt=str(dump_smt) if dump_smt else None)
-    (work,) = run_work([str(file)], options, (Stage.READ, Stage.LOWER, Stage.PROVE))
-    input_errors = [f for f in work.findings if f.rule.id == rules.INPUT_ERROR.id]
-    lowering_errors = [f for f in work.findings if f.rule.engine is not Engine.SMT and f.rule.id != rules.INPUT_ERROR.id
+    works = run_work([str(p) for p in paths], options, (Stage.READ, Stage.LOWER, Stage.PROVE))
+    found = [f for work in works for f in work.findings]
+    input_errors = [f for f in found if f.rule.id == rules.INPUT_ERROR.id]
+    lowering_errors = [f for f in found if f.rule.engine is not Engine.SMT and f.rule.id != rules.INPUT_ERROR.id
                        and f.severity is Severity.ERROR]
     for error in input_errors:
         click.echo(error.render(), err=True)
-    outcomes = list(work.outcomes)
+    outcomes = [o for work in works for o in work.outcomes]
     for error in lowering_errors:
         click.echo(error.render(), err=True)
 
-    by_site: dict[str, list] = {}
+    by_site: dict[tuple[str, str], list] = {}
     for outcome in outcomes:
         # the windows a kernel reads and writes (PV107) are listed together, one line each that is not proved
         key = f"{outcome.function}:windows" if outcome.rule == rules.IN_BOUNDS.id else outcome.site
-        by_site.setdefault(key, []).append(outcome)
-    for site, results in by_site.items():
+        by_site.setdefault((outcome.span.path, key), []).append(outcome)
+    for (_, site), results in by_site.items():
         first = results[0]
         counts = _counts(results)
         if site.endswith(":windows"):
@@ -75,7 +76,7 @@ def command(file: Path, pipeline: Mode, target: str, no_cache: bool, dump_smt: P
                 shown = ", ".join(f"{k} = {v}" for k, v in outcome.counterexample.items())
                 click.echo(f"    {outcome.span}: counterexample: {shown}")
     seconds = sum(o.seconds for o in outcomes)
-    sites = sum(1 for key in by_site if not key.endswith(":windows"))
+    sites = sum(1 for _, key in by_site if not key.endswith(":windows"))
     windows = sum(1 for o in outcomes if o.rule == rules.IN_BOUNDS.id)
     click.echo(f"{sites} sites, {windows} GM windows, {len(outcomes)} obligations: {_counts(outcomes)}; "
                f"solver time {seconds:.2f} s")

@@ -1,4 +1,5 @@
-"""`pypto-verify sim FILE [--seed N]`: the dynamic check PV201 for every kernel of FILE.
+"""`pypto-verify sim PATH... [--seed N]`: the dynamic check PV201 for every kernel of the files (directories
+are walked for `*.py`).
 
 Each kernel is lowered (`--pipeline`), emitted as PTO, simulated on seeded random inputs and
 compared with the value-semantic reference of its source (`pypto_verify.dynamic` documents the
@@ -23,26 +24,27 @@ from pypto_verify.run.records import Mode
 
 
 @click.command("sim")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random inputs.")
 @pipeline_option()
 @target_option()
-def command(file: Path, seed: int, pipeline: Mode, target: str) -> None:
-    """Simulate every kernel of FILE against its reference."""
+def command(paths: tuple[Path, ...], seed: int, pipeline: Mode, target: str) -> None:
+    """Simulate every kernel of the files (or directories of them) against its reference."""
     options = Options(mode=pipeline, target=target, seed=seed)
-    (work,) = run_work([str(file)], options, (Stage.READ, Stage.LOWER, Stage.SIMULATE))
-    for finding in work.findings:
-        if finding.rule.engine is not Engine.SIM:
-            click.echo(finding.render(), err=True)
+    works = run_work([str(p) for p in paths], options, (Stage.READ, Stage.LOWER, Stage.SIMULATE))
     failed = False
-    for kernel in work.kernels:
-        if kernel.sim == "mismatch":
-            failed = True
-            click.echo(f"{kernel.name}: mismatch: {kernel.sim_reason}")
-        elif kernel.sim == "skipped":
-            click.echo(f"{kernel.name}: skipped: {kernel.sim_reason}")
-        else:
-            click.echo(f"{kernel.name}: match")
+    for work in works:
+        for finding in work.findings:
+            if finding.rule.engine is not Engine.SIM:
+                click.echo(finding.render(), err=True)
+        for kernel in work.kernels:
+            if kernel.sim == "mismatch":
+                failed = True
+                click.echo(f"{kernel.name}: mismatch: {kernel.sim_reason}")
+            elif kernel.sim == "skipped":
+                click.echo(f"{kernel.name}: skipped: {kernel.sim_reason}")
+            else:
+                click.echo(f"{kernel.name}: match")
     if failed:
         sys.exit(1)
-    sys.exit(2 if work.status == "input-error" else 0)
+    sys.exit(2 if any(work.status == "input-error" for work in works) else 0)

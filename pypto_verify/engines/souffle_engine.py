@@ -82,8 +82,9 @@ def run(
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "pypto-verify" / "souffle-bin"
+    from pypto_verify.cache_root import cache_root
+
+    return cache_root() / "souffle-bin"
 
 
 def compiled_binary(executable: str, text: str, *, timeout: float) -> Path:

@@ -8,13 +8,15 @@ from typing import TextIO
 from pypto_verify.run.records import RunResult
 
 
-def write(report: RunResult, stream: TextIO, *, show_kernels: bool = False) -> None:
+def write(report: RunResult, stream: TextIO, *, show_kernels: bool = False, summary: bool = True) -> None:
     for finding in report.findings:
         stream.write(finding.render() + "\n")
     if show_kernels:
         for file in report.files:
             for k in file.kernels:
                 stream.write(f"{file.path}: {k.name}: {k.statement}\n")
+    if not summary:
+        return  # check -q: the findings only
     kernels = [k for f in report.files for k in f.kernels]
     verified = sum(1 for k in kernels if k.verdict == "verified")
     errors = sum(1 for f in report.findings if f.severity.value == "error")

@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from pypto_verify import __version__, rules
+from pypto_verify.cache_root import cache_root
 from pypto_verify.findings import Finding, Note
 from pypto_verify.span import Span
 from pypto_verify.rules import RULES
@@ -23,9 +24,8 @@ from pypto_verify.run.records import FileResult, KernelResult, Options
 
 
 def cache_dir() -> Path:
-    """`$XDG_CACHE_HOME/pypto-verify` (or `~/.cache/pypto-verify`)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "pypto-verify"
+    """`cache_root()`: `$PYPTO_VERIFY_CACHE_DIR`, else `$XDG_CACHE_HOME/pypto-verify` (or `~/.cache/...`)."""
+    return cache_root()
 
 
 _PACKAGES = ("pypto_verify", "pypto_verify.lowering", "pypto_verify.emit", "pypto_verify.smt", "pypto_verify.sim",

@@ -27,8 +27,8 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -105,6 +105,11 @@ class FileWork:
     """The facts of this file's lowered kernels, kernel ids counting from 1 (FACTS)."""
     outcomes: tuple[Any, ...] = ()
     """Every `smt.Outcome` of the file's proved kernels (PROVE), for `prove`."""
+    text: str | None = None
+    """The source when it was given rather than read from *path* (`check - --stdin-filename F`)."""
+    seconds: tuple[tuple[str, float], ...] = ()
+    """Wall time of each per-file stage this file went through (`read`, `lower`, `facts`, `prove`,
+    `simulate`), in order, for `check -v`."""
 
     def failed(self) -> set[str]:
         """The functions with an error finding so far."""
@@ -138,14 +143,16 @@ def kernel_name(program: Program, fn: Function) -> str:
 # ---------------------------------------------------------------------------------------------- per-file stages
 
 
-def read_stage(path: str) -> FileWork:
-    """READ: the frontend, its input errors (PV000) and the census of idiom sites."""
-    parsed = frontend.read_file(path)
+def read_stage(path: str, text: str | None = None) -> FileWork:
+    """READ: the frontend, its input errors (PV000) and the census of idiom sites; *text* is the source when
+    it was given (stdin) instead of read from *path*."""
+    parsed = frontend.read_file(path) if text is None else frontend.read_source(text, path)
     findings = tuple(Finding(rules.INPUT_ERROR, e.span, e.message, "", "") for e in parsed.errors)
     kernels = tuple(KernelWork(kernel_name(program, fn), fn.name, fn, program, frontend.is_lowered(fn))
                     for program, fn in frontend.kernels(parsed.module))
     return FileWork(path, parsed.module, "input-error" if parsed.errors else "ok",
-                    tuple(find_sites(parsed.module)), kernels, findings, warnings=tuple(Note(w.span, w.message) for w in parsed.warnings))
+                    tuple(find_sites(parsed.module)), kernels, findings,
+                    warnings=tuple(Note(w.span, w.message) for w in parsed.warnings), text=text)
 
 
 def lowering_finding(error: Any, kernel: str, function: str) -> Finding:
@@ -206,14 +213,25 @@ def facts_stage(work: FileWork, options: Options) -> FileWork:
     return replace(work, facts=facts)
 
 
-def front(path: str, options: Options, stages: tuple[Stage, ...]) -> FileWork:
-    """The per-file stages (run in a worker): read, then lower and export facts as *stages* ask."""
+def _timed(work: FileWork, name: str, stage: Callable[[FileWork, Options], FileWork], options: Options) -> FileWork:
+    """*stage* applied to *work*, its wall time added to the work's `seconds`."""
+    started = time.perf_counter()
+    done = stage(work, options)
+    return replace(done, seconds=(*done.seconds, (name, time.perf_counter() - started)))
+
+
+def front(path: str, options: Options, stages: tuple[Stage, ...],
+          sources: Mapping[str, str] | None = None) -> FileWork:
+    """The per-file stages (run in a worker): read, then lower and export facts as *stages* ask. *sources*
+    holds the text of a file given on stdin."""
     try:
-        work = read_stage(path)
+        started = time.perf_counter()
+        work = read_stage(path, (sources or {}).get(path))
+        work = replace(work, seconds=(("read", time.perf_counter() - started),))
         if Stage.LOWER in stages:
-            work = lower_stage(work, options)
+            work = _timed(work, "lower", lower_stage, options)
         if Stage.FACTS in stages or Stage.DATALOG in stages:
-            work = facts_stage(work, options)
+            work = _timed(work, "facts", facts_stage, options)
         return work
     except RecursionError:
         # an input nested deeper than the checker's recursion limit is that file's PV000
@@ -461,9 +479,9 @@ def after_rules(ruled: FileWork, proved: FileWork, given: int) -> FileWork:
 def back(work: FileWork, options: Options, stages: tuple[Stage, ...]) -> FileWork:
     """The per-kernel stages after the Datalog run (run in a worker): prove, then simulate."""
     if Stage.PROVE in stages and options.smt:
-        work = prove_stage(work, options)
+        work = _timed(work, "prove", prove_stage, options)
     if Stage.SIMULATE in stages and options.sim:
-        work = simulate_stage(work, options)
+        work = _timed(work, "simulate", simulate_stage, options)
     return work
 
 
@@ -472,12 +490,16 @@ def back(work: FileWork, options: Options, stages: tuple[Stage, ...]) -> FileWor
 
 def finish(work: FileWork) -> FileResult:
     """Suppressions (PV900 for an unused one), the kernels' verdicts, and the file's frozen result."""
-    try:
-        text = Path(work.path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        text = ""
+    text = work.text
+    if text is None:
+        try:
+            text = Path(work.path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            text = ""
     kept = apply_suppressions(work.path, text, list(work.findings))
-    failed = {f.function for f in kept if f.severity is Severity.ERROR}
+    # as the verdicts below: what failed before suppression (a suppressed error does not make the kernel's
+    # undecided obligations news — they were never posed past that error)
+    failed = {f.function for f in work.findings if f.severity is Severity.ERROR}
     unique: dict[tuple, Finding] = {}
     for f in kept:
         if f.rule.id == rules.INCONCLUSIVE.id and f.function in failed:
@@ -499,7 +521,7 @@ def finish(work: FileWork) -> FileResult:
         else:
             verdict = "verified"
         kernels.append(KernelResult(k.name, k.function, verdict, k.sim, k.sim_reason, k.obligations, k.conditions))
-    return FileResult(work.path, work.status, work.sites, tuple(kernels), findings)
+    return FileResult(work.path, work.status, work.sites, tuple(kernels), findings, seconds=work.seconds)
 
 
 T = TypeVar("T")
@@ -517,18 +539,41 @@ def _pool(options: Options, count: int) -> Iterator[Executor | None]:
 
 def _map(pool: Executor | None, fn: Callable[..., T], items: list, *args: Any,
          progress: Callable[[], None] | None = None) -> list[T]:
-    out: list[T] = []
-    results: Iterable[T] = (fn(item, *args) for item in items) if pool is None else \
-        pool.map(fn, items, *([a] * len(items) for a in args))
-    for result in results:
-        out.append(result)
+    """`fn(item, *args)` of every item, in *items*' order; *progress* is called as each one completes (in a
+    pool: in the order they finish, not the order they were handed out)."""
+    if pool is None:
+        out: list[T] = []
+        for item in items:
+            out.append(fn(item, *args))
+            if progress:
+                progress()
+        return out
+    futures = {pool.submit(fn, item, *args): index for index, item in enumerate(items)}
+    results: dict[int, T] = {}
+    for future in as_completed(futures):
+        results[futures[future]] = future.result()
         if progress:
             progress()
-    return out
+    return [results[index] for index in range(len(items))]
+
+
+Progress = Callable[[str, int, int], None]
+"""`progress(stage, done, total)`: *stage* names what runs (`read, lower`, `datalog`, `prove, simulate`), *done*
+of *total* files have passed it."""
+
+
+def _stage_label(stages: tuple[Stage, ...], options: Options, back_half: bool) -> str:
+    """The names of the per-file stages a pool runs, for the progress bar."""
+    if back_half:
+        names = [s for s, on in (("prove", Stage.PROVE in stages and options.smt),
+                                 ("simulate", Stage.SIMULATE in stages and options.sim)) if on]
+    else:
+        names = ["read", *(["lower"] if Stage.LOWER in stages else [])]
+    return ", ".join(names)
 
 
 def run_work(paths: list[str], options: Options, stages: tuple[Stage, ...] = ALL_STAGES,
-             progress: Callable[[int, int], None] | None = None) -> list[FileWork]:
+             progress: Progress | None = None) -> list[FileWork]:
     """The chain cut to *stages* over the files under *paths*, without the cache: the work records, for the
     commands that show a stage's artifacts (IR, facts, outcomes)."""
     files = [str(p) for p in collect_files(paths)]
@@ -536,31 +581,48 @@ def run_work(paths: list[str], options: Options, stages: tuple[Stage, ...] = ALL
 
 
 def check_files(files: list[str], options: Options, stages: tuple[Stage, ...],
-           progress: Callable[[int, int], None] | None, done: int, total: int,
-           seconds: dict[str, float] | None = None) -> list[FileWork]:
-    def tick() -> None:
-        nonlocal done
-        done += 1
-        if progress:
-            progress(done, total)
+                progress: Progress | None, done: int, total: int,
+                seconds: dict[str, float] | None = None, sources: Mapping[str, str] | None = None) -> list[FileWork]:
+    """The chain over *files*; *done* of *total* files were settled before (cache hits), *sources* the text
+    of a file given on stdin."""
+    skipped = done
+
+    def ticker(label: str) -> Callable[[], None]:
+        count = skipped
+
+        def tick() -> None:
+            nonlocal count
+            count += 1
+            if progress:
+                progress(label, count, total)
+        return tick
 
     stamps = [time.perf_counter()]
     proving = Stage.PROVE in stages and options.smt
     with _pool(options, len(files)) as pool:
-        works = _map(pool, front, files, options, stages, progress=tick)
+        works = _map(pool, front, files, options, stages, dict(sources or {}),
+                     progress=ticker(_stage_label(stages, options, False)))
         stamps.append(time.perf_counter())
-        if Stage.DATALOG in stages and proving and pool is not None:
-            # The engine runs in a child of its own while the workers prove (module docstring, "Overlap").
-            ahead = [(len(work.findings), pool.submit(prove_stage, work, options)) for work in works]
-            works = datalog_stage(works, options)
-            works = [after_rules(work, future.result(), given)
-                     for work, (given, future) in zip(works, ahead, strict=True)]
-            proving = False
-        elif Stage.DATALOG in stages:
-            works = datalog_stage(works, options)
+        overlap = Stage.DATALOG in stages and proving and pool is not None
+        if Stage.DATALOG in stages:
+            label = "datalog, prove" if overlap else "datalog"
+            if progress:
+                progress(label, skipped, total)
+            if overlap:
+                # The engine runs in a child of its own while the workers prove (module docstring, "Overlap").
+                ahead = [(len(work.findings), pool.submit(prove_stage, work, options)) for work in works]
+                works = datalog_stage(works, options)
+                works = [after_rules(work, future.result(), given)
+                         for work, (given, future) in zip(works, ahead, strict=True)]
+                proving = False
+            else:
+                works = datalog_stage(works, options)
+            if progress:
+                progress(label, total, total)
         stamps.append(time.perf_counter())
         if proving or (Stage.SIMULATE in stages and options.sim):
-            works = _map(pool, back, works, replace(options, smt=proving), stages)
+            rest = replace(options, smt=proving)
+            works = _map(pool, back, works, rest, stages, progress=ticker(_stage_label(stages, rest, True)))
         stamps.append(time.perf_counter())
     if seconds is not None:
         seconds.update(zip(("front", "datalog", "back"), (b - a for a, b in zip(stamps, stamps[1:]))))

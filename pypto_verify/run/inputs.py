@@ -1,22 +1,24 @@
 """What a run is given besides its options: files, excludes, inline suppressions, baselines, rule filters.
 
 Owns: `collect_files` (with `[tool.pypto-verify] exclude`), `suppressions` and `apply_suppressions`
-(PV900), and the report filters (`--select` / `--ignore`, `--baseline`), each of which returns a new
-record. Rule PV900 unused-suppression.
+(PV900: ids in any case, rule names, a bare `ignore`), the report filters (`--select` / `--ignore`,
+`--baseline`), each of which returns a new record, and the baseline format (`Baseline`: findings by
+project-relative path and a fingerprint without generated names). Rule PV900 unused-suppression.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import io
 import json
 import re
 import tokenize
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pypto_verify import rules
-from pypto_verify.findings import Finding, fingerprint
+from pypto_verify.findings import Finding
 from pypto_verify.span import Span
 from pypto_verify.run.records import FileResult, RunResult
 
@@ -70,79 +72,186 @@ def project_excludes(start: Path | None = None) -> tuple[str, ...]:
 
 # ---------------------------------------------------------------------------------------------- suppressions
 
-SUPPRESSION = re.compile(r"#\s*pypto-verify:\s*ignore\[([A-Z0-9, ]+)\]")
+SUPPRESSION = re.compile(r"#\s*pypto-verify:\s*ignore\b(?:\[([^\]]*)\])?", re.IGNORECASE)
+"""`# pypto-verify: ignore[PV004, clobbered-read]`, or bare `# pypto-verify: ignore` (every rule)."""
 
 
-def suppressions(text: str) -> dict[int, set[str]]:
-    """`{line: {rule ids}}` from `# pypto-verify: ignore[PV004, PV003]` comments (found with tokenize)."""
-    out: dict[int, set[str]] = {}
+@dataclass(frozen=True)
+class Suppression:
+    """One inline suppression comment: where it is and what it names."""
+
+    line: int
+    col: int
+    """1-based column of the `#` that starts the directive."""
+    rules: frozenset[str] | None
+    """The rule ids it suppresses; None for a bare `ignore` (every rule on the line)."""
+    unknown: tuple[str, ...] = ()
+    """The words in its brackets that name no rule (each reported as PV900)."""
+
+
+def suppressions(text: str) -> dict[int, Suppression]:
+    """The suppression comment of each line of *text* (found with tokenize, so a string holding the words
+    is none): ids in any case or rule names inside the brackets (`rules.named`)."""
+    out: dict[int, Suppression] = {}
     try:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type == tokenize.COMMENT:
-                m = SUPPRESSION.search(token.string)
-                if m:
-                    out.setdefault(token.start[0], set()).update(x.strip() for x in m.group(1).split(",") if x.strip())
+            if token.type != tokenize.COMMENT:
+                continue
+            m = SUPPRESSION.search(token.string)
+            if m is None:
+                continue
+            line, col = token.start[0], token.start[1] + m.start() + 1
+            if m.group(1) is None:
+                out[line] = Suppression(line, col, None)
+                continue
+            words = [w.strip() for w in m.group(1).split(",") if w.strip()]
+            found = [(w, rules.named(w)) for w in words]
+            out[line] = Suppression(line, col, frozenset(r.id for _, r in found if r is not None),
+                                    tuple(w for w, r in found if r is None))
     except (tokenize.TokenError, IndentationError, SyntaxError):
         pass
     return out
 
 
 def apply_suppressions(path: str, text: str, findings: list[Finding]) -> list[Finding]:
-    """*findings* without the ones an inline suppression on their line names, plus a PV900 for every
-    suppression that matched nothing."""
+    """*findings* without the ones an inline suppression on their line names (a bare `ignore`: all of them),
+    plus a PV900, at the comment, for every suppression that matched nothing and every word in one that
+    names no rule."""
     wanted = suppressions(text)
-    used: set[tuple[int, str]] = set()
+    used: set[tuple[int, str | None]] = set()
     kept = []
     for f in findings:
-        if f.span.path == path and f.rule.id in wanted.get(f.span.line, ()):
-            used.add((f.span.line, f.rule.id))
+        here = wanted.get(f.span.line) if f.span.path == path else None
+        if here is not None and f.rule.id != rules.UNUSED_SUPPRESSION.id and (here.rules is None or f.rule.id in here.rules):
+            used.add((f.span.line, None if here.rules is None else f.rule.id))
             continue
         kept.append(f)
-    for line, ids in sorted(wanted.items()):
-        for rid in sorted(ids):
+    for line, here in sorted(wanted.items()):
+        where = Span(path, line, here.col)
+        if here.rules is None:
+            if (line, None) not in used:
+                kept.append(Finding(rules.UNUSED_SUPPRESSION, where, "`ignore` suppresses nothing on this line", "", ""))
+            continue
+        for rid in sorted(here.rules):
             if (line, rid) not in used:
-                kept.append(Finding(rules.UNUSED_SUPPRESSION, Span(path, line, 1),
-                                    f"`ignore[{rid}]` suppresses nothing on this line", "", ""))
+                kept.append(Finding(rules.UNUSED_SUPPRESSION, where, f"`ignore[{rid}]` suppresses nothing on this line",
+                                    "", ""))
+        for word in here.unknown:
+            kept.append(Finding(rules.UNUSED_SUPPRESSION, where, f"`ignore[{word}]` names no rule (an id such as "
+                                f"PV004 or a name such as clobbered-read)", "", ""))
     return kept
 
 
 # ---------------------------------------------------------------------------------------------- filters
 
 
-def _matches(rule_id: str, patterns: tuple[str, ...]) -> bool:
-    return any(rule_id.startswith(p.strip()) for spec in patterns for p in spec.split(",") if p.strip())
-
-
 def filter_findings(result: RunResult, select: tuple[str, ...] = (), ignore: tuple[str, ...] = (),
-                    baseline: set[tuple[str, str]] | None = None) -> RunResult:
-    """A new result with only the selected, not ignored findings that are not in *baseline*
-    (`(path, fingerprint)` pairs). Verdicts are not changed: a filter changes what is shown."""
+                    baseline: Baseline | None = None) -> RunResult:
+    """A new result with only the selected, not ignored findings that are not in *baseline*. *select* and
+    *ignore* are selector lists (`rules.resolve_selectors`: ids in any case, id prefixes, names;
+    `ValueError` for one that matches no rule). Verdicts are not changed: a filter changes what is shown."""
+    chosen = rules.resolve_selectors(select) if select else None
+    dropped = rules.resolve_selectors(ignore)
+    lines = _SourceLines()
+
     def keep(f: Finding) -> bool:
-        if select and not _matches(f.rule.id, select):
+        if chosen is not None and f.rule.id not in chosen:
             return False
-        if ignore and _matches(f.rule.id, ignore):
+        if f.rule.id in dropped:
             return False
-        return baseline is None or (f.span.path, fingerprint(f)) not in baseline
+        return baseline is None or baseline_entry(f, baseline.directory, lines) not in baseline.entries
 
     files = tuple(replace(file, findings=tuple(f for f in file.findings if keep(f))) for file in result.files)
     return replace(result, files=files)
 
 
-def read_baseline(path: str) -> set[tuple[str, str]]:
-    """`(path, fingerprint)` of every finding of a baseline file; `ValueError` when it cannot be read."""
+# ---------------------------------------------------------------------------------------------- baselines
+
+BASELINE_VERSION = 2
+"""The baseline format: 2 keys findings by project-relative path and a fingerprint without generated names."""
+
+_GENERATED = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\[\d+:\d+\]|\bmem_[a-z0-9]+_\d+\b|\(line \d+\)|\blines? \d+\b")
+"""What a message holds that moves when unrelated code changes: windows (`mem_acc_8[0:4096]`, offsets
+included), the compiler's buffer names (`mem_acc_8`) and line numbers."""
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A read baseline: the findings it accepts, as `baseline_entry` keys."""
+
+    directory: Path
+    """The baseline file's directory (paths outside any project are relative to it)."""
+    entries: frozenset[tuple[str, str]]
+
+
+class _SourceLines:
+    """The lines of each source file, read once per filter."""
+
+    def __init__(self) -> None:
+        self._lines: dict[str, list[str]] = {}
+
+    def line(self, path: str, number: int) -> str:
+        if path not in self._lines:
+            try:
+                self._lines[path] = Path(path).read_text(encoding="utf-8").splitlines()
+            except (OSError, UnicodeDecodeError):
+                self._lines[path] = []
+        lines = self._lines[path]
+        return " ".join(lines[number - 1].split()) if 0 < number <= len(lines) else ""
+
+
+def baseline_path(path: str, directory: Path) -> str:
+    """*path* as a baseline names it: relative to its project's root (the nearest directory with `.git` or
+    `pyproject.toml`), else to the baseline's *directory*, else absolute — never as it was typed."""
+    from pypto_verify.run.imports import project_root
+
+    resolved = Path(path).resolve()
+    for base in (project_root(resolved), directory.resolve()):
+        if base is not None and resolved.is_relative_to(base):
+            return resolved.relative_to(base).as_posix()
+    return resolved.as_posix()
+
+
+def baseline_fingerprint(finding: Finding, lines: _SourceLines) -> str:
+    """Rule, kernel, values, the message without generated names (`_GENERATED`), and the source text of the
+    finding's line and of its notes' lines: stable when a line moves, an unrelated matmul is added (buffer
+    numbers shift) or the run starts from another directory."""
+    spans = [finding.span, *(n.span for n in finding.notes)]
+    text = "\0".join((finding.rule.id, finding.kernel, ",".join(finding.values),
+                      " ".join(_GENERATED.sub("", finding.message).split()),
+                      *(lines.line(s.path, s.line) for s in spans)))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def baseline_entry(finding: Finding, directory: Path, lines: _SourceLines) -> tuple[str, str]:
+    """`(path, fingerprint)` of *finding* in a baseline kept in *directory*."""
+    return baseline_path(finding.span.path, directory), baseline_fingerprint(finding, lines)
+
+
+def read_baseline(path: str) -> Baseline:
+    """The baseline file at *path*; `ValueError` when it is missing, unreadable, or of another format."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-        return {(e["path"], e["fingerprint"]) for e in data["findings"]}
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    except (OSError, ValueError) as error:
         raise ValueError(f"cannot read baseline {path}: {error}") from None
+    if not isinstance(data, dict) or data.get("version") != BASELINE_VERSION:
+        raise ValueError(f"baseline {path} is not a pypto-verify baseline of version {BASELINE_VERSION}; "
+                         f"write it again with --write-baseline")
+    try:
+        entries = frozenset((e["path"], e["fingerprint"]) for e in data["findings"])
+    except (KeyError, TypeError) as error:
+        raise ValueError(f"cannot read baseline {path}: {type(error).__name__}: {error}") from None
+    return Baseline(Path(path).resolve().parent, entries)
 
 
-def baseline_text(result: RunResult) -> str:
-    """The baseline file of *result*'s findings (`--write-baseline`)."""
-    entries = sorted({(f.span.path, fingerprint(f), f.rule.id) for f in result.findings})
-    data = {"tool": "pypto-verify", "findings": [{"path": p, "fingerprint": fp, "rule": r} for p, fp, r in entries]}
+def baseline_text(result: RunResult, path: str) -> str:
+    """The baseline file of *result*'s findings, to be written at *path* (`--write-baseline`)."""
+    directory, lines = Path(path).resolve().parent, _SourceLines()
+    entries = sorted({(*baseline_entry(f, directory, lines), f.rule.id) for f in result.findings})
+    data = {"tool": "pypto-verify", "version": BASELINE_VERSION,
+            "findings": [{"path": p, "fingerprint": fp, "rule": r} for p, fp, r in entries]}
     return json.dumps(data, indent=1) + "\n"
 
 
-__all__ = ["FileResult", "apply_suppressions", "baseline_text", "collect_files", "filter_findings",
-           "project_excludes", "read_baseline", "suppressions"]
+__all__ = ["Baseline", "FileResult", "baseline_entry", "baseline_fingerprint", "baseline_path", "apply_suppressions", "baseline_text", "collect_files", "filter_findings",
+           "project_excludes", "read_baseline", "suppressions", "Suppression"]

@@ -118,6 +118,8 @@ class FileResult:
     kernels: tuple[KernelResult, ...] = ()
     findings: tuple[Finding, ...] = ()
     cached: bool = False
+    seconds: tuple[tuple[str, float], ...] = field(default=(), compare=False)
+    """Wall time of each per-file stage (`read`, `lower`, `facts`, `prove`, `simulate`); () when cached."""
 
     def verified_sites(self) -> int:
         """Idiom sites of kernels whose every obligation is proved (a suppressed finding does not count)."""
@@ -155,15 +157,22 @@ class RunResult:
         return sum(r.verified_sites() for r in self.files)
 
     def exit_code(self, strict: bool = False) -> int:
-        """0 clean, 1 error findings, 2 input errors and nothing worse, 3 inconclusive (or conditional)
-        under --strict (README, "Exit codes")."""
+        """The exit code (README, "Exit codes"): 4 when pypto-verify itself failed on a kernel (PV999: the
+        run is incomplete, whatever else it found), else 1 for error findings, 2 for input errors and
+        nothing worse, 3 for inconclusive (or conditional) under --strict, 0 clean."""
         findings = self.findings
+        if any(f.rule.id == rules.INTERNAL_ERROR.id for f in findings):
+            return EXIT_INTERNAL
         if any(f.severity is Severity.ERROR and f.rule.id != rules.INPUT_ERROR.id for f in findings):
-            return 1
+            return EXIT_FINDINGS
         if any(f.rule.id == rules.INPUT_ERROR.id for f in findings):
-            return 2
+            return EXIT_USAGE
         if strict and (any(f.rule.id == rules.INCONCLUSIVE.id for f in findings)
                        or any(k.verdict == "conditional" for k in self.kernels)):
-            return 3
-        return 0
+            return EXIT_INCONCLUSIVE
+        return EXIT_CLEAN
 
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INCONCLUSIVE, EXIT_INTERNAL = 0, 1, 2, 3, 4
+"""`check`'s exit codes: clean; error findings (or `--min-sites` not met); input (PV000) or usage errors only;
+inconclusive or conditional under `--strict`; an internal error (PV999) — a bug of ours, not the kernel's."""

@@ -84,3 +84,19 @@ def test_real_pre_commit_tool_when_installed(repo) -> None:
     result = subprocess.run(["pre-commit", "try-repo", str(ROOT), "pypto-verify", "--files", "bad.py"],
                             cwd=path, capture_output=True, text=True, env=env, timeout=1200)
     assert result.returncode == 1 and "PV004" in result.stdout
+
+
+def test_a_commit_of_only_a_constants_module_rechecks_the_kernels_that_import_it(repo) -> None:
+    """Issue 16: `model_config.py` changed alone (`BATCH = 4096`) must fail on the kernel it breaks (PV008)."""
+    path, env = repo
+    shutil.copy(ROOT / "corpus" / "model_config.py", path / "model_config.py")
+    shutil.copy(ROOT / "corpus" / "dense_decode_qkv.py", path / "qkv.py")
+    _git(path, "add", "model_config.py", "qkv.py", env=env)
+    assert _git(path, "commit", "-q", "-m", "kernel and config", env=env).returncode == 0
+    config = (path / "model_config.py").read_text()
+    assert "BATCH = 16\n" in config
+    (path / "model_config.py").write_text(config.replace("BATCH = 16\n", "BATCH = 4096\n"))
+    _git(path, "add", "model_config.py", env=env)
+    rejected = _git(path, "commit", "-q", "-m", "bigger batch", env=env)
+    assert rejected.returncode != 0
+    assert "qkv.py:" in rejected.stderr and "PV008 l0c-capacity" in rejected.stderr, rejected.stderr

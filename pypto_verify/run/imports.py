@@ -1,0 +1,108 @@
+"""Which files of a project import a given module: the reverse of the frontend's local imports.
+
+Owns `importers`. The frontend reads a kernel's constants from the sibling modules it imports
+(`frontend/constants.py`: `import config`, `from .model_config import BATCH`, `from pkg import mod`,
+resolved against the importing file's directory, one directory up per extra dot). A change to such a
+module changes the verdicts of the kernels that import it, directly or through another module; a
+pre-commit run that is given only the module must check those kernels too (`check` calls this for the
+files named on its command line).
+
+Linear in the project: one walk of its tree (`project_files`: hidden directories, virtual environments
+and `__pycache__` pruned), each file read and parsed once for its imports, then one breadth-first walk
+of the reverse edges. Standard library
+only (a warm-cache `check` imports no IR): `_find_module` repeats `frontend.constants._find_module`, and
+a test keeps the two in step.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import warnings
+from collections import deque
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+
+_MARKERS = (".git", "pyproject.toml")
+"""What marks a project's root directory."""
+
+
+def project_root(path: Path) -> Path | None:
+    """The nearest directory at or above *path*'s directory that holds `.git` or `pyproject.toml`."""
+    start = path.resolve().parent
+    return next((d for d in (start, *start.parents) if any((d / m).exists() for m in _MARKERS)), None)
+
+
+def project_files(root: Path, skip: Callable[[Path], bool] = lambda p: False) -> list[Path]:
+    """Every `*.py` below *root*, sorted, but not in hidden directories, virtual environments (a
+    `pyvenv.cfg`), `__pycache__`, `site-packages`, nor those *skip* rejects."""
+    out: list[Path] = []
+    for directory, dirs, names in os.walk(root):
+        here = Path(directory)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("__pycache__", "site-packages")
+                         and not (here / d / "pyvenv.cfg").exists())
+        out.extend(here / n for n in sorted(names) if n.endswith(".py") and not skip(here / n))
+    return out
+
+
+def _find_module(module: str, directory: Path, level: int) -> Path | None:
+    """The file `import module` (with *level* leading dots) reads from a file in *directory*."""
+    base = directory
+    for _ in range(max(level - 1, 0)):
+        base = base.parent
+    parts = [p for p in module.split(".") if p]
+    if not parts:
+        candidate = base / "__init__.py"
+        return candidate if candidate.is_file() else None
+    stem = base.joinpath(*parts)
+    for candidate in (stem.with_suffix(".py"), stem / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def imported(path: Path, text: str) -> set[Path]:
+    """The local modules (resolved paths) the source *text* of *path* imports; nothing when it does not parse."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text, filename=str(path))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    directory = path.parent
+    found: set[Path | None] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(_find_module(alias.name, directory, 0) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            found.add(_find_module(module, directory, node.level))
+            for alias in node.names:  # `from pkg import mod` reads pkg/mod.py
+                found.add(_find_module(f"{module}.{alias.name}" if module else alias.name, directory, node.level))
+    return {p.resolve() for p in found if p is not None}
+
+
+def importers(modules: Iterable[Path], project: Iterable[Path]) -> list[Path]:
+    """The files of *project* that import one of *modules*, directly or through other files of *project*,
+    in *project*'s order (the modules themselves left out)."""
+    targets = {m.resolve() for m in modules}
+    files = list(project)
+    if not targets or not files:
+        return []
+    reverse: dict[Path, list[Path]] = {}
+    for file in files:
+        try:
+            text = file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for dependency in imported(file, text):
+            reverse.setdefault(dependency, []).append(file.resolve())
+    reached: set[Path] = set()
+    queue = deque(targets)
+    while queue:
+        for user in reverse.get(queue.popleft(), ()):
+            if user not in reached and user not in targets:
+                reached.add(user)
+                queue.append(user)
+    return [f for f in files if f.resolve() in reached]
