@@ -1006,6 +1006,11 @@ class ChainEncoding:
             first = eq(sub_block, ZERO)
             reset, bias = and_(reset, first), and_(bias, first)
         mm, exact, k_blocks = self._mm(mad, enc, sub_block)
+        if mad.blocks_unknown:
+            note = (f"the K width of the MAD at line {mad.span.line} is not known, so the L0 blocks its lowering "
+                    "splits it into are not counted")
+            if note not in self.approximations:
+                self.approximations.append(note)
         bias_row = None
         if mad.kind == "bias":
             row = mad.bias

@@ -104,6 +104,10 @@ class Mad:
     """The K width of each L0 block but the last (set by `refine`)."""
     type_k: int | None = None
     """The K width the left operand's static type gives (for operands the model cannot trace)."""
+    blocks_unknown: bool = False
+    """This (source) MAD's K width is not known while its lowering works in L0 blocks of a known width, so
+    how many blocks it stands for is not known either (set by `refine`; the encoding treats the count as
+    an approximation)."""
 
     @property
     def k_extent(self) -> int | None:
@@ -1209,6 +1213,8 @@ def refine(source: AccSite, lowered: AccSite) -> AccSite:
         if isinstance(item, Mad):
             total = item.k_extent
             k = widths.get(item.span) or widths.get(item.call_span) or site_width
+            if total is None and k:
+                return replace(item, blocks_unknown=True)
             if total is None or not k or k >= total:
                 return item
             return replace(item, sub_blocks=-(-total // k), sub_width=k)

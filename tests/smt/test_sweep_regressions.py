@@ -234,3 +234,25 @@ def test_the_obligations_of_a_site_are_decided_together_and_cached_one_by_one():
     assert [a.verdict for a in again] == [a.verdict for a in first]
     assert again[0].cached and again[1].cached and again[3].cached and again[3].values["x"] == 2
     assert all(a.seconds == 0 for a in again)
+
+
+def test_a_source_mad_of_unknown_k_width_is_not_counted_against_its_tiled_lowering():
+    """pypto-lib `deepseek_v4_flash_dspark/decode_sparse_attn_swa.py:172`: the left operand is computed by
+    ops the model does not type, so the source MAD's K width is unknown while its lowering runs four L0
+    blocks. `refine` cannot split it, and the encoding says so: PV105's count is an approximation (a model
+    is inconclusive), not "the lowered chain runs 4 MADs where the source runs 1"."""
+    source = only(kernel("auto_tiled.py"), "plain")
+    (site,) = extract_sites(source)
+    (mad,) = site.mads
+    blind = replace(site, body=tuple(replace(item, lhs=None, rhs=None, type_k=None) if isinstance(item, S.Mad)
+                                     else item for item in site.body))
+    assert blind.mads[0].k_extent is None
+    pairs, unmatched = match_sites([blind], extract_sites(lower_fixed(source)))
+    assert not unmatched and pairs[0].source is not None
+    (refined,) = pairs[0].source.mads
+    assert refined.blocks_unknown and refined.sub_blocks == 1
+    from pypto_verify.smt.obligations import reduction_equivalence
+    (count,) = [ob for ob in reduction_equivalence(pairs[0].lowered, pairs[0].source) if ob.case == "count"]
+    assert any("K width of the MAD at line 15 is not known" in a for a in count.approximations)
+    (answer,) = discharge_all([count])
+    assert answer.verdict is Verdict.INCONCLUSIVE
