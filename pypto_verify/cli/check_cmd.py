@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from dataclasses import replace
 from pathlib import Path
+from typing import TextIO
 
 import click
 
 from pypto_verify.cli import engine_option, pipeline_option, target_option
-from pypto_verify.reports import json_report, sarif, text
+from pypto_verify.reports import FORMATS
+from pypto_verify.reports import statistics as statistics_report
+from pypto_verify.reports.settings import ReportSettings
 from pypto_verify.run import Options, run
+from pypto_verify.run.records import RunResult
 from pypto_verify.run.inputs import baseline_text, filter_findings, read_baseline
 
 
@@ -22,13 +28,95 @@ def _progress(done: int, total: int) -> None:
     sys.stderr.flush()
 
 
-@click.command()
+_REPORT_OPTIONS = {"--format": "format", "--output": "output", "-o": "output"}
+
+
+def report_order(args: list[str]) -> list[tuple[str, str]]:
+    """The `--format` and `-o` values in the order they appear in *args* (`--format=x`, `-ox` included),
+    up to a `--`: what pairs each `-o` with its `--format`."""
+    order = []
+    tokens = iter(args)
+    for token in tokens:
+        if token == "--":
+            break
+        if token in _REPORT_OPTIONS:
+            value = next(tokens, None)
+            if value is not None:
+                order.append((_REPORT_OPTIONS[token], value))
+        elif token.startswith(("--format=", "--output=")):
+            name, value = token.split("=", 1)
+            order.append((_REPORT_OPTIONS[name], value))
+        elif token.startswith("-o") and not token.startswith("--"):
+            order.append(("output", token[2:]))
+    return order
+
+
+def pair_outputs(order: list[tuple[str, str]]) -> list[tuple[str, str | None]]:
+    """(format, file or None for stdout) pairs from the `--format` / `-o` values in command-line order:
+    each `-o FILE` writes the `--format` just before it; a `--format` with no `-o` after it writes to
+    stdout; with one format, its one `-o` may come first (`-o r.json --format json`); no `--format` is
+    text. Usage errors (exit 2, before the run): an `-o` with no format of its own, two reports on stdout,
+    one file twice."""
+    formats = [value for kind, value in order if kind == "format"]
+    files = [value for kind, value in order if kind == "output"]
+    if len(formats) <= 1 and len(files) <= 1:
+        return [(formats[0] if formats else "text", files[0] if files else None)]
+    pairs: list[tuple[str, str | None]] = []
+    for kind, value in order:
+        if kind == "format":
+            pairs.append((value, None))
+        elif not pairs or pairs[-1][1] is not None:
+            raise click.UsageError(f"-o {value} follows no --format of its own: write each -o FILE right after "
+                                   "the --format it is for")
+        else:
+            pairs[-1] = (pairs[-1][0], value)
+    if sum(1 for _, file in pairs if file is None) > 1:
+        raise click.UsageError("more than one --format would write to stdout: give each but one an -o FILE")
+    resolved = [str(Path(file).resolve()) for _, file in pairs if file is not None]
+    if len(set(resolved)) != len(resolved):
+        raise click.UsageError("two --format reports would be written to the same -o file")
+    return pairs
+
+
+class CheckCommand(click.Command):
+    """`check`, which keeps the command-line order of `--format` and `-o` (click's parser does not)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta["pypto_verify.report_order"] = report_order(list(args))
+        ctx.meta["pypto_verify.argv"] = list(args)
+        return super().parse_args(ctx, args)
+
+
+def use_color(choice: str, stream: TextIO) -> bool:
+    """`--color`: always, never, or auto = *stream* is a terminal and `NO_COLOR` is unset or empty
+    (https://no-color.org)."""
+    if choice != "auto":
+        return choice == "always"
+    return not os.environ.get("NO_COLOR") and stream.isatty()
+
+
+def write_report(report: RunResult, name: str, file: str | None, settings: ReportSettings, color: str) -> None:
+    """Render *report* as format *name* into *file* (stdout when None)."""
+    stream = open(file, "w", encoding="utf-8") if file else sys.stdout
+    try:
+        FORMATS[name](report, stream, replace(settings, color=use_color(color, stream)))
+    finally:
+        if file:
+            stream.close()
+
+
+@click.command(cls=CheckCommand)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @pipeline_option("mode")
 @target_option()
 @engine_option()
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the report here instead of stdout.")
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), multiple=True,
+              help="Report format (default text); repeatable: each goes to the -o that follows it, else stdout.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), multiple=True,
+              help="Write the report of the --format just before it here instead of stdout.")
+@click.option("--statistics", is_flag=True, help="Text: per-rule counts (count, id, name) instead of the findings.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Colour the text report: auto = on a terminal and NO_COLOR unset.")
 @click.option("--jobs", type=int, default=0, show_default=True, help="Worker processes; 0 = number of cores.")
 @click.option("--no-sim", is_flag=True, help="Skip PTO emission and simulation.")
 @click.option("--no-smt", is_flag=True, help="Skip the Z3 obligations.")
@@ -43,13 +131,15 @@ def _progress(done: int, total: int) -> None:
 @click.option("--kernels", "show_kernels", is_flag=True, help="Text format: list every kernel's verdict.")
 @click.option("--engine-timeout", type=click.FloatRange(min=0, min_open=True), default=120.0, show_default=True,
               help="Seconds the Datalog engine may run on a file; past it its kernels are inconclusive (PV100).")
-def command(paths, mode, target, engine, fmt, output, jobs, no_sim, no_smt, no_cache, strict, min_sites,
+def command(paths, mode, target, engine, fmt, output, statistics, color, jobs, no_sim, no_smt, no_cache, strict, min_sites,
             baseline, write_baseline, select, ignore, show_kernels, engine_timeout) -> None:
     """Verify kernels: frontend, lowering, Datalog rules, Z3 obligations, emission and simulation.
 
     Exit codes: 0 clean, 1 error findings (or --min-sites not met), 2 input errors only,
     3 inconclusive obligations under --strict.
     """
+    ctx = click.get_current_context()
+    outputs = pair_outputs(ctx.meta["pypto_verify.report_order"])
     options = Options(mode=mode, target=target, engine=engine, sim=not no_sim, smt=not no_smt,
                       cache=not no_cache, jobs=jobs, engine_timeout=engine_timeout)
     try:
@@ -60,17 +150,12 @@ def command(paths, mode, target, engine, fmt, output, jobs, no_sim, no_smt, no_c
     report = filter_findings(run(list(paths), options, progress=progress), select, ignore, known)
     if write_baseline:
         Path(write_baseline).write_text(baseline_text(report), encoding="utf-8")
-    stream = open(output, "w", encoding="utf-8") if output else sys.stdout
-    try:
-        if fmt == "json":
-            json_report.write(report, stream)
-        elif fmt == "sarif":
-            sarif.write(report, stream)
-        else:
-            text.write(report, stream, show_kernels=show_kernels)
-    finally:
-        if output:
-            stream.close()
+    base = ReportSettings(command_line=("pypto-verify", "check", *ctx.meta["pypto_verify.argv"]),
+                          show_kernels=show_kernels, statistics=statistics)
+    for name, target_file in outputs:
+        write_report(report, name, target_file, base, color)
+    if statistics and "text" not in (name for name, _ in outputs):
+        statistics_report.write(report, sys.stderr)  # the counts are for a person, never in a machine report
     code = report.exit_code(strict)
     if min_sites and report.verified_sites < min_sites:
         sys.stderr.write(f"error: {report.verified_sites} idiom sites verified ({report.sites} found), "
