@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the records are read on a warm-cache run, which never exports facts
     from pypto_verify.facts import FactSet, KernelTable
-from pypto_verify.source import in_source, spelled_op
+from pypto_verify.source import author_window, in_source, spelled_op
 from pypto_verify.span import Span, display_name
 from pypto_verify import rules
 from pypto_verify.rules import RULES, Rule, Severity
@@ -279,7 +279,9 @@ def _pv007_drain(kern: _Kernel, p: int, v: int, w: int, op: str, rel: _Grouped) 
     into = f" `{kern.name(target)}`" if target is not None else ""
     creates = sorted(r[2] for r in rel.rows("reaching_producer", k, v) if kern.op_at.get(r[2]) == "tile.create")
     loops = sorted(r[2] for r in rel.rows("pv007_skipped_loop", k, p))
-    message = f"`{kern.name(v)}` is {_DRAIN_VERB[op]}{into} but no MAD initialised its L0C window {kern.bytes(w)}"
+    spoken = kern.bytes(w)
+    spoken = spoken if spoken == kern.win(w) else f"({spoken})"
+    message = f"`{kern.name(v)}` is {_DRAIN_VERB[op]}{into} but no MAD initialised its L0C window {spoken}"
     if loops:
         runs = ", ".join(f"line {kern.span(s).line}" for s in loops)
         message += f": the loop at {runs} runs 0 times" if len(loops) == 1 else f": the loops at {runs} run 0 times"
@@ -347,16 +349,6 @@ def _pv011(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:
 def _base(window: str) -> str:
     """`mem_acc_8` of `mem_acc_8[0:4096]`."""
     return window.split("[", 1)[0]
-
-
-def author_window(window: str, path: str) -> str:
-    """*window* (`mem_acc_8[0:4096]`) as the author of the file at *path* knows it: unchanged when the
-    source names the buffer (Form 3), else `bytes [0, 4096) of mem_acc_8` (the buffer is the lowering's)."""
-    match = re.fullmatch(r"([^\[]+)\[(\d+):(\d+)\]", window)
-    if match is None or in_source(match.group(1), path):
-        return window
-    base, lo, hi = match.groups()
-    return f"bytes [{lo}, {hi}) of {base}"
 
 
 _BUILDERS = {

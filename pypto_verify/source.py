@@ -1,7 +1,7 @@
 """The user's source behind a span: its lines, the extent of the construct at a span, and the spelling
 the author used for an op or a buffer (issue 16, items 11 and the code frames).
 
-Owns: `source_line`, `extent` (the end line and column of the outermost expression or statement that
+Owns: `source_line`, `author_window`, `extent` (the end line and column of the outermost expression or statement that
 starts at a span, from the file's `ast`), `spelled_op` (`pl.matmul_acc` where the source says so for
 the op `tile.matmul_acc`) and `in_source` (whether a generated name such as `mem_acc_8` is written in
 the file, as it is in a Form 3 dump). Input: a path and 1-based line/column (STYLE.md §6). Every
@@ -104,12 +104,18 @@ def extent(span: Span) -> tuple[int, int] | None:
     return _starts(span.path).get((span.line, span.col))
 
 
+_ALIASES = {"create": ("create", "create_tensor", "create_tile")}
+"""Ops the language spells under another name: `tile.create` is `pl.create_tensor` in a tensor-level
+script (KERNEL_LANGUAGE.md)."""
+
+
 def spelled_op(op: str, span: Span) -> str:
     """The op as the author wrote it on the statement at *span*: `pl.matmul_acc` for `tile.matmul_acc` in
     a tensor- or tile-level script, `pl.tile.matmul_acc` in a Form 3 dump; *op* itself when the source
     does not call it there (an op the lowering inserted)."""
     leaf = op.rsplit(".", 1)[-1]
-    pattern = re.compile(rf"((?:[A-Za-z_]\w*\.)*){re.escape(leaf)}\s*\(")
+    names = "|".join(re.escape(n) for n in _ALIASES.get(leaf, (leaf,)))
+    pattern = re.compile(rf"((?:[A-Za-z_]\w*\.)*)({names})\s*\(")
     end = extent(span)
     last = end[0] if end is not None else span.line
     for line in range(span.line, max(last, span.line) + 1):
@@ -118,7 +124,7 @@ def spelled_op(op: str, span: Span) -> str:
             break
         match = pattern.search(code_of(text), span.col - 1 if line == span.line else 0)
         if match:
-            return match.group(1) + leaf
+            return match.group(1) + match.group(2)
     return op
 
 
@@ -138,3 +144,13 @@ def _names(path: str, stamp: tuple[int, int] | None) -> frozenset[str]:
                          if t.type == tokenize.NAME)
     except (tokenize.TokenError, SyntaxError):
         return frozenset()
+
+
+def author_window(window: str, path: str) -> str:
+    """*window* (`mem_acc_8[0:4096]`) as the author of the file at *path* knows it: unchanged when the
+    source names the buffer (Form 3), else `bytes [0, 4096) of mem_acc_8` (the buffer is the lowering's)."""
+    match = re.fullmatch(r"([^\[]+)\[(\d+):(\d+)\]", window)
+    if match is None or in_source(match.group(1), path):
+        return window
+    base, lo, hi = match.groups()
+    return f"bytes [{lo}, {hi}) of {base}"
