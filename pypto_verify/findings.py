@@ -220,10 +220,11 @@ def _pv004(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:
     w = kern.win(kern.window_of.get(v, 0))
     if writers:
         q, t = writers[0]
-        message = f"`{kern.name(v)}` is read from {kern.bytes(kern.window_of.get(v, 0))} after {kern.defined(t)} overwrote it"
+        message = (f"`{kern.name(v)}` is read from {kern.bytes(kern.window_of.get(v, 0))} after {kern.defined(t)} "
+                   f"overwrote it")
         if not in_source(_base(w), kern.table.path):
             message += f" (`{kern.name(v)}` and `{kern.name(t)}` share that buffer)"
-        notes = (Note(kern.span(q), f"`{kern.name(t)}` written here by {kern.op(q)}"),)
+        notes: tuple[Note, ...] = (Note(kern.span(q), f"`{kern.name(t)}` written here by {kern.op(q)}"),)
         first = kern.def_point.get(v)
         if first is not None and kern.span(first).line and first != q:
             # the write → overwrite → read path (SARIF codeFlows): where the clobbered value was written

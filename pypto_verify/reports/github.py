@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from pypto_verify.findings import Finding
-from pypto_verify.reports.settings import ReportSettings
+from pypto_verify.reports.settings import ReportSettings, repo_path
 from pypto_verify.run.records import RunResult
 from pypto_verify.source import extent
 
@@ -28,10 +28,12 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def command(finding: Finding) -> str:
-    """The workflow command of one finding."""
+def command(finding: Finding, settings: ReportSettings = ReportSettings()) -> str:
+    """The workflow command of one finding; its file relative to the repository root, as the runner
+    matches it against the checkout (a path outside the root is kept as given)."""
     span = finding.span
-    props = [("file", span.path), ("line", str(max(span.line, 1))), ("col", str(max(span.col, 1)))]
+    props = [("file", repo_path(span.path, settings.root) or span.path), ("line", str(max(span.line, 1))),
+             ("col", str(max(span.col, 1)))]
     end = extent(span)
     if end is not None:
         props += [("endLine", str(end[0])), ("endColumn", str(end[1]))]
@@ -43,4 +45,4 @@ def command(finding: Finding) -> str:
 
 def write(report: RunResult, stream: TextIO, settings: ReportSettings = ReportSettings()) -> None:
     for finding in report.findings:
-        stream.write(command(finding) + "\n")
+        stream.write(command(finding, settings) + "\n")
