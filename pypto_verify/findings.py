@@ -233,7 +233,8 @@ def _pv004(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:
         return _finding(rules.CLOBBERED_READ.id, kern, p, message, notes=notes, windows=(w, wt),
                         values=(kern.name(v), kern.name(t)), producers=(kern.producer(q),))
     return _finding(rules.CLOBBERED_READ.id, kern, p,
-                    f"`{kern.name(v)}` is read from {kern.bytes(kern.window_of.get(v, 0))} after another value overwrote it",
+                    f"`{kern.name(v)}` is read from {kern.bytes(kern.window_of.get(v, 0))} after another value "
+                    f"overwrote it",
                     windows=(w,), values=(kern.name(v),))
 
 
@@ -247,8 +248,8 @@ def _pv005(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:
 
 def _pv006(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:
     p, v, pos = row
-    message = (f"{kern.op(p, 'this statement')} reads Acc value {kern.defined(v)} as operand {pos}; only matmul_acc and the FIXPIPE "
-               f"drain read L0C")
+    message = (f"{kern.op(p, 'this statement')} reads Acc value {kern.defined(v)} as operand {pos}; only matmul_acc "
+               f"and the FIXPIPE drain read L0C")
     return _finding(rules.ILLEGAL_ACC_READER.id, kern, p, message, windows=(kern.win(kern.window_of.get(v, 0)),),
                     values=(kern.name(v),))
 
@@ -342,8 +343,8 @@ def _pv010(kern: _Kernel, row: Row, rel: _Grouped) -> Finding | None:
 
 def _pv011(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:
     p, v = row
-    message = (f"`{kern.name(v)}` = {kern.op(p, 'this statement')} writes the bias table but no matmul_bias reads it: the bias is never "
-               f"added to an accumulator")
+    message = (f"`{kern.name(v)}` = {kern.op(p, 'this statement')} writes the bias table but no matmul_bias reads "
+               f"it: the bias is never added to an accumulator")
     return _finding(rules.UNUSED_BIAS.id, kern, p, message, values=(kern.name(v),), producers=(kern.producer(p),))
 
 

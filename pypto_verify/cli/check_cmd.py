@@ -131,8 +131,8 @@ def write_report(report: RunResult, name: str, file: str | None, settings: Repor
 @click.option("--kernels", "show_kernels", is_flag=True, help="Text format: list every kernel's verdict.")
 @click.option("--engine-timeout", type=click.FloatRange(min=0, min_open=True), default=120.0, show_default=True,
               help="Seconds the Datalog engine may run on a file; past it its kernels are inconclusive (PV100).")
-def command(paths, mode, target, engine, fmt, output, statistics, color, jobs, no_sim, no_smt, no_cache, strict, min_sites,
-            baseline, write_baseline, select, ignore, show_kernels, engine_timeout) -> None:
+def command(paths, mode, target, engine, fmt, output, statistics, color, jobs, no_sim, no_smt, no_cache, strict,
+            min_sites, baseline, write_baseline, select, ignore, show_kernels, engine_timeout) -> None:
     """Verify kernels: frontend, lowering, Datalog rules, Z3 obligations, emission and simulation.
 
     Exit codes: 0 clean, 1 error findings (or --min-sites not met), 2 input errors only,

@@ -112,7 +112,8 @@ def test_summary_counts_are_singular_or_plural_and_say_why_form3_is_not_simulate
     assert clean == ("1 file, 1 kernel (1 verified: 0 simulated and matched, 1 not simulated: Form 3 input: no "
                      "source to compare with), 2 idiom sites (2 verified), 0 error findings")
     bad = check(PV004_FORM3, "--no-sim").stdout.splitlines()[-1]
-    assert bad == "1 file, 1 kernel (0 verified: 0 simulated and matched, 0 not simulated), 1 idiom site (0 verified), 1 error finding"
+    assert bad == ("1 file, 1 kernel (0 verified: 0 simulated and matched, 0 not simulated), 1 idiom site "
+                   "(0 verified), 1 error finding")
     both = check(FORM3_CLEAN, PV004_FORM3, "--no-sim").stdout.splitlines()[-1]
     assert both.startswith("2 files, 2 kernels") and both.endswith("3 idiom sites (2 verified), 1 error finding")
 
