@@ -139,7 +139,14 @@ def command(paths, mode, target, engine, fmt, output, statistics, color, jobs, n
     3 inconclusive obligations under --strict.
     """
     ctx = click.get_current_context()
-    outputs = pair_outputs(ctx.meta["pypto_verify.report_order"])
+    order = ctx.meta["pypto_verify.report_order"]
+    if ([v for kind, v in order if kind == "format"] != list(fmt)
+            or [v for kind, v in order if kind == "output"] != list(output)):
+        # a spelling the scan does not know (an -o inside a cluster of short flags): click's values, in order
+        order = [("format", v) for v in fmt] + [("output", v) for v in output]
+        if len(fmt) > 1:
+            raise click.UsageError("write each -o FILE as its own option right after its --format")
+    outputs = pair_outputs(order)
     options = Options(mode=mode, target=target, engine=engine, sim=not no_sim, smt=not no_smt,
                       cache=not no_cache, jobs=jobs, engine_timeout=engine_timeout)
     try:
