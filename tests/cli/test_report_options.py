@@ -145,3 +145,8 @@ def test_a_carry_note_never_repeats_the_findings_own_line() -> None:
     assert carries
     for finding in carries:
         assert all(n["line"] != finding["line"] for n in finding["notes"]), finding
+
+
+def test_a_sim_line_leads_with_the_kernels_file_and_line() -> None:
+    result = CliRunner().invoke(main, ["sim", FORM3_CLEAN], catch_exceptions=False)
+    assert result.stdout == f"{FORM3_CLEAN}:15:5: ShapeF.main: skipped: Form 3 input: no source to compare with\n"
