@@ -150,3 +150,9 @@ def test_a_carry_note_never_repeats_the_findings_own_line() -> None:
 def test_a_sim_line_leads_with_the_kernels_file_and_line() -> None:
     result = CliRunner().invoke(main, ["sim", FORM3_CLEAN], catch_exceptions=False)
     assert result.stdout == f"{FORM3_CLEAN}:15:5: ShapeF.main: skipped: Form 3 input: no source to compare with\n"
+
+
+def test_an_illegal_pto_points_at_the_source_statement_it_was_emitted_for() -> None:
+    result = CliRunner().invoke(main, ["sim", "corpus/defects/pv005_acc_to_acc_move.py"], catch_exceptions=False)
+    assert ("AccCopy.copy_then_store: mismatch: PV202 the simulator rejected the PTO emitted for line 29: pto.tmov: "
+            "acc -> acc is not a legal move on a2a3 (PTO line ") in result.stdout
