@@ -105,6 +105,9 @@ class EmittedFunction:
     name: str
     text: str
     args: tuple[ArgBinding, ...]
+    spans: tuple[tuple[int, Span], ...] = ()
+    """(line of *text*, 1-based; the source statement that line was emitted for): where a PTO line that
+    the simulator rejects (PV202) came from."""
 
 
 _PTO_DTYPE = {
@@ -215,6 +218,10 @@ class _FunctionEmitter:
     constants: dict[tuple[object, str], str] = field(default_factory=dict)
     constant_lines: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
+    line_spans: list[Span] = field(default_factory=list)
+    """The source statement of each of `lines`."""
+    at: Span = NO_SPAN
+    """The source statement being emitted (its enclosing one when it has no line of its own)."""
     depth: int = 2
     args: list[ArgBinding] = field(default_factory=list)
     reads: dict[str, str] = field(default_factory=dict)
@@ -242,6 +249,7 @@ class _FunctionEmitter:
 
     def emit(self, line: str) -> None:
         self.lines.append("  " * self.depth + line)
+        self.line_spans.append(self.at)
 
     def const(self, value: int | bool | float, kind: str) -> str:
         """The SSA name of the hoisted constant *value* of type *kind*."""
@@ -294,9 +302,11 @@ class _FunctionEmitter:
         header = (f"  func.func @{self.fn.name}("
                   + ", ".join(f"%{a.name}: {a.type}" for a in self.args)
                   + f") attributes {{pto.kernel_kind = #pto.kernel_kind<{kind}>}} {{")
-        text = "\n".join([header, *self.constant_lines, *(v for v in views if v), *self.lines,
-                          "    return", "  }"])
-        return EmittedFunction(self.fn.name, text, tuple(self.args))
+        prefix = "\n".join([header, *self.constant_lines, *(v for v in views if v)])
+        text = "\n".join([prefix, *self.lines, "    return", "  }"])
+        first = prefix.count("\n") + 2  # the line of lines[0]
+        spans = tuple((first + i, span) for i, span in enumerate(self.line_spans) if span.line)
+        return EmittedFunction(self.fn.name, text, tuple(self.args), spans)
 
     def _collect_transposed_uses(self) -> None:
         plain: set[str] = set()
@@ -339,6 +349,15 @@ class _FunctionEmitter:
             self.stmt(stmt)
 
     def stmt(self, stmt: Stmt) -> None:
+        outer = self.at
+        span: Span = getattr(stmt, "span", NO_SPAN)  # every concrete statement has one (ir.py)
+        self.at = span if span.line else outer
+        try:
+            self._stmt(stmt)
+        finally:
+            self.at = outer
+
+    def _stmt(self, stmt: Stmt) -> None:
         if isinstance(stmt, Assign):
             self.assign(stmt)
         elif isinstance(stmt, Eval):

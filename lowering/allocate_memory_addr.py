@@ -157,15 +157,18 @@ def _overflow(fn: Function, env: dict, placements: list[Placement], needed: int,
         for name, m in peak.live:
             by_base.setdefault(m.base, []).append((name, m))
         listed = ", ".join(
-            " + ".join(f"`{display_name(n)}` ({m.size})" for n, m in members) + f" on {base}"
+            " + ".join(f"`{display_name(n)}` ({m.size} bytes)" for n, m in members) + f" on {base}"
             for base, members in by_base.items())
         return LoweringError(
             L0C_CAPACITY.id, peak.span,
             f"{hw} capacity: the {space.value} tiles live at line {peak.span.line} need {peak.bytes} bytes, "
             f"{target} has {capacity}: {listed}",
-            windows=tuple(Window(m.base, address.get(m.base, 0) + m.offset, m.size) for _, m in peak.live),
+            # a window is a range of its buffer, as in every other finding and its notes (issue 16, item 11);
+            # where the buffer sits in the space is the notes' "at address"
+            windows=tuple(Window(m.base, m.offset, m.size) for _, m in peak.live),
             values=tuple(display_name(n) for n, _ in peak.live),
-            notes=tuple(_live_note(sites, n, m, peak) for sites in [collect_sites(fn)] for n, m in peak.live))
+            notes=tuple(_live_note(sites, n, m, peak, hw, address.get(m.base, 0))
+                        for sites in [collect_sites(fn)] for n, m in peak.live))
     listed = ", ".join(f"`{display_name(p.first)}` {p.base} ({p.size})" for p in placements)
     # the first buffer whose end passes the capacity is where the space runs out
     culprit = next((p for p in placements if p.address + p.size > capacity), placements[-1])
@@ -175,18 +178,19 @@ def _overflow(fn: Function, env: dict, placements: list[Placement], needed: int,
         L0C_CAPACITY.id, culprit.span,
         f"{hw} capacity: the {space.value} buffers need {needed} bytes, {target} has {capacity}{at_most}: "
         f"{listed}",
-        windows=tuple(Window(p.base, p.address, p.size) for p in placements),
+        windows=tuple(Window(p.base, 0, p.size) for p in placements),
         values=tuple(display_name(p.first) for p in placements),
-        notes=tuple(Note(p.span, f"`{display_name(p.first)}` {p.base} ({p.size} bytes) at {p.address}")
+        notes=tuple(Note(p.span, f"`{display_name(p.first)}` {Window(p.base, 0, p.size)} ({p.size} bytes) at "
+                                 f"{hw} address {p.address}")
                     for p in placements))
 
 
-def _live_note(sites: dict[str, Site], name: str, m: MemRef, peak: _Peak) -> Note:
+def _live_note(sites: dict[str, Site], name: str, m: MemRef, peak: _Peak, hw: str, address: int) -> Note:
     site = sites.get(name)
     span = site.span if site is not None and site.span is not None else peak.span
     defined, last = peak.lines[name]
-    return Note(span, f"`{display_name(name)}` {m.base}[{m.offset}:{m.offset + m.size}] ({m.size} bytes), "
-                      f"live from line {defined} to line {last}")
+    return Note(span, f"`{display_name(name)}` {Window(m.base, m.offset, m.size)} ({m.size} bytes at {hw} address "
+                      f"{address + m.offset}), live from line {defined} to line {last}")
 
 
 PASS: Final = Pass("allocate-memory-addr", run, mirrors="PyPTO 34 AllocateMemoryAddr")

@@ -4,7 +4,8 @@ Owns: the comparison of L0C_RULES.md "Dynamic check" — seeded inputs, sample v
 scalars, running `emit.pto` + `sim` against `pypto_verify.reference`, and the tolerance.
 Input: a source kernel (Form 1 / Form 2) and its lowered function. Output: a `SimOutcome`
 (`match` / `mismatch` / `skipped`, with the first differing element). PV202 (the simulator
-rejecting the PTO as illegal) is reported as a `mismatch` with `rule == "PV202"`.
+rejecting the PTO as illegal) is reported as a `mismatch` with `rule == "PV202"`, at the source
+statement the rejected PTO line was emitted for (`EmittedFunction.spans`) when it has one.
 It checks one kernel; the chain (`run/chain.py`, SIMULATE) runs it on every kernel of a run.
 
 Conventions:
@@ -48,7 +49,7 @@ import numpy as np
 
 from pypto_verify import ops, rules
 from pypto_verify.ir import (
-    Call, DType, Function, ScalarType, TensorType, display_name,
+    Call, DType, Function, ScalarType, Span, TensorType, display_name,
     var_like, walk_exprs, walk_stmts, stmt_exprs,
 )
 from pypto_verify.lowering.pipeline import is_lowered
@@ -85,6 +86,8 @@ class SimOutcome:
     """`PV201`, or `PV202` when the simulator rejected the PTO as illegal."""
     scalars: dict[str, int] = field(default_factory=dict)
     """The sample values given to runtime scalars."""
+    span: Span | None = None
+    """The source statement a PV202 rejected (None: the kernel as a whole)."""
 
 
 def _skipped(reason: str) -> SimOutcome:
@@ -298,6 +301,8 @@ class PreparedRun:
     values: dict[str, np.ndarray] = field(default_factory=dict)
     """Argument name -> the values of an argument given to the simulator as bf16 bits
     (`_sim_input`), which the simulator hands back as given when no store writes it."""
+    source_lines: dict[int, Span] = field(default_factory=dict)
+    """Line of `text` -> the source statement it was emitted for (a PV202 points there)."""
 
 
 def prepare_run(source_fn: Function | None, lowered_fn: Function, *, seed: int = 0,
@@ -335,8 +340,9 @@ def prepare_run(source_fn: Function | None, lowered_fn: Function, *, seed: int =
             args[binding.name] = int(values[source_name])
     outputs = {mapping.get(b.param, b.param): (b.name, dtypes_of[mapping.get(b.param, b.param)])
                for b in emitted.args if b.kind == "tensor" and mapping.get(b.param, b.param) in dtypes_of}
+    # emit_module puts its one header line above the function
     return PreparedRun(emit_module([emitted], target), emitted.name, args, reference, values, outputs,
-                       given_as_bits)
+                       given_as_bits, {1 + line: span for line, span in emitted.spans})
 
 
 def _sim_input(values: np.ndarray, dtype: DType | None) -> np.ndarray:
@@ -357,8 +363,13 @@ def run_and_compare(run: PreparedRun, *, target: str = "a2a3") -> SimOutcome:
     except SimError as error:
         if error.rule != PV202:
             raise  # our own emitter wrote text outside the subset: fail fast (STYLE.md §1)
-        return SimOutcome("mismatch", f"PV202 the simulator rejected the PTO: {error}", None, "",
-                          PV202, run.scalars)
+        at = run.source_lines.get(error.line) if error.line is not None else None
+        if at is None:
+            return SimOutcome("mismatch", f"PV202 the simulator rejected the PTO: {error}", None, "",
+                              PV202, run.scalars)
+        # the source statement first, the emitted PTO's line after it (issue 16, item 11)
+        return SimOutcome("mismatch", f"PV202 the simulator rejected the PTO emitted for line {at.line}: "
+                                      f"{error.message} (PTO line {error.line})", None, "", PV202, run.scalars, at)
     reference = run.reference
     for name, want in reference.outputs.items():
         if name not in run.outputs:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the records are read on a warm-cache run, which never exports facts
     from pypto_verify.facts import FactSet, KernelTable
+from pypto_verify.source import author_window, in_source, spelled_op
 from pypto_verify.span import Span, display_name
 from pypto_verify import rules
 from pypto_verify.rules import RULES, Rule, Severity
@@ -92,7 +93,23 @@ class _Kernel:
         return display_name(self.table.value_name(v))
 
     def win(self, w: int) -> str:
+        """The window as the IR names it (`mem_acc_8[0:4096]`): the JSON `windows`."""
         return self.table.windows.get(w, f"w{w}")
+
+    def bytes(self, w: int) -> str:
+        """The window in the author's vocabulary: as the IR names it when the source does (a Form 3 dump
+        declares `mem_acc_8`), else the byte range first and the generated buffer name after it
+        (`bytes [0, 4096) of mem_acc_8`)."""
+        return author_window(self.win(w), self.table.path)
+
+    def op(self, p: int, default: str = "op") -> str:
+        """The op at point p as the source spells it (`pl.matmul_acc`; `pl.tile.matmul_acc` in Form 3)."""
+        op = self.op_at.get(p)
+        return spelled_op(op, self.span(p)) if op is not None else default
+
+    def by(self, p: int) -> str:
+        """` by pl.matmul` for the op at point p, nothing when no op defines there (a phi, a loop)."""
+        return f" by {self.op(p)}" if p in self.op_at else ""
 
     def producer(self, p: int) -> str:
         """`tile.matmul (line 37)`."""
@@ -163,9 +180,9 @@ def _pv001(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:
     s, rv, arm, v, wv, wrv = row
     arm_name = "then" if arm == 1 else "else"
     p = kern.def_point.get(v, s)
-    message = (f"Acc phi `{kern.name(rv)}` is on {kern.win(wrv)} but its {arm_name} arm yields {kern.defined(v)} "
-               f"on {kern.win(wv)}; no Acc->Acc copy exists")
-    notes = (Note(kern.span(p), f"`{kern.name(v)}` written here by {kern.op_at.get(p, 'its producer')}"),)
+    message = (f"Acc phi `{kern.name(rv)}` is on {kern.bytes(wrv)} but its {arm_name} arm yields {kern.defined(v)} "
+               f"on {kern.bytes(wv)}; no Acc->Acc copy exists")
+    notes = (Note(kern.span(p), f"`{kern.name(v)}` written here by {kern.op(p, 'its producer')}"),)
     return _finding(rules.DIVERGENT_ACC_PHI.id, kern, s, message, notes=notes, windows=(kern.win(wrv), kern.win(wv)),
                     values=(kern.name(rv), kern.name(v)), producers=_producers_of(kern, rel, s, rv))
 
@@ -179,18 +196,20 @@ _ROLE = {0: "init", 1: "yield", 2: "return var"}
 
 def _pv002(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:
     s, ia, wia, v, role, wv = row
-    message = (f"loop-carried accumulator `{kern.name(ia)}` is on {kern.win(wia)} but its {_ROLE[role]} "
-               f"{kern.defined(v)} is on {kern.win(wv)}")
+    message = (f"loop-carried accumulator `{kern.name(ia)}` is on {kern.bytes(wia)} but its {_ROLE[role]} "
+               f"{kern.defined(v)} is on {kern.bytes(wv)}")
     p = kern.def_point.get(v, s)
-    return _finding(rules.DIVERGENT_ACC_CARRY.id, kern, s, message,
-                    notes=(Note(kern.span(p), f"`{kern.name(v)}` defined here"),), windows=(kern.win(wia), kern.win(wv)), values=(kern.name(ia), kern.name(v)))
+    # a note at the finding's own line would only repeat it (issue 16, item 11)
+    notes = () if kern.span(p).line == kern.span(s).line else (
+        Note(kern.span(p), f"`{kern.name(v)}` defined here{kern.by(p)}"),)
+    return _finding(rules.DIVERGENT_ACC_CARRY.id, kern, s, message, notes=notes,
+                    windows=(kern.win(wia), kern.win(wv)), values=(kern.name(ia), kern.name(v)))
 
 
 def _pv003(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:
     p, a, wa, b, wb = row
-    op = kern.op_at.get(p, "op")
-    message = (f"`{kern.name(b)}` = {op}({kern.name(a)}, ...) writes {kern.win(wb)} but accumulates in place "
-               f"over {kern.defined(a)} on {kern.win(wa)}")
+    message = (f"`{kern.name(b)}` = {kern.op(p)}({kern.name(a)}, ...) writes {kern.bytes(wb)} but accumulates in "
+               f"place over {kern.defined(a)} on {kern.bytes(wa)}")
     return _finding(rules.INPLACE_ALIAS.id, kern, p, message, windows=(kern.win(wa), kern.win(wb)),
                     values=(kern.name(a), kern.name(b)), producers=(kern.producer(p),))
 
@@ -201,27 +220,36 @@ def _pv004(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:
     w = kern.win(kern.window_of.get(v, 0))
     if writers:
         q, t = writers[0]
-        message = (f"`{kern.name(v)}` is read from {w} after {kern.defined(t)} overwrote it")
-        notes = (Note(kern.span(q), f"`{kern.name(t)}` written here by {kern.op_at.get(q, 'op')}"),)
+        message = (f"`{kern.name(v)}` is read from {kern.bytes(kern.window_of.get(v, 0))} after {kern.defined(t)} "
+                   f"overwrote it")
+        if not in_source(_base(w), kern.table.path):
+            message += f" (`{kern.name(v)}` and `{kern.name(t)}` share that buffer)"
+        notes: tuple[Note, ...] = (Note(kern.span(q), f"`{kern.name(t)}` written here by {kern.op(q)}"),)
+        first = kern.def_point.get(v)
+        if first is not None and kern.span(first).line and first != q:
+            # the write → overwrite → read path (SARIF codeFlows): where the clobbered value was written
+            notes = (Note(kern.span(first), f"`{kern.name(v)}` written here by {kern.op(first)}"), *notes)
         wt = kern.win(kern.window_of.get(t, 0))
         return _finding(rules.CLOBBERED_READ.id, kern, p, message, notes=notes, windows=(w, wt),
                         values=(kern.name(v), kern.name(t)), producers=(kern.producer(q),))
-    return _finding(rules.CLOBBERED_READ.id, kern, p, f"`{kern.name(v)}` is read from {w} after another value overwrote it",
+    return _finding(rules.CLOBBERED_READ.id, kern, p,
+                    f"`{kern.name(v)}` is read from {kern.bytes(kern.window_of.get(v, 0))} after another value "
+                    f"overwrote it",
                     windows=(w,), values=(kern.name(v),))
 
 
 def _pv005(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:
     p, a, wa, b, wb = row
-    message = f"`{kern.name(b)}` copies Acc value `{kern.name(a)}` from {kern.win(wa)} to {kern.win(wb)}; no L0C->L0C path exists"
+    message = (f"`{kern.name(b)}` copies Acc value `{kern.name(a)}` from {kern.bytes(wa)} to {kern.bytes(wb)}; "
+               f"no L0C->L0C path exists")
     return _finding(rules.ACC_TO_ACC_MOVE.id, kern, p, message, windows=(kern.win(wa), kern.win(wb)),
                     values=(kern.name(a), kern.name(b)))
 
 
 def _pv006(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:
     p, v, pos = row
-    op = kern.op_at.get(p, "this statement")
-    message = (f"{op} reads Acc value {kern.defined(v)} as operand {pos}; only matmul_acc and the FIXPIPE "
-               f"drain read L0C")
+    message = (f"{kern.op(p, 'this statement')} reads Acc value {kern.defined(v)} as operand {pos}; only matmul_acc "
+               f"and the FIXPIPE drain read L0C")
     return _finding(rules.ILLEGAL_ACC_READER.id, kern, p, message, windows=(kern.win(kern.window_of.get(v, 0)),),
                     values=(kern.name(v),))
 
@@ -236,7 +264,7 @@ def _pv007(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:
     op = kern.op_at.get(p, "tile.matmul_acc")
     if op in _DRAIN_VERB:
         return _pv007_drain(kern, p, v, w, op, rel)
-    message = (f"`{kern.name(v)}` = {op} accumulates into {kern.win(w)} before "
+    message = (f"`{kern.name(v)}` = {kern.op(p, op)} accumulates into {kern.bytes(w)} before "
                f"any matmul or init_cond initialised it")
     return _finding(rules.UNINITIALISED_ACCUMULATE.id, kern, p, message, windows=(kern.win(w),), values=(kern.name(v),),
                     producers=(kern.producer(p),))
@@ -254,11 +282,14 @@ def _pv007_drain(kern: _Kernel, p: int, v: int, w: int, op: str, rel: _Grouped) 
     into = f" `{kern.name(target)}`" if target is not None else ""
     creates = sorted(r[2] for r in rel.rows("reaching_producer", k, v) if kern.op_at.get(r[2]) == "tile.create")
     loops = sorted(r[2] for r in rel.rows("pv007_skipped_loop", k, p))
-    message = f"`{kern.name(v)}` is {_DRAIN_VERB[op]}{into} but no MAD initialised its L0C window {kern.win(w)}"
+    spoken = kern.bytes(w)
+    spoken = spoken if spoken == kern.win(w) else f"({spoken})"
+    message = f"`{kern.name(v)}` is {_DRAIN_VERB[op]}{into} but no MAD initialised its L0C window {spoken}"
     if loops:
         runs = ", ".join(f"line {kern.span(s).line}" for s in loops)
         message += f": the loop at {runs} runs 0 times" if len(loops) == 1 else f": the loops at {runs} run 0 times"
-    notes = tuple(Note(kern.span(c), f"{_created(kern, c)} declared here by tile.create (no instruction writes L0C)")
+    notes = tuple(Note(kern.span(c), f"{_created(kern, c)} declared here by {kern.op(c, 'tile.create')} "
+                                     "(no instruction writes L0C)")
                   for c in creates[:1])
     notes += tuple(Note(kern.span(s), "this loop's bounds are constants and it runs 0 times") for s in loops)
     return _finding(rules.UNINITIALISED_ACCUMULATE.id, kern, p, message, notes=notes, windows=(kern.win(w),),
@@ -280,10 +311,24 @@ def _pv009(kern: _Kernel, row: Row, rel: _Grouped) -> Finding | None:
     if windows and windows[0] != w:
         return None  # one finding per chain
     p = kern.def_point.get(r, 0)
-    names = ", ".join(kern.win(x) for x in windows)
+    names = ", ".join(kern.bytes(x) for x in windows)
     message = f"one accumulator chain (from {kern.defined(r)}) spans {n} Acc windows: {names}"
     return _finding(rules.FRAGMENTED_CHAIN.id, kern, p, message, windows=tuple(kern.win(x) for x in windows),
-                    values=(kern.name(r),))
+                    values=(kern.name(r),), notes=_chain_notes(kern, rel, r, p, windows))
+
+
+def _chain_notes(kern: _Kernel, rel: _Grouped, r: int, p: int, windows: list[int]) -> tuple[Note, ...]:
+    """Per window of a fragmented chain, the chain's first value written on it (the finding's own
+    window and line excepted): where the chain moves to another buffer."""
+    members = [row[1] for row in rel.rows("chain_root", kern.table.kernel) if row[2] == r]
+    notes = []
+    for w in windows:
+        on = sorted((kern.def_point[v], v) for v in members if kern.window_of.get(v) == w and v in kern.def_point)
+        if not on or on[0][0] == p or kern.window_of.get(r) == w:
+            continue
+        q, v = on[0]
+        notes.append(Note(kern.span(q), f"`{kern.name(v)}` is on {kern.bytes(w)}, defined here{kern.by(q)}"))
+    return tuple(notes)
 
 
 def _pv010(kern: _Kernel, row: Row, rel: _Grouped) -> Finding | None:
@@ -292,16 +337,21 @@ def _pv010(kern: _Kernel, row: Row, rel: _Grouped) -> Finding | None:
     if rows and rows[0][4] != p:
         return None  # one info finding per phi / carry, listing all producers
     producers = tuple(f"{kern.producer(x[4])} on {kern.win(x[5])}" for x in rows)
-    message = f"`{kern.name(v)}` on {kern.win(w)} is reached by " + "; ".join(producers)
+    spoken = "; ".join(f"{kern.op(x[4])} (line {kern.span(x[4]).line}) on {kern.bytes(x[5])}" for x in rows)
+    message = f"`{kern.name(v)}` on {kern.bytes(w)} is reached by " + spoken
     return _finding(rules.ACC_PHI.id, kern, s, message, windows=(kern.win(w),), values=(kern.name(v),), producers=producers)
 
 
 def _pv011(kern: _Kernel, row: Row, rel: _Grouped) -> Finding:
     p, v = row
-    op = kern.op_at.get(p, "this statement")
-    message = (f"`{kern.name(v)}` = {op} writes the bias table but no matmul_bias reads it: the bias is never "
-               f"added to an accumulator")
+    message = (f"`{kern.name(v)}` = {kern.op(p, 'this statement')} writes the bias table but no matmul_bias reads "
+               f"it: the bias is never added to an accumulator")
     return _finding(rules.UNUSED_BIAS.id, kern, p, message, values=(kern.name(v),), producers=(kern.producer(p),))
+
+
+def _base(window: str) -> str:
+    """`mem_acc_8` of `mem_acc_8[0:4096]`."""
+    return window.split("[", 1)[0]
 
 
 _BUILDERS = {

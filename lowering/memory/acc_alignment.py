@@ -55,6 +55,7 @@ from pypto_verify.lowering.memory.memrefs import (
 )
 from pypto_verify.lowering.pass_base import LoweringError, Note
 from pypto_verify.rules import DIVERGENT_ACC_CARRY, DIVERGENT_ACC_PHI
+from pypto_verify.source import author_window, spelled_op
 
 
 @dataclass
@@ -324,6 +325,12 @@ def _describe(ctx: AlignContext, name: str) -> tuple[str, Span | None, str]:
     return f"{kind} `{shown}`" + (f" line {span.line}" if span is not None and span.line else ""), span, kind
 
 
+def _spoken(window: object, span: Span) -> str:
+    """A window as the author of *span*'s file knows it (`bytes [0, 4096) of mem_acc_8` when the buffer
+    is the lowering's; as written in a Form 3 dump)."""
+    return author_window(str(window), span.path)
+
+
 def divergent_phi(ctx: AlignContext, stmt: If, index: int, then_value: str, else_value: str) -> LoweringError:
     """PV001 for an Acc phi whose arms sit on two windows and cannot be aligned."""
     rv = stmt.return_vars[index]
@@ -333,7 +340,7 @@ def divergent_phi(ctx: AlignContext, stmt: If, index: int, then_value: str, else
         text, span, op = _describe(ctx, value)
         parts.append(text)
         if span is not None:
-            notes.append(Note(span, f"`{display_name(value)}` ({op}) is on {w}"))
+            notes.append(Note(span, f"`{display_name(value)}` ({spelled_op(op, span)}) is on {_spoken(w, span)}"))
     hint = ("predicate the seed with init_cond" if any(p.startswith(("seed", "accumulate")) for p in parts)
             else "make both arms produce the value on one buffer")
     # shape B (TARGET_FACTS.md, "post-if read"): the seed may not take the other arm's buffer because
@@ -353,7 +360,8 @@ def divergent_phi(ctx: AlignContext, stmt: If, index: int, then_value: str, else
     span = stmt.span if stmt.span.line else rv.span
     return LoweringError(
         DIVERGENT_ACC_PHI.id, span,
-        f"divergent L0C accumulator: phi `{display_name(rv.name)}` arms on {tw} and {ew} "
+        f"divergent L0C accumulator: phi `{display_name(rv.name)}` arms on {_spoken(tw, span)} and "
+        f"{_spoken(ew, span)} "
         f"({parts[0]}, {parts[1]}); no Acc->Acc copy exists — {hint}",
         windows=tuple(w for w in (tw, ew) if w is not None),
         values=(display_name(rv.name), display_name(then_value), display_name(else_value)), notes=tuple(notes))
@@ -390,15 +398,17 @@ def divergent_carry(ctx: AlignContext, stmt: For, index: int, init: str, yielded
     """PV002 for an Acc loop carry whose init and yield sit on two windows and cannot be aligned."""
     iw, yw = ctx.window(init), ctx.window(yielded)
     text, span, op = _describe(ctx, yielded)
-    notes = [Note(span, f"`{display_name(yielded)}` ({op}) is on {yw}")] if span is not None else []
+    notes = ([Note(span, f"`{display_name(yielded)}` ({spelled_op(op, span)}) is on {_spoken(yw, span)}")]
+             if span is not None else [])
     init_site = ctx.sites.get(init)
     if init_site is not None and (init_assign := init_site.assign) is not None:
-        notes.append(Note(init_assign.span, f"`{display_name(init)}` (the init) is on {iw}"))
+        notes.append(Note(init_assign.span, f"`{display_name(init)}` (the init) is on {_spoken(iw, init_assign.span)}"))
     name = stmt.iter_args[index].name if index < len(stmt.iter_args) else init
     return LoweringError(
         DIVERGENT_ACC_CARRY.id, stmt.span,
         f"divergent L0C accumulator carry: loop `{display_name(stmt.loop_var.name)}` carries "
-        f"`{display_name(name)}` on {iw} but yields {text} on {yw}; no Acc->Acc copy exists",
+        f"`{display_name(name)}` on {_spoken(iw, stmt.span)} but yields {text} on {_spoken(yw, stmt.span)}; "
+        f"no Acc->Acc copy exists",
         windows=tuple(w for w in (iw, yw) if w is not None),
         values=(display_name(name), display_name(init), display_name(yielded)), notes=tuple(notes))
 
@@ -417,11 +427,11 @@ def legacy_cannot_reconcile(ctx: AlignContext, stmt: Stmt, index: int, source: s
     for value, w in ((source, sw), (target, tw)):
         site = ctx.sites.get(value)
         if site is not None and (site_span := site.span) is not None:
-            notes.append(Note(site_span, f"`{display_name(value)}` is on {w}"))
+            notes.append(Note(site_span, f"`{display_name(value)}` is on {_spoken(w, site_span)}"))
     return LoweringError(
         rule, span,
         f"legacy MemoryReuse cannot reconcile divergent L0C accumulator buffers: {what} needs "
-        f"`{display_name(source)}` on {sw} moved to {tw}; no Acc->Acc copy exists",
+        f"`{display_name(source)}` on {_spoken(sw, span)} moved to {_spoken(tw, span)}; no Acc->Acc copy exists",
         windows=tuple(w for w in (sw, tw) if w is not None),
         values=(display_name(source), display_name(target)), notes=tuple(notes))
 

@@ -28,6 +28,7 @@ from pypto_verify.lowering.memory.memrefs import yield_values, space_of_type
 from pypto_verify.lowering.pass_base import LoweringError, Note
 from pypto_verify.lowering.memory.retarget import Retargeter, apply_plan
 from pypto_verify.rules import DIVERGENT_ACC_PHI
+from pypto_verify.source import author_window, spelled_op
 
 
 def coalesce_acc_if_phis(fn: Function) -> Function:
@@ -97,7 +98,8 @@ def _coalesce(stmt: If, planner: Retargeter) -> None:
             raise LoweringError(
                 DIVERGENT_ACC_PHI.id, seed_assign.span,
                 f"legacy MemoryReuse cannot coalesce the L0C accumulator across phi "
-                f"`{display_name(stmt.return_vars[i].name)}`: seed `{display_name(seed)}` on {seed_m.window} "
-                f"refused the retarget onto {acc_m.window}, which would need an Acc->Acc move",
+                f"`{display_name(stmt.return_vars[i].name)}`: seed `{display_name(seed)}` on "
+                f"{author_window(str(seed_m.window), seed_assign.span.path)} refused the retarget onto "
+                f"{author_window(str(acc_m.window), seed_assign.span.path)}, which would need an Acc->Acc move",
                 windows=(seed_m.window, acc_m.window), values=(display_name(seed), display_name(acc)),
-                notes=(Note(seed_assign.span, f"`{display_name(seed)}` written here by {seed_call.op}"),))
+                notes=(Note(seed_assign.span, f"`{display_name(seed)}` written here by {spelled_op(seed_call.op, seed_assign.span)}"),))

@@ -1,20 +1,25 @@
 """`pypto-verify check PATH...`: the whole verification over files and directories.
 
 Every option can also be set in `[tool.pypto-verify]` of the nearest pyproject.toml (`cli/config.py`);
-the command line overrides it. `-` reads one kernel from stdin (`--stdin-filename` names it).
+the command line overrides it. `-` reads one kernel from stdin (`--stdin-filename` names it). Reports:
+repeatable `--format`, each written to the `-o FILE` right after it, else to stdout.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
+from typing import TextIO
 
 import click
 
 from pypto_verify.cli import engine_option, pipeline_option, target_option
 from pypto_verify.cli.config import ConfiguredCommand
-from pypto_verify.reports import json_report, sarif, text
+from pypto_verify.reports import FORMATS
+from pypto_verify.reports import statistics as statistics_report
+from pypto_verify.reports.settings import ReportSettings
 from pypto_verify.run import Options, run
 from pypto_verify.run.inputs import baseline_text, filter_findings, read_baseline
 from pypto_verify.run.records import EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCONCLUSIVE, EXIT_INTERNAL, RunResult
@@ -76,7 +81,84 @@ def exit_code(report: RunResult, strict: bool, min_sites: int, exit_zero: bool) 
     return EXIT_CLEAN if exit_zero else code
 
 
-@click.command(cls=ConfiguredCommand, epilog="""\b
+_REPORT_OPTIONS = {"--format": "format", "--output": "output", "-o": "output"}
+
+
+def report_order(args: list[str]) -> list[tuple[str, str]]:
+    """The `--format` and `-o` values in the order they appear in *args* (`--format=x`, `-ox` included),
+    up to a `--`: what pairs each `-o` with its `--format`."""
+    order = []
+    tokens = iter(args)
+    for token in tokens:
+        if token == "--":
+            break
+        if token in _REPORT_OPTIONS:
+            value = next(tokens, None)
+            if value is not None:
+                order.append((_REPORT_OPTIONS[token], value))
+        elif token.startswith(("--format=", "--output=")):
+            name, value = token.split("=", 1)
+            order.append((_REPORT_OPTIONS[name], value))
+        elif token.startswith("-o") and not token.startswith("--"):
+            order.append(("output", token[2:]))
+    return order
+
+
+def pair_outputs(order: list[tuple[str, str]]) -> list[tuple[str, str | None]]:
+    """(format, file or None for stdout) pairs from the `--format` / `-o` values in command-line order:
+    each `-o FILE` writes the `--format` just before it; a `--format` with no `-o` after it writes to
+    stdout; with one format, its one `-o` may come first (`-o r.json --format json`); no `--format` is
+    text. Usage errors (exit 2, before the run): an `-o` with no format of its own, two reports on stdout,
+    one file twice."""
+    formats = [value for kind, value in order if kind == "format"]
+    files = [value for kind, value in order if kind == "output"]
+    if len(formats) <= 1 and len(files) <= 1:
+        return [(formats[0] if formats else "text", files[0] if files else None)]
+    pairs: list[tuple[str, str | None]] = []
+    for kind, value in order:
+        if kind == "format":
+            pairs.append((value, None))
+        elif not pairs or pairs[-1][1] is not None:
+            raise click.UsageError(f"-o {value} follows no --format of its own: write each -o FILE right after "
+                                   "the --format it is for")
+        else:
+            pairs[-1] = (pairs[-1][0], value)
+    if sum(1 for _, file in pairs if file is None) > 1:
+        raise click.UsageError("more than one --format would write to stdout: give each but one an -o FILE")
+    resolved = [str(Path(file).resolve()) for _, file in pairs if file is not None]
+    if len(set(resolved)) != len(resolved):
+        raise click.UsageError("two --format reports would be written to the same -o file")
+    return pairs
+
+
+class CheckCommand(ConfiguredCommand):
+    """`check`, which keeps the command-line order of `--format` and `-o` (click's parser does not)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta["pypto_verify.report_order"] = report_order(list(args))
+        ctx.meta["pypto_verify.argv"] = list(args)
+        return super().parse_args(ctx, args)
+
+
+def use_color(choice: str, stream: TextIO) -> bool:
+    """`--color`: always, never, or auto = *stream* is a terminal and `NO_COLOR` is unset or empty
+    (https://no-color.org)."""
+    if choice != "auto":
+        return choice == "always"
+    return not os.environ.get("NO_COLOR") and stream.isatty()
+
+
+def write_report(report: RunResult, name: str, file: str | None, settings: ReportSettings, color: str) -> None:
+    """Render *report* as format *name* into *file* (stdout when None)."""
+    stream = open(file, "w", encoding="utf-8") if file else sys.stdout
+    try:
+        FORMATS[name](report, stream, replace(settings, color=use_color(color, stream)))
+    finally:
+        if file:
+            stream.close()
+
+
+@click.command(cls=CheckCommand, epilog="""\b
 Exit codes:
   0  clean (or --exit-zero, unless 4)
   1  error findings, or --min-sites not met
@@ -88,9 +170,14 @@ Exit codes:
 @pipeline_option("mode")
 @target_option()
 @engine_option()
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False),
-              help="Write the report here instead of stdout; missing parent directories are created.")
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), multiple=True,
+              help="Report format (default text); repeatable: each goes to the -o that follows it, else stdout.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), multiple=True,
+              help="Write the report of the --format just before it here instead of stdout; missing parent "
+                   "directories are created.")
+@click.option("--statistics", is_flag=True, help="Text: per-rule counts (count, id, name) instead of the findings.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Colour the text report: auto = on a terminal and NO_COLOR unset.")
 @click.option("--jobs", type=int, default=0, show_default=True, help="Worker processes; 0 = number of cores.")
 @click.option("--no-sim", is_flag=True, help="Skip PTO emission and simulation.")
 @click.option("--no-smt", is_flag=True, help="Skip the Z3 obligations.")
@@ -118,9 +205,9 @@ Exit codes:
 @click.option("--stdin-filename", metavar="PATH",
               help="With the path `-`: report the kernel read from stdin under this path (its sibling modules "
                    "are read beside it).")
-def command(paths, mode, target, engine, fmt, output, jobs, no_sim, no_smt, no_cache, cache_dir, strict, min_sites,
-            baseline, write_baseline, select, ignore, show_kernels, engine_timeout, exit_zero, quiet, verbose,
-            stdin_filename) -> None:
+def command(paths, mode, target, engine, fmt, output, statistics, color, jobs, no_sim, no_smt, no_cache, cache_dir,
+            strict, min_sites, baseline, write_baseline, select, ignore, show_kernels, engine_timeout, exit_zero,
+            quiet, verbose, stdin_filename) -> None:
     """Verify kernels: frontend, lowering, Datalog rules, Z3 obligations, emission and simulation.
 
     PATHS are files and directories (walked for *.py), or `-` for stdin. Every option can also be set in
@@ -129,6 +216,16 @@ def command(paths, mode, target, engine, fmt, output, jobs, no_sim, no_smt, no_c
     """
     from pypto_verify import rules
 
+    ctx = click.get_current_context()
+    order = ctx.meta.get("pypto_verify.report_order", [])
+    if ([v for kind, v in order if kind == "format"] != list(fmt)
+            or [v for kind, v in order if kind == "output"] != list(output)):
+        # a spelling the scan does not know (an -o inside a cluster of short flags), or values from
+        # [tool.pypto-verify]: click's values, in order
+        order = [("format", v) for v in fmt] + [("output", v) for v in output]
+        if len(fmt) > 1:
+            raise click.UsageError("write each -o FILE as its own option right after its --format")
+    outputs = pair_outputs(order)
     try:
         rules.resolve_selectors(select)
         rules.resolve_selectors(ignore)
@@ -140,8 +237,9 @@ def command(paths, mode, target, engine, fmt, output, jobs, no_sim, no_smt, no_c
         known = read_baseline(baseline) if baseline else None
     except ValueError as error:
         raise click.UsageError(str(error)) from None
-    if output:
-        _prepare_output(output, "-o/--output")
+    for _, file in outputs:
+        if file is not None:
+            _prepare_output(file, "-o/--output")
     if write_baseline:
         _prepare_output(write_baseline, "--write-baseline")
     if cache_dir:
@@ -156,17 +254,12 @@ def command(paths, mode, target, engine, fmt, output, jobs, no_sim, no_smt, no_c
     report = filter_findings(run(targets, options, progress=progress, sources=sources), select, ignore, known)
     if write_baseline:
         Path(write_baseline).write_text(baseline_text(report, write_baseline), encoding="utf-8")
-    stream = open(output, "w", encoding="utf-8") if output else sys.stdout
-    try:
-        if fmt == "json":
-            json_report.write(report, stream)
-        elif fmt == "sarif":
-            sarif.write(report, stream)
-        else:
-            text.write(report, stream, show_kernels=show_kernels or verbose, summary=not quiet)
-    finally:
-        if output:
-            stream.close()
+    base = ReportSettings(command_line=("pypto-verify", "check", *ctx.meta.get("pypto_verify.argv", [])),
+                          show_kernels=show_kernels or verbose, statistics=statistics, show_summary=not quiet)
+    for name, target_file in outputs:
+        write_report(report, name, target_file, base, color)
+    if statistics and "text" not in (name for name, _ in outputs):
+        statistics_report.write(report, sys.stderr)  # the counts are for a person, never in a machine report
     if verbose:
         _verbose(report)
     if min_sites and report.verified_sites < min_sites:

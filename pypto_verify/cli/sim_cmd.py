@@ -3,11 +3,11 @@ are walked for `*.py`).
 
 Each kernel is lowered (`--pipeline`), emitted as PTO, simulated on seeded random inputs and
 compared with the value-semantic reference of its source (`pypto_verify.dynamic` documents the
-inputs, the sample scalar values and the tolerance). One line per kernel on stdout:
-`<kernel>: match`, `<kernel>: mismatch: <first difference>` (PV202 when the simulator rejected the
-PTO) or `<kernel>: skipped: <reason>` (a kernel the lowering flagged is not simulated). Exit: 1 on any
-mismatch or PV202, 2 on an input error (and nothing worse), 0 otherwise (skipped kernels do not fail
-the run).
+inputs, the sample scalar values and the tolerance). One line per kernel on stdout, led by the
+kernel's `path:line:col`: `<kernel>: match`, `<kernel>: mismatch: <first difference>` (PV202 when the
+simulator rejected the PTO) or `<kernel>: skipped: <reason>` (a kernel the lowering flagged is not
+simulated). Exit: 1 on any mismatch or PV202, 2 on an input error (and nothing worse), 0 otherwise
+(skipped kernels do not fail the run).
 """
 
 from __future__ import annotations
@@ -38,13 +38,14 @@ def command(paths: tuple[Path, ...], seed: int, pipeline: Mode, target: str) -> 
             if finding.rule.engine is not Engine.SIM:
                 click.echo(finding.render(), err=True)
         for kernel in work.kernels:
+            where = f"{kernel.read.span}: " if kernel.read.span.line else ""  # the kernel's `def` (issue 16, item 11)
             if kernel.sim == "mismatch":
                 failed = True
-                click.echo(f"{kernel.name}: mismatch: {kernel.sim_reason}")
+                click.echo(f"{where}{kernel.name}: mismatch: {kernel.sim_reason}")
             elif kernel.sim == "skipped":
-                click.echo(f"{kernel.name}: skipped: {kernel.sim_reason}")
+                click.echo(f"{where}{kernel.name}: skipped: {kernel.sim_reason}")
             else:
-                click.echo(f"{kernel.name}: match")
+                click.echo(f"{where}{kernel.name}: match")
     if failed:
         sys.exit(1)
     sys.exit(2 if any(work.status == "input-error" for work in works) else 0)

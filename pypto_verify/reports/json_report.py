@@ -6,6 +6,7 @@ import json
 from typing import TextIO
 
 from pypto_verify import __version__
+from pypto_verify.reports.settings import ReportSettings
 from pypto_verify.run.records import RunResult
 
 
@@ -22,6 +23,6 @@ def to_json(report: RunResult) -> dict:
     }
 
 
-def write(report: RunResult, stream: TextIO) -> None:
+def write(report: RunResult, stream: TextIO, settings: ReportSettings = ReportSettings()) -> None:
     json.dump(to_json(report), stream, indent=2, sort_keys=False)
     stream.write("\n")

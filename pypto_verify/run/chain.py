@@ -434,8 +434,8 @@ def simulate_stage(work: FileWork, options: Options) -> FileWork:
             continue
         kernels.append(replace(kernel, simulation=outcome))
         if outcome.status == "mismatch":
-            found.append(Finding(RULES[outcome.rule], kernel.source.span, outcome.message, kernel.name,
-                                 kernel.function))
+            found.append(Finding(RULES[outcome.rule], outcome.span or kernel.source.span, outcome.message,
+                                 kernel.name, kernel.function))
     return replace(work, kernels=tuple(kernels), findings=(*work.findings, *found))
 
 

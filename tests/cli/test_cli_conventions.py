@@ -152,11 +152,11 @@ def test_every_command_takes_several_files_and_directories(command: str, tmp_pat
 def test_exit_zero_quiet_and_verbose(env) -> None:
     args = ("check", str(BAD), "--no-sim", "--jobs", "1")
     plain = run(*args, env=env)
-    assert plain.returncode == 1 and "1 files, 1 kernels" in plain.stdout
+    assert plain.returncode == 1 and "1 file, 1 kernel " in plain.stdout
     assert run(*args, "--exit-zero", env=env).returncode == 0
     quiet = run(*args, "-q", env=env)
     assert quiet.returncode == 1
-    assert quiet.stdout.splitlines()[0].startswith(f"{BAD}:38:9: PV004") and "kernels" not in quiet.stdout
+    assert quiet.stdout.splitlines()[0].startswith(f"{BAD}:38:9: PV004") and "idiom site" not in quiet.stdout
     verbose = run(*args, "-v", "--no-cache", env=env)
     assert f"{BAD}: ShapeB.main: findings" in verbose.stdout
     assert f"{BAD}: read " in verbose.stderr and "lower " in verbose.stderr

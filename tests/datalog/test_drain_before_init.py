@@ -166,7 +166,8 @@ def test_zero_trip_k_loop_drain_reports_pv007_at_the_store(tmp_path: Path, mode:
     found = findings_of(tmp_path, PREDICATED.format(bounds=bounds, first=first), mode)
     assert rules_at(found) == [("PV007", STORE_LINE)]
     (pv007,) = found
-    assert pv007.message == ("`acc` is stored to `y` but no MAD initialised its L0C window mem_acc_3[0:4096]: "
+    assert pv007.message == ("`acc` is stored to `y` but no MAD initialised its L0C window (bytes [0, 4096) of "
+                             "mem_acc_3): "
                              f"the loop at line {LOOP_LINE} runs 0 times")
     assert pv007.windows == ("mem_acc_3[0:4096]",)
     assert [n.span.line for n in pv007.notes] == [LOOP_LINE - 1, LOOP_LINE]  # the create, the loop

@@ -28,7 +28,8 @@ def test_post_if_read_reports_pv004_naming_the_seed() -> None:
     found = findings_of("shape_b_post_if_read.py")
     assert [(f.rule.id, f.span.line) for f in found] == [("PV004", 38)]
     assert "`seed` (line 34)" in found[0].message
-    assert found[0].notes[0].span.line == 34
+    # the notes trace the path: `acc_1` written (line 30), then overwritten by `seed` (line 34)
+    assert [(n.span.line, n.message.split(" ", 1)[0]) for n in found[0].notes] == [(30, "`acc_1`"), (34, "`seed`")]
 
 
 def test_fragmented_chain_reports_pv003_pv007_and_one_pv009() -> None:

@@ -147,4 +147,4 @@ def test_a_slice_read_after_the_accumulator_moved_on_is_a_clobbered_read(tmp_pat
     file = _check(tmp_path, text)
     found = [(f.rule.id, f.message) for f in file.findings if f.rule.severity is Severity.ERROR]
     assert len(found) == 1 and found[0][0] == "PV004"
-    assert found[0][1].startswith("`top` is read from mem_acc_") and "after `acc` (line" in found[0][1]
+    assert found[0][1].startswith("`top` is read from bytes [") and "after `acc` (line" in found[0][1]

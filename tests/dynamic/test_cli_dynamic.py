@@ -37,15 +37,16 @@ def test_sim_reports_a_legacy_mismatch_and_exits_1() -> None:
     require_stages()
     result = _run("sim", str(KERNELS / "fragmented_chain.py"), "--pipeline", "legacy", "--seed", "2")
     assert result.exit_code == 1
-    assert result.output.startswith("fragmented: mismatch: `y`[0, 0]: sim nan")
+    assert result.output.startswith(f"{KERNELS / 'fragmented_chain.py'}:15:1: fragmented: mismatch: `y`[0, 0]: sim nan")
 
 
 def test_sim_matches_in_fixed_mode_and_skips_form3() -> None:
     require_stages()
     fixed = _run("sim", str(KERNELS / "fragmented_chain.py"))
-    assert (fixed.exit_code, fixed.output) == (0, "fragmented: match\n")
+    assert (fixed.exit_code, fixed.output) == (0, f"{KERNELS / 'fragmented_chain.py'}:15:1: fragmented: match\n")
     form3 = _run("sim", str(KERNELS / "divergent_tail_phi.py"))
-    assert (form3.exit_code, form3.output) == (0, "DivergentPhi.main: skipped: Form 3 input: no source to compare with\n")
+    assert (form3.exit_code, form3.output) == (0, f"{KERNELS / 'divergent_tail_phi.py'}:12:5: DivergentPhi.main: "
+                                                  "skipped: Form 3 input: no source to compare with\n")
 
 
 def test_sim_of_an_unreadable_file_exits_2(tmp_path: Path) -> None:

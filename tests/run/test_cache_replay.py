@@ -22,7 +22,8 @@ def _cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _where(result) -> list[tuple[str, ...]]:
-    return [(f.span.path, *(n.span.path for n in f.notes)) for f in result.findings]
+    """Each finding's path and the set of its notes' paths (the PV004 notes: the write and the overwrite)."""
+    return [(f.span.path, *sorted({n.span.path for n in f.notes})) for f in result.findings]
 
 
 def test_identical_files_each_report_under_their_own_path(tmp_path: Path) -> None:

@@ -41,7 +41,7 @@ def _at_root(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 def _invoke(*args: str) -> str:
     result = CliRunner().invoke(main, list(args), catch_exceptions=False)
-    out = _TIMING.sub(r"\1<t>\2", result.stdout)
+    out = _TIMING.sub(r"\1<t>\2", result.stdout).replace(ROOT.as_uri() + "/", "file:///<root>/")
     err = _TIMING.sub(r"\1<t>\2", result.stderr)
     block = f"== pypto-verify {' '.join(args)} (exit {result.exit_code})\n{out}"
     if err:

@@ -45,8 +45,8 @@ def test_l0c_overflow_is_pv008_naming_the_co_live_tiles() -> None:
     assert error.rule == "PV008"
     acc2 = only_function(module).body[2]
     assert error.message == (f"L0C capacity: the Acc tiles live at line {acc2.span.line} need 196608 bytes, "
-                             "a2a3 has 131072: `acc0` (65536) on mem_acc_1, `acc1` (65536) on mem_acc_2, "
-                             "`acc2` (65536) on mem_acc_3")
+                             "a2a3 has 131072: `acc0` (65536 bytes) on mem_acc_1, `acc1` (65536 bytes) on "
+                             "mem_acc_2, `acc2` (65536 bytes) on mem_acc_3")
     assert error.span.line == acc2.span.line  # acc2 is where L0C runs out
     assert len(error.windows) == 3 and len(error.notes) == 3
 
@@ -86,8 +86,8 @@ def test_ub_overflow_names_the_values_live_at_the_peak_with_their_own_sizes() ->
     b_line = UB_PEAK.splitlines().index("        b = pl.exp(a)") + 1
     assert error.rule == "PV008" and error.span.line == b_line
     assert error.message.startswith(f"UB capacity: the Vec tiles live at line {b_line} need 262144 bytes, "
-                                    "a2a3 has 188416: `a` (131072) on mem_vec_")
-    assert "`b` (131072) on mem_vec_" in error.message and "small" not in error.message
+                                    "a2a3 has 188416: `a` (131072 bytes) on mem_vec_")
+    assert "`b` (131072 bytes) on mem_vec_" in error.message and "small" not in error.message
     assert error.values == ("a", "b") and all(w.size == 131072 for w in error.windows)
 
 

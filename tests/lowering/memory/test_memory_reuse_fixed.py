@@ -81,7 +81,9 @@ def test_divergent_tail_phi_reports_pv001_with_both_windows() -> None:
     error = refusal(module)
     assert error.rule == "PV001"
     assert [str(w) for w in error.windows] == ["mem_acc_22[0:8192]", "mem_acc_4[0:8192]"]
-    assert "phi `c_phi` arms on mem_acc_22[0:8192] and mem_acc_4[0:8192] (seed `f` line" in error.message
+    # the buffers are the lowering's: the byte range first, the generated name after it (issue 16, item 11)
+    assert ("phi `c_phi` arms on bytes [0, 8192) of mem_acc_22 and bytes [0, 8192) of mem_acc_4 (seed `f` line"
+            in error.message)
     # `c_main`, the value the accumulate arm accumulates into in place, is stored after the if: the
     # advice says so (predicating the seed would clobber it just the same)
     late_store = only_function(module).body[-2]

@@ -1,0 +1,156 @@
+"""The user's source behind a span: its lines, the extent of the construct at a span, and the spelling
+the author used for an op or a buffer (issue 16, items 11 and the code frames).
+
+Owns: `source_line`, `author_window`, `extent` (the end line and column of the outermost expression or statement that
+starts at a span, from the file's `ast`), `spelled_op` (`pl.matmul_acc` where the source says so for
+the op `tile.matmul_acc`) and `in_source` (whether a generated name such as `mem_acc_8` is written in
+the file, as it is in a Form 3 dump). Input: a path and 1-based line/column (STYLE.md §6). Every
+function degrades to "unknown" (None, the op as given, False) when the file cannot be read or parsed:
+a report never fails on a source it cannot show. Imports nothing of ours but `span`.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import io
+import re
+import tokenize
+from pathlib import Path
+
+from pypto_verify.span import Span
+
+_COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.AsyncFor, ast.While, ast.If,
+             ast.With, ast.AsyncWith, ast.Try, ast.Match)
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    """The file's (mtime, size): the caches below are keyed by it, so an edited file is read again."""
+    try:
+        stat = Path(path).stat()
+    except OSError:
+        return None
+    return (stat.st_mtime_ns, stat.st_size)
+
+
+def _text(path: str) -> str | None:
+    return _read(path, _stamp(path))
+
+
+@functools.lru_cache(maxsize=256)
+def _read(path: str, stamp: tuple[int, int] | None) -> str | None:
+    if stamp is None:
+        return None
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _lines(path: str) -> tuple[str, ...]:
+    return _split(path, _stamp(path))
+
+
+@functools.lru_cache(maxsize=256)
+def _split(path: str, stamp: tuple[int, int] | None) -> tuple[str, ...]:
+    text = _read(path, stamp)
+    return tuple(text.splitlines()) if text is not None else ()
+
+
+def source_line(path: str, line: int) -> str | None:
+    """Line *line* (1-based) of *path* without its newline, or None when there is no such line."""
+    lines = _lines(path)
+    return lines[line - 1] if 1 <= line <= len(lines) else None
+
+
+def _starts(path: str) -> dict[tuple[int, int], tuple[int, int]]:
+    return _parse(path, _stamp(path))
+
+
+@functools.lru_cache(maxsize=64)
+def _parse(path: str, stamp: tuple[int, int] | None) -> dict[tuple[int, int], tuple[int, int]]:
+    """(line, 1-based col) -> the (end line, 1-based end col, exclusive) of the largest node starting there;
+    a compound statement ends with its header's line."""
+    text = _read(path, stamp)
+    if text is None:
+        return {}
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return {}
+    lines = _split(path, stamp)
+    out: dict[tuple[int, int], tuple[int, int]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.stmt, ast.expr)) or node.end_lineno is None or node.end_col_offset is None:
+            continue
+        start = (node.lineno, node.col_offset + 1)
+        end = (node.end_lineno, node.end_col_offset + 1)
+        if isinstance(node, _COMPOUND):
+            header = lines[node.lineno - 1] if node.lineno <= len(lines) else ""
+            end = (node.lineno, len(code_of(header)) + 1)
+        if start not in out or end > out[start]:
+            out[start] = end
+    return out
+
+
+def code_of(line: str) -> str:
+    """*line* without a trailing comment and trailing blanks (a `#` inside a string is rare in kernels)."""
+    return re.sub(r"\s+#.*$", "", line).rstrip()
+
+
+def extent(span: Span) -> tuple[int, int] | None:
+    """(end line, end column) of the construct that starts at *span*, the column exclusive and 1-based
+    (SARIF `endColumn`); None when the source has nothing starting there."""
+    return _starts(span.path).get((span.line, span.col))
+
+
+_ALIASES = {"create": ("create", "create_tensor", "create_tile")}
+"""Ops the language spells under another name: `tile.create` is `pl.create_tensor` in a tensor-level
+script (KERNEL_LANGUAGE.md)."""
+
+
+def spelled_op(op: str, span: Span) -> str:
+    """The op as the author wrote it on the statement at *span*: `pl.matmul_acc` for `tile.matmul_acc` in
+    a tensor- or tile-level script, `pl.tile.matmul_acc` in a Form 3 dump; *op* itself when the source
+    does not call it there (an op the lowering inserted)."""
+    leaf = op.rsplit(".", 1)[-1]
+    names = "|".join(re.escape(n) for n in _ALIASES.get(leaf, (leaf,)))
+    pattern = re.compile(rf"((?:[A-Za-z_]\w*\.)*)({names})\s*\(")
+    end = extent(span)
+    last = end[0] if end is not None else span.line
+    for line in range(span.line, max(last, span.line) + 1):
+        text = source_line(span.path, line)
+        if text is None:
+            break
+        match = pattern.search(code_of(text), span.col - 1 if line == span.line else 0)
+        if match:
+            return match.group(1) + match.group(2)
+    return op
+
+
+def in_source(name: str, path: str) -> bool:
+    """Whether *name* is written as a name in the code of *path* (a buffer name is, in a Form 3 dump; a
+    comment or docstring that mentions it does not count)."""
+    return name in _names(path, _stamp(path))
+
+
+@functools.lru_cache(maxsize=64)
+def _names(path: str, stamp: tuple[int, int] | None) -> frozenset[str]:
+    text = _read(path, stamp)
+    if text is None:
+        return frozenset()
+    try:
+        return frozenset(t.string for t in tokenize.generate_tokens(io.StringIO(text).readline)
+                         if t.type == tokenize.NAME)
+    except (tokenize.TokenError, SyntaxError):
+        return frozenset()
+
+
+def author_window(window: str, path: str) -> str:
+    """*window* (`mem_acc_8[0:4096]`) as the author of the file at *path* knows it: unchanged when the
+    source names the buffer (Form 3), else `bytes [0, 4096) of mem_acc_8` (the buffer is the lowering's)."""
+    match = re.fullmatch(r"([^\[]+)\[(\d+):(\d+)\]", window)
+    if match is None or in_source(match.group(1), path):
+        return window
+    base, lo, hi = match.groups()
+    return f"bytes [{lo}, {hi}) of {base}"
