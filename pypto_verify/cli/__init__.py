@@ -25,6 +25,7 @@ _COMMANDS = (
     "emit",
     "sim",
     "sites",
+    "merge",
 )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -10,7 +11,7 @@ import click
 from pypto_verify.cli import engine_option, pipeline_option, target_option
 from pypto_verify.reports import json_report, sarif, text
 from pypto_verify.run import Options, run
-from pypto_verify.run.inputs import baseline_text, filter_findings, read_baseline
+from pypto_verify.run.inputs import baseline_text, filter_findings, read_baseline, select_shard
 
 
 def _progress(done: int, total: int) -> None:
@@ -43,8 +44,10 @@ def _progress(done: int, total: int) -> None:
 @click.option("--kernels", "show_kernels", is_flag=True, help="Text format: list every kernel's verdict.")
 @click.option("--engine-timeout", type=click.FloatRange(min=0, min_open=True), default=120.0, show_default=True,
               help="Seconds the Datalog engine may run on a file; past it its kernels are inconclusive (PV100).")
+@click.option("--shard", help="Check only part I of N of the files (I/N, by a hash of each path); "
+                               "`pypto-verify merge` joins the shards' JSON reports.")
 def command(paths, mode, target, engine, fmt, output, jobs, no_sim, no_smt, no_cache, strict, min_sites,
-            baseline, write_baseline, select, ignore, show_kernels, engine_timeout) -> None:
+            baseline, write_baseline, select, ignore, show_kernels, engine_timeout, shard) -> None:
     """Verify kernels: frontend, lowering, Datalog rules, Z3 obligations, emission and simulation.
 
     Exit codes: 0 clean, 1 error findings (or --min-sites not met), 2 input errors only,
@@ -57,7 +60,14 @@ def command(paths, mode, target, engine, fmt, output, jobs, no_sim, no_smt, no_c
     except ValueError as error:
         raise click.UsageError(str(error)) from None
     progress = _progress if sys.stderr.isatty() else None
-    report = filter_findings(run(list(paths), options, progress=progress), select, ignore, known)
+    try:
+        part = select_shard(list(paths), shard) if shard else None
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    checked = list(paths) if part is None else [str(p) for p in part[1]]
+    report = filter_findings(run(checked, options, progress=progress), select, ignore, known)
+    if part is not None:
+        report = replace(report, shard=part[0])
     if write_baseline:
         Path(write_baseline).write_text(baseline_text(report), encoding="utf-8")
     stream = open(output, "w", encoding="utf-8") if output else sys.stdout
