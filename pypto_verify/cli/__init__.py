@@ -26,6 +26,7 @@ _COMMANDS = (
     "sim",
     "sites",
     "merge",
+    "graph",
 )
 
 

@@ -28,7 +28,7 @@ def _progress(done: int, total: int) -> None:
 @pipeline_option("mode")
 @target_option()
 @engine_option()
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "html"]), default="text", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the report here instead of stdout.")
 @click.option("--jobs", type=int, default=0, show_default=True, help="Worker processes; 0 = number of cores.")
 @click.option("--no-sim", is_flag=True, help="Skip PTO emission and simulation.")
@@ -76,6 +76,11 @@ def command(paths, mode, target, engine, fmt, output, jobs, no_sim, no_smt, no_c
             json_report.write(report, stream)
         elif fmt == "sarif":
             sarif.write(report, stream)
+        elif fmt == "html":  # one self-contained page, with the chains of each kernel with findings
+            from pypto_verify import graph
+            from pypto_verify.reports import html
+
+            html.write(report, stream, graph.drawings(report, options))
         else:
             text.write(report, stream, show_kernels=show_kernels)
     finally:
