@@ -27,6 +27,7 @@ _COMMANDS = (
     "sites",
     "merge",
     "graph",
+    "fix",
 )
 
 
