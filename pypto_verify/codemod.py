@@ -121,7 +121,7 @@ def _is_elif(node: ast.If, lines: list[str]) -> bool:
 
 
 def _has_mad(body: list[ast.stmt]) -> bool:
-    return any(_call_name(n) in (SEED, ACCUMULATE, BIAS) for s in body for n in ast.walk(s))
+    return any(isinstance(n, ast.Call) and _call_name(n) in (SEED, ACCUMULATE, BIAS) for s in body for n in ast.walk(s))
 
 
 def find_peels(text: str) -> list[Peel]:
@@ -152,36 +152,38 @@ def find_peels(text: str) -> list[Peel]:
 def _peel(node: ast.If, text: str, lines: list[str], function: str, chained: bool) -> Peel:
     end = node.orelse[-1] if node.orelse else node.body[-1]
     assert end.end_lineno is not None and end.end_col_offset is not None
-    where = dict(line=node.lineno, col=node.col_offset, end_line=end.end_lineno, end_col=end.end_col_offset,
-                 function=function)
     then = [_mad(s) for s in node.body]
     other = [_mad(s) for s in node.orelse]
     targets = tuple(dict.fromkeys(m[0] for m in (*then, *other) if m is not None))
+    end_line, end_col = end.end_lineno, end.end_col_offset
+
+    def refuse(reason: str) -> Peel:
+        return Peel(node.lineno, node.col_offset, end_line, end_col, function, targets, reason)
     if chained:
-        return Peel(**where, targets=targets, reason="an `elif` chain is not a peel (its arms are not one seed and "
+        return refuse("an `elif` chain is not a peel (its arms are not one seed and "
                                                      "one accumulate)")
     if not node.orelse:
-        return Peel(**where, targets=targets, reason="the `if` has no `else` arm")
+        return refuse("the `if` has no `else` arm")
     if any(m is None for m in (*then, *other)) or len(then) != len(other):
-        return Peel(**where, targets=targets, reason="an arm holds other statements than the seeds and the "
+        return refuse("an arm holds other statements than the seeds and the "
                                                      "accumulates")
     ops_then = {m[1] for m in then if m is not None}
     ops_else = {m[1] for m in other if m is not None}
     if BIAS in ops_then | ops_else:
-        return Peel(**where, targets=targets, reason="a `matmul_bias` seed stays: `matmul_acc` has no bias "
+        return refuse("a `matmul_bias` seed stays: `matmul_acc` has no bias "
                                                      "operand, so init_cond cannot seed the bias")
     if ops_then == {SEED} and ops_else == {ACCUMULATE}:
         seeds, accs, negate = then, other, False
     elif ops_then == {ACCUMULATE} and ops_else == {SEED}:
         seeds, accs, negate = other, then, True
     else:
-        return Peel(**where, targets=targets, reason="the arms are not one seeding `matmul` arm and one "
+        return refuse("the arms are not one seeding `matmul` arm and one "
                                                      "accumulating `matmul_acc` arm")
     by_target = {m[0]: m for m in seeds if m is not None}
     if len(by_target) != len(seeds) or set(by_target) != {m[0] for m in accs if m is not None}:
         seeded = ", ".join(f"`{m[0]}`" for m in seeds if m is not None)
         accumulated = ", ".join(f"`{m[0]}`" for m in accs if m is not None)
-        return Peel(**where, targets=targets, reason=f"the arms assign different accumulators (seed {seeded}, "
+        return refuse(f"the arms assign different accumulators (seed {seeded}, "
                                                      f"accumulate {accumulated})")
     cond = ast.get_source_segment(text, node.test)
     assert cond is not None
@@ -192,20 +194,20 @@ def _peel(node: ast.If, text: str, lines: list[str], function: str, chained: boo
         target, _, call = mad
         seed = by_target[target][2]
         if any(k.arg == "init_cond" for k in call.keywords):
-            return Peel(**where, targets=targets, reason=f"`{target}`'s matmul_acc is already predicated")
+            return refuse(f"`{target}`'s matmul_acc is already predicated")
         if len(call.args) != 3 or len(seed.args) != 2:
-            return Peel(**where, targets=targets, reason=f"`{target}`: the seed takes (lhs, rhs) and the "
+            return refuse(f"`{target}`: the seed takes (lhs, rhs) and the "
                                                          "accumulate (acc, lhs, rhs), positionally")
         if not all(_same(x, y) for x, y in zip(seed.args, call.args[1:])):
-            return Peel(**where, targets=targets, reason=f"the arms multiply different operands for `{target}` "
+            return refuse(f"the arms multiply different operands for `{target}` "
                                                          f"({_segment(text, seed.args[0])} @ {_segment(text, seed.args[1])}"
                                                          f" vs {_segment(text, call.args[1])} @ {_segment(text, call.args[2])})")
         if _options(seed, DROPPED_OPTIONS) != _options(call):
-            return Peel(**where, targets=targets, reason=f"the arms take different options for `{target}` "
+            return refuse(f"the arms take different options for `{target}` "
                                                          "(a_trans, b_trans, ...)")
         statements.append(_statement(stmt, call, text, lines, node.col_offset, init, target))
     comments = _comments(text, node)
-    return Peel(**where, targets=targets, statements=tuple(statements), comments=comments)
+    return Peel(node.lineno, node.col_offset, end_line, end_col, function, targets, "", tuple(statements), comments)
 
 
 def _condition(test: ast.expr, source: str, text: str, negate: bool) -> str:

@@ -316,7 +316,7 @@ def remap(fn: Function, lines: LineMap) -> Function:
                 new = walk(old)
                 if new is not old:
                     changes[f.name] = new
-            out = replace(value, **changes) if changes else value  # type: ignore[type-var]
+            out = replace(value, **changes) if changes else value
         else:
             out = value
         memo[key] = out

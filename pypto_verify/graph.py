@@ -138,7 +138,7 @@ def chains_of(facts: FactSet, k: int, kernel: str, findings: Iterable[Finding]) 
     value_line = {v: line_of.get(p, 0) for v, p in defined_at.items()}
 
     wanted = set(acc)
-    named = {}  # value -> rules of the findings that name it
+    named: dict[int, list[str]] = {}  # value -> rules of the findings that name it
     for f in found:
         for v in _named_values(f, table.values, window, value_line):
             wanted.add(v)

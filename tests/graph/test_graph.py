@@ -122,3 +122,14 @@ def test_an_unknown_kernel_exits_2() -> None:
     done = subprocess.run([sys.executable, "-m", "pypto_verify.cli", "graph", SHAPES["divergent-phi"], "--kernel", "nope"],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 2 and "no kernel to draw named nope" in done.stderr
+
+
+def test_graph_html_is_one_self_contained_page(tmp_path: Path) -> None:
+    out = tmp_path / "chains.html"
+    done = subprocess.run([sys.executable, "-m", "pypto_verify.cli", "graph", SHAPES["fragmented-chain"], "-o", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    page = out.read_text()
+    assert page.startswith("<!DOCTYPE html>") and "<script" not in page and "<link" not in page
+    assert ("<svg" in page) == (graph.dot_binary() is not None)
+    assert "mem_acc_11[0:4096]" in page and "co-live bytes" in page  # the legend and the timeline tables
