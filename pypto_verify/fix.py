@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pypto_verify import codemod, frontend, rules
 from pypto_verify.census import find_sites
@@ -36,6 +37,9 @@ from pypto_verify.findings import Finding
 from pypto_verify.ir import Function, Module
 from pypto_verify.run.records import Options
 from pypto_verify.span import Span
+
+if TYPE_CHECKING:
+    from pypto_verify.run.chain import FileWork, KernelWork
 
 PROVING_RULES = (rules.PREDICATION_IS_PHI.id, rules.REDUCTION_EQUIVALENCE.id)
 
@@ -139,7 +143,7 @@ class _Original:
         self.options = options
         self._sims: dict[str, str] = {}
 
-    def kernel(self, function: str) -> Any:
+    def kernel(self, function: str) -> KernelWork | None:
         return next((k for k in self.work.kernels if k.function == function), None)
 
     def simulated(self, function: str) -> str:
@@ -204,7 +208,7 @@ def _prove(path: str, text: str, chosen: list[Peel], original: _Original, option
                     {k: tuple(v) for k, v in evidence.items()})
 
 
-def _checked(path: str, text: str, options: Options) -> Any:
+def _checked(path: str, text: str, options: Options) -> FileWork:
     """The chain's read (of *text*, as *path*), lower, facts, Datalog and Z3 stages."""
     from pypto_verify.run.chain import (FileWork, KernelWork, datalog_stage, facts_stage, kernel_name, lower_stage,
                                         prove_stage)
@@ -220,7 +224,7 @@ def _checked(path: str, text: str, options: Options) -> Any:
     return prove_stage(work, options) if options.smt else work
 
 
-def _findings(work: Any, text: str) -> list[Finding]:
+def _findings(work: FileWork, text: str) -> list[Finding]:
     from pypto_verify.run.inputs import apply_suppressions
 
     return [f for f in apply_suppressions(work.path, text, list(work.findings))
@@ -234,8 +238,8 @@ def _at(finding: Finding, lines: LineMap) -> str:
     return f"at line {line}: {finding.rule.id} {finding.rule.name}: {message}"
 
 
-def _equal(path: str, work: Any, original: _Original, pending: list[Peel], lines: LineMap, options: Options,
-           fail: Any, evidence: dict[tuple[int, int], list[str]]) -> None:
+def _equal(path: str, work: FileWork, original: _Original, pending: list[Peel], lines: LineMap, options: Options,
+           fail: Callable[[list[Peel], str], None], evidence: dict[tuple[int, int], list[str]]) -> None:
     """PV101 and PV105 of the rewritten accumulators, the original kernel as the source side."""
     from pypto_verify import smt
 
@@ -276,7 +280,7 @@ def _named(name: str, target: str) -> bool:
     return display_name(name) == target or name == target
 
 
-def _simulate_rewritten(work: Any, original: _Original, function: str, options: Options) -> str:
+def _simulate_rewritten(work: FileWork, original: _Original, function: str, options: Options) -> str:
     from pypto_verify.dynamic import simulate_kernel
 
     old = original.kernel(function)

@@ -34,11 +34,15 @@ import shutil
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pypto_verify.facts import FactSet
 from pypto_verify.findings import Finding
+from pypto_verify.ir import Function, Program
 from pypto_verify.span import display_name
+
+if TYPE_CHECKING:  # the chain is imported when a picture is drawn from files (`pictures`)
+    from pypto_verify.run.records import Options, RunResult
 
 # Fill colours of the windows, in the order windows first appear (ColorBrewer Pastel1/Set3: no red, so
 # a finding's red stays the one signal).
@@ -112,10 +116,6 @@ class Chains:
     """`PV004 line 38: <message>` for every finding of the kernel (the caption)."""
     stage: str = ""
     """Empty after the whole pipeline; for a kernel the pipeline rejected, the dump it is drawn from."""
-
-    def red_names(self) -> set[str]:
-        """The names of the nodes drawn red."""
-        return {n.name for n in self.nodes if n.rules}
 
 
 # ---------------------------------------------------------------------------------------------- building
@@ -283,9 +283,8 @@ def _timeline(rows: dict[str, list[tuple]], acc: set[int], kind_at: dict[int, st
     defs: dict[int, set[int]] = {}
     for p, v in rows["defines"]:
         defs.setdefault(p, set()).add(v)
-    taken = {(s, t) for s, t, arm in rows["branch"] for s2, b in rows["cond_literal"] if s2 == s and b == arm}
-    literal = {s for s, _ in rows["cond_literal"]}
-    infeasible = {(s, t) for s, t, _ in rows["branch"] if s in literal and (s, t) not in taken}
+    literal = dict(rows["cond_literal"])  # if point -> the arm its literal condition always takes
+    infeasible = {(s, t) for s, t, arm in rows["branch"] if s in literal and literal[s] != arm}
     succ: dict[int, list[int]] = {}
     preds: dict[int, list[int]] = {}
     for a, b in rows["succ"]:
@@ -486,15 +485,14 @@ def to_svg(dot: str, timeout: float = 60.0) -> str | None:
 # ---------------------------------------------------------------------------------------------- from files
 
 
-def pictures(paths: list[str], options: object, kernel: str | None = None,
+def pictures(paths: list[str], options: Options, kernel: str | None = None,
              findings: Iterable[Finding] | None = None) -> tuple[list[Chains], list[str]]:
     """The pictures of the kernels under *paths* (only *kernel*, by name or function, when given) after
     the chain's read, lower, facts and Datalog stages, and what could not be drawn (`kernel: why`).
     *findings* (default: the ones those stages find) are drawn red on the kernel they name."""
     from pypto_verify.run.chain import run_work
-    from pypto_verify.run.records import Options, Stage
+    from pypto_verify.run.records import Stage
 
-    assert isinstance(options, Options)
     works = run_work(paths, options, (Stage.READ, Stage.LOWER, Stage.FACTS, Stage.DATALOG))
     given = list(findings) if findings is not None else None
     out: list[Chains] = []
@@ -519,7 +517,7 @@ def pictures(paths: list[str], options: object, kernel: str | None = None,
     return out, missing
 
 
-def _before_rejection(path: str, program: Any, fn: Any, options: Any) -> tuple[FactSet, str] | None:
+def _before_rejection(path: str, program: Program, fn: Function, options: Options) -> tuple[FactSet, str] | None:
     """A kernel the pipeline dropped (a lowering finding: PV001, PV008 ...) drawn as the last pass that
     kept it left it: the facts of that IR and the pass's dump name; None when the frontend's IR is all
     there is or nothing could be exported."""
@@ -553,7 +551,7 @@ class Picture:
     dot: str
 
 
-def drawings(report: Any, options: Any) -> list[Picture]:
+def drawings(report: RunResult, options: Options) -> list[Picture]:
     """The picture of every kernel with a finding in *report* (a `RunResult`), its findings red (the
     report's, after suppressions and filters), for the HTML report. Re-runs read, lower, facts and Datalog
     on those files only."""

@@ -95,7 +95,7 @@ def _finding(finding: Finding, sources: dict[str, list[str] | None]) -> str:
             + (f'<ul class="notes">{notes}</ul>' if notes else "") + cex + _excerpt(finding, sources) + "</div>")
 
 
-def _findings(report: RunResult) -> str:
+def _findings(report: RunResult, drawn: dict[tuple[str, str], int]) -> str:
     by_rule: dict[str, dict[str, list[Finding]]] = {}
     for f in report.findings:
         by_rule.setdefault(f.rule.id, {}).setdefault(f.kernel or f.span.path, []).append(f)
@@ -110,7 +110,10 @@ def _findings(report: RunResult) -> str:
         parts.append(f'<section class="rule-group" id="rule-{rule_id}"><h2>{rule_id} {_h(first.name)} '
                      f'({count})</h2><p>{_h(first.summary)}</p>')
         for kernel in sorted(kernels):
-            parts.append(f'<h3>{_h(kernel)}</h3>' + "".join(_finding(f, sources) for f in kernels[kernel]))
+            mine = kernels[kernel]
+            index = drawn.get((mine[0].span.path, kernel))
+            link = f' <a class="to-chains" href="#chains-{index}">chains</a>' if index is not None else ""
+            parts.append(f'<h3>{_h(kernel)}{link}</h3>' + "".join(_finding(f, sources) for f in mine))
         parts.append("</section>")
     return "".join(parts)
 
@@ -167,7 +170,8 @@ def _page(title: str, body: str) -> str:
 def render(report: RunResult, pictures: Iterable[Picture]) -> str:
     """The whole report page."""
     drawn = list(pictures)
-    body = _summary(report) + _findings(report)
+    index = {(p.chains.path, p.chains.kernel): i for i, p in enumerate(drawn)}
+    body = _summary(report) + _findings(report, index)
     if drawn:
         body += "<h2>Accumulator chains of the kernels with findings</h2>"
         body += "".join(_picture(p, i) for i, p in enumerate(drawn))
