@@ -144,51 +144,18 @@ def chains_of(facts: FactSet, k: int, kernel: str, findings: Iterable[Finding]) 
             wanted.add(v)
             named.setdefault(v, []).append(f.rule.id)
 
-    edges: list[Edge] = []
-    drain_targets: dict[str, Node] = {}
-    for p, src, dst in rows["inplace"]:
-        if src in acc or dst in acc:
-            edges.append(Edge(f"v{src}", f"v{dst}", "inplace", _short(op_at.get(p, "in place")), line_of.get(p, 0)))
-    phis = {(s, i): rv for s, i, rv in rows["phi"]}
-    for s, arm, i, v in rows["phi_arm"]:
-        rv = phis.get((s, i))
-        if rv is not None and (rv in acc or v in acc):
-            edges.append(Edge(f"v{v}", f"v{rv}", "then" if arm == 1 else "else", "then" if arm == 1 else "else",
-                              line_of.get(s, 0)))
-    carried: set[int] = set()
-    for s, _i, init, ia, y, rv in rows["carry"]:
-        if {init, ia, y, rv} & acc:
-            carried.add(ia)
-            at = line_of.get(s, 0)
-            edges.append(Edge(f"v{init}", f"v{ia}", "init", "init", at))
-            edges.append(Edge(f"v{y}", f"v{ia}", "next", "next iteration", at))
-            edges.append(Edge(f"v{y}", f"v{rv}", "result", "loop result", at))
-            wanted.update((init, ia, y, rv))
-    for p, src, dst in rows["copy"]:
-        if src in acc or dst in acc:
-            edges.append(Edge(f"v{src}", f"v{dst}", "copy", "copy", line_of.get(p, 0)))
-    inplace_src = {(p, src) for p, src, _ in rows["inplace"]}
-    defined_by = {p: v for v, p in defined_at.items()}
-    for p, v, _pos in rows["uses"]:
-        if v not in acc or (p, v) in inplace_src or kind_at.get(p) in ("yield", "for_entry", "return", "if"):
-            continue
-        op = op_at.get(p, kind_at.get(p, "read"))
-        target = defined_by.get(p)
-        if target is None:
-            key = f"p{p}"
-            drain_targets.setdefault(key, Node(key, _short(op), line_of.get(p, 0), op, "", None))
-        else:
-            key = f"v{target}"
-            wanted.add(target)
-        kind = "drain" if op in DRAINS else "read"
-        edges.append(Edge(f"v{v}", key, kind, ("FIXPIPE " if kind == "drain" else "") + _short(op), line_of.get(p, 0)))
+    edges, carried, more = _flow_edges(rows, acc, op_at, line_of)
+    wanted |= more
+    reads, sinks = _read_edges(rows, acc, op_at, kind_at, line_of, defined_at)
+    edges += reads
+    wanted |= {int(e.dst[1:]) for e in reads if e.dst.startswith("v")}
 
     nodes = [Node(f"v{v}", display_name(table.value_name(v)), line_of.get(defined_at.get(v, -1), 0),
                   _definer(defined_at.get(v), kind_at, op_at, v in carried), space.get(v, "scalar"),
                   window.get(v), tuple(dict.fromkeys(named.get(v, ()))))
              for v in sorted(wanted)]
-    nodes += [drain_targets[key] for key in sorted(drain_targets)]
-    edges = _red_edges(sorted(set(edges), key=_edge_key), {n.key: n for n in nodes}, found, table.values)
+    nodes += [sinks[key] for key in sorted(sinks)]
+    edges = _red_edges(sorted(set(edges), key=_edge_key), {n.key: n for n in nodes}, found)
 
     columns, live, pressure = _timeline(rows, acc, kind_at, line_of, table.windows)
     order = list(dict.fromkeys(window[v] for v in sorted(acc) if v in window))
@@ -199,6 +166,57 @@ def chains_of(facts: FactSet, k: int, kernel: str, findings: Iterable[Finding]) 
     capacity = next((size for s, size in rows["capacity"] if s == "Acc"), 0)
     captions = tuple(f"{f.rule.id} {f.rule.name} line {f.span.line}: {f.message}" for f in found)
     return Chains(kernel, table.path, tuple(nodes), tuple(edges), windows, columns, pressure, capacity, captions)
+
+
+def _flow_edges(rows: dict[str, list[tuple]], acc: set[int], op_at: dict[int, str],
+                line_of: dict[int, int]) -> tuple[list[Edge], set[int], set[int]]:
+    """The chain's flows (flow.dl's `flows`): in place, phi arms, loop carries, copies; the iter_args
+    carried, and the values the carries bring in."""
+    edges: list[Edge] = []
+    for p, src, dst in rows["inplace"]:
+        if src in acc or dst in acc:
+            edges.append(Edge(f"v{src}", f"v{dst}", "inplace", _short(op_at.get(p, "in place")), line_of.get(p, 0)))
+    phis = {(s, i): rv for s, i, rv in rows["phi"]}
+    for s, arm, i, v in rows["phi_arm"]:
+        rv = phis.get((s, i))
+        if rv is not None and (rv in acc or v in acc):
+            name = "then" if arm == 1 else "else"
+            edges.append(Edge(f"v{v}", f"v{rv}", name, name, line_of.get(s, 0)))
+    carried: set[int] = set()
+    members: set[int] = set()
+    for s, _i, init, ia, y, rv in rows["carry"]:
+        if {init, ia, y, rv} & acc:
+            carried.add(ia)
+            members.update((init, ia, y, rv))
+            at = line_of.get(s, 0)
+            edges.append(Edge(f"v{init}", f"v{ia}", "init", "init", at))
+            edges.append(Edge(f"v{y}", f"v{ia}", "next", "next iteration", at))
+            edges.append(Edge(f"v{y}", f"v{rv}", "result", "loop result", at))
+    for p, src, dst in rows["copy"]:
+        if src in acc or dst in acc:
+            edges.append(Edge(f"v{src}", f"v{dst}", "copy", "copy", line_of.get(p, 0)))
+    return edges, carried, members
+
+
+def _read_edges(rows: dict[str, list[tuple]], acc: set[int], op_at: dict[int, str], kind_at: dict[int, str],
+                line_of: dict[int, int], defined_at: dict[int, int]) -> tuple[list[Edge], dict[str, Node]]:
+    """Every other read of an Acc value: a FIXPIPE drain, or a reader PV006 is about; and a node for each
+    statement that reads one but defines no value."""
+    inplace_src = {(p, src) for p, src, _ in rows["inplace"]}
+    defined_by = {p: v for v, p in defined_at.items()}
+    edges: list[Edge] = []
+    sinks: dict[str, Node] = {}
+    for p, v, _pos in rows["uses"]:
+        if v not in acc or (p, v) in inplace_src or kind_at.get(p) in ("yield", "for_entry", "return", "if"):
+            continue
+        op = op_at.get(p, kind_at.get(p, "read"))
+        target = defined_by.get(p)
+        key = f"p{p}" if target is None else f"v{target}"
+        if target is None:
+            sinks.setdefault(key, Node(key, _short(op), line_of.get(p, 0), op, "", None))
+        kind = "drain" if op in DRAINS else "read"
+        edges.append(Edge(f"v{v}", key, kind, ("FIXPIPE " if kind == "drain" else "") + _short(op), line_of.get(p, 0)))
+    return edges, sinks
 
 
 def _row(text: str, where: tuple[str, int, int], colour: str, live: tuple[bool, ...]) -> WindowRow:
@@ -246,7 +264,7 @@ def _edge_key(e: Edge) -> tuple:
     return (int(e.src[1:]), e.src[0], int(e.dst[1:]), e.dst[0], e.kind)
 
 
-def _red_edges(edges: list[Edge], nodes: dict[str, Node], found: list[Finding], names: dict[int, str]) -> list[Edge]:
+def _red_edges(edges: list[Edge], nodes: dict[str, Node], found: list[Finding]) -> list[Edge]:
     """Each edge with the rules of the findings that name both its ends, or that report the read it is (a
     read of a value the finding names, at the finding's line: PV004's clobbered read, PV006's reader);
     PV009 also marks the edges of its chain that change window."""
@@ -554,15 +572,28 @@ class Picture:
 def drawings(report: RunResult, options: Options) -> list[Picture]:
     """The picture of every kernel with a finding in *report* (a `RunResult`), its findings red (the
     report's, after suppressions and filters), for the HTML report. Re-runs read, lower, facts and Datalog
-    on those files only."""
+    on those files only; a file whose picture cannot be made is left without one (the report still has
+    its findings)."""
     kernels = {(f.span.path, f.kernel) for f in report.findings if f.kernel}
     paths = list(dict.fromkeys(path for path, _ in kernels))
     if not paths:
         return []
-    drawn, _ = pictures(paths, options, findings=report.findings)
+    try:
+        drawn, _ = pictures(paths, options, findings=report.findings)
+    except Exception:  # noqa: BLE001 - our bug in drawing; retried file by file so one file costs only itself
+        drawn = []
+        for path in paths:
+            try:
+                drawn += pictures([path], options, findings=report.findings)[0]
+            except Exception:  # noqa: BLE001
+                continue
     out = []
     for chains in drawn:
         if (chains.path, chains.kernel) in kernels:
             dot = to_dot([chains], title_of(chains))
-            out.append(Picture(chains, to_svg(dot), dot))
+            try:
+                svg = to_svg(dot)
+            except (RuntimeError, OSError, subprocess.TimeoutExpired):
+                svg = None  # the page shows the DOT instead
+            out.append(Picture(chains, svg, dot))
     return out
