@@ -243,7 +243,7 @@ def _named_values(f: Finding, names: dict[int, str], window: dict[int, str], lin
     (where the message says the value is written), else all of them."""
     lines = {f.span.line, *(n.span.line for n in f.notes)}
     out: list[int] = []
-    for name in dict.fromkeys(f.values):
+    for name in dict.fromkeys(display_name(v) for v in f.values):  # a lowering error may give the SSA name
         mine = [v for v, n in names.items() if display_name(n) == name]
         if f.windows:
             mine = [v for v in mine if window.get(v) in f.windows or v not in window] or mine
@@ -275,12 +275,13 @@ def _red_edges(edges: list[Edge], nodes: dict[str, Node], found: list[Finding]) 
             continue
         mine = []
         for f in found:
+            values = {display_name(v) for v in f.values}
             kinds = RULE_EDGES.get(f.rule.id)
             if kinds is not None and e.kind not in kinds:
                 pass
-            elif src.name in f.values and dst.name in f.values and src.name != dst.name and src.rules and dst.rules:
+            elif src.name in values and dst.name in values and src.name != dst.name and src.rules and dst.rules:
                 mine.append(f.rule.id)
-            elif e.kind in ("drain", "read") and src.rules and src.name in f.values and e.line == f.span.line:
+            elif e.kind in ("drain", "read") and src.rules and src.name in values and e.line == f.span.line:
                 mine.append(f.rule.id)
             elif (f.rule.id == "PV009" and src.window and dst.window and src.window != dst.window
                   and src.window in f.windows and dst.window in f.windows):
