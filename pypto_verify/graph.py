@@ -591,7 +591,7 @@ def drawings(report: RunResult, options: Options) -> list[Picture]:
     out = []
     for chains in drawn:
         if (chains.path, chains.kernel) in kernels:
-            dot = to_dot([chains], title_of(chains))
+            dot = to_dot([chains], "")  # the figure and the cluster already name the kernel
             try:
                 svg = to_svg(dot)
             except (RuntimeError, OSError, subprocess.TimeoutExpired):
