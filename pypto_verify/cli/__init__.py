@@ -28,6 +28,9 @@ _COMMANDS = (
     "sim",
     "sites",
     "cache",
+    "merge",
+    "graph",
+    "fix",
 )
 
 

@@ -21,7 +21,7 @@ from pypto_verify.reports import FORMATS
 from pypto_verify.reports import statistics as statistics_report
 from pypto_verify.reports.settings import ReportSettings
 from pypto_verify.run import Options, run
-from pypto_verify.run.inputs import baseline_text, filter_findings, read_baseline
+from pypto_verify.run.inputs import baseline_text, filter_findings, read_baseline, select_shard
 from pypto_verify.run.records import EXIT_CLEAN, EXIT_FINDINGS, EXIT_INCONCLUSIVE, EXIT_INTERNAL, RunResult
 
 STDIN = "-"
@@ -136,7 +136,6 @@ class CheckCommand(ConfiguredCommand):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.meta["pypto_verify.report_order"] = report_order(list(args))
-        ctx.meta["pypto_verify.argv"] = list(args)
         return super().parse_args(ctx, args)
 
 
@@ -148,11 +147,18 @@ def use_color(choice: str, stream: TextIO) -> bool:
     return not os.environ.get("NO_COLOR") and stream.isatty()
 
 
-def write_report(report: RunResult, name: str, file: str | None, settings: ReportSettings, color: str) -> None:
+def write_report(report: RunResult, name: str, file: str | None, settings: ReportSettings, color: str,
+                 options: Options) -> None:
     """Render *report* as format *name* into *file* (stdout when None)."""
     stream = open(file, "w", encoding="utf-8") if file else sys.stdout
     try:
-        FORMATS[name](report, stream, replace(settings, color=use_color(color, stream)))
+        if name == "html":  # one self-contained page, with the chains of each kernel with findings
+            from pypto_verify import graph
+            from pypto_verify.reports import html
+
+            html.write(report, stream, graph.drawings(report, options))
+        else:
+            FORMATS[name](report, stream, replace(settings, color=use_color(color, stream)))
     finally:
         if file:
             stream.close()
@@ -170,7 +176,7 @@ Exit codes:
 @pipeline_option("mode")
 @target_option()
 @engine_option()
-@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), multiple=True,
+@click.option("--format", "fmt", type=click.Choice([*FORMATS, "html"]), multiple=True,
               help="Report format (default text); repeatable: each goes to the -o that follows it, else stdout.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), multiple=True,
               help="Write the report of the --format just before it here instead of stdout; missing parent "
@@ -205,9 +211,11 @@ Exit codes:
 @click.option("--stdin-filename", metavar="PATH",
               help="With the path `-`: report the kernel read from stdin under this path (its sibling modules "
                    "are read beside it).")
+@click.option("--shard", help="Check only part I of N of the files (I/N, by a hash of each path); "
+                               "`pypto-verify merge` joins the shards' JSON reports.")
 def command(paths, mode, target, engine, fmt, output, statistics, color, jobs, no_sim, no_smt, no_cache, cache_dir,
             strict, min_sites, baseline, write_baseline, select, ignore, show_kernels, engine_timeout, exit_zero,
-            quiet, verbose, stdin_filename) -> None:
+            quiet, verbose, stdin_filename, shard) -> None:
     """Verify kernels: frontend, lowering, Datalog rules, Z3 obligations, emission and simulation.
 
     PATHS are files and directories (walked for *.py), or `-` for stdin. Every option can also be set in
@@ -251,13 +259,19 @@ def command(paths, mode, target, engine, fmt, output, statistics, color, jobs, n
     options = Options(mode=mode, target=target, engine=engine, sim=not no_sim, smt=not no_smt,
                       cache=not no_cache, jobs=jobs, engine_timeout=engine_timeout)
     progress = _progress if sys.stderr.isatty() and not quiet else None
-    report = filter_findings(run(targets, options, progress=progress, sources=sources), select, ignore, known)
+    try:
+        part = select_shard(targets, shard) if shard else None
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    checked = targets if part is None else [str(p) for p in part[1]]
+    report = filter_findings(run(checked, options, progress=progress, sources=sources), select, ignore, known)
+    if part is not None:
+        report = replace(report, shard=part[0])
     if write_baseline:
         Path(write_baseline).write_text(baseline_text(report, write_baseline), encoding="utf-8")
-    base = ReportSettings(command_line=("pypto-verify", "check", *ctx.meta.get("pypto_verify.argv", [])),
-                          show_kernels=show_kernels or verbose, statistics=statistics, show_summary=not quiet)
+    base = ReportSettings(show_kernels=show_kernels or verbose, statistics=statistics, show_summary=not quiet)
     for name, target_file in outputs:
-        write_report(report, name, target_file, base, color)
+        write_report(report, name, target_file, base, color, options)
     if statistics and "text" not in (name for name, _ in outputs):
         statistics_report.write(report, sys.stderr)  # the counts are for a person, never in a machine report
     if verbose:

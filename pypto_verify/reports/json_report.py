@@ -11,7 +11,7 @@ from pypto_verify.run.records import RunResult
 
 
 def to_json(report: RunResult) -> dict:
-    return {
+    data = {
         "tool": "pypto-verify",
         "version": __version__,
         "pipeline": report.options.mode,
@@ -21,6 +21,12 @@ def to_json(report: RunResult) -> dict:
         "verified_sites": report.verified_sites,
         "findings": [f.to_json() for f in report.findings],
     }
+    if report.shard is not None:  # what `merge` needs to rebuild the whole run (reports/merge.py)
+        shard = report.shard
+        data["shard"] = {"index": shard.index, "count": shard.count, "total": shard.total,
+                         "positions": list(shard.positions),
+                         "sites": [[s.to_json() for s in f.sites] for f in report.files]}
+    return data
 
 
 def write(report: RunResult, stream: TextIO, settings: ReportSettings = ReportSettings()) -> None:

@@ -22,8 +22,6 @@ def find_root(start: Path) -> Path:
 class ReportSettings:
     """How to render one report (none of it changes a result)."""
 
-    command_line: tuple[str, ...] = ("pypto-verify", "check")
-    """The invocation, for SARIF `invocations[].commandLine`."""
     color: bool = False
     """ANSI colour in the text report (`--color`, `NO_COLOR`)."""
     show_kernels: bool = False

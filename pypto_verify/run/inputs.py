@@ -1,9 +1,10 @@
 """What a run is given besides its options: files, excludes, inline suppressions, baselines, rule filters.
 
-Owns: `collect_files` (with `[tool.pypto-verify] exclude`), `suppressions` and `apply_suppressions`
-(PV900: ids in any case, rule names, a bare `ignore`), the report filters (`--select` / `--ignore`,
-`--baseline`), each of which returns a new record, and the baseline format (`Baseline`: findings by
-project-relative path and a fingerprint without generated names). Rule PV900 unused-suppression.
+Owns: `collect_files` (with `[tool.pypto-verify] exclude`), shard selection (`in_shard`, `check --shard`),
+`suppressions` and `apply_suppressions` (PV900: ids in any case, rule names, a bare `ignore`), the report
+filters (`--select` / `--ignore`, `--baseline`), each of which returns a new record, and the baseline
+format (`Baseline`: findings by project-relative path and a fingerprint without generated names). Rule
+PV900 unused-suppression.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 from pypto_verify import rules
 from pypto_verify.findings import Finding
 from pypto_verify.span import Span
-from pypto_verify.run.records import FileResult, RunResult
+from pypto_verify.run.records import FileResult, RunResult, Shard
 
 # ---------------------------------------------------------------------------------------------- files
 
@@ -68,6 +69,50 @@ def project_excludes(start: Path | None = None) -> tuple[str, ...]:
             globs = config.get("tool", {}).get("pypto-verify", {}).get("exclude", [])
             return tuple((directory / g).resolve().as_posix() for g in globs)
     return ()
+
+
+# ---------------------------------------------------------------------------------------------- shards
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """`"2/3"` -> `(2, 3)`; `ValueError` unless it is `I/N` with 1 <= I <= N."""
+    index, sep, count = text.partition("/")
+    if not sep or not index.strip().isdigit() or not count.strip().isdigit():
+        raise ValueError(f"--shard must be I/N (e.g. 1/4), not {text!r}")
+    i, n = int(index), int(count)
+    if not 1 <= i <= n:
+        raise ValueError(f"--shard {text}: I must be between 1 and N")
+    return i, n
+
+
+def shard_key(path: Path) -> str:
+    """The path a file is sharded by: relative to the root of its repository (the nearest directory above
+    it holding `.git`), else to the working directory, else absolute; POSIX separators. The same checkout
+    in another directory, or on another CI runner, gives the same key."""
+    here = path.resolve()
+    for directory in here.parents:
+        if (directory / ".git").exists():
+            return here.relative_to(directory).as_posix()
+    try:
+        return here.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return here.as_posix()
+
+
+def in_shard(path: Path, index: int, count: int) -> bool:
+    """*path* belongs to shard *index* of *count*: sha256 of its `shard_key` modulo *count* (a stable hash,
+    unlike Python's salted `hash`), so adding or removing a file never moves another one."""
+    digest = hashlib.sha256(shard_key(path).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % count == index - 1
+
+
+def select_shard(paths: list[str], text: str) -> tuple[Shard, list[Path]]:
+    """The files under *paths* that shard *text* (`I/N`) checks, and the `Shard` record of their positions
+    in the whole collection (what `merge` orders the report by)."""
+    index, count = parse_shard(text)
+    files = collect_files(paths)
+    chosen = [(position, p) for position, p in enumerate(files) if in_shard(p, index, count)]
+    return (Shard(index, count, len(files), tuple(pos for pos, _ in chosen)), [p for _, p in chosen])
 
 
 # ---------------------------------------------------------------------------------------------- suppressions
@@ -253,5 +298,6 @@ def baseline_text(result: RunResult, path: str) -> str:
     return json.dumps(data, indent=1) + "\n"
 
 
-__all__ = ["Baseline", "FileResult", "baseline_entry", "baseline_fingerprint", "baseline_path", "apply_suppressions", "baseline_text", "collect_files", "filter_findings",
-           "project_excludes", "read_baseline", "suppressions", "Suppression"]
+__all__ = ["Baseline", "FileResult", "Suppression", "apply_suppressions", "baseline_entry", "baseline_fingerprint",
+           "baseline_path", "baseline_text", "collect_files", "filter_findings", "in_shard", "parse_shard",
+           "project_excludes", "read_baseline", "select_shard", "shard_key", "suppressions"]

@@ -132,6 +132,19 @@ class FileResult:
 
 
 @dataclass(frozen=True)
+class Shard:
+    """Which part of a sharded run a result is (`check --shard I/N`), so `merge` can rebuild the whole."""
+
+    index: int
+    """1-based, at most `count`."""
+    count: int
+    total: int
+    """How many files the whole (unsharded) run collected."""
+    positions: tuple[int, ...]
+    """Each checked file's position in the whole run's collection order (the order of the report)."""
+
+
+@dataclass(frozen=True)
 class RunResult:
     """A whole run: every file's result in the order the files were collected."""
 
@@ -139,6 +152,8 @@ class RunResult:
     options: Options
     seconds: tuple[tuple[str, float], ...] = field(default=(), compare=False)
     """Wall time per stage group (`front`, `datalog`, `back`, `total`), for benchmarks."""
+    shard: Shard | None = None
+    """Set when this is one shard of a run (`check --shard`); None for a whole run."""
 
     @property
     def findings(self) -> list[Finding]:

@@ -3,7 +3,7 @@
 back-edge.
 
 Ranks, bottom to top: `span` and `ir` (`ir` imports `span` only) → the leaf helpers → the stages → `run` (the chain)
-→ `reports` → `cli`. A module imports only modules of its own rank or below; reporters read the run's
+and what runs slices of it (`graph`, `fix`) → `reports` → `cli`. A module imports only modules of its own rank or below; reporters read the run's
 records (`run.records`) and nothing else of it.
 """
 
@@ -24,7 +24,8 @@ RANKS = {
     "cache_root": 1, "source": 1,
     "frontend": 2, "lowering": 2, "facts": 2, "engines": 2, "smt": 2, "sim": 2, "emit": 2, "census": 2,
     "findings": 2, "reference": 2, "dynamic": 2, "datalog": 2,
-    "run": 3,
+    "codemod": 1,
+    "run": 3, "graph": 3, "fix": 3,
     "reports": 4,
     "cli": 5, "__main__": 5,
 }

@@ -26,7 +26,7 @@ from pypto_verify.run.records import RunResult
 ROOT = Path(__file__).resolve().parents[3]
 HERE = Path(__file__).resolve().parent
 INPUTS = ("corpus/defects", "tests/fixtures/form3")
-SETTINGS = ReportSettings(command_line=("pypto-verify", "check", *INPUTS, "--no-sim"), root=ROOT)
+SETTINGS = ReportSettings(root=ROOT)
 SUFFIX = {"text": "txt", "json": "json", "json-lines": "jsonl", "sarif": "sarif", "github": "txt",
           "gitlab": "json", "junit": "xml"}
 
@@ -57,7 +57,7 @@ def test_sarif_validates_against_the_oasis_schema(report: RunResult) -> None:
     assert validate.validation_errors(log) == []
     run_ = log["runs"][0]
     assert run_["invocations"][0]["executionSuccessful"] is True
-    assert run_["invocations"][0]["commandLine"].startswith("pypto-verify check corpus/defects")
+    assert "commandLine" not in run_["invocations"][0]  # the report is the same for any invocation
     assert "%SRCROOT%" in run_["originalUriBaseIds"]
     for rule in run_["tool"]["driver"]["rules"]:
         assert rule["helpUri"].endswith(f"docs/rules/{rule['id']}.md")
