@@ -362,10 +362,18 @@ _BUILDERS = {
 }
 
 
+GENERATED = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\[\d+:\d+\]|\bmem_[a-z0-9]+_\d+\b|\(line \d+\)|\blines? \d+\b")
+"""What a message holds that moves when unrelated code changes: windows (`mem_acc_8[0:4096]`, offsets
+included), the compiler's buffer names (`mem_acc_8`) and line numbers."""
+
+
 def fingerprint(finding: Finding) -> str:
-    """Stable across line moves: rule, kernel, the producing op and the message without line numbers
-    (SARIF `partialFingerprints`, baselines)."""
-    message = re.sub(r"\(line \d+\)|line \d+", "", finding.message)
-    text = "\0".join((finding.rule.id, finding.kernel, ",".join(finding.producers and
-                     [re.sub(r"\(line \d+\)", "", p) for p in finding.producers]), message))
+    """Stable across line moves and unrelated edits: rule, kernel, the producing ops and the message without
+    line numbers, windows or the compiler's buffer names (`GENERATED`) (SARIF `partialFingerprints`,
+    GitLab's `fingerprint`)."""
+    def stable(text: str) -> str:
+        return " ".join(GENERATED.sub("", text).split())
+
+    text = "\0".join((finding.rule.id, finding.kernel, ",".join(stable(p) for p in finding.producers),
+                      stable(finding.message)))
     return hashlib.sha256(text.encode()).hexdigest()[:32]

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pypto_verify import rules
-from pypto_verify.findings import Finding
+from pypto_verify.findings import GENERATED, Finding
 from pypto_verify.span import Span
 from pypto_verify.run.records import FileResult, RunResult, Shard
 
@@ -215,9 +215,8 @@ def filter_findings(result: RunResult, select: tuple[str, ...] = (), ignore: tup
 BASELINE_VERSION = 2
 """The baseline format: 2 keys findings by project-relative path and a fingerprint without generated names."""
 
-_GENERATED = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\[\d+:\d+\]|\bmem_[a-z0-9]+_\d+\b|\(line \d+\)|\blines? \d+\b")
-"""What a message holds that moves when unrelated code changes: windows (`mem_acc_8[0:4096]`, offsets
-included), the compiler's buffer names (`mem_acc_8`) and line numbers."""
+_GENERATED = GENERATED
+"""What a message holds that moves when unrelated code changes (`findings.GENERATED`)."""
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from golden_util import check_golden
 
+from pypto_verify import rules
 from pypto_verify.reports import FORMATS
 from pypto_verify.reports.settings import ReportSettings
 from pypto_verify.run import Options, run
@@ -128,3 +129,22 @@ def test_github_annotations_are_workflow_commands(report: RunResult) -> None:
 def test_json_lines_is_one_finding_object_per_line(report: RunResult) -> None:
     lines = render(report, "json-lines").splitlines()
     assert [json.loads(line) for line in lines] == [f.to_json() for f in report.findings]
+
+
+def test_a_fingerprint_holds_no_generated_name_nor_line() -> None:
+    """SARIF and GitLab fingerprints survive an unrelated matmul added above (buffer numbers shift) and a
+    moved line (issue 16, item 6), like the baseline's."""
+    from pypto_verify.findings import Finding, fingerprint
+    from pypto_verify.span import Span
+
+    def finding(message: str, producer: str) -> Finding:
+        return Finding(rules.CLOBBERED_READ, Span("k.py", 29, 9), message, "k", "k", producers=(producer,))
+
+    moved = finding("`first` is read from bytes [0, 4096) of mem_acc_9 after `total` (line 31) overwrote it",
+                    "pl.matmul_acc (line 31) on mem_acc_9[0:4096]")
+    here = finding("`first` is read from bytes [0, 4096) of mem_acc_8 after `total` (line 28) overwrote it",
+                   "pl.matmul_acc (line 28) on mem_acc_8[0:4096]")
+    assert fingerprint(moved) == fingerprint(here)
+    other = finding("`second` is read from bytes [0, 4096) of mem_acc_8 after `total` (line 28) overwrote it",
+                    "pl.matmul_acc (line 28) on mem_acc_8[0:4096]")
+    assert fingerprint(other) != fingerprint(here)
