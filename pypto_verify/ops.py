@@ -31,6 +31,8 @@ ASSEMBLE = "tile.assemble"
 ALLOC = "tile.alloc"
 TRANSPOSE_VIEW = "tile.transpose_view"
 SET_VALIDSHAPE = "tile.set_validshape"
+AIV_SHARD = "tile.aiv_shard"
+"""A vector lane's shard of a cube tile across the C->V edge (`pl.aiv_shard`): a FIXPIPE drain of an Acc value."""
 YIELD = "yield_"
 
 T_MATMUL = "tensor.matmul"
@@ -42,6 +44,7 @@ T_ASSEMBLE = "tensor.assemble"
 T_CAST = "tensor.cast"
 T_RESHAPE = "tensor.reshape"
 T_READ = "tensor.read"
+T_AIV_SHARD = "tensor.aiv_shard"
 
 MADS = (MATMUL, MATMUL_ACC, MATMUL_BIAS)
 """Cube ops that write an Acc tile."""
