@@ -27,6 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from pypto_verify.diagnostics import UnreadableSource, read_source_bytes
+from pypto_verify.imports import EXTERNAL_MODULES, find_module
+
 # ---------------------------------------------------------------------------------------------- values
 
 
@@ -412,6 +415,10 @@ class Loader:
             raise NotStatic(f"module `{module}` imports itself (circular import)")
         try:
             tree = _parse_cached(found)
+        except UnreadableSource as error:
+            failure = NotStatic(f"module `{module}` ({found}) cannot be read: {error.what}; {error.why}")
+            self._cache[found] = failure
+            raise failure from None
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError) as error:
             failure = NotStatic(f"module `{module}` ({found}) cannot be read: {type(error).__name__}")
             self._cache[found] = failure
@@ -432,7 +439,7 @@ def _parse_cached(path: Path) -> ast.Module:
             _TREES.clear()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            tree = ast.parse(read_source_bytes(path).decode("utf-8-sig"), filename=str(path))
         _TREES[key] = tree
     return tree
 
@@ -460,28 +467,9 @@ def _resolve_import(lazy: LazyImport) -> Any:
     raise NotStatic(f"module `{lazy.module}` defines no `{lazy.attr}`")
 
 
-def _find_module(module: str, directory: Path, level: int) -> Path | None:
-    base = directory
-    for _ in range(max(level - 1, 0)):
-        base = base.parent
-    parts = [p for p in module.split(".") if p]
-    if not parts:
-        candidate = base / "__init__.py"
-        return candidate if candidate.is_file() else None
-    stem = base.joinpath(*parts)
-    for candidate in (stem.with_suffix(".py"), stem / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
-
-
 _PL_MODULES = ("pypto.language",)
-_EXTERNAL_MODULES = frozenset({
-    "os", "sys", "math", "dataclasses", "functools", "typing", "typing_extensions", "enum", "torch",
-    "numpy", "argparse", "pathlib", "collections", "itertools", "re", "json", "time", "logging", "abc",
-    "warnings", "subprocess", "shutil", "random", "copy", "contextlib", "importlib", "inspect",
-    "textwrap", "__future__", "golden", "pytest", "struct", "ctypes", "tempfile", "glob", "io",
-})
+_EXTERNAL_MODULES = EXTERNAL_MODULES
+_find_module = find_module  # one resolution for the frontend and the result cache's key (imports.py)
 
 
 def _bind_imports(stmt: ast.Import | ast.ImportFrom, scope: Scope, directory: Path, loader: Loader) -> None:

@@ -1493,6 +1493,7 @@ class FunctionReader:
         op = self._op_name(path, args)
         call = Call(op, args, kwargs, span=self.span(node))
         self._check_op(op, path, node)
+        self._check_operands(op, path, call, node)
         if op in ops.TENSOR_MADS:
             self._check_matmul_shapes(call, node)
         return call
@@ -1537,6 +1538,17 @@ class FunctionReader:
         if op in ("TileView", "MemRef"):
             return
         self.warn_once(f"op:{op}", self.span(node), f"unknown op `pl.{path}`", "read as an opaque op")
+
+    def _check_operands(self, op: str, path: str, call: Call, node: ast.Call) -> None:
+        """The matmul family's operands are all there (`ops.matmul_parts` reads them by position)."""
+        head, _, name = op.partition(".")
+        wanted = _MAD_OPERANDS.get(name) if head in ("tensor", "tile") else None
+        if wanted is None:
+            return
+        given = len(call.args) + (1 if name == "matmul_bias" and call.kwarg("bias") is not None else 0)
+        if given < len(wanted) or any(isinstance(a, ast.Starred) for a in node.args):
+            raise self.error(node, f"`pl.{path}` with {given} operand{'s' * (given != 1)}",
+                             f"it takes {len(wanted)}: {', '.join(wanted)}")
 
     def _check_matmul_shapes(self, call: Call, node: ast.Call) -> None:
         # Only slices are checked: their shape is what the source wrote (an opaque op's type is a guess).
@@ -1897,6 +1909,10 @@ def _difference(upper: Expr, lower: Expr) -> Expr:
     if isinstance(lower, Const) and lower.value == 0 and lower.dtype is None:
         return upper
     return BinOp("-", upper, lower)
+
+
+_MAD_OPERANDS = {"matmul": ("lhs", "rhs"), "matmul_acc": ("acc", "lhs", "rhs"), "matmul_bias": ("lhs", "rhs", "bias")}
+"""The operands each matmul op needs, in order (KERNEL_LANGUAGE.md; `bias` may be a keyword)."""
 
 
 def parse_tree(path: str, text: str) -> tuple[ast.Module | None, InputError | None]:

@@ -124,7 +124,27 @@ def read_type(node: ast.expr, ctx: TypeContext) -> Type | None:
 def _read_dims(node: ast.expr, ctx: TypeContext) -> tuple[Expr, ...]:
     if not isinstance(node, (ast.List, ast.Tuple)):
         raise InputError(ctx.span(node), f"shape `{_text(node)}`", "a shape is a bracketed list of dimensions")
-    return tuple(ctx.expr(d) for d in node.elts)
+    dims = tuple(ctx.expr(d) for d in node.elts)
+    elements = 1
+    for written, dim in zip(node.elts, dims):
+        if not isinstance(dim, Const):
+            continue  # a symbolic (run-time) dimension: its bounds are the obligations' business
+        what = f"dimension `{_text(written)}`" + ("" if _text(written) == repr(dim.value) else f" = {dim.value!r}")
+        if isinstance(dim.value, bool) or not isinstance(dim.value, int):
+            raise InputError(ctx.span(written), what, "a dimension is a positive integer")
+        if dim.value <= 0:
+            raise InputError(ctx.span(written), what,
+                             "a dimension is a positive integer (an empty or negative extent holds no data)")
+        elements *= dim.value
+    if elements > MAX_ELEMENTS:
+        raise InputError(ctx.span(node), f"shape `{_text(node)}` has {elements} elements",
+                         f"the limit is {MAX_ELEMENTS} (2**31) elements per tensor or tile")
+    return dims
+
+
+MAX_ELEMENTS = 2**31
+"""The largest tensor or tile a shape annotation may describe (elements): past it no kernel is realistic and
+the reference would allocate it."""
 
 
 def _read_dtype(node: ast.expr, ctx: TypeContext) -> DType | None:

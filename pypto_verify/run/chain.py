@@ -22,11 +22,11 @@ import os
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from pypto_verify import frontend, rules
 from pypto_verify.census import find_sites
@@ -36,7 +36,7 @@ from pypto_verify.ir import Function, Module, Program, Span
 from pypto_verify.rules import RULES, Severity
 from pypto_verify.run.inputs import apply_suppressions, collect_files
 from pypto_verify.idiom import IdiomSite
-from pypto_verify.run.records import ALL_STAGES, FileResult, KernelResult, Options, Stage
+from pypto_verify.run.records import ALL_STAGES, DEADLINE, FileResult, KernelResult, Options, Stage
 
 if TYPE_CHECKING:
     from pypto_verify.dynamic import SimOutcome
@@ -114,14 +114,16 @@ def _add(work: FileWork, *found: Finding) -> FileWork:
 
 def _internal(fn: Function, kernel: str, stage: str, error: BaseException) -> Finding:
     """A crash of ours on one kernel, as a PV999 finding naming the stage and the exception."""
-    where = ""
+    message = f"{stage} failed on `{fn.name}`: {type(error).__name__}: {error}{_where(error)}"
+    return Finding(rules.INTERNAL_ERROR, fn.span, message, kernel, fn.name)
+
+
+def _where(error: BaseException) -> str:
+    """` at module.py:line` of the innermost frame of *error*'s traceback."""
     tb = error.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
-    if tb is not None:
-        where = f" at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}"
-    message = f"{stage} failed on `{fn.name}`: {type(error).__name__}: {error}{where}"
-    return Finding(rules.INTERNAL_ERROR, fn.span, message, kernel, fn.name)
+    return "" if tb is None else f" at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}"
 
 
 def kernel_name(program: Program, fn: Function) -> str:
@@ -132,9 +134,9 @@ def kernel_name(program: Program, fn: Function) -> str:
 # ---------------------------------------------------------------------------------------------- per-file stages
 
 
-def read_stage(path: str) -> FileWork:
+def read_stage(path: str, max_file_size: int = Options.max_file_size) -> FileWork:
     """READ: the frontend, its input errors (PV000) and the census of idiom sites."""
-    parsed = frontend.read_file(path)
+    parsed = frontend.read_file(path, max_file_size)
     findings = tuple(Finding(rules.INPUT_ERROR, e.span, e.message, "", "") for e in parsed.errors)
     kernels = tuple(KernelWork(kernel_name(program, fn), fn.name, fn, program, frontend.is_lowered(fn))
                     for program, fn in frontend.kernels(parsed.module))
@@ -201,19 +203,130 @@ def facts_stage(work: FileWork, options: Options) -> FileWork:
 
 
 def front(path: str, options: Options, stages: tuple[Stage, ...]) -> FileWork:
-    """The per-file stages (run in a worker): read, then lower and export facts as *stages* ask."""
+    """The per-file stages (run in a worker): read, then lower and export facts as *stages* ask, each under
+    the guard, all within one `--timeout`."""
+    steps: list[tuple[str, Callable[[FileWork], FileWork]]] = [
+        ("reading", lambda _: read_stage(path, options.max_file_size))]
+    if Stage.LOWER in stages:
+        steps.append(("lowering", lambda w: lower_stage(w, options)))
+    if Stage.FACTS in stages or Stage.DATALOG in stages:
+        steps.append(("fact export", lambda w: facts_stage(w, options)))
+    return guarded(FileWork(path, Module(path, ())), steps, options)
+
+
+# ---------------------------------------------------------------------------------------------- the guard
+
+
+class DeadlineExceeded(Exception):
+    """Raised in a worker by its alarm when a file's stages run past `--timeout`."""
+
+
+def guarded(work: FileWork, steps: list[tuple[str, Callable[[FileWork], FileWork]]], options: Options) -> FileWork:
+    """*steps* in order on *work*, under the one guard every per-file and per-kernel step runs in.
+
+    An input problem (`InputError`, input nested past the recursion limit) is a PV000 of the file; any other
+    exception of ours is a PV999 on each kernel of the file (on the file when it has none), naming the stage,
+    and the later steps still run on what there is. Past `options.timeout` seconds for all the steps together,
+    or past `options.max_memory` bytes, the file's kernels are PV100 naming the stage, and the rest is skipped.
+    """
+    from pypto_verify.diagnostics import InputError
+
+    with _memory_cap(options.max_memory):
+        stop = time.monotonic() + options.timeout
+        for stage, step in steps:
+            left = stop - time.monotonic()
+            try:
+                if left <= 0:
+                    raise DeadlineExceeded
+                with _alarm(left):
+                    work = step(work)
+            except DeadlineExceeded:
+                return _add(work, *_undecided(work, f"{stage} did not finish within the {options.timeout:g} s "
+                                                    f"deadline {DEADLINE}"))
+            except MemoryError:
+                cap = f"the {options.max_memory} byte cap (--max-memory)" if options.max_memory else "memory"
+                return _add(work, *_undecided(work, f"{stage} ran out of memory ({cap})"))
+            except InputError as error:
+                work = replace(_add(work, Finding(rules.INPUT_ERROR, error.span, error.message, "", "")),
+                               status="input-error")
+            except RecursionError:
+                # an input nested deeper than the checker's recursion limit is that file's PV000
+                work = replace(_add(work, Finding(
+                    rules.INPUT_ERROR, Span(work.path, 1, 1),
+                    f"kernel too deeply nested; the checker's recursion limit was reached in {stage}", "", "")),
+                    status="input-error")
+            except Exception as error:  # our bug: this file's kernels are reported, the run goes on
+                work = _add(work, *_crashed(work, stage, error))
+    return work
+
+
+def _undecided(work: FileWork, why: str) -> list[Finding]:
+    """PV100 on every kernel of *work* not already failing (on the file when it has none)."""
+    failed = work.failed()
+    found = [Finding(rules.INCONCLUSIVE, k.read.span, f"`{k.function}` is undecided: {why}", k.name, k.function)
+             for k in work.kernels if k.function not in failed]
+    if not work.kernels:
+        found.append(Finding(rules.INCONCLUSIVE, Span(work.path, 1, 1), f"the file is undecided: {why}", "", ""))
+    return found
+
+
+def _crashed(work: FileWork, stage: str, error: BaseException) -> list[Finding]:
+    """PV999 on every kernel of *work* (on the file when it has none) for a crash of ours in *stage*."""
+    if work.kernels:
+        return [_internal(k.read, k.name, stage, error) for k in work.kernels]
+    return [Finding(rules.INTERNAL_ERROR, Span(work.path, 1, 1),
+                    f"{stage} failed on this file: {type(error).__name__}: {error}{_where(error)}", "", "")]
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise DeadlineExceeded
+
+
+@contextmanager
+def _alarm(seconds: float) -> Iterator[None]:
+    """`DeadlineExceeded` raised in this thread after *seconds* (SIGALRM: the main thread of a worker, or
+    of the process with --jobs 1); no deadline where signals cannot be had (another thread, Windows)."""
+    import signal
+    import threading
+
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
     try:
-        work = read_stage(path)
-        if Stage.LOWER in stages:
-            work = lower_stage(work, options)
-        if Stage.FACTS in stages or Stage.DATALOG in stages:
-            work = facts_stage(work, options)
-        return work
-    except RecursionError:
-        # an input nested deeper than the checker's recursion limit is that file's PV000
-        return FileWork(path, Module(path, ()), "input-error", findings=(Finding(
-            rules.INPUT_ERROR, Span(path, 1, 1), "kernel too deeply nested; the checker's recursion limit was reached",
-            "", ""),))
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@contextmanager
+def _memory_cap(limit: int) -> Iterator[None]:
+    """The process's address space capped at *limit* bytes (RLIMIT_AS, soft) while the block runs, so an
+    allocation past it is a `MemoryError` of the stage, not the OOM killer ending the run; 0: no cap."""
+    try:
+        import resource
+    except ImportError:  # not POSIX
+        yield
+        return
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    except (OSError, ValueError):
+        yield
+        return
+    lower = limit > 0 and (soft == resource.RLIM_INFINITY or soft > limit) and \
+        (hard == resource.RLIM_INFINITY or hard >= limit)
+    if lower:
+        try:
+            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        except (OSError, ValueError):
+            lower = False
+    try:
+        yield
+    finally:
+        if lower:
+            resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
 # ---------------------------------------------------------------------------------------------- the Datalog run
@@ -440,22 +553,26 @@ def emit_stage(work: FileWork, options: Options) -> tuple[str, list[tuple[str, s
 
 
 def back(work: FileWork, options: Options, stages: tuple[Stage, ...]) -> FileWork:
-    """The per-kernel stages after the Datalog run (run in a worker): prove, then simulate."""
+    """The per-kernel stages after the Datalog run (run in a worker): prove, then simulate, under the guard,
+    within one more `--timeout`."""
+    steps: list[tuple[str, Callable[[FileWork], FileWork]]] = []
     if Stage.PROVE in stages and options.smt:
-        work = prove_stage(work, options)
+        steps.append(("the Z3 obligations", lambda w: prove_stage(w, options)))
     if Stage.SIMULATE in stages and options.sim:
-        work = simulate_stage(work, options)
-    return work
+        steps.append(("emission and simulation", lambda w: simulate_stage(w, options)))
+    return guarded(work, steps, options)
 
 
 # ---------------------------------------------------------------------------------------------- the run
 
 
-def finish(work: FileWork) -> FileResult:
+def finish(work: FileWork, max_file_size: int = Options.max_file_size) -> FileResult:
     """Suppressions (PV900 for an unused one), the kernels' verdicts, and the file's frozen result."""
+    from pypto_verify.diagnostics import UnreadableSource, read_source_bytes
+
     try:
-        text = Path(work.path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_source_bytes(work.path, max_file_size).decode("utf-8-sig")
+    except (UnreadableSource, UnicodeDecodeError):
         text = ""
     kept = apply_suppressions(work.path, text, list(work.findings))
     failed = {f.function for f in kept if f.severity is Severity.ERROR}
@@ -483,29 +600,103 @@ def finish(work: FileWork) -> FileResult:
     return FileResult(work.path, work.status, work.sites, tuple(kernels), findings)
 
 
-T = TypeVar("T")
+
+
+class _Workers:
+    """The worker pool of a run, made again when a worker dies (the OOM killer, a crash in native code) or
+    hangs where the alarm cannot reach it: a lost worker costs the file it ran, never the run."""
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self.executor: ProcessPoolExecutor | None = None
+
+    def get(self) -> ProcessPoolExecutor:
+        if self.executor is None:
+            self.executor = ProcessPoolExecutor(max_workers=self.jobs)
+        return self.executor
+
+    def discard(self, kill: bool = False) -> None:
+        """Drop the pool (killing its workers when one hangs); the next `get` makes a new one."""
+        executor, self.executor = self.executor, None
+        if executor is None:
+            return
+        if kill:
+            for process in list(getattr(executor, "_processes", {}).values()):
+                process.kill()
+        executor.shutdown(wait=not kill, cancel_futures=True)
+
+    def close(self) -> None:
+        self.discard()
 
 
 @contextmanager
-def _pool(options: Options, count: int) -> Iterator[Executor | None]:
+def _pool(options: Options, count: int) -> Iterator[_Workers | None]:
     jobs = options.jobs or os.cpu_count() or 1
     if jobs <= 1 or count <= 1:
         yield None
         return
-    with ProcessPoolExecutor(max_workers=min(jobs, count)) as pool:
-        yield pool
+    workers = _Workers(min(jobs, count))
+    try:
+        yield workers
+    finally:
+        workers.close()
 
 
-def _map(pool: Executor | None, fn: Callable[..., T], items: list, *args: Any,
-         progress: Callable[[], None] | None = None) -> list[T]:
-    out: list[T] = []
-    results: Iterable[T] = (fn(item, *args) for item in items) if pool is None else \
-        pool.map(fn, items, *([a] * len(items) for a in args))
-    for result in results:
+def _map(pool: _Workers | None, fn: Callable[..., FileWork], items: list, options: Options, *args: Any,
+         progress: Callable[[], None] | None = None) -> list[FileWork]:
+    out: list[FileWork] = []
+    if pool is None:
+        for item in items:
+            out.append(fn(item, options, *args))
+            if progress:
+                progress()
+        return out
+    from concurrent.futures import TimeoutError as FutureTimeout
+    from concurrent.futures.process import BrokenProcessPool
+
+    # the worker's own alarm ends a file at --timeout; this is for a worker stuck where signals wait
+    patience = 2 * options.timeout + 60
+    executor = pool.get()
+    futures = [executor.submit(fn, item, options, *args) for item in items]
+    for item, future in zip(items, futures):
+        try:
+            result = future.result(timeout=patience)
+        except FutureTimeout:
+            pool.discard(kill=True)
+            result = _lost(fn, item, f"the worker did not answer within {patience:g} s {DEADLINE}", True)
+        except BrokenProcessPool:
+            pool.discard()
+            result = _alone(fn, item, options, args, patience)
         out.append(result)
         if progress:
             progress()
     return out
+
+
+def _alone(fn: Callable[..., FileWork], item: Any, options: Options, args: tuple, patience: float) -> FileWork:
+    """*item* again in a worker of its own, after a worker died: the file that killed it dies alone."""
+    from concurrent.futures import TimeoutError as FutureTimeout
+    from concurrent.futures.process import BrokenProcessPool
+
+    single = _Workers(1)
+    try:
+        return single.get().submit(fn, item, options, *args).result(timeout=patience)
+    except FutureTimeout:
+        single.discard(kill=True)
+        return _lost(fn, item, f"the worker did not answer within {patience:g} s {DEADLINE}", True)
+    except BrokenProcessPool:
+        return _lost(fn, item, "the worker process died (killed, or out of memory)", False)
+    finally:
+        single.close()
+
+
+def _lost(fn: Callable[..., FileWork], item: Any, why: str, undecided: bool) -> FileWork:
+    """The record of a file whose worker was lost: PV100 when it ran out of time, else PV999."""
+    work = item if isinstance(item, FileWork) else FileWork(str(item), Module(str(item), ()))
+    stage = "the per-file stages" if fn is front else "the per-kernel stages"
+    if undecided:
+        return _add(work, *_undecided(work, f"{stage}: {why}"))
+    return _add(work, *_crashed(work, stage, RuntimeError(why)))
 
 
 def run_work(paths: list[str], options: Options, stages: tuple[Stage, ...] = ALL_STAGES,

@@ -10,8 +10,10 @@ from __future__ import annotations
 import fnmatch
 import io
 import json
+import os
 import re
 import tokenize
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -29,6 +31,10 @@ def collect_files(paths: list[str], exclude: tuple[str, ...] | None = None) -> l
     A directory walk skips paths matching the `exclude` globs (default: `[tool.pypto-verify] exclude`
     of the nearest pyproject.toml above that directory, like a linter's config); a file named
     explicitly is always checked.
+
+    The walk never follows a symlink to a directory (so no loop), and never opens anything: an entry named
+    `*.py` that is a directory is walked, not listed; any other entry (a FIFO, a dangling symlink, a device)
+    is listed, and reading it is that file's PV000 (`diagnostics.read_source_bytes`).
     """
     out: list[Path] = []
     for raw in paths:
@@ -37,16 +43,34 @@ def collect_files(paths: list[str], exclude: tuple[str, ...] | None = None) -> l
             patterns = project_excludes(path) if exclude is None else exclude
             # a directory named explicitly is walked even if a pattern excludes it
             active = tuple(pat for pat in patterns if not _excluded(path / "_.py", (pat,)))
-            out.extend(sorted(p for p in path.rglob("*.py")
-                              if "__pycache__" not in p.parts and not _excluded(p, active)))
+            out.extend(sorted(p for p in _walk(path) if not _excluded(p, active)))
         else:
             out.append(path)
     return list(dict.fromkeys(out))
 
 
+def _walk(root: Path) -> Iterator[Path]:
+    """Every non-directory entry named `*.py` under *root*; a symlink to a directory is neither entered nor
+    listed (a symlink loop is not a directory: it is listed, and its read is a PV000)."""
+    for directory, subdirs, names in os.walk(root, followlinks=False):
+        subdirs[:] = [d for d in subdirs if d != "__pycache__"]
+        base = Path(directory)
+        yield from (base / n for n in names if n.endswith(".py"))
+
+
+def _absolute(path: Path) -> str:
+    """*path* made absolute with its symlinks resolved where they resolve (a loop is left as written)."""
+    try:
+        return path.resolve().as_posix()
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python < 3.13)
+        return Path(os.path.abspath(path)).as_posix()
+
+
 def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:
     """*path* (made absolute) matches one of the absolute glob *patterns*, or lies below one."""
-    text = path.resolve().as_posix()
+    if not patterns:
+        return False
+    text = _absolute(path)
     return any(fnmatch.fnmatch(text, pat) or text.startswith(pat.rstrip("/") + "/") for pat in patterns)
 
 

@@ -31,7 +31,7 @@ def run(paths: list[str], options: Options, progress: Callable[[int, int], None]
         from pypto_verify.run.chain import check_files, finish
 
         for work in check_files(todo, options, ALL_STAGES, progress, len(results), len(files), seconds):
-            result = results[work.path] = finish(work)
+            result = results[work.path] = finish(work, options.max_file_size)
             if cache:
                 cache.put(result)
     seconds["total"] = time.perf_counter() - started
