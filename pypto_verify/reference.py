@@ -135,6 +135,10 @@ def round_bf16(values: np.ndarray, *, in_place: bool = False) -> np.ndarray:
     return out
 
 
+MAX_ITERATIONS = 100_000
+"""The most loop iterations (all loops of a kernel together, SPMD blocks included) the reference runs; a
+kernel past it is not simulated, with that reason (a bound we have not checked is never looped over)."""
+
 _ROUNDING_CHUNK = 1 << 16
 """Elements rounded at a time by `round_bf16`: its temporaries stay in cache, however large the array."""
 
@@ -384,6 +388,8 @@ class _Interpreter:
         self.fn = fn
         self.env: dict[str, Any] = {}
         self.max_k = 0
+        self.iterations = 0
+        """Loop iterations run so far (`MAX_ITERATIONS`)."""
 
     # statements -------------------------------------------------------------------------
     def body(self, stmts: tuple[Stmt, ...]) -> tuple[Any, ...] | None:
@@ -417,7 +423,12 @@ class _Interpreter:
         if step <= 0:
             raise ReferenceError(f"loop step {step} is not positive")
         carries = tuple(self.expr(e) for e in stmt.inits)
-        for i in range(start, stop, step):
+        domain = range(start, stop, step)
+        self.iterations += len(domain)
+        if self.iterations > MAX_ITERATIONS:
+            raise ReferenceError(f"the loop at line {stmt.span.line} runs {len(domain)} times; the simulation's "
+                                 f"limit is {MAX_ITERATIONS} loop iterations per kernel")
+        for i in domain:
             self.env[stmt.loop_var.name] = i
             for arg, value in zip(stmt.iter_args, carries):
                 self.env[arg.name] = value

@@ -43,15 +43,25 @@ def _progress(done: int, total: int) -> None:
 @click.option("--kernels", "show_kernels", is_flag=True, help="Text format: list every kernel's verdict.")
 @click.option("--engine-timeout", type=click.FloatRange(min=0, min_open=True), default=120.0, show_default=True,
               help="Seconds the Datalog engine may run on a file; past it its kernels are inconclusive (PV100).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=300.0, show_default=True,
+              help="Seconds a file's per-file stages, and again its per-kernel stages, may take; past it its "
+                   "kernels are inconclusive (PV100, naming the stage).")
+@click.option("--max-file-size", type=click.IntRange(min=1), default=4 * 1024 * 1024, show_default=True,
+              help="Bytes a kernel file (or a module it imports) may have; a larger one is an input error.")
+@click.option("--max-memory", type=click.IntRange(min=0), default=4 * 1024 ** 3, show_default=True,
+              help="Bytes of address space the checking of one file may use (RLIMIT_AS); past it its kernels "
+                   "are inconclusive (PV100). 0: no cap.")
 def command(paths, mode, target, engine, fmt, output, jobs, no_sim, no_smt, no_cache, strict, min_sites,
-            baseline, write_baseline, select, ignore, show_kernels, engine_timeout) -> None:
+            baseline, write_baseline, select, ignore, show_kernels, engine_timeout, timeout, max_file_size,
+            max_memory) -> None:
     """Verify kernels: frontend, lowering, Datalog rules, Z3 obligations, emission and simulation.
 
     Exit codes: 0 clean, 1 error findings (or --min-sites not met), 2 input errors only,
     3 inconclusive obligations under --strict.
     """
     options = Options(mode=mode, target=target, engine=engine, sim=not no_sim, smt=not no_smt,
-                      cache=not no_cache, jobs=jobs, engine_timeout=engine_timeout)
+                      cache=not no_cache, jobs=jobs, engine_timeout=engine_timeout, timeout=timeout,
+                      max_file_size=max_file_size, max_memory=max_memory)
     try:
         known = read_baseline(baseline) if baseline else None
     except ValueError as error:

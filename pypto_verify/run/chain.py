@@ -217,8 +217,9 @@ def front(path: str, options: Options, stages: tuple[Stage, ...]) -> FileWork:
 # ---------------------------------------------------------------------------------------------- the guard
 
 
-class DeadlineExceeded(Exception):
-    """Raised in a worker by its alarm when a file's stages run past `--timeout`."""
+class DeadlineExceeded(BaseException):
+    """Raised by the alarm when a file's stages run past `--timeout` (a BaseException: no `except Exception` of a
+    stage swallows it)."""
 
 
 def guarded(work: FileWork, steps: list[tuple[str, Callable[[FileWork], FileWork]]], options: Options) -> FileWork:
