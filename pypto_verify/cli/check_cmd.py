@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from pypto_verify.cli import engine_option, pipeline_option, target_option
+from pypto_verify.cli import engine_option, pipeline_option, require_engine, target_option
 from pypto_verify.reports import json_report, sarif, text
 from pypto_verify.run import Options, run
 from pypto_verify.run.inputs import baseline_text, filter_findings, read_baseline
@@ -59,6 +59,7 @@ def command(paths, mode, target, engine, fmt, output, jobs, no_sim, no_smt, no_c
     Exit codes: 0 clean, 1 error findings (or --min-sites not met), 2 input errors only,
     3 inconclusive obligations under --strict.
     """
+    require_engine(engine)
     options = Options(mode=mode, target=target, engine=engine, sim=not no_sim, smt=not no_smt,
                       cache=not no_cache, jobs=jobs, engine_timeout=engine_timeout, timeout=timeout,
                       max_file_size=max_file_size, max_memory=max_memory)

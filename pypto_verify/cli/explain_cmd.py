@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from pypto_verify.cli import engine_option, pipeline_option, target_option
+from pypto_verify.cli import engine_option, pipeline_option, require_engine, target_option
 from pypto_verify.findings import Finding
 from pypto_verify import rules
 from pypto_verify.rules import RULES, Severity
@@ -33,6 +33,7 @@ def command(target_, function, mode, target, engine) -> None:
             raise click.UsageError(f"unknown rule {target_}")
         click.echo(f"{rule.id} {rule.name} ({rule.severity.value}): {rule.summary}\n\n{rule.help}")
         return
+    require_engine(engine)
     options = Options(mode=mode, target=target, engine=engine)
     works = run_work([target_], options, (Stage.READ, Stage.LOWER, Stage.FACTS))
     errors = [f for w in works for f in w.findings if f.severity is Severity.ERROR]
