@@ -43,10 +43,10 @@ def read_file(path: str | Path, max_size: int = MAX_FILE_SIZE) -> ParseResult:
         text = data.decode("utf-8-sig")  # a UTF-8 BOM is accepted, as Python accepts it
     except UnicodeDecodeError as error:
         return _failed(name, "binary file", f"it is not UTF-8 text (byte {error.start})")
-    return read_source(text, name)
+    return read_source(text, name, max_size)
 
 
-def read_source(text: str, path: str = "<string>") -> ParseResult:
+def read_source(text: str, path: str = "<string>", max_size: int = MAX_FILE_SIZE) -> ParseResult:
     """Read kernel source *text* (reported as *path*; siblings resolve relative to its directory)."""
     tree, error = parse_tree(path, text)
     if tree is None:
@@ -55,7 +55,7 @@ def read_source(text: str, path: str = "<string>") -> ParseResult:
     if not tree.body and Path(path).name != "__init__.py":
         return _failed(path, "empty file", "it holds no statements; a kernel file defines `@pl.program` classes "
                                            "or `@pl.jit` / `@pl.function` functions")
-    result = ModuleReader(path, text, tree).read()
+    result = ModuleReader(path, text, tree, max_size).read()
     errors = tuple(sorted(result.errors, key=_order))
     warnings = tuple(sorted(result.warnings, key=_order))
     return ParseResult(result.module, errors, warnings)

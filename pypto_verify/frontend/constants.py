@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from pypto_verify.diagnostics import UnreadableSource, read_source_bytes
+from pypto_verify.diagnostics import MAX_FILE_SIZE, UnreadableSource, read_source_bytes
 from pypto_verify.imports import EXTERNAL_MODULES, find_module
 
 # ---------------------------------------------------------------------------------------------- values
@@ -382,8 +382,10 @@ class LocalScope(Scope):
 class Loader:
     """Finds and reads sibling modules (relative to the kernel file's directory), once each."""
 
-    def __init__(self, budget: Budget | None = None) -> None:
+    def __init__(self, budget: Budget | None = None, max_file_size: int = MAX_FILE_SIZE) -> None:
         self.budget = budget or Budget()
+        self.max_file_size = max_file_size
+        """Bytes a sibling module may have (`--max-file-size`); a bigger one is not read."""
         self._cache: dict[Path, ModuleScope | NotStatic] = {}
         self._loading: set[Path] = set()
 
@@ -414,9 +416,11 @@ class Loader:
         if found in self._loading:
             raise NotStatic(f"module `{module}` imports itself (circular import)")
         try:
-            tree = _parse_cached(found)
+            tree = _parse_cached(found, self.max_file_size)
         except UnreadableSource as error:
-            failure = NotStatic(f"module `{module}` ({found}) cannot be read: {error.what}; {error.why}")
+            # as good as absent: a name it would define is an input error naming why, never a run-time symbol
+            failure = NotStatic(f"module `{module}` ({found.name}) cannot be read: {error.what}; {error.why}",
+                                missing=module)
             self._cache[found] = failure
             raise failure from None
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError) as error:
@@ -429,17 +433,17 @@ class Loader:
 _TREES: dict[tuple[Path, int, int], ast.Module] = {}
 
 
-def _parse_cached(path: Path) -> ast.Module:
+def _parse_cached(path: Path, limit: int = MAX_FILE_SIZE) -> ast.Module:
     """The parsed sibling module (parsed once per process while the file is unchanged)."""
     stat = path.stat()
     key = (path, stat.st_mtime_ns, stat.st_size)
     tree = _TREES.get(key)
-    if tree is None:
+    if tree is None or stat.st_size > limit:  # over the limit: read_source_bytes says so
         if len(_TREES) > 256:
             _TREES.clear()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(read_source_bytes(path).decode("utf-8-sig"), filename=str(path))
+            tree = ast.parse(read_source_bytes(path, limit).decode("utf-8-sig"), filename=str(path))
         _TREES[key] = tree
     return tree
 

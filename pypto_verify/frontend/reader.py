@@ -47,7 +47,7 @@ from typing import Any
 
 from pypto_verify import ops
 from pypto_verify.frontend import shapes
-from pypto_verify.diagnostics import InputError
+from pypto_verify.diagnostics import MAX_FILE_SIZE, InputError
 from pypto_verify.frontend import constants as cst
 from pypto_verify.frontend.ssa import (
     NO_STATIC, Binding, Frame, Names, accumulator_names, assigned_names, gm_names, touches, walk_statements,
@@ -129,7 +129,7 @@ class _Unmaterialisable(Exception):
 class ModuleReader:
     """Reads one file: finds the programs and decorated functions, reads each function."""
 
-    def __init__(self, path: str, text: str, tree: ast.Module) -> None:
+    def __init__(self, path: str, text: str, tree: ast.Module, max_file_size: int = MAX_FILE_SIZE) -> None:
         self.path = path
         self.text = text
         self.tree = tree
@@ -138,7 +138,7 @@ class ModuleReader:
         self._warned: set[str] = set()
         self.failed: set[tuple[str | None, str]] = set()
         """Functions left out for an input error: (program, or None for a free function; name)."""
-        self.loader = cst.Loader()
+        self.loader = cst.Loader(max_file_size=max_file_size)
         self.scope = self.loader.module_scope(Path(path), tree)
 
     def read(self) -> ModuleResult:
