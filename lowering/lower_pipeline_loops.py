@@ -39,6 +39,7 @@ from dataclasses import replace
 from typing import Final
 
 from pypto_verify import ops
+from pypto_verify.scalar import trip_count
 from pypto_verify.ir import (
     Assign, BinOp, Call, Compare, Const, DType, DictExpr, Expr, For, Function, If, LoopKind, Module,
     ScalarType, Stmt, TensorType, TileType, Type, Var, Yield, map_stmts, walk_stmts,
@@ -68,7 +69,7 @@ def _lower_function(fn: Function) -> Function:
 
 def static_trip_count(start: int, stop: int, step: int) -> int:
     """Iterations of `range(start, stop, step)`."""
-    return len(range(start, stop, step))
+    return trip_count(start, stop, step)
 
 
 class _Lowerer:

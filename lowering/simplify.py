@@ -38,7 +38,7 @@ from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Compare, Const, Expr, For, Function, If, LoopKind, Module, Scope, Stmt,
     UnaryOp, map_stmt_exprs,
 )
-from pypto_verify.scalar import evaluate
+from pypto_verify.scalar import evaluate, trip_count
 
 from pypto_verify.lowering._pass_util import (
     Namer, clone_fresh, yield_values, fold_condition, map_kernel_functions, rebound_outside, strip_yield,
@@ -108,9 +108,10 @@ class _State:
         return lambda name: self.namer.fresh(f"{name}__u{i}")
 
     def unroll(self, loop: For, values: range, subst: dict[str, Expr]) -> tuple[Stmt, ...]:
-        size = len(values) * _unrolled_size(loop.body)
+        trip = trip_count(values.start, values.stop, values.step)
+        size = trip * _unrolled_size(loop.body)
         if self.made + size > UNROLL_LIMIT:
-            raise LoweringError("PV000", loop.span, f"the `pl.unroll` loop of {len(values)} iterations unrolls to "
+            raise LoweringError("PV000", loop.span, f"the `pl.unroll` loop of {trip} iterations unrolls to "
                                                     f"{size} statements; the limit is {UNROLL_LIMIT}")
         keep = rebound_outside(self.fn, loop.body)
         current: tuple[Expr, ...] = loop.inits
@@ -126,7 +127,7 @@ class _State:
             out.extend(strip_yield(simplified))
             self.made += len(simplified)
             if self.made > UNROLL_LIMIT:
-                raise LoweringError("PV000", loop.span, f"the `pl.unroll` loop of {len(values)} iterations unrolls "
+                raise LoweringError("PV000", loop.span, f"the `pl.unroll` loop of {trip} iterations unrolls "
                                                         f"to more than {UNROLL_LIMIT} statements; the limit is "
                                                         f"{UNROLL_LIMIT}")
         for rv, value in zip(loop.return_vars, current):
@@ -172,7 +173,8 @@ def _unrolled_size(body: tuple[Stmt, ...]) -> int:
         total += 1
         if isinstance(stmt, For):
             trip = _constant_domain(stmt) if stmt.kind is LoopKind.UNROLL else None
-            total += (len(trip) if trip is not None else 1) * _unrolled_size(stmt.body)
+            count = trip_count(trip.start, trip.stop, trip.step) if trip is not None else 1
+            total += count * _unrolled_size(stmt.body)
         elif isinstance(stmt, If):
             total += _unrolled_size(stmt.then_body) + _unrolled_size(stmt.else_body)
         elif isinstance(stmt, Scope):

@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 
 from pypto_verify import ops
+from pypto_verify.scalar import trip_count
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DType, DictExpr, Eval, Expr, For, Function, If,
     ListExpr, Return, ScalarType, Scope, Stmt, Sym, TensorType, TileType, TupleExpr,
@@ -423,12 +424,12 @@ class _Interpreter:
         if step <= 0:
             raise ReferenceError(f"loop step {step} is not positive")
         carries = tuple(self.expr(e) for e in stmt.inits)
-        domain = range(start, stop, step)
-        self.iterations += len(domain)
+        trips = trip_count(start, stop, step)
+        self.iterations += trips
         if self.iterations > MAX_ITERATIONS:
-            raise ReferenceError(f"the loop at line {stmt.span.line} runs {len(domain)} times; the simulation's "
+            raise ReferenceError(f"the loop at line {stmt.span.line} runs {trips} times; the simulation's "
                                  f"limit is {MAX_ITERATIONS} loop iterations per kernel")
-        for i in domain:
+        for i in range(start, stop, step):
             self.env[stmt.loop_var.name] = i
             for arg, value in zip(stmt.iter_args, carries):
                 self.env[arg.name] = value

@@ -58,6 +58,7 @@ from typing import Any, Callable, Final
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from pypto_verify.scalar import trip_count
 from pypto_verify.target import TARGETS
 
 from .arena import Memory, Tile
@@ -358,12 +359,12 @@ class _Compiler:
             stride = values[step]
             if stride <= 0:
                 raise rejected(f"scf.for step {stride} is not positive", line)
-            domain = range(values[lower], values[upper], stride)
-            self.iterations += len(domain)
+            trips = trip_count(values[lower], values[upper], stride)
+            self.iterations += trips
             if self.iterations > MAX_ITERATIONS:
-                raise over_limit(f"the scf.for runs {len(domain)} times; the simulator's limit is {MAX_ITERATIONS} "
+                raise over_limit(f"the scf.for runs {trips} times; the simulator's limit is {MAX_ITERATIONS} "
                                  "loop iterations", line)
-            for iteration in domain:
+            for iteration in range(values[lower], values[upper], stride):
                 values[induction] = iteration
                 for inner in body:
                     inner()

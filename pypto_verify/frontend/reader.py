@@ -1174,6 +1174,9 @@ class FunctionReader:
 
     def _materialise(self, value: Any, node: ast.AST) -> Expr:
         span = self.span(node)
+        if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+            raise self.error(node, f"integer `{_text(node)[:40]}` of {value.bit_length()} bits",
+                             "the kernel language computes in 64-bit integers (PyPTO's INDEX and INT64)")
         if value is None or isinstance(value, (bool, int, str)):
             return Const(value, span=span)
         if isinstance(value, float):
