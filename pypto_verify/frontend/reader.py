@@ -1172,6 +1172,12 @@ class FunctionReader:
         except RecursionError:
             return NO_STATIC
 
+    def _sym(self, path: str, node: ast.AST) -> Sym:
+        """`pl.<path>`; a memory space must be one of the language's (ops.space_of_sym reads it)."""
+        if path.startswith("Mem.") and path[4:] not in {m.value for m in MemSpace}:
+            raise self.error(node, f"memory space `pl.{path}`", "not a memory space of the language")
+        return Sym(path, span=self.span(node))
+
     def _materialise(self, value: Any, node: ast.AST) -> Expr:
         span = self.span(node)
         if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
@@ -1182,7 +1188,7 @@ class FunctionReader:
         if isinstance(value, float):
             return Const(value, span=span)
         if isinstance(value, cst.PlPath):
-            return Sym(canonical_path(value.path), span=span)
+            return self._sym(canonical_path(value.path), node)
         if isinstance(value, cst.Dynamic):
             return Call("dynamic", (Const(value.name),), span=span)
         if isinstance(value, tuple):
@@ -1310,7 +1316,7 @@ class FunctionReader:
     def _read_attribute(self, node: ast.Attribute) -> Expr:
         path = self.pl_path(node)
         if path is not None:
-            return Sym(canonical_path(path), span=self.span(node))
+            return self._sym(canonical_path(path), node)
         if isinstance(node.value, ast.Name) and node.value.id == "self" and "self" not in self.frame.env:
             # `self.kernel` names a function of the program (free `@pl.jit` functions are materialised as one)
             return Call("funcref", (Const(f"self.{node.attr}"),), span=self.span(node))

@@ -199,7 +199,29 @@ def facts_stage(work: FileWork, options: Options) -> FileWork:
         return work
     facts = export_facts([(work.path, k.lowered) for k in lowered if k.lowered is not None],
                          get_target(options.target))
-    return replace(work, facts=facts)
+    wide = _wide_kernels(facts)
+    if not wide:
+        return replace(work, facts=facts)
+    # Both engines compute in 32-bit integers: a kernel whose facts hold a number past them is undecided,
+    # and is left out of the run's one fact database (the other kernels are checked as usual).
+    names = {lowered[k - 1].function for k in wide}
+    found = [Finding(rules.INCONCLUSIVE, k.read.span,
+                     f"`{k.function}`'s facts hold a number past the Datalog engines' 32-bit integers (a window or "
+                     f"an offset of more than 2**31 bytes); its L0C rules are undecided", k.name, k.function)
+             for k in lowered if k.function in names]
+    kernels = tuple(replace(k, lowered=None) if k.function in names else k for k in work.kernels)
+    work = replace(work, kernels=kernels, findings=(*work.findings, *found))
+    return facts_stage(work, options) if work.lowered() else work
+
+
+_INT32 = (-2 ** 31, 2 ** 31 - 1)
+
+
+def _wide_kernels(facts: FactSet) -> set[int]:
+    """The kernel ids (the first column of every relation) of rows holding an integer outside 32 bits."""
+    low, high = _INT32
+    return {row[0] for rows in facts.rows.values() for row in rows
+            if any(isinstance(v, int) and not low <= v <= high for v in row)}
 
 
 def front(path: str, options: Options, stages: tuple[Stage, ...]) -> FileWork:
