@@ -1549,9 +1549,11 @@ class FunctionReader:
         self.warn_once(f"op:{op}", self.span(node), f"unknown op `pl.{path}`", "read as an opaque op")
 
     def _check_operands(self, op: str, path: str, call: Call, node: ast.Call) -> None:
-        """The matmul family's operands are all there (`ops.matmul_parts` reads them by position)."""
+        """The operands the lowering reads by position are all there (`ops.matmul_parts`, ConvertTensorToTileOps)."""
         head, _, name = op.partition(".")
         wanted = _MAD_OPERANDS.get(name) if head in ("tensor", "tile") else None
+        if head == "tensor" and name in _TENSOR_OPERANDS:
+            wanted = _TENSOR_OPERANDS[name]
         if wanted is None:
             return
         given = len(call.args) + (1 if name == "matmul_bias" and call.kwarg("bias") is not None else 0)
@@ -1922,6 +1924,8 @@ def _difference(upper: Expr, lower: Expr) -> Expr:
 
 _MAD_OPERANDS = {"matmul": ("lhs", "rhs"), "matmul_acc": ("acc", "lhs", "rhs"), "matmul_bias": ("lhs", "rhs", "bias")}
 """The operands each matmul op needs, in order (KERNEL_LANGUAGE.md; `bias` may be a keyword)."""
+_TENSOR_OPERANDS = {"assemble": ("target", "source", "offsets"), "slice": ("tensor", "shape", "offsets")}
+"""The operands of the tensor ops the lowering reads by position."""
 
 
 def parse_tree(path: str, text: str) -> tuple[ast.Module | None, InputError | None]:
