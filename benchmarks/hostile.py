@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import itertools
 import json
 import os
 import random
@@ -30,6 +31,7 @@ import sys
 import tempfile
 import time
 import tokenize
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -173,28 +175,31 @@ _ODD_NAMES = ("a b.py", "tab\there.py", "new\nline.py", " lead.py", "ünï.py", 
 
 def make_inputs(seed: int, count: int) -> list[Input]:
     """*count* hostile inputs, seeded: the kinds in turn, each from a corpus kernel or from nothing."""
+    return list(iter_inputs(seed, count))
+
+
+def iter_inputs(seed: int, count: int) -> Iterator[Input]:
+    """`make_inputs`, one at a time (a long run never holds them all)."""
     rng = random.Random(seed)
     texts = corpus_texts()
-    out: list[Input] = []
     for i in range(count):
         kind = KINDS[i % len(KINDS)]
         base_name, base = rng.choice(texts)
         name = f"h{i:05d}_{kind}.py"
         if kind in ("delete", "duplicate", "swap"):
-            out.append(Input(name, kind, _token_mutant(rng, base, kind).encode()))
+            yield Input(name, kind, _token_mutant(rng, base, kind).encode())
         elif kind == "bytes":
-            out.append(Input(name, kind, _random_bytes(rng)))
+            yield Input(name, kind, _random_bytes(rng))
         elif kind == "nesting":
-            out.append(Input(name, kind, _nesting(rng, base).encode()))
+            yield Input(name, kind, _nesting(rng, base).encode())
         elif kind == "literal":
-            out.append(Input(name, kind, _literal(rng, base).encode()))
+            yield Input(name, kind, _literal(rng, base).encode())
         elif kind == "unicode":
-            out.append(Input(name, kind, _unicode(rng, base).encode()))
+            yield Input(name, kind, _unicode(rng, base).encode())
         elif kind == "name":
-            out.append(Input(f"h{i:05d}_{rng.choice(_ODD_NAMES)}", kind, base.encode()))
+            yield Input(f"h{i:05d}_{rng.choice(_ODD_NAMES)}", kind, base.encode())
         else:
-            out.append(Input(name, kind, None, rng.choice(("fifo", "loop", "dangling", "dir", "device"))))
-    return out
+            yield Input(name, kind, None, rng.choice(("fifo", "loop", "dangling", "dir", "device")))
 
 
 # ---------------------------------------------------------------------------------------------- running
@@ -284,11 +289,11 @@ def judge(directory: Path, inputs: list[Input], report: dict) -> dict:
 def fuzz(count: int, seed: int, batch: int, deadline: float, sim_every: int = 0, progress: bool = True,
          journal: Path | None = None) -> Tally:
     """*count* inputs in batches of *batch*; the tally of outcomes and failures."""
-    inputs = make_inputs(seed, count)
+    inputs = iter_inputs(seed, count)
     tally = Tally()
     began = time.monotonic()
-    for start in range(0, len(inputs), batch):
-        chunk = inputs[start:start + batch]
+    for start in range(0, count, batch):
+        chunk = list(itertools.islice(inputs, batch))
         sim = bool(sim_every) and (start // batch) % sim_every == 0
         result = run_batch(chunk, deadline, sim=sim)
         tally.batches += 1
