@@ -37,6 +37,11 @@ VERSION_TIMEOUT = 10.0
 """Seconds `souffle --version` may take; a souffle that does not answer in time does not run."""
 
 
+def forget_versions() -> None:
+    """Ask `souffle --version` again next time (a test that swaps the binary on PATH)."""
+    _VERSIONS.clear()
+
+
 def version_text(executable: str) -> str:
     """`souffle --version`'s whole output, part of the compiled-binary cache key; `EngineError` when it
     fails, hangs or prints nothing (asked once per process: a failure is remembered too)."""

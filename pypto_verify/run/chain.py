@@ -420,32 +420,27 @@ def datalog_stage(works: list[FileWork], options: Options) -> list[FileWork]:
     try:
         return _datalog_once(works, options)
     except Exception as batch_error:  # an engine failure or our bug: each file is tried alone
-        # A batch that ran out of time gives the files one more --engine-timeout between them, not one each:
-        # a hanging engine costs the run twice the limit, never the limit times the files.
-        budget = options.engine_timeout if isinstance(batch_error, EngineTimeout) else None
-        stop = time.monotonic() + budget if budget is not None else None
+        broken = _engine_hangs(options) if isinstance(batch_error, EngineTimeout) else None
         out = []
         for work in works:
             if work.facts is None:
                 out.append(work)
                 continue
-            left = None if stop is None else stop - time.monotonic()
-            if left is not None and left <= 0:
+            if broken is not None:
+                # the engine does not finish even on no facts: no file's retry could finish either
                 out.append(_add(work, *(Finding(
                     rules.INCONCLUSIVE, k.lowered.span,
-                    f"the Datalog rules were not run on this file: the run's engine time-out was spent on the "
-                    f"files before it; `{k.function}`'s L0C rules are undecided {DEADLINE}", k.name, k.function)
+                    f"the Datalog rules were not run on this file: {broken}; `{k.function}`'s L0C rules are "
+                    f"undecided {DEADLINE}", k.name, k.function)
                     for k in work.lowered() if k.lowered is not None)))
                 continue
-            alone = options if left is None else replace(options, engine_timeout=min(options.engine_timeout, left))
             try:
-                out.extend(_datalog_once([work], alone))
+                out.extend(_datalog_once([work], options))
             except EngineTimeout as error:
-                spent = f" {DEADLINE}" if alone.engine_timeout < options.engine_timeout else ""  # not the file's own
                 out.append(_add(work, *(Finding(
                     rules.INCONCLUSIVE, k.lowered.span,
                     f"the Datalog rules did not finish on this file ({error}); `{k.function}`'s L0C rules are "
-                    f"undecided (raise --engine-timeout){spent}", k.name, k.function)
+                    f"undecided (raise --engine-timeout)", k.name, k.function)
                     for k in work.lowered() if k.lowered is not None)))
             except Exception as error:  # EngineError, or our bug: this file's kernels, never the run
                 what = str(error) if isinstance(error, EngineError) else f"{type(error).__name__}: {error}{_where(error)}"
@@ -454,6 +449,22 @@ def datalog_stage(works: list[FileWork], options: Options) -> list[FileWork]:
                     f"the Datalog rules failed on this file ({what}); `{k.function}` is not verified",
                     k.name, k.function) for k in work.lowered() if k.lowered is not None)))
         return out
+
+
+def _engine_hangs(options: Options) -> str | None:
+    """After a batch ran out of time: why the engine cannot finish at all (it does not finish on no facts
+    within `--engine-timeout`, at least 1 s), else None (the facts were heavy: each file is tried alone).
+    A hanging engine so costs the run two time-outs, never one per file."""
+    from pypto_verify.engines.souffle_lang import EngineError, EngineTimeout
+
+    limit = max(options.engine_timeout, 1.0)
+    try:
+        datalog_relations(FactSet(), options.engine, limit)
+    except EngineTimeout as error:
+        return f"the engine does not finish even on no facts ({error})"
+    except EngineError as error:
+        return f"the engine fails even on no facts ({error})"
+    return None
 
 
 # ---------------------------------------------------------------------------------------------- per-kernel stages

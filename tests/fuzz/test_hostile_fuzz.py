@@ -1,4 +1,4 @@
-"""The CI slice of the hostile-input fuzzer (`benchmarks/hostile.py`, docs/RELIABILITY.md "Hostile inputs"):
+"""The CI slice of the hostile-input fuzzer (`benchmarks/hostile_fuzz.py`, docs/RELIABILITY.md "Hostile inputs"):
 a few dozen seeded inputs of every kind — token deletion, duplication and swap over the corpus kernels, random
 bytes, deep nesting, huge literals, unicode names, file names with spaces, tabs and newlines, file-system
 oddities — through the real command line. Never a traceback, never a hang past the deadline, never an input
@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import hostile  # noqa: E402
+import hostile_fuzz as hostile  # noqa: E402
 
 SEED = 15
 COUNT = 36  # four of each kind

@@ -15,7 +15,7 @@ and judges every run:
 Nothing is ever imported or executed from an input: the planted side effects (`open(...).write`,
 `os.system`) must leave no trace, which is checked after every batch.
 
-    python benchmarks/hostile.py --inputs 10000 --seed 1 --batch 100 --out hostile.json
+    python benchmarks/hostile_fuzz.py --inputs 10000 --seed 1 --batch 100 --out hostile.json
 """
 
 from __future__ import annotations
