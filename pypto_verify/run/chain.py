@@ -197,8 +197,24 @@ def facts_stage(work: FileWork, options: Options) -> FileWork:
     lowered = work.lowered()
     if not lowered:
         return work
-    facts = export_facts([(work.path, k.lowered) for k in lowered if k.lowered is not None],
-                         get_target(options.target))
+    target = get_target(options.target)
+    try:
+        facts = export_facts([(work.path, k.lowered) for k in lowered if k.lowered is not None], target)
+    except Exception:  # our bug on some kernel: that kernel is PV999 and left out, the others exported
+        crashed: list[Finding] = []
+        for kernel in lowered:
+            if kernel.lowered is None:
+                continue
+            try:
+                export_facts([(work.path, kernel.lowered)], target)
+            except Exception as error:
+                crashed.append(_internal(kernel.read, kernel.name, "fact export", error))
+        if not crashed:
+            raise
+        names = {f.function for f in crashed}
+        kernels = tuple(replace(k, lowered=None) if k.function in names else k for k in work.kernels)
+        work = replace(work, kernels=kernels, findings=(*work.findings, *crashed))
+        return facts_stage(work, options) if work.lowered() else work
     wide = _wide_kernels(facts)
     if not wide:
         return replace(work, facts=facts)
@@ -488,9 +504,10 @@ def prove_stage(work: FileWork, options: Options) -> FileWork:
     ready = [k for k in work.lowered() if k.function not in failed]
     if not ready:
         return work
-    source = [k for k in ready if k.source is not None]
-    given = [k for k in ready if k.source is None]
-    try:
+
+    def obligations(kernels: list[KernelWork]) -> list[Any]:
+        source = [k for k in kernels if k.source is not None]
+        given = [k for k in kernels if k.source is None]
         outcomes = []
         if source:
             outcomes += smt.prove_module(_module(work.path, source, False), _module(work.path, source, True),
@@ -500,15 +517,23 @@ def prove_stage(work: FileWork, options: Options) -> FileWork:
             outcomes += smt.prove_module(None, _module(work.path, given, True), timeout_ms=options.timeout_ms,
                                          cache=options.cache, dump_smt=_dump_dir(options))
         # PV107 on the kernels as read (Form 3: as given)
-        outcomes += smt.prove_bounds(_module(work.path, ready, False), timeout_ms=options.timeout_ms,
+        outcomes += smt.prove_bounds(_module(work.path, kernels, False), timeout_ms=options.timeout_ms,
                                      cache=options.cache, dump_smt=_dump_dir(options))
-    except Exception as error:  # our bug: the file's kernels are reported, the run goes on
-        return _add(work, *(_internal(k.read, k.name, "the Z3 obligations", error)
-                            for k in work.kernels))
+        return outcomes
+
+    found: list[Finding] = []
+    try:
+        outcomes = obligations(ready)
+    except Exception:  # our bug on some kernel: each is proved alone, so it costs only the kernel it is about
+        outcomes = []
+        for kernel in ready:
+            try:
+                outcomes += obligations([kernel])
+            except Exception as error:
+                found.append(_internal(kernel.read, kernel.name, "the Z3 obligations", error))
     counts: dict[str, dict[str, int]] = {}
     conditions: dict[str, list[str]] = {}
     unbounded: dict[str, list[Any]] = {}
-    found: list[Finding] = []
     for outcome in outcomes:
         verdict = outcome.verdict.name.lower()
         mine = counts.setdefault(outcome.function, {})

@@ -137,3 +137,31 @@ def test_a_deadline_in_a_worker_keeps_the_other_files(tmp_path: Path, monkeypatc
     (finding,) = result.files[0].findings
     assert finding.rule.id == "PV100" and "the Z3 obligations did not finish within the 2 s deadline" in finding.message
     assert [k.verdict for k in result.files[1].kernels] == ["verified"]
+
+
+TWO = GOOD + "\n\n" + GOOD[GOOD.index("@pl.jit"):].replace("def k(", "def k2(")
+"""One file, two kernels: `k` and `k2`."""
+
+
+@pytest.mark.parametrize("stage, where, target", [("fact export", "chain", "export_facts"),
+                                                  ("the Z3 obligations", "smt", "prove_bounds")])
+def test_a_crash_on_one_kernel_costs_that_kernel_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      stage: str, where: str, target: str) -> None:
+    from pypto_verify import smt
+
+    (path,) = _files(tmp_path, two=TWO)
+    owner = chain if where == "chain" else smt
+    real = getattr(owner, target)
+
+    def crash(first, *args, **kwargs):
+        names = [fn.name for _, fn in first] if where == "chain" else [fn.name for _, fn in first.functions()]
+        if "k2" in names:
+            raise KeyError("planted")
+        return real(first, *args, **kwargs)
+
+    monkeypatch.setattr(owner, target, crash)
+    result = run([path], Options(cache=False, jobs=1, sim=False))
+    assert {k.function: k.verdict for k in result.kernels} == {"k": "verified", "k2": "findings"}
+    (finding,) = result.findings
+    assert finding.rule.id == "PV999" and finding.function == "k2"
+    assert finding.message.startswith(f"{stage} failed on `k2`: KeyError: 'planted'")
