@@ -232,7 +232,8 @@ class _FunctionEmitter:
             name = str(self.counter)
             self.counter += 1
         else:
-            clean = "".join(ch if ch.isalnum() or ch in "_$." else "_" for ch in base) or "v"
+            # MLIR's suffix-id is ASCII: `ä`.isalnum() holds, yet no PTO parser reads it
+            clean = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "_$.") else "_" for ch in base) or "v"
             name, n = clean, 0
             while name in self.used:
                 n += 1
@@ -1101,6 +1102,8 @@ def _stmt_calls(stmt: Stmt) -> Iterable[Call]:
 def emit_function(fn: Function, target: str | Target = "a2a3") -> EmittedFunction:
     """The `func.func` of lowered kernel *fn*; `EmitError` when the subset cannot express it."""
     resolved = get_target(target) if isinstance(target, str) else target
+    if not (fn.name.isascii() and fn.name.replace("_", "a").isalnum()):
+        raise EmitError(f"the kernel name `{fn.name}` is not an ASCII identifier; a PTO symbol is", fn.span)
     return _FunctionEmitter(fn, resolved).run()
 
 

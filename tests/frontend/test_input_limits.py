@@ -103,3 +103,16 @@ def test_an_arity_error_names_the_operands(tmp_path: Path) -> None:
     (finding,) = result.findings
     assert (finding.rule.id, finding.span.line) == ("PV000", 9)
     assert finding.message == "`pl.matmul` with 1 operand; it takes 2: lhs, rhs"
+
+
+def test_unicode_names_are_emitted_as_ascii_ssa_names(tmp_path: Path) -> None:
+    result = _check(tmp_path, GOOD.replace("kb", "ä"), sim=True)
+    (kernel,) = result.kernels
+    assert (kernel.verdict, kernel.sim) == ("verified", "match") and not result.findings
+
+
+def test_a_unicode_kernel_name_is_not_simulated_with_the_reason(tmp_path: Path) -> None:
+    result = _check(tmp_path, GOOD.replace("def k(", "def ядро("), sim=True)
+    (kernel,) = result.kernels
+    assert (kernel.verdict, kernel.sim) == ("verified", "skipped") and not result.findings
+    assert kernel.sim_reason == "emit: the kernel name `ядро` is not an ASCII identifier; a PTO symbol is"
