@@ -121,7 +121,7 @@ def read_type(node: ast.expr, ctx: TypeContext) -> Type | None:
     return None
 
 
-def _read_dims(node: ast.expr, ctx: TypeContext) -> tuple[Expr, ...]:
+def _read_dims(node: ast.expr, ctx: TypeContext, tile: bool = False) -> tuple[Expr, ...]:
     if not isinstance(node, (ast.List, ast.Tuple)):
         raise InputError(ctx.span(node), f"shape `{_text(node)}`", "a shape is a bracketed list of dimensions")
     dims = tuple(ctx.expr(d) for d in node.elts)
@@ -136,15 +136,16 @@ def _read_dims(node: ast.expr, ctx: TypeContext) -> tuple[Expr, ...]:
             raise InputError(ctx.span(written), what,
                              "a dimension is a positive integer (an empty or negative extent holds no data)")
         elements *= dim.value
-    if elements > MAX_ELEMENTS:
-        raise InputError(ctx.span(node), f"shape `{_text(node)}` has {elements} elements",
-                         f"the limit is {MAX_ELEMENTS} (2**31) elements per tensor or tile")
+    limit, what = (MAX_TILE_ELEMENTS, "2**31 elements per tile") if tile else (MAX_ELEMENTS, "2**48 elements per tensor")
+    if elements > limit:
+        raise InputError(ctx.span(node), f"shape `{_text(node)}` has {elements} elements", f"the limit is {what}")
     return dims
 
 
-MAX_ELEMENTS = 2**31
-"""The largest tensor or tile a shape annotation may describe (elements): past it no kernel is realistic and
-the reference would allocate it."""
+MAX_ELEMENTS = 2**48
+"""The largest tensor a shape annotation may describe (elements; a model's stacked weights reach 2**34)."""
+MAX_TILE_ELEMENTS = 2**31
+"""The largest tile (on-chip: a few hundred KiB; past 2**31 elements no tile is realistic)."""
 
 
 def _read_dtype(node: ast.expr, ctx: TypeContext) -> DType | None:
@@ -188,7 +189,7 @@ _UNMODELLED_SPACES = {
 def _read_tile(node: ast.Subscript, items: list[ast.expr], ctx: TypeContext) -> Type | None:
     if len(items) < 2:
         raise InputError(ctx.span(node), f"annotation `{_text(node)}`", "a tile annotation is `pl.Tile[[dims], dtype, ...]`")
-    shape = _read_dims(items[0], ctx)
+    shape = _read_dims(items[0], ctx, tile=True)
     dtype = _read_dtype(items[1], ctx)
     memref: MemRef | None = None
     space: MemSpace | None = None

@@ -591,6 +591,9 @@ def simulate_stage(work: FileWork, options: Options) -> FileWork:
             continue
         try:
             outcome = simulate_kernel(kernel.source, kernel.lowered, seed=options.seed, target=options.target)
+        except MemoryError:  # a limit (--max-memory), not a finding: the static verdict stands
+            kernels.append(replace(kernel, simulation=skipped("the simulation ran out of memory (--max-memory)")))
+            continue
         except Exception as error:  # our bug: the kernel is reported, the run goes on
             found.append(_internal(kernel.source, kernel.name, "emission or simulation", error))
             kernels.append(replace(kernel, simulation=skipped(f"internal error: {type(error).__name__}")))

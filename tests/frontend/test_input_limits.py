@@ -48,8 +48,8 @@ def test_a_bom_and_a_coding_line_are_accepted(tmp_path: Path, text: bytes) -> No
     ("[True, 512]", 21, "dimension `True`; a dimension is a positive integer"),
     ("[64, 512 - 1024]", 25, "dimension `512 - 1024` = -512; a dimension is a positive integer (an empty or negative "
                              "extent holds no data)"),
-    ("[2 ** 20, 2 ** 12]", 20, "shape `[2 ** 20, 2 ** 12]` has 4294967296 elements; the limit is 2147483648 (2**31) "
-                               "elements per tensor or tile"),
+    ("[2 ** 30, 2 ** 20]", 20, "shape `[2 ** 30, 2 ** 20]` has 1125899906842624 elements; the limit is 2**48 "
+                               "elements per tensor"),
 ], ids=["negative", "zero", "float", "bool", "negative-expression", "absurd"])
 def test_a_bad_shape_is_pv000_at_the_annotation_naming_the_cause(tmp_path: Path, dims: str, col: int,
                                                                  message: str) -> None:
