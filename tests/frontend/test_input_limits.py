@@ -116,3 +116,11 @@ def test_a_unicode_kernel_name_is_not_simulated_with_the_reason(tmp_path: Path) 
     (kernel,) = result.kernels
     assert (kernel.verdict, kernel.sim) == ("verified", "skipped") and not result.findings
     assert kernel.sim_reason == "emit: the kernel name `ядро` is not an ASCII identifier; a PTO symbol is"
+
+
+def test_a_kernel_over_huge_tensors_is_checked_statically_and_not_simulated(tmp_path: Path) -> None:
+    result = _check(tmp_path, variant(A_SHAPE, "a: pl.Tensor[[64, 2**23], pl.BF16]"), sim=True)
+    (kernel,) = result.kernels
+    assert (kernel.verdict, kernel.sim) == ("verified", "skipped") and not result.findings
+    size = 64 * 2**23 + 512 * 64 + 64 * 64
+    assert kernel.sim_reason == f"the kernel's tensors hold {size} elements; the simulation's limit is 268435456"
