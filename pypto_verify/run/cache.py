@@ -1,7 +1,9 @@
 """The result cache: one file's result stored by content, replayed onto the path as given.
 
 Owns: the key (sha256 of the tool version, the rules and the code of every stage, the engine and its
-version, the options, the file's bytes and the sibling modules it names) and the stored form of a `FileResult`. A location in the file
+version, the options, the file's bytes and those of every local module it may import, transitively, as the
+frontend resolves them: `imports.local_closure`) and the stored form of a `FileResult`, checked field by field
+when read back (an entry of any other shape is a miss, and is rewritten). A location in the file
 itself is stored without its path, so a copy, a rename or another working directory gets its findings
 under the path it was given (ARCHITECTURE.md, "Caching"). A result with a PV999 is never stored.
 """
