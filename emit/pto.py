@@ -56,6 +56,8 @@ scratch tensors, windows of a Mat tile narrower than its rows.
 
 from __future__ import annotations
 
+import math
+
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -832,7 +834,7 @@ class _FunctionEmitter:
         elif dst.dtype.is_float:
             operand, kind = self.const(float(literal), "f32"), "f32"
         else:
-            if literal != int(literal):
+            if isinstance(literal, float) and not math.isfinite(literal) or literal != int(literal):
                 raise EmitError(f"`{call.op}`: fill value {literal} for an integer tile", span)
             operand, kind = self.const(int(literal), "i32"), "i32"
         self.emit(f"pto.texpands ins(%{operand} : {kind}) outs(%{dst.ssa} : {dst.type})")

@@ -47,3 +47,19 @@ def test_the_judge_sees_a_lost_result_and_a_pv999() -> None:
               "findings": [{"path": "/d/a.py", "rule": "PV999", "line": 1, "col": 1, "message": "boom"}]}
     judged = hostile.judge(directory, inputs, report)
     assert judged["lost"] == ["b.py"] and [i["input"] for i in judged["internal"]] == ["a.py"]
+
+
+FOUND = Path(__file__).resolve().parent / "found"
+"""Inputs the long runs found (docs/RELIABILITY.md, "Hostile inputs"), kept as regression cases."""
+
+
+def test_a_nan_fill_of_an_integer_tile_is_not_simulated_with_the_reason(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seed 5, input 6080: `float('nan')` as an INT8 tile's fill value was a `ValueError` in emission (PV999)."""
+    from pypto_verify.run import Options, run
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    result = run([str(FOUND / "nan_fill_of_an_int8_tile.py")], Options(cache=False, jobs=1))
+    assert not result.findings
+    reasons = {k.function: k.sim_reason for k in result.kernels}
+    assert reasons["pred_split_i8"] == "emit: `tile.full`: fill value nan for an integer tile"
