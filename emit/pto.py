@@ -604,6 +604,8 @@ class _FunctionEmitter:
         if rank == 3:
             sizes.insert(0, self.const(1, "index"))
             static.insert(0, 1)
+        if any(s is not None and s <= 0 for s in static):
+            raise EmitError(f"a window of `{src.param}` with extent {static}: PTO has no empty or negative view", span)
         names = [self.index(o, span) for o in offsets]
         view = self.fresh(f"{src.param}_pview")
         dims = "x".join("?" if s is None else str(s) for s in static)
