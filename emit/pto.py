@@ -56,6 +56,8 @@ scratch tensors, windows of a Mat tile narrower than its rows.
 
 from __future__ import annotations
 
+import math
+
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -239,7 +241,8 @@ class _FunctionEmitter:
             name = str(self.counter)
             self.counter += 1
         else:
-            clean = "".join(ch if ch.isalnum() or ch in "_$." else "_" for ch in base) or "v"
+            # MLIR's suffix-id is ASCII: `ä`.isalnum() holds, yet no PTO parser reads it
+            clean = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "_$.") else "_" for ch in base) or "v"
             name, n = clean, 0
             while name in self.used:
                 n += 1
@@ -620,6 +623,8 @@ class _FunctionEmitter:
         if rank == 3:
             sizes.insert(0, self.const(1, "index"))
             static.insert(0, 1)
+        if any(s is not None and s <= 0 for s in static):
+            raise EmitError(f"a window of `{src.param}` with extent {static}: PTO has no empty or negative view", span)
         names = [self.index(o, span) for o in offsets]
         view = self.fresh(f"{src.param}_pview")
         dims = "x".join("?" if s is None else str(s) for s in static)
@@ -850,7 +855,7 @@ class _FunctionEmitter:
         elif dst.dtype.is_float:
             operand, kind = self.const(float(literal), "f32"), "f32"
         else:
-            if literal != int(literal):
+            if isinstance(literal, float) and not math.isfinite(literal) or literal != int(literal):
                 raise EmitError(f"`{call.op}`: fill value {literal} for an integer tile", span)
             operand, kind = self.const(int(literal), "i32"), "i32"
         self.emit(f"pto.texpands ins(%{operand} : {kind}) outs(%{dst.ssa} : {dst.type})")
@@ -1120,6 +1125,8 @@ def _stmt_calls(stmt: Stmt) -> Iterable[Call]:
 def emit_function(fn: Function, target: str | Target = "a2a3") -> EmittedFunction:
     """The `func.func` of lowered kernel *fn*; `EmitError` when the subset cannot express it."""
     resolved = get_target(target) if isinstance(target, str) else target
+    if not (fn.name.isascii() and fn.name.replace("_", "a").isalnum()):
+        raise EmitError(f"the kernel name `{fn.name}` is not an ASCII identifier; a PTO symbol is", fn.span)
     return _FunctionEmitter(fn, resolved).run()
 
 

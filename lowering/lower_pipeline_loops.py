@@ -39,6 +39,7 @@ from dataclasses import replace
 from typing import Final
 
 from pypto_verify import ops
+from pypto_verify.scalar import trip_count
 from pypto_verify.ir import (
     Assign, BinOp, Call, Compare, Const, DType, DictExpr, Expr, For, Function, If, LoopKind, Module,
     ScalarType, Stmt, TensorType, TileType, Type, Var, Yield, map_stmts, walk_stmts,
@@ -49,6 +50,7 @@ from pypto_verify.lowering._pass_util import (
     strip_yield,
 )
 from pypto_verify.lowering.pass_base import LowerOptions, LoweringError, Pass
+from pypto_verify.lowering.simplify import UNROLL_LIMIT
 
 MEMBERSHIP = "pipeline_membership"
 
@@ -67,7 +69,7 @@ def _lower_function(fn: Function) -> Function:
 
 def static_trip_count(start: int, stop: int, step: int) -> int:
     """Iterations of `range(start, stop, step)`."""
-    return len(range(start, stop, step))
+    return trip_count(start, stop, step)
 
 
 class _Lowerer:
@@ -97,7 +99,10 @@ class _Lowerer:
                                                     "non-zero step to be replicated")
         start, stop = ops.const_int(loop.start), ops.const_int(loop.stop)
         if start is not None and stop is not None:
+            main_iters, rem = divmod(static_trip_count(start, stop, step), stages)
+            _check_size(loop, stages, (stages if main_iters else 0) + rem, inner)
             return self.static(loop, inner, stages, start, stop, step)
+        _check_size(loop, stages, stages * (stages + 1) // 2, inner)  # the main body and the remainder cascade
         if step < 0:
             raise LoweringError("PV000", loop.span, f"pipelined loop over `{loop.loop_var.name}` has symbolic "
                                                     "bounds and a negative step")
@@ -196,6 +201,14 @@ class _Lowerer:
         assert cascade is not None, "dynamic() is called with stages >= 2, so the cascade has an arm"
         out.append(cascade)
         return tuple(out)
+
+
+def _check_size(loop: For, stages: int, clones: int, inner: tuple[Stmt, ...]) -> None:
+    """PV000 when *clones* copies of *inner* exceed the unroll limit (simplify.UNROLL_LIMIT), before any is made."""
+    size = clones * sum(1 for _ in walk_stmts(inner))
+    if size > UNROLL_LIMIT:
+        raise LoweringError("PV000", loop.span, f"the `pl.pipeline` loop with stage={stages} replicates its body to "
+                                                f"{size} statements; the limit is {UNROLL_LIMIT}")
 
 
 def _stem(name: str) -> str:

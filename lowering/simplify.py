@@ -22,6 +22,10 @@ its return vars stand for that arm's yielded values; an arm that is not taken di
 that need bounds to decide (`if kb == 0` in a loop from 1) are not folded here.
 
 Loops that are not UNROLL, and UNROLL loops with symbolic bounds, are kept; their bodies are simplified.
+
+Limit. A function unrolls to at most `UNROLL_LIMIT` statements (the largest real kernel file, pypto-lib's
+`models/qwen3_14b/prefill_fwd_a8w8.py`, unrolls to about 22 000); past it the kernel is one PV000 at the
+loop, "unrolls to N statements; the limit is L", before any copy is made.
 """
 
 from __future__ import annotations
@@ -34,13 +38,16 @@ from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Compare, Const, Expr, For, Function, If, LoopKind, Module, Scope, Stmt,
     UnaryOp, map_stmt_exprs,
 )
-from pypto_verify.scalar import evaluate
+from pypto_verify.scalar import evaluate, trip_count
 
 from pypto_verify.lowering._pass_util import (
     Namer, clone_fresh, yield_values, fold_condition, map_kernel_functions, rebound_outside, strip_yield,
     subst_stmt_own,
 )
-from pypto_verify.lowering.pass_base import LowerOptions, Pass
+from pypto_verify.lowering.pass_base import LowerOptions, LoweringError, Pass
+
+UNROLL_LIMIT: Final = 200_000
+"""The most statements one function may unroll to (module docstring, "Limit")."""
 
 
 def simplify(module: Module, options: LowerOptions) -> Module:
@@ -58,6 +65,8 @@ class _State:
     def __init__(self, fn: Function, namer: Namer) -> None:
         self.fn = fn
         self.namer = namer
+        self.made = 0
+        """Statements the unrolled copies made so far (a nested copy counts at each level: an over-count)."""
 
     def body(self, body: tuple[Stmt, ...], subst: dict[str, Expr]) -> tuple[Stmt, ...]:
         """*body* simplified; *subst* (name -> literal or replacement value) grows as names fold."""
@@ -98,7 +107,12 @@ class _State:
         """Fresh names for unrolled copy *i*: `name__u<i>`, uniquified if taken."""
         return lambda name: self.namer.fresh(f"{name}__u{i}")
 
-    def unroll(self, loop: For, values: list[int], subst: dict[str, Expr]) -> tuple[Stmt, ...]:
+    def unroll(self, loop: For, values: range, subst: dict[str, Expr]) -> tuple[Stmt, ...]:
+        trip = trip_count(values.start, values.stop, values.step)
+        size = trip * _unrolled_size(loop.body)
+        if self.made + size > UNROLL_LIMIT:
+            raise LoweringError("PV000", loop.span, f"the `pl.unroll` loop of {trip} iterations unrolls to "
+                                                    f"{size} statements; the limit is {UNROLL_LIMIT}")
         keep = rebound_outside(self.fn, loop.body)
         current: tuple[Expr, ...] = loop.inits
         out: list[Stmt] = []
@@ -111,6 +125,11 @@ class _State:
                 current = yield_values(simplified)
                 assert len(current) == len(loop.iter_args), f"{loop.span}: the body does not yield the carries"
             out.extend(strip_yield(simplified))
+            self.made += len(simplified)
+            if self.made > UNROLL_LIMIT:
+                raise LoweringError("PV000", loop.span, f"the `pl.unroll` loop of {trip} iterations unrolls "
+                                                        f"to more than {UNROLL_LIMIT} statements; the limit is "
+                                                        f"{UNROLL_LIMIT}")
         for rv, value in zip(loop.return_vars, current):
             subst[rv.name] = value
         return tuple(out)
@@ -136,14 +155,31 @@ def _literal(cond: Expr) -> bool | None:
     return bool(value)
 
 
-def _constant_domain(loop: For) -> list[int] | None:
+def _constant_domain(loop: For) -> range | None:
     """The iteration values of a loop with literal bounds, else None."""
     bounds = (evaluate(loop.start), evaluate(loop.stop), evaluate(loop.step))
     ints = [v for v in bounds if isinstance(v, int) and not isinstance(v, bool)]
     if len(ints) != len(bounds) or ints[2] == 0:
         return None
     start, stop, step = ints
-    return list(range(start, stop, step))
+    return range(start, stop, step)
+
+
+def _unrolled_size(body: tuple[Stmt, ...]) -> int:
+    """Statements *body* becomes once its constant UNROLL loops are unrolled (a loop whose bounds are not yet
+    literal counts once: its own unrolling is checked when it is reached)."""
+    total = 0
+    for stmt in body:
+        total += 1
+        if isinstance(stmt, For):
+            trip = _constant_domain(stmt) if stmt.kind is LoopKind.UNROLL else None
+            count = trip_count(trip.start, trip.stop, trip.step) if trip is not None else 1
+            total += count * _unrolled_size(stmt.body)
+        elif isinstance(stmt, If):
+            total += _unrolled_size(stmt.then_body) + _unrolled_size(stmt.else_body)
+        elif isinstance(stmt, Scope):
+            total += _unrolled_size(stmt.body)
+    return total
 
 
 PASS: Final = Pass("simplify", simplify, mirrors="PyPTO 02 UnrollLoops + 05 Simplify")

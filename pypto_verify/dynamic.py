@@ -305,12 +305,34 @@ class PreparedRun:
     """Line of `text` -> the source statement it was emitted for (a PV202 points there)."""
 
 
+MAX_INPUT_ELEMENTS = 1 << 28
+"""The most elements the tensor parameters of a simulated kernel may hold together (1 GiB of FP32 per copy):
+a kernel over a model's whole weights is checked statically, not simulated."""
+
+
+def _input_elements(fn: Function) -> int:
+    """Elements of *fn*'s tensor parameters with constant shapes (a symbolic dimension counts 1 here: the
+    reference picks its value small)."""
+    total = 0
+    for param in fn.params:
+        if isinstance(param.type, TensorType):
+            count = 1
+            for dim in param.type.shape:
+                value = ops.const_int(dim)
+                count *= value if value is not None and value > 0 else 1
+            total += count
+    return total
+
+
 def prepare_run(source_fn: Function | None, lowered_fn: Function, *, seed: int = 0,
                 target: str = "a2a3", scalars: Mapping[str, int] | None = None
                 ) -> PreparedRun | SimOutcome:
     """Emit, make the inputs and run the reference; a `skipped` outcome when one of them cannot."""
     if source_fn is None or is_lowered(source_fn):
         return _skipped("no source to compare")
+    size = _input_elements(source_fn)
+    if size > MAX_INPUT_ELEMENTS:
+        return _skipped(f"the kernel's tensors hold {size} elements; the simulation's limit is {MAX_INPUT_ELEMENTS}")
     try:
         emitted = emit_function(lowered_fn, target)
     except EmitError as error:
@@ -357,10 +379,13 @@ def _sim_input(values: np.ndarray, dtype: DType | None) -> np.ndarray:
 def run_and_compare(run: PreparedRun, *, target: str = "a2a3") -> SimOutcome:
     """Simulate a prepared run and compare every tensor with the reference (first difference)."""
     from pypto_verify.sim import SimError, simulate
+    from pypto_verify.sim.errors import LIMIT
 
     try:
         final = simulate(run.text, run.function, run.args, target=target)
     except SimError as error:
+        if error.rule == LIMIT:
+            return _skipped(f"simulator: {error}")
         if error.rule != PV202:
             raise  # our own emitter wrote text outside the subset: fail fast (STYLE.md §1)
         at = run.source_lines.get(error.line) if error.line is not None else None

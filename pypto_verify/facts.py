@@ -29,7 +29,7 @@ from pypto_verify.ir import (
     Yield, type_env, var_like, walk_exprs, walk_stmts, yield_values,
 )
 from pypto_verify.printer import print_expr
-from pypto_verify.scalar import evaluate
+from pypto_verify.scalar import evaluate, trip_count
 from pypto_verify.target import Target
 
 # The input relations, in schema order, with their column count (tests check this against schema.dl).
@@ -318,7 +318,7 @@ class _KernelExporter:
         ints = [b for b in bounds if isinstance(b, int) and not isinstance(b, bool)]
         if len(ints) != 3 or ints[2] == 0:
             return None  # a zero step is the frontend's PV000
-        return len(range(*ints))
+        return trip_count(*ints)
 
     def if_(self, stmt: If, preds: list[int]) -> tuple[int, list[int]]:
         k = self.k

@@ -59,6 +59,7 @@ from typing import Any
 import numpy as np
 
 from pypto_verify import ops
+from pypto_verify.scalar import trip_count
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DType, DictExpr, Eval, Expr, For, Function, If,
     ListExpr, Return, ScalarType, Scope, Stmt, Sym, TensorType, TileType, TupleExpr,
@@ -135,6 +136,10 @@ def round_bf16(values: np.ndarray, *, in_place: bool = False) -> np.ndarray:
         out_bits[start:start + _ROUNDING_CHUNK] = rounded
     return out
 
+
+MAX_ITERATIONS = 100_000
+"""The most loop iterations (all loops of a kernel together, SPMD blocks included) the reference runs; a
+kernel past it is not simulated, with that reason (a bound we have not checked is never looped over)."""
 
 _ROUNDING_CHUNK = 1 << 16
 """Elements rounded at a time by `round_bf16`: its temporaries stay in cache, however large the array."""
@@ -388,6 +393,8 @@ class _Interpreter:
         self.fn = fn
         self.env: dict[str, Any] = {}
         self.max_k = 0
+        self.iterations = 0
+        """Loop iterations run so far (`MAX_ITERATIONS`)."""
 
     # statements -------------------------------------------------------------------------
     def body(self, stmts: tuple[Stmt, ...]) -> tuple[Any, ...] | None:
@@ -421,6 +428,11 @@ class _Interpreter:
         if step <= 0:
             raise ReferenceError(f"loop step {step} is not positive")
         carries = tuple(self.expr(e) for e in stmt.inits)
+        trips = trip_count(start, stop, step)
+        self.iterations += trips
+        if self.iterations > MAX_ITERATIONS:
+            raise ReferenceError(f"the loop at line {stmt.span.line} runs {trips} times; the simulation's "
+                                 f"limit is {MAX_ITERATIONS} loop iterations per kernel")
         for i in range(start, stop, step):
             self.env[stmt.loop_var.name] = i
             for arg, value in zip(stmt.iter_args, carries):

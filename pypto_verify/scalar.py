@@ -34,6 +34,29 @@ _ARITH: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
+_MAX_POWER_BITS = 4096
+"""A power whose result would need more bits is not evaluated (None: unknown), as the frontend's constant
+evaluator refuses it: `10**10**10` must not take the checker's time and memory."""
+
+
+def _power(a: Any, b: Any) -> int | float | None:
+    if isinstance(a, int) and isinstance(b, int) and b > 0 and abs(a) > 1 and a.bit_length() * b > _MAX_POWER_BITS:
+        return None
+    try:
+        value = a ** b
+    except (OverflowError, ZeroDivisionError):
+        return None
+    return value if isinstance(value, (int, float)) else None  # a complex root is no scalar of ours
+
+
+def trip_count(start: int, stop: int, step: int) -> int:
+    """Iterations of `range(start, stop, step)` (step != 0), for any size: `len(range(...))` overflows past
+    `sys.maxsize`."""
+    if step > 0:
+        return max(0, (stop - start + step - 1) // step)
+    return max(0, (start - stop - step - 1) // -step)
+
+
 def evaluate(expr: Expr, env: dict[str, int | bool] | None = None) -> int | bool | float | None:
     """The value of *expr* with names from *env*, or None when something is unknown."""
     env = env or {}
@@ -51,7 +74,7 @@ def evaluate(expr: Expr, env: dict[str, int | bool] | None = None) -> int | bool
         if expr.op == "/":
             return a / b if b else None
         if expr.op == "**":
-            return a ** b
+            return _power(a, b)
         fn = _ARITH.get(expr.op)
         return fn(a, b) if fn else None
     if isinstance(expr, Compare):

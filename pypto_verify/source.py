@@ -41,9 +41,11 @@ def _text(path: str) -> str | None:
 def _read(path: str, stamp: tuple[int, int] | None) -> str | None:
     if stamp is None:
         return None
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+    from pypto_verify.diagnostics import UnreadableSource, read_source_bytes
+
+    try:  # regular files only, bounded: a FIFO named like a kernel never blocks a report
+        return read_source_bytes(path).decode("utf-8-sig")
+    except (UnreadableSource, UnicodeDecodeError):
         return None
 
 

@@ -24,3 +24,12 @@ class SimError(Exception):
 def rejected(message: str, line: int | None) -> SimError:
     """A PV202 error: the program is illegal PTO."""
     return SimError(message, line, rules.ILLEGAL_PTO.id)
+
+
+LIMIT = "limit"
+"""The `rule` of a `SimError` for a program past the simulator's iteration limit: not simulated, no finding."""
+
+
+def over_limit(message: str, line: int | None) -> SimError:
+    """The program runs more loop iterations than the simulator will (`interpreter.MAX_ITERATIONS`)."""
+    return SimError(message, line, LIMIT)

@@ -58,11 +58,15 @@ from typing import Any, Callable, Final
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from pypto_verify.scalar import trip_count
 from pypto_verify.target import TARGETS
 
 from .arena import Memory, Tile
 from .dtypes import DTYPES, bf16_bits_to_f32, narrow, to_storage, to_values, widen
-from .errors import SimError, rejected
+from .errors import SimError, over_limit, rejected
+
+MAX_ITERATIONS: Final = 100_000
+"""The most `scf.for` iterations one simulation runs (all loops together); past it the kernel is not simulated."""
 from .parser import (EXPAND_KINDS, ARITH_BINARY, INS_OUTS_OPS, Func, Op, PtrType, ScalarType, TileType,
                      ViewType, walk)
 
@@ -178,6 +182,8 @@ class _Compiler:
         self.memory = memory
         self.target = memory.target
         self.strict = strict_undef
+        self.iterations = 0
+        """`scf.for` iterations run so far (`MAX_ITERATIONS`)."""
         self.slots: dict[str, int] = {}
         self.values: list[Any] = []
         """Slot contents: int / bool / float scalars, `Tile`s, GM windows (numpy arrays). Typed `Any`:
@@ -353,6 +359,11 @@ class _Compiler:
             stride = values[step]
             if stride <= 0:
                 raise rejected(f"scf.for step {stride} is not positive", line)
+            trips = trip_count(values[lower], values[upper], stride)
+            self.iterations += trips
+            if self.iterations > MAX_ITERATIONS:
+                raise over_limit(f"the scf.for runs {trips} times; the simulator's limit is {MAX_ITERATIONS} "
+                                 "loop iterations", line)
             for iteration in range(values[lower], values[upper], stride):
                 values[induction] = iteration
                 for inner in body:

@@ -741,7 +741,10 @@ class ExprEncoder:
         """An expression we do not model: a function of the loop variables in scope (deterministic, so
         sound for proofs); a model that uses it is only an approximation."""
         self.symbols.note(f"{what} is not modelled")
-        key = "opaque." + hashlib.sha1(repr(expr).encode()).hexdigest()[:10]
+        # the loop variables are part of the name: the same expression under other loops is another function
+        # (of other arguments), never one function used with two signatures
+        scope = ",".join(sorted(self.loop_vars))
+        key = "opaque." + hashlib.sha1(f"{expr!r}|{scope}".encode()).hexdigest()[:10]
         return app(key, tuple(self.loop_vars[k] for k in sorted(self.loop_vars)), INT) if self.loop_vars \
             else const(MARK + key)
 

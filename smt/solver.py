@@ -132,13 +132,27 @@ class VerdictCache:
 
     def _conn(self) -> sqlite3.Connection | None:
         if self._db is None:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._db = sqlite3.connect(self.path, timeout=10)
-                self._db.execute("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, answer TEXT NOT NULL)")
-            except (OSError, sqlite3.Error):
-                return None  # an unwritable cache only costs time
+            for attempt in (1, 2):
+                try:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                    db = sqlite3.connect(self.path, timeout=10)
+                    db.execute("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, answer TEXT NOT NULL)")
+                    self._db = db
+                    break
+                except sqlite3.DatabaseError:
+                    if attempt == 2 or not self._discard():
+                        return None
+                except (OSError, sqlite3.Error):
+                    return None  # an unwritable cache only costs time
         return self._db
+
+    def _discard(self) -> bool:
+        """Remove a cache file that is not a database (it is rebuilt); False when it cannot be removed."""
+        try:
+            self.path.unlink()
+            return True
+        except OSError:
+            return False
 
     def key(self, text: str) -> str:
         return hashlib.sha256(f"{self.version}\n{_ANSWERS}\n{text}".encode()).hexdigest()
@@ -151,7 +165,7 @@ class VerdictCache:
             row = db.execute("SELECT answer FROM verdicts WHERE key = ?", (self.key(text),)).fetchone()
         except sqlite3.Error:
             return None
-        return json.loads(row[0]) if row else None
+        return _valid_answer(row[0]) if row else None  # an ill-shaped row is a miss, and is rewritten
 
     def put(self, text: str, answer: dict[str, Any]) -> None:
         self.put_many([(text, answer)])
@@ -167,6 +181,24 @@ class VerdictCache:
                                [(self.key(text), json.dumps(answer, sort_keys=True)) for text, answer in items])
         except sqlite3.Error:
             pass
+
+
+def _valid_answer(text: Any) -> dict[str, Any] | None:
+    """A stored answer as `_solve` made it (`unsat`, or `sat` with integer or boolean witness values), else
+    None: a row of another shape (edited, truncated, another version's) is never read as a verdict."""
+    try:
+        raw = json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    if not isinstance(raw, dict) or raw.get("answer") not in ("sat", "unsat"):
+        return None
+    if raw["answer"] == "unsat":
+        return {"answer": "unsat"}
+    values = raw.get("values")
+    if not isinstance(values, dict) or not all(isinstance(k, str) and isinstance(v, (int, bool))
+                                               for k, v in values.items()):
+        return None
+    return {"answer": "sat", "values": values}
 
 
 _CACHES: dict[Path, VerdictCache] = {}

@@ -60,6 +60,20 @@ def engine_option():
                         help="Datalog engine; auto picks souffle when it is on PATH, else the embedded clingo.")
 
 
+def require_engine(engine: str) -> None:
+    """A usage error (exit 2, before any work) when an engine named explicitly cannot run; `auto` falls back
+    to the embedded engine by itself."""
+    if engine != "souffle":
+        return
+    from pypto_verify.engines import pick_engine
+    from pypto_verify.engines.souffle_lang import EngineError
+
+    try:
+        pick_engine(engine)
+    except EngineError as error:
+        raise click.UsageError(f"--engine souffle cannot run: {error}") from None
+
+
 class _Commands(click.Group):
     """The subcommands of `_COMMANDS`, each imported when it is run or listed by `--help`, so that
     `--version` and a warm-cache `check` import only what they use."""

@@ -15,7 +15,7 @@ from typing import TextIO
 
 import click
 
-from pypto_verify.cli import engine_option, pipeline_option, target_option
+from pypto_verify.cli import engine_option, pipeline_option, require_engine, target_option
 from pypto_verify.cli.config import ConfiguredCommand
 from pypto_verify.reports import FORMATS
 from pypto_verify.reports import statistics as statistics_report
@@ -211,11 +211,19 @@ Exit codes:
 @click.option("--stdin-filename", metavar="PATH",
               help="With the path `-`: report the kernel read from stdin under this path (its sibling modules "
                    "are read beside it).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=300.0, show_default=True,
+              help="Seconds a file's per-file stages, and again its per-kernel stages, may take; past it its "
+                   "kernels are inconclusive (PV100, naming the stage).")
+@click.option("--max-file-size", type=click.IntRange(min=1), default=4 * 1024 * 1024, show_default=True,
+              help="Bytes a kernel file (or a module it imports) may have; a larger one is an input error.")
+@click.option("--max-memory", type=click.IntRange(min=0), default=4 * 1024 ** 3, show_default=True,
+              help="Bytes of address space the checking of one file may use (RLIMIT_AS); past it its kernels "
+                   "are inconclusive (PV100). 0: no cap.")
 @click.option("--shard", help="Check only part I of N of the files (I/N, by a hash of each path); "
                                "`pypto-verify merge` joins the shards' JSON reports.")
 def command(paths, mode, target, engine, fmt, output, statistics, color, jobs, no_sim, no_smt, no_cache, cache_dir,
             strict, min_sites, baseline, write_baseline, select, ignore, show_kernels, engine_timeout, exit_zero,
-            quiet, verbose, stdin_filename, shard) -> None:
+            quiet, verbose, stdin_filename, shard, timeout, max_file_size, max_memory) -> None:
     """Verify kernels: frontend, lowering, Datalog rules, Z3 obligations, emission and simulation.
 
     PATHS are files and directories (walked for *.py), or `-` for stdin. Every option can also be set in
@@ -241,6 +249,7 @@ def command(paths, mode, target, engine, fmt, output, statistics, color, jobs, n
         raise click.BadParameter(str(error), param_hint="--select/--ignore") from None
     if baseline and not Path(baseline).is_file():
         raise click.BadParameter(f"{baseline} does not exist", param_hint="--baseline")
+    require_engine(engine)
     try:
         known = read_baseline(baseline) if baseline else None
     except ValueError as error:
@@ -257,7 +266,8 @@ def command(paths, mode, target, engine, fmt, output, statistics, color, jobs, n
     sources = _read_stdin(paths, stdin_filename)
     targets = [p for p in paths if p != STDIN] + list(sources)
     options = Options(mode=mode, target=target, engine=engine, sim=not no_sim, smt=not no_smt,
-                      cache=not no_cache, jobs=jobs, engine_timeout=engine_timeout)
+                      cache=not no_cache, jobs=jobs, engine_timeout=engine_timeout, timeout=timeout,
+                      max_file_size=max_file_size, max_memory=max_memory)
     progress = _progress if sys.stderr.isatty() and not quiet else None
     try:
         part = select_shard(targets, shard) if shard else None

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from pypto_verify.cli import engine_option, pipeline_option, target_option
+from pypto_verify.cli import engine_option, pipeline_option, require_engine, target_option
 from pypto_verify import rules
 from pypto_verify.rules import RULES, Rule
 from pypto_verify.run.records import Mode
@@ -64,6 +64,7 @@ def _explain_files(paths: list[str], function: str | None, mode: Mode, target: s
     from pypto_verify.run import Options, Stage, run_work
     from pypto_verify.run.chain import datalog_stage
 
+    require_engine(engine)
     options = Options(mode=mode, target=target, engine=engine)
     works = run_work(paths, options, (Stage.READ, Stage.LOWER, Stage.FACTS))
     errors = [f for w in works for f in w.findings if f.severity is Severity.ERROR]

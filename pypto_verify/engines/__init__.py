@@ -5,21 +5,46 @@ ENGINES = ("auto", "souffle", "clingo")
 
 
 def pick_engine(name: str) -> str:
-    """The engine `name` stands for: "auto" is "souffle" when it is on PATH, else "clingo"."""
-    import shutil
-
+    """The engine `name` stands for: "auto" is "souffle" when it is on PATH and runs, else "clingo" (with
+    one warning when a `souffle` on PATH does not run); "souffle" raises `EngineError` when it cannot run."""
     if name == "auto":
-        return "souffle" if shutil.which("souffle") else "clingo"
+        return "souffle" if _souffle_runs() else "clingo"
     if name == "souffle":
         from pypto_verify.engines import souffle_engine
 
-        souffle_engine.souffle_path()  # raises when absent
+        souffle_engine.version_text(souffle_engine.souffle_path())  # raises when absent or broken
         return name
     if name == "clingo":
         return name
     from pypto_verify.engines.souffle_lang import EngineError
 
     raise EngineError(f"unknown engine `{name}` (expected one of {', '.join(ENGINES)})")
+
+
+_PROBED: dict[str, bool] = {}
+
+
+def _souffle_runs() -> bool:
+    """A `souffle` is on PATH and `souffle --version` answers (probed once per process, with a time-out:
+    a broken one costs the run one probe and one warning, then the embedded engine runs)."""
+    import logging
+    import shutil
+
+    path = shutil.which("souffle")
+    if path is None:
+        return False
+    if path not in _PROBED:
+        from pypto_verify.engines import souffle_engine
+        from pypto_verify.engines.souffle_lang import EngineError
+
+        try:
+            souffle_engine.version_text(path)
+            _PROBED[path] = True
+        except EngineError as error:
+            logging.getLogger("pypto_verify.engines").warning(
+                "warning: `souffle` on PATH (%s) does not run (%s); using the embedded clingo engine", path, error)
+            _PROBED[path] = False
+    return _PROBED[path]
 
 
 def engine_version(name: str) -> str:

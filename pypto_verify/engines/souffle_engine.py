@@ -12,11 +12,11 @@ once with `souffle -o` and caches it under `$XDG_CACHE_HOME/pypto-verify/souffle
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -31,10 +31,30 @@ def souffle_path() -> str:
     return path
 
 
-@functools.lru_cache(maxsize=None)
+_VERSIONS: dict[str, str | EngineError] = {}
+
+VERSION_TIMEOUT = 10.0
+"""Seconds `souffle --version` may take; a souffle that does not answer in time does not run."""
+
+
+def forget_versions() -> None:
+    """Ask `souffle --version` again next time (a test that swaps the binary on PATH)."""
+    _VERSIONS.clear()
+
+
 def version_text(executable: str) -> str:
-    """`souffle --version`'s whole output, part of the compiled-binary cache key."""
-    return _run([executable, "--version"], timeout=30.0, what="souffle --version").stdout
+    """`souffle --version`'s whole output, part of the compiled-binary cache key; `EngineError` when it
+    fails, hangs or prints nothing (asked once per process: a failure is remembered too)."""
+    if executable not in _VERSIONS:
+        try:
+            text = _run([executable, "--version"], timeout=VERSION_TIMEOUT, what="souffle --version").stdout
+            _VERSIONS[executable] = text if text.strip() else EngineError("souffle --version printed nothing")
+        except EngineError as error:
+            _VERSIONS[executable] = error
+    answer = _VERSIONS[executable]
+    if isinstance(answer, EngineError):
+        raise answer
+    return answer
 
 
 def version(executable: str) -> str:
@@ -107,17 +127,38 @@ def compiled_binary(executable: str, text: str, *, timeout: float) -> Path:
 
 
 def _run(command: list[str], *, timeout: float, what: str, cwd: str | None = None) -> subprocess.CompletedProcess:
+    # NOTE: its own session, so a time-out ends the whole process group: a child the engine (or a wrapper
+    # script) started would otherwise hold the pipes open and `communicate` would wait for it.
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=cwd, check=False)
-    except subprocess.TimeoutExpired:
-        raise EngineTimeout(f"{what} did not finish within {timeout:g} s") from None
-    except OSError as error:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                   text=True, errors="replace", cwd=cwd, start_new_session=True)
+    except (OSError, ValueError) as error:
         raise EngineError(f"cannot run {what}: {error}") from None
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(process)
+        raise EngineTimeout(f"{what} did not finish within {timeout:g} s") from None
+    except BaseException:
+        _kill_group(process)
+        raise
+    done = subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
     # Soufflé reports some failures (e.g. bad fact files) on stderr with exit code 0 in older versions.
     if done.returncode != 0 or "Error:" in done.stderr or re.search(r"^Error", done.stderr, re.MULTILINE):
         detail = done.stderr.strip() or done.stdout.strip() or "no message"
         raise EngineError(f"{what} failed (exit code {done.returncode}): {detail}")
     return done
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except OSError:
+        process.kill()
+    try:
+        process.communicate(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
 
 
 def read_outputs(program: Program, out_dir: Path) -> dict[str, list[Row]]:
@@ -147,5 +188,8 @@ def _parse_csv(data: str, kinds: tuple[str, ...], path: Path) -> list[Row]:
                 f"{path}:{lineno}: expected {len(kinds)} tab-separated values, found {len(fields)} "
                 "(a symbol containing a tab or newline cannot be read back)"
             )
-        rows.append(tuple(int(field) if kind == "number" else field for field, kind in zip(fields, kinds)))
+        try:
+            rows.append(tuple(int(field) if kind == "number" else field for field, kind in zip(fields, kinds)))
+        except ValueError:
+            raise EngineError(f"{path}:{lineno}: a number column holds `{line}`: not Soufflé's output") from None
     return sorted(set(rows))

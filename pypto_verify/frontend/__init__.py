@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pypto_verify import ir, ops
-from pypto_verify.diagnostics import InputError
+from pypto_verify.diagnostics import MAX_FILE_SIZE, InputError, UnreadableSource, read_source_bytes
 from pypto_verify.frontend.reader import ModuleReader, parse_tree
 
 __all__ = ["ParseResult", "read_file", "read_source", "kernels", "is_lowered"]
@@ -29,23 +29,24 @@ class ParseResult:
     """E.g. an unknown op made opaque, a runtime scalar made symbolic."""
 
 
-def read_file(path: str | Path) -> ParseResult:
-    """Read the kernel file at *path*; never raises for bad input (an unreadable file is one error)."""
+def read_file(path: str | Path, max_size: int = MAX_FILE_SIZE) -> ParseResult:
+    """Read the kernel file at *path* (a regular file of at most *max_size* bytes); never raises for bad
+    input (an unreadable file is one error)."""
     name = str(path)
     try:
-        data = Path(path).read_bytes()
-    except OSError as error:
-        return _failed(name, "unreadable file", error.strerror or type(error).__name__)
+        data = read_source_bytes(path, max_size)
+    except UnreadableSource as error:
+        return _failed(name, error.what, error.why)
     if b"\x00" in data:
         return _failed(name, "binary file", "it contains NUL bytes; a kernel file is Python source text")
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a UTF-8 BOM is accepted, as Python accepts it
     except UnicodeDecodeError as error:
         return _failed(name, "binary file", f"it is not UTF-8 text (byte {error.start})")
-    return read_source(text, name)
+    return read_source(text, name, max_size)
 
 
-def read_source(text: str, path: str = "<string>") -> ParseResult:
+def read_source(text: str, path: str = "<string>", max_size: int = MAX_FILE_SIZE) -> ParseResult:
     """Read kernel source *text* (reported as *path*; siblings resolve relative to its directory)."""
     tree, error = parse_tree(path, text)
     if tree is None:
@@ -54,7 +55,7 @@ def read_source(text: str, path: str = "<string>") -> ParseResult:
     if not tree.body and Path(path).name != "__init__.py":
         return _failed(path, "empty file", "it holds no statements; a kernel file defines `@pl.program` classes "
                                            "or `@pl.jit` / `@pl.function` functions")
-    result = ModuleReader(path, text, tree).read()
+    result = ModuleReader(path, text, tree, max_size).read()
     errors = tuple(sorted(result.errors, key=_order))
     warnings = tuple(sorted(result.warnings, key=_order))
     return ParseResult(result.module, errors, warnings)

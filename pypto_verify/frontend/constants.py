@@ -27,6 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from pypto_verify.diagnostics import MAX_FILE_SIZE, UnreadableSource, read_source_bytes
+from pypto_verify.imports import EXTERNAL_MODULES, find_module
+
 # ---------------------------------------------------------------------------------------------- values
 
 
@@ -379,8 +382,10 @@ class LocalScope(Scope):
 class Loader:
     """Finds and reads sibling modules (relative to the kernel file's directory), once each."""
 
-    def __init__(self, budget: Budget | None = None) -> None:
+    def __init__(self, budget: Budget | None = None, max_file_size: int = MAX_FILE_SIZE) -> None:
         self.budget = budget or Budget()
+        self.max_file_size = max_file_size
+        """Bytes a sibling module may have (`--max-file-size`); a bigger one is not read."""
         self._cache: dict[Path, ModuleScope | NotStatic] = {}
         self._loading: set[Path] = set()
 
@@ -411,7 +416,13 @@ class Loader:
         if found in self._loading:
             raise NotStatic(f"module `{module}` imports itself (circular import)")
         try:
-            tree = _parse_cached(found)
+            tree = _parse_cached(found, self.max_file_size)
+        except UnreadableSource as error:
+            # as good as absent: a name it would define is an input error naming why, never a run-time symbol
+            failure = NotStatic(f"module `{module}` ({found.name}) cannot be read: {error.what}; {error.why}",
+                                missing=module)
+            self._cache[found] = failure
+            raise failure from None
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError) as error:
             failure = NotStatic(f"module `{module}` ({found}) cannot be read: {type(error).__name__}")
             self._cache[found] = failure
@@ -422,17 +433,17 @@ class Loader:
 _TREES: dict[tuple[Path, int, int], ast.Module] = {}
 
 
-def _parse_cached(path: Path) -> ast.Module:
+def _parse_cached(path: Path, limit: int = MAX_FILE_SIZE) -> ast.Module:
     """The parsed sibling module (parsed once per process while the file is unchanged)."""
     stat = path.stat()
     key = (path, stat.st_mtime_ns, stat.st_size)
     tree = _TREES.get(key)
-    if tree is None:
+    if tree is None or stat.st_size > limit:  # over the limit: read_source_bytes says so
         if len(_TREES) > 256:
             _TREES.clear()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            tree = ast.parse(read_source_bytes(path, limit).decode("utf-8-sig"), filename=str(path))
         _TREES[key] = tree
     return tree
 
@@ -460,28 +471,9 @@ def _resolve_import(lazy: LazyImport) -> Any:
     raise NotStatic(f"module `{lazy.module}` defines no `{lazy.attr}`")
 
 
-def _find_module(module: str, directory: Path, level: int) -> Path | None:
-    base = directory
-    for _ in range(max(level - 1, 0)):
-        base = base.parent
-    parts = [p for p in module.split(".") if p]
-    if not parts:
-        candidate = base / "__init__.py"
-        return candidate if candidate.is_file() else None
-    stem = base.joinpath(*parts)
-    for candidate in (stem.with_suffix(".py"), stem / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
-
-
 _PL_MODULES = ("pypto.language",)
-_EXTERNAL_MODULES = frozenset({
-    "os", "sys", "math", "dataclasses", "functools", "typing", "typing_extensions", "enum", "torch",
-    "numpy", "argparse", "pathlib", "collections", "itertools", "re", "json", "time", "logging", "abc",
-    "warnings", "subprocess", "shutil", "random", "copy", "contextlib", "importlib", "inspect",
-    "textwrap", "__future__", "golden", "pytest", "struct", "ctypes", "tempfile", "glob", "io",
-})
+_EXTERNAL_MODULES = EXTERNAL_MODULES
+_find_module = find_module  # one resolution for the frontend and the result cache's key (imports.py)
 
 
 def _bind_imports(stmt: ast.Import | ast.ImportFrom, scope: Scope, directory: Path, loader: Loader) -> None:

@@ -48,7 +48,7 @@ from typing import Any
 
 from pypto_verify import ops
 from pypto_verify.frontend import shapes
-from pypto_verify.diagnostics import InputError
+from pypto_verify.diagnostics import MAX_FILE_SIZE, InputError
 from pypto_verify.frontend import constants as cst
 from pypto_verify.frontend.ssa import (
     NO_STATIC, Binding, Frame, Names, accumulator_names, assigned_names, gm_names, touches, walk_statements,
@@ -130,7 +130,7 @@ class _Unmaterialisable(Exception):
 class ModuleReader:
     """Reads one file: finds the programs and decorated functions, reads each function."""
 
-    def __init__(self, path: str, text: str, tree: ast.Module) -> None:
+    def __init__(self, path: str, text: str, tree: ast.Module, max_file_size: int = MAX_FILE_SIZE) -> None:
         self.path = path
         self.text = text
         self.tree = tree
@@ -139,7 +139,7 @@ class ModuleReader:
         self._warned: set[str] = set()
         self.failed: set[tuple[str | None, str]] = set()
         """Functions left out for an input error: (program, or None for a free function; name)."""
-        self.loader = cst.Loader()
+        self.loader = cst.Loader(max_file_size=max_file_size)
         self.scope = self.loader.module_scope(Path(path), tree)
 
     def read(self) -> ModuleResult:
@@ -1174,14 +1174,23 @@ class FunctionReader:
         except RecursionError:
             return NO_STATIC
 
+    def _sym(self, path: str, node: ast.AST) -> Sym:
+        """`pl.<path>`; a memory space must be one of the language's (ops.space_of_sym reads it)."""
+        if path.startswith("Mem.") and path[4:] not in {m.value for m in MemSpace}:
+            raise self.error(node, f"memory space `pl.{path}`", "not a memory space of the language")
+        return Sym(path, span=self.span(node))
+
     def _materialise(self, value: Any, node: ast.AST) -> Expr:
         span = self.span(node)
+        if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+            raise self.error(node, f"integer `{_text(node)[:40]}` of {value.bit_length()} bits",
+                             "the kernel language computes in 64-bit integers (PyPTO's INDEX and INT64)")
         if value is None or isinstance(value, (bool, int, str)):
             return Const(value, span=span)
         if isinstance(value, float):
             return Const(value, span=span)
         if isinstance(value, cst.PlPath):
-            return Sym(canonical_path(value.path), span=span)
+            return self._sym(canonical_path(value.path), node)
         if isinstance(value, cst.Dynamic):
             return Call("dynamic", (Const(value.name),), span=span)
         if isinstance(value, tuple):
@@ -1309,7 +1318,7 @@ class FunctionReader:
     def _read_attribute(self, node: ast.Attribute) -> Expr:
         path = self.pl_path(node)
         if path is not None:
-            return Sym(canonical_path(path), span=self.span(node))
+            return self._sym(canonical_path(path), node)
         if isinstance(node.value, ast.Name) and node.value.id == "self" and "self" not in self.frame.env:
             # `self.kernel` names a function of the program (free `@pl.jit` functions are materialised as one)
             return Call("funcref", (Const(f"self.{node.attr}"),), span=self.span(node))
@@ -1495,6 +1504,7 @@ class FunctionReader:
         op = self._op_name(path, args)
         call = Call(op, args, kwargs, span=self.span(node))
         self._check_op(op, path, node)
+        self._check_operands(op, path, call, node)
         if op in ops.TENSOR_MADS:
             self._check_matmul_shapes(call, node)
         return call
@@ -1539,6 +1549,19 @@ class FunctionReader:
         if op in ("TileView", "MemRef"):
             return
         self.warn_once(f"op:{op}", self.span(node), f"unknown op `pl.{path}`", "read as an opaque op")
+
+    def _check_operands(self, op: str, path: str, call: Call, node: ast.Call) -> None:
+        """The operands the lowering reads by position are all there (`ops.matmul_parts`, ConvertTensorToTileOps)."""
+        head, _, name = op.partition(".")
+        wanted = _MAD_OPERANDS.get(name) if head in ("tensor", "tile") else None
+        if head == "tensor" and name in _TENSOR_OPERANDS:
+            wanted = _TENSOR_OPERANDS[name]
+        if wanted is None:
+            return
+        given = len(call.args) + (1 if name == "matmul_bias" and call.kwarg("bias") is not None else 0)
+        if given < len(wanted) or any(isinstance(a, ast.Starred) for a in node.args):
+            raise self.error(node, f"`pl.{path}` with {given} operand{'s' * (given != 1)}",
+                             f"it takes {len(wanted)}: {', '.join(wanted)}")
 
     def _check_matmul_shapes(self, call: Call, node: ast.Call) -> None:
         # Only slices are checked: their shape is what the source wrote (an opaque op's type is a guess).
@@ -1899,6 +1922,12 @@ def _difference(upper: Expr, lower: Expr) -> Expr:
     if isinstance(lower, Const) and lower.value == 0 and lower.dtype is None:
         return upper
     return BinOp("-", upper, lower)
+
+
+_MAD_OPERANDS = {"matmul": ("lhs", "rhs"), "matmul_acc": ("acc", "lhs", "rhs"), "matmul_bias": ("lhs", "rhs", "bias")}
+"""The operands each matmul op needs, in order (KERNEL_LANGUAGE.md; `bias` may be a keyword)."""
+_TENSOR_OPERANDS = {"assemble": ("target", "source", "offsets"), "slice": ("tensor", "shape", "offsets")}
+"""The operands of the tensor ops the lowering reads by position."""
 
 
 def parse_tree(path: str, text: str) -> tuple[ast.Module | None, InputError | None]:

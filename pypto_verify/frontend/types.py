@@ -121,10 +121,31 @@ def read_type(node: ast.expr, ctx: TypeContext) -> Type | None:
     return None
 
 
-def _read_dims(node: ast.expr, ctx: TypeContext) -> tuple[Expr, ...]:
+def _read_dims(node: ast.expr, ctx: TypeContext, tile: bool = False) -> tuple[Expr, ...]:
     if not isinstance(node, (ast.List, ast.Tuple)):
         raise InputError(ctx.span(node), f"shape `{_text(node)}`", "a shape is a bracketed list of dimensions")
-    return tuple(ctx.expr(d) for d in node.elts)
+    dims = tuple(ctx.expr(d) for d in node.elts)
+    elements = 1
+    for written, dim in zip(node.elts, dims):
+        if not isinstance(dim, Const):
+            continue  # a symbolic (run-time) dimension: its bounds are the obligations' business
+        what = f"dimension `{_text(written)}`" + ("" if _text(written) == repr(dim.value) else f" = {dim.value!r}")
+        if isinstance(dim.value, bool) or not isinstance(dim.value, int):
+            raise InputError(ctx.span(written), what, "a dimension is a positive integer")
+        if dim.value <= 0:
+            raise InputError(ctx.span(written), what,
+                             "a dimension is a positive integer (an empty or negative extent holds no data)")
+        elements *= dim.value
+    limit, what = (MAX_TILE_ELEMENTS, "2**31 elements per tile") if tile else (MAX_ELEMENTS, "2**48 elements per tensor")
+    if elements > limit:
+        raise InputError(ctx.span(node), f"shape `{_text(node)}` has {elements} elements", f"the limit is {what}")
+    return dims
+
+
+MAX_ELEMENTS = 2**48
+"""The largest tensor a shape annotation may describe (elements; a model's stacked weights reach 2**34)."""
+MAX_TILE_ELEMENTS = 2**31
+"""The largest tile (on-chip: a few hundred KiB; past 2**31 elements no tile is realistic)."""
 
 
 def _read_dtype(node: ast.expr, ctx: TypeContext) -> DType | None:
@@ -168,7 +189,7 @@ _UNMODELLED_SPACES = {
 def _read_tile(node: ast.Subscript, items: list[ast.expr], ctx: TypeContext) -> Type | None:
     if len(items) < 2:
         raise InputError(ctx.span(node), f"annotation `{_text(node)}`", "a tile annotation is `pl.Tile[[dims], dtype, ...]`")
-    shape = _read_dims(items[0], ctx)
+    shape = _read_dims(items[0], ctx, tile=True)
     dtype = _read_dtype(items[1], ctx)
     memref: MemRef | None = None
     space: MemSpace | None = None

@@ -68,9 +68,11 @@ def _summary(report: RunResult) -> str:
 def _excerpt(finding: Finding, sources: dict[str, list[str] | None]) -> str:
     path = finding.span.path
     if path not in sources:
+        from pypto_verify.diagnostics import UnreadableSource, read_source_bytes
+
         try:
-            sources[path] = Path(path).read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError):
+            sources[path] = read_source_bytes(path).decode("utf-8-sig").splitlines()
+        except (UnreadableSource, UnicodeDecodeError):
             sources[path] = None
     lines = sources[path]
     line = finding.span.line

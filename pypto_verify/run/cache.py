@@ -1,7 +1,9 @@
 """The result cache: one file's result stored by content, replayed onto the path as given.
 
 Owns: the key (sha256 of the tool version, the rules and the code of every stage, the engine and its
-version, the options, the file's bytes and the sibling modules it names) and the stored form of a `FileResult`. A location in the file
+version, the options, the file's bytes and those of every local module it may import, transitively, as the
+frontend resolves them: `imports.local_closure`) and the stored form of a `FileResult`, checked field by field
+when read back (an entry of any other shape is a miss, and is rewritten). A location in the file
 itself is stored without its path, so a copy, a rename or another working directory gets its findings
 under the path it was given (ARCHITECTURE.md, "Caching"). A result with a PV999 is never stored.
 """
@@ -20,7 +22,7 @@ from pypto_verify.findings import Finding, Note
 from pypto_verify.span import Span
 from pypto_verify.rules import RULES
 from pypto_verify.idiom import IdiomSite
-from pypto_verify.run.records import FileResult, KernelResult, Options
+from pypto_verify.run.records import DEADLINE, FileResult, KernelResult, Options
 
 
 def cache_dir() -> Path:
@@ -65,20 +67,25 @@ class ResultCache:
         engine = pick_engine(options.engine)
         self.salt = "\0".join((__version__, _code_digest(), engine_version(engine), options.key()))
         self.root = cache_dir() / "results"
+        self.max_file_size = options.max_file_size
         self.keys: dict[str, str | None] = {}
         """The key of each file as `get` read it: `put` stores the result of exactly those contents."""
 
     def _key(self, path: Path) -> str | None:
+        """The file's bytes and every local module it may import, transitively, as the frontend resolves
+        them (`imports.local_closure`); None (no caching) when the file itself cannot be read."""
+        from pypto_verify.diagnostics import UnreadableSource, read_source_bytes
+        from pypto_verify.imports import local_closure
+
         try:
-            data = path.read_bytes()
-        except OSError:
-            return None
+            data = read_source_bytes(path, self.max_file_size)
+        except UnreadableSource:
+            return None  # the chain reports it (PV000)
         h = hashlib.sha256(self.salt.encode())
-        h.update(data)
-        for sibling in sorted(path.parent.glob("*.py")):
-            if sibling != path and sibling.stem.encode() in data:
-                h.update(sibling.name.encode())
-                h.update(sibling.read_bytes())
+        h.update(hashlib.sha256(data).digest())
+        for name, content in local_closure(path, data, self.max_file_size):
+            h.update(hashlib.sha256(name.encode()).digest())
+            h.update(hashlib.sha256(content).digest())
         return h.hexdigest()
 
     def get(self, path: str) -> FileResult | None:
@@ -90,12 +97,13 @@ class ResultCache:
         try:
             data = json.loads(entry.read_text(encoding="utf-8"))
             return _from_json(data, path)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            return None  # absent, unreadable or of another shape: the file is checked again
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            return None  # absent, unreadable or of another shape: the file is checked again (and rewritten)
 
     def put(self, result: FileResult) -> None:
-        if any(f.rule.id == rules.INTERNAL_ERROR.id for f in result.findings):
-            return  # a crash or an engine that ran out of time is no result to keep
+        if any(f.rule.id == rules.INTERNAL_ERROR.id or (f.rule.id == rules.INCONCLUSIVE.id and DEADLINE in f.message)
+               for f in result.findings):
+            return  # a crash, or a file that ran out of time (--timeout: the machine's load), is no result to keep
         key = self.keys[result.path] if result.path in self.keys else self._key(Path(result.path))
         if key is None:
             return
@@ -118,7 +126,25 @@ def _span_json(span: Span, path: str) -> dict:
 
 
 def _span(data: dict, path: str) -> Span:
-    return Span(path if data["path"] == _HERE else data["path"], data["line"], data["col"])
+    where, line, col = data["path"], data["line"], data["col"]
+    if not isinstance(where, str) or type(line) is not int or type(col) is not int:
+        raise TypeError("a stored span of another shape")
+    return Span(path if where == _HERE else where, line, col)
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError("a stored text of another shape")
+    return value
+
+
+def _texts(values: object) -> tuple[str, ...]:
+    if not isinstance(values, list):
+        raise TypeError("a stored list of another shape")
+    return tuple(_text(v) for v in values)
+
+
+_VERDICTS = frozenset({"verified", "conditional", "findings", "inconclusive"})
 
 
 def _to_json(result: FileResult) -> dict:
@@ -134,12 +160,25 @@ def _to_json(result: FileResult) -> dict:
 
 
 def _from_json(data: dict, path: str) -> FileResult:
+    """The stored result, replayed onto *path*; `TypeError`/`KeyError`/`ValueError` for any entry of another
+    shape than `_to_json` writes (the caller's miss)."""
+    if not isinstance(data, dict) or data.get("status") not in ("ok", "input-error"):
+        raise TypeError("a stored result of another shape")
     sites = tuple(IdiomSite(path, s["line"], s["function"], s["form"], s["loop"], s["condition"],
                             s["accumulators"], s["nesting"], s["consumer"]) for s in data["sites"])
-    kernels = tuple(KernelResult(k["name"], k["function"], k["verdict"], k["sim"], k["sim_reason"],
-                                 tuple(k["obligations"].items()), tuple(k["conditions"])) for k in data["kernels"])
-    findings = tuple(Finding(RULES[f["rule"]], _span(f, path), f["message"], f["kernel"], f["function"],
-                             tuple(Note(_span(n, path), n["message"]) for n in f["notes"]),
-                             tuple(f["windows"]), tuple(f["values"]), tuple(f["producers"]), f["counterexample"])
+    kernels = tuple(KernelResult(_text(k["name"]), _text(k["function"]), k["verdict"], _text(k["sim"]),
+                                 _text(k["sim_reason"]), _counts(k["obligations"]), _texts(k["conditions"]))
+                    for k in data["kernels"])
+    if any(k.verdict not in _VERDICTS for k in kernels):
+        raise ValueError("a stored verdict of another kind")
+    findings = tuple(Finding(RULES[f["rule"]], _span(f, path), _text(f["message"]), _text(f["kernel"]),
+                             _text(f["function"]), tuple(Note(_span(n, path), _text(n["message"])) for n in f["notes"]),
+                             _texts(f["windows"]), tuple(f["values"]), tuple(f["producers"]), f["counterexample"])
                      for f in data["findings"])
     return replace(FileResult(path, data["status"], sites, kernels, findings), cached=True)
+
+
+def _counts(data: object) -> tuple[tuple[str, int], ...]:
+    if not isinstance(data, dict) or not all(isinstance(k, str) and type(v) is int for k, v in data.items()):
+        raise TypeError("stored obligation counts of another shape")
+    return tuple(data.items())

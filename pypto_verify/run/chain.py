@@ -28,11 +28,11 @@ import os
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from pypto_verify import frontend, rules
 from pypto_verify.census import find_sites
@@ -42,7 +42,7 @@ from pypto_verify.ir import Function, Module, Program, Span
 from pypto_verify.rules import RULES, Severity
 from pypto_verify.run.inputs import apply_suppressions, collect_files
 from pypto_verify.idiom import IdiomSite
-from pypto_verify.run.records import ALL_STAGES, FileResult, KernelResult, Options, Stage
+from pypto_verify.run.records import ALL_STAGES, DEADLINE, FileResult, KernelResult, Options, Stage
 
 if TYPE_CHECKING:
     from pypto_verify.dynamic import SimOutcome
@@ -125,14 +125,16 @@ def _add(work: FileWork, *found: Finding) -> FileWork:
 
 def _internal(fn: Function, kernel: str, stage: str, error: BaseException) -> Finding:
     """A crash of ours on one kernel, as a PV999 finding naming the stage and the exception."""
-    where = ""
+    message = f"{stage} failed on `{fn.name}`: {type(error).__name__}: {error}{_where(error)}"
+    return Finding(rules.INTERNAL_ERROR, fn.span, message, kernel, fn.name)
+
+
+def _where(error: BaseException) -> str:
+    """` at module.py:line` of the innermost frame of *error*'s traceback."""
     tb = error.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
-    if tb is not None:
-        where = f" at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}"
-    message = f"{stage} failed on `{fn.name}`: {type(error).__name__}: {error}{where}"
-    return Finding(rules.INTERNAL_ERROR, fn.span, message, kernel, fn.name)
+    return "" if tb is None else f" at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}"
 
 
 def kernel_name(program: Program, fn: Function) -> str:
@@ -143,10 +145,10 @@ def kernel_name(program: Program, fn: Function) -> str:
 # ---------------------------------------------------------------------------------------------- per-file stages
 
 
-def read_stage(path: str, text: str | None = None) -> FileWork:
+def read_stage(path: str, max_file_size: int = Options.max_file_size, text: str | None = None) -> FileWork:
     """READ: the frontend, its input errors (PV000) and the census of idiom sites; *text* is the source when
     it was given (stdin) instead of read from *path*."""
-    parsed = frontend.read_file(path) if text is None else frontend.read_source(text, path)
+    parsed = frontend.read_file(path, max_file_size) if text is None else frontend.read_source(text, path)
     findings = tuple(Finding(rules.INPUT_ERROR, e.span, e.message, "", "") for e in parsed.errors)
     kernels = tuple(KernelWork(kernel_name(program, fn), fn.name, fn, program, frontend.is_lowered(fn))
                     for program, fn in frontend.kernels(parsed.module))
@@ -208,36 +210,184 @@ def facts_stage(work: FileWork, options: Options) -> FileWork:
     lowered = work.lowered()
     if not lowered:
         return work
-    facts = export_facts([(work.path, k.lowered) for k in lowered if k.lowered is not None],
-                         get_target(options.target))
-    return replace(work, facts=facts)
+    target = get_target(options.target)
+    try:
+        facts = export_facts([(work.path, k.lowered) for k in lowered if k.lowered is not None], target)
+    except Exception:  # our bug on some kernel: that kernel is PV999 and left out, the others exported
+        crashed: list[Finding] = []
+        for kernel in lowered:
+            if kernel.lowered is None:
+                continue
+            try:
+                export_facts([(work.path, kernel.lowered)], target)
+            except Exception as error:
+                crashed.append(_internal(kernel.read, kernel.name, "fact export", error))
+        if not crashed:
+            raise
+        names = {f.function for f in crashed}
+        kernels = tuple(replace(k, lowered=None) if k.function in names else k for k in work.kernels)
+        work = replace(work, kernels=kernels, findings=(*work.findings, *crashed))
+        return facts_stage(work, options) if work.lowered() else work
+    wide = _wide_kernels(facts)
+    if not wide:
+        return replace(work, facts=facts)
+    # Both engines compute in 32-bit integers: a kernel whose facts hold a number past them is undecided,
+    # and is left out of the run's one fact database (the other kernels are checked as usual).
+    names = {lowered[k - 1].function for k in wide}
+    found = [Finding(rules.INCONCLUSIVE, k.read.span,
+                     f"`{k.function}`'s facts hold a number past the Datalog engines' 32-bit integers (a window or "
+                     f"an offset of more than 2**31 bytes); its L0C rules are undecided", k.name, k.function)
+             for k in lowered if k.function in names]
+    kernels = tuple(replace(k, lowered=None) if k.function in names else k for k in work.kernels)
+    work = replace(work, kernels=kernels, findings=(*work.findings, *found))
+    return facts_stage(work, options) if work.lowered() else work
 
 
-def _timed(work: FileWork, name: str, stage: Callable[[FileWork, Options], FileWork], options: Options) -> FileWork:
-    """*stage* applied to *work*, its wall time added to the work's `seconds`."""
-    started = time.perf_counter()
-    done = stage(work, options)
-    return replace(done, seconds=(*done.seconds, (name, time.perf_counter() - started)))
+_INT32 = (-2 ** 31, 2 ** 31 - 1)
+
+
+def _wide_kernels(facts: FactSet) -> set[int]:
+    """The kernel ids (the first column of every relation) of rows holding an integer outside 32 bits."""
+    low, high = _INT32
+    return {row[0] for rows in facts.rows.values() for row in rows
+            if any(isinstance(v, int) and not low <= v <= high for v in row)}
 
 
 def front(path: str, options: Options, stages: tuple[Stage, ...],
           sources: Mapping[str, str] | None = None) -> FileWork:
-    """The per-file stages (run in a worker): read, then lower and export facts as *stages* ask. *sources*
-    holds the text of a file given on stdin."""
+    """The per-file stages (run in a worker): read, then lower and export facts as *stages* ask, each under
+    the guard, all within one `--timeout`. *sources* holds the text of a file given on stdin."""
+    text = (sources or {}).get(path)
+    steps: list[tuple[str, Callable[[FileWork], FileWork]]] = [
+        ("reading", lambda _: read_stage(path, options.max_file_size, text))]
+    if Stage.LOWER in stages:
+        steps.append(("lowering", lambda w: lower_stage(w, options)))
+    if Stage.FACTS in stages or Stage.DATALOG in stages:
+        steps.append(("fact export", lambda w: facts_stage(w, options)))
+    return guarded(FileWork(path, Module(path, ())), steps, options)
+
+
+# ---------------------------------------------------------------------------------------------- the guard
+
+
+_SHORT = {"reading": "read", "lowering": "lower", "fact export": "facts", "the Z3 obligations": "prove",
+          "emission and simulation": "simulate"}
+"""The stage names `check -v` lists a file's wall times under."""
+
+
+class DeadlineExceeded(BaseException):
+    """Raised by the alarm when a file's stages run past `--timeout` (a BaseException: no `except Exception` of a
+    stage swallows it)."""
+
+
+def guarded(work: FileWork, steps: list[tuple[str, Callable[[FileWork], FileWork]]], options: Options) -> FileWork:
+    """*steps* in order on *work*, under the one guard every per-file and per-kernel step runs in.
+
+    An input problem (`InputError`, input nested past the recursion limit) is a PV000 of the file; any other
+    exception of ours is a PV999 on each kernel of the file (on the file when it has none), naming the stage,
+    and the later steps still run on what there is. Past `options.timeout` seconds for all the steps together,
+    or past `options.max_memory` bytes, the file's kernels are PV100 naming the stage, and the rest is skipped.
+    """
+    from pypto_verify.diagnostics import InputError
+
+    with _memory_cap(options.max_memory):
+        stop = time.monotonic() + options.timeout
+        for stage, step in steps:
+            left = stop - time.monotonic()
+            try:
+                if left <= 0:
+                    raise DeadlineExceeded
+                started = time.perf_counter()
+                with _alarm(left):
+                    work = step(work)
+                work = replace(work, seconds=(*work.seconds, (_SHORT.get(stage, stage), time.perf_counter() - started)))
+            except DeadlineExceeded:
+                return _add(work, *_undecided(work, f"{stage} did not finish within the {options.timeout:g} s "
+                                                    f"deadline {DEADLINE}"))
+            except MemoryError:
+                cap = f"the {options.max_memory} byte cap (--max-memory)" if options.max_memory else "memory"
+                return _add(work, *_undecided(work, f"{stage} ran out of memory ({cap})"))
+            except InputError as error:
+                work = replace(_add(work, Finding(rules.INPUT_ERROR, error.span, error.message, "", "")),
+                               status="input-error")
+            except RecursionError:
+                # an input nested deeper than the checker's recursion limit is that file's PV000
+                work = replace(_add(work, Finding(
+                    rules.INPUT_ERROR, Span(work.path, 1, 1),
+                    f"kernel too deeply nested; the checker's recursion limit was reached in {stage}", "", "")),
+                    status="input-error")
+            except Exception as error:  # our bug: this file's kernels are reported, the run goes on
+                work = _add(work, *_crashed(work, stage, error))
+    return work
+
+
+def _undecided(work: FileWork, why: str) -> list[Finding]:
+    """PV100 on every kernel of *work* not already failing (on the file when it has none)."""
+    failed = work.failed()
+    found = [Finding(rules.INCONCLUSIVE, k.read.span, f"`{k.function}` is undecided: {why}", k.name, k.function)
+             for k in work.kernels if k.function not in failed]
+    if not work.kernels:
+        found.append(Finding(rules.INCONCLUSIVE, Span(work.path, 1, 1), f"the file is undecided: {why}", "", ""))
+    return found
+
+
+def _crashed(work: FileWork, stage: str, error: BaseException) -> list[Finding]:
+    """PV999 on every kernel of *work* (on the file when it has none) for a crash of ours in *stage*."""
+    if work.kernels:
+        return [_internal(k.read, k.name, stage, error) for k in work.kernels]
+    return [Finding(rules.INTERNAL_ERROR, Span(work.path, 1, 1),
+                    f"{stage} failed on this file: {type(error).__name__}: {error}{_where(error)}", "", "")]
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise DeadlineExceeded
+
+
+@contextmanager
+def _alarm(seconds: float) -> Iterator[None]:
+    """`DeadlineExceeded` raised in this thread after *seconds* (SIGALRM: the main thread of a worker, or
+    of the process with --jobs 1); no deadline where signals cannot be had (another thread, Windows)."""
+    import signal
+    import threading
+
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
     try:
-        started = time.perf_counter()
-        work = read_stage(path, (sources or {}).get(path))
-        work = replace(work, seconds=(("read", time.perf_counter() - started),))
-        if Stage.LOWER in stages:
-            work = _timed(work, "lower", lower_stage, options)
-        if Stage.FACTS in stages or Stage.DATALOG in stages:
-            work = _timed(work, "facts", facts_stage, options)
-        return work
-    except RecursionError:
-        # an input nested deeper than the checker's recursion limit is that file's PV000
-        return FileWork(path, Module(path, ()), "input-error", findings=(Finding(
-            rules.INPUT_ERROR, Span(path, 1, 1), "kernel too deeply nested; the checker's recursion limit was reached",
-            "", ""),))
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@contextmanager
+def _memory_cap(limit: int) -> Iterator[None]:
+    """The process's address space capped at *limit* bytes (RLIMIT_AS, soft) while the block runs, so an
+    allocation past it is a `MemoryError` of the stage, not the OOM killer ending the run; 0: no cap."""
+    try:
+        import resource
+    except ImportError:  # not POSIX
+        yield
+        return
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    except (OSError, ValueError):
+        yield
+        return
+    lower = limit > 0 and (soft == resource.RLIM_INFINITY or soft > limit) and \
+        (hard == resource.RLIM_INFINITY or hard >= limit)
+    if lower:
+        try:
+            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        except (OSError, ValueError):
+            lower = False
+    try:
+        yield
+    finally:
+        if lower:
+            resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
 # ---------------------------------------------------------------------------------------------- the Datalog run
@@ -307,11 +457,20 @@ def datalog_stage(works: list[FileWork], options: Options) -> list[FileWork]:
         return works
     try:
         return _datalog_once(works, options)
-    except EngineError:
+    except Exception as batch_error:  # an engine failure or our bug: each file is tried alone
+        broken = _engine_hangs(options) if isinstance(batch_error, EngineTimeout) else None
         out = []
         for work in works:
             if work.facts is None:
                 out.append(work)
+                continue
+            if broken is not None:
+                # the engine does not finish even on no facts: no file's retry could finish either
+                out.append(_add(work, *(Finding(
+                    rules.INCONCLUSIVE, k.lowered.span,
+                    f"the Datalog rules were not run on this file: {broken}; `{k.function}`'s L0C rules are "
+                    f"undecided {DEADLINE}", k.name, k.function)
+                    for k in work.lowered() if k.lowered is not None)))
                 continue
             try:
                 out.extend(_datalog_once([work], options))
@@ -321,12 +480,29 @@ def datalog_stage(works: list[FileWork], options: Options) -> list[FileWork]:
                     f"the Datalog rules did not finish on this file ({error}); `{k.function}`'s L0C rules are "
                     f"undecided (raise --engine-timeout)", k.name, k.function)
                     for k in work.lowered() if k.lowered is not None)))
-            except EngineError as error:
+            except Exception as error:  # EngineError, or our bug: this file's kernels, never the run
+                what = str(error) if isinstance(error, EngineError) else f"{type(error).__name__}: {error}{_where(error)}"
                 out.append(_add(work, *(Finding(
                     rules.INTERNAL_ERROR, k.lowered.span,
-                    f"the Datalog rules failed on this file ({error}); `{k.function}` is not verified",
+                    f"the Datalog rules failed on this file ({what}); `{k.function}` is not verified",
                     k.name, k.function) for k in work.lowered() if k.lowered is not None)))
         return out
+
+
+def _engine_hangs(options: Options) -> str | None:
+    """After a batch ran out of time: why the engine cannot finish at all (it does not finish on no facts
+    within `--engine-timeout`, at least 1 s), else None (the facts were heavy: each file is tried alone).
+    A hanging engine so costs the run two time-outs, never one per file."""
+    from pypto_verify.engines.souffle_lang import EngineError, EngineTimeout
+
+    limit = max(options.engine_timeout, 1.0)
+    try:
+        datalog_relations(FactSet(), options.engine, limit)
+    except EngineTimeout as error:
+        return f"the engine does not finish even on no facts ({error})"
+    except EngineError as error:
+        return f"the engine fails even on no facts ({error})"
+    return None
 
 
 # ---------------------------------------------------------------------------------------------- per-kernel stages
@@ -350,9 +526,10 @@ def prove_stage(work: FileWork, options: Options) -> FileWork:
     ready = [k for k in work.lowered() if k.function not in failed]
     if not ready:
         return work
-    source = [k for k in ready if k.source is not None]
-    given = [k for k in ready if k.source is None]
-    try:
+
+    def obligations(kernels: list[KernelWork]) -> list[Any]:
+        source = [k for k in kernels if k.source is not None]
+        given = [k for k in kernels if k.source is None]
         outcomes = []
         if source:
             outcomes += smt.prove_module(_module(work.path, source, False), _module(work.path, source, True),
@@ -362,15 +539,23 @@ def prove_stage(work: FileWork, options: Options) -> FileWork:
             outcomes += smt.prove_module(None, _module(work.path, given, True), timeout_ms=options.timeout_ms,
                                          cache=options.cache, dump_smt=_dump_dir(options))
         # PV107 on the kernels as read (Form 3: as given)
-        outcomes += smt.prove_bounds(_module(work.path, ready, False), timeout_ms=options.timeout_ms,
+        outcomes += smt.prove_bounds(_module(work.path, kernels, False), timeout_ms=options.timeout_ms,
                                      cache=options.cache, dump_smt=_dump_dir(options))
-    except Exception as error:  # our bug: the file's kernels are reported, the run goes on
-        return _add(work, *(_internal(k.read, k.name, "the Z3 obligations", error)
-                            for k in work.kernels))
+        return outcomes
+
+    found: list[Finding] = []
+    try:
+        outcomes = obligations(ready)
+    except Exception:  # our bug on some kernel: each is proved alone, so it costs only the kernel it is about
+        outcomes = []
+        for kernel in ready:
+            try:
+                outcomes += obligations([kernel])
+            except Exception as error:
+                found.append(_internal(kernel.read, kernel.name, "the Z3 obligations", error))
     counts: dict[str, dict[str, int]] = {}
     conditions: dict[str, list[str]] = {}
     unbounded: dict[str, list[Any]] = {}
-    found: list[Finding] = []
     for outcome in outcomes:
         verdict = outcome.verdict.name.lower()
         mine = counts.setdefault(outcome.function, {})
@@ -428,6 +613,9 @@ def simulate_stage(work: FileWork, options: Options) -> FileWork:
             continue
         try:
             outcome = simulate_kernel(kernel.source, kernel.lowered, seed=options.seed, target=options.target)
+        except MemoryError:  # a limit (--max-memory), not a finding: the static verdict stands
+            kernels.append(replace(kernel, simulation=skipped("the simulation ran out of memory (--max-memory)")))
+            continue
         except Exception as error:  # our bug: the kernel is reported, the run goes on
             found.append(_internal(kernel.source, kernel.name, "emission or simulation", error))
             kernels.append(replace(kernel, simulation=skipped(f"internal error: {type(error).__name__}")))
@@ -463,38 +651,48 @@ def emit_stage(work: FileWork, options: Options) -> tuple[str, list[tuple[str, s
     return (emit_module(emitted, options.target) if emitted else ""), failed
 
 
-def after_rules(ruled: FileWork, proved: FileWork, given: int) -> FileWork:
-    """The file as if PROVE had run after DATALOG. *ruled* is the file after the Datalog run; *proved* is the
-    same file as it was before that run, after PROVE, whose first *given* findings are the ones it was given.
-    What PROVE did for a kernel with an error finding now is dropped, so the result is the sequential
-    chain's: such a kernel has no obligations, no conditions, no outcome and no finding of Z3's."""
+def after_rules(ruled: FileWork, proved: FileWork, before: FileWork) -> FileWork:
+    """The file as if PROVE had run after DATALOG. *before* is the file the Datalog run and PROVE were both
+    given, *ruled* the Datalog run's result, *proved* PROVE's. What PROVE did for a kernel with an error
+    finding now is dropped, so the result is the sequential chain's: such a kernel has no obligations, no
+    conditions, no outcome and no finding of Z3's."""
     failed = ruled.failed()
-    added = tuple(f for f in proved.findings[given:] if f.function not in failed)
+    added = tuple(f for f in proved.findings[len(before.findings):] if f.function not in failed)
     kernels = tuple(k if k.function in failed else replace(k, obligations=p.obligations, conditions=p.conditions)
                     for k, p in zip(ruled.kernels, proved.kernels, strict=True))
     outcomes = tuple(o for o in proved.outcomes if o.function not in failed)
-    return replace(ruled, kernels=kernels, findings=(*ruled.findings, *added), outcomes=outcomes)
+    return replace(ruled, kernels=kernels, findings=(*ruled.findings, *added), outcomes=outcomes,
+                   seconds=(*ruled.seconds, *proved.seconds[len(before.seconds):]))
+
+
+def prove_ahead(work: FileWork, options: Options) -> FileWork:
+    """PROVE under the guard, in a worker while the Datalog engine runs (module docstring, "Overlap")."""
+    return guarded(work, [("the Z3 obligations", lambda w: prove_stage(w, options))], options)
 
 
 def back(work: FileWork, options: Options, stages: tuple[Stage, ...]) -> FileWork:
-    """The per-kernel stages after the Datalog run (run in a worker): prove, then simulate."""
+    """The per-kernel stages after the Datalog run (run in a worker): prove, then simulate, under the guard,
+    within one more `--timeout`."""
+    steps: list[tuple[str, Callable[[FileWork], FileWork]]] = []
     if Stage.PROVE in stages and options.smt:
-        work = _timed(work, "prove", prove_stage, options)
+        steps.append(("the Z3 obligations", lambda w: prove_stage(w, options)))
     if Stage.SIMULATE in stages and options.sim:
-        work = _timed(work, "simulate", simulate_stage, options)
-    return work
+        steps.append(("emission and simulation", lambda w: simulate_stage(w, options)))
+    return guarded(work, steps, options)
 
 
 # ---------------------------------------------------------------------------------------------- the run
 
 
-def finish(work: FileWork) -> FileResult:
+def finish(work: FileWork, max_file_size: int = Options.max_file_size) -> FileResult:
     """Suppressions (PV900 for an unused one), the kernels' verdicts, and the file's frozen result."""
+    from pypto_verify.diagnostics import UnreadableSource, read_source_bytes
+
     text = work.text
     if text is None:
         try:
-            text = Path(work.path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            text = read_source_bytes(work.path, max_file_size).decode("utf-8-sig")
+        except (UnreadableSource, UnicodeDecodeError):
             text = ""
     kept = apply_suppressions(work.path, text, list(work.findings))
     # as the verdicts below: what failed before suppression (a suppressed error does not make the kernel's
@@ -524,36 +722,100 @@ def finish(work: FileWork) -> FileResult:
     return FileResult(work.path, work.status, work.sites, tuple(kernels), findings, seconds=work.seconds)
 
 
-T = TypeVar("T")
+
+
+class _Workers:
+    """The worker pool of a run, made again when a worker dies (the OOM killer, a crash in native code) or
+    hangs where the alarm cannot reach it: a lost worker costs the file it ran, never the run."""
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self.executor: ProcessPoolExecutor | None = None
+
+    def get(self) -> ProcessPoolExecutor:
+        if self.executor is None:
+            self.executor = ProcessPoolExecutor(max_workers=self.jobs)
+        return self.executor
+
+    def discard(self, kill: bool = False) -> None:
+        """Drop the pool (killing its workers when one hangs); the next `get` makes a new one."""
+        executor, self.executor = self.executor, None
+        if executor is None:
+            return
+        if kill:
+            for process in list(getattr(executor, "_processes", {}).values()):
+                process.kill()
+        executor.shutdown(wait=not kill, cancel_futures=True)
+
+    def close(self) -> None:
+        self.discard()
 
 
 @contextmanager
-def _pool(options: Options, count: int) -> Iterator[Executor | None]:
+def _pool(options: Options, count: int) -> Iterator[_Workers | None]:
     jobs = options.jobs or os.cpu_count() or 1
     if jobs <= 1 or count <= 1:
         yield None
         return
-    with ProcessPoolExecutor(max_workers=min(jobs, count)) as pool:
-        yield pool
+    workers = _Workers(min(jobs, count))
+    try:
+        yield workers
+    finally:
+        workers.close()
 
 
-def _map(pool: Executor | None, fn: Callable[..., T], items: list, *args: Any,
-         progress: Callable[[], None] | None = None) -> list[T]:
-    """`fn(item, *args)` of every item, in *items*' order; *progress* is called as each one completes (in a
-    pool: in the order they finish, not the order they were handed out)."""
+def _map(pool: _Workers | None, fn: Callable[..., FileWork], items: list, options: Options, *args: Any,
+         progress: Callable[[], None] | None = None) -> list[FileWork]:
+    """`fn(item, options, *args)` of every item, in *items*' order; *progress* is called as each one
+    completes (in a pool: in the order they finish, not the order they were handed out)."""
     if pool is None:
-        out: list[T] = []
+        out: list[FileWork] = []
         for item in items:
-            out.append(fn(item, *args))
+            out.append(fn(item, options, *args))
             if progress:
                 progress()
         return out
-    futures = {pool.submit(fn, item, *args): index for index, item in enumerate(items)}
-    results: dict[int, T] = {}
-    for future in as_completed(futures):
-        results[futures[future]] = future.result()
-        if progress:
-            progress()
+    return _collect(pool, fn, items, _submit(pool, fn, items, options, *args), options, args, progress)
+
+
+def _submit(pool: _Workers, fn: Callable[..., FileWork], items: list, options: Options, *args: Any) -> list[Future]:
+    executor = pool.get()
+    return [executor.submit(fn, item, options, *args) for item in items]
+
+
+def _collect(pool: _Workers, fn: Callable[..., FileWork], items: list, futures: list[Future], options: Options,
+             args: tuple, progress: Callable[[], None] | None) -> list[FileWork]:
+    """The results of *futures* (one per item) in *items*' order, as they complete. A worker that died costs
+    its file a run alone (`_alone`); when no file finishes within the patience (the worker's own alarm ends a
+    file at --timeout: this is for a worker stuck where signals wait), the pool is killed, what was running
+    is undecided (PV100) and what was queued runs again alone."""
+    from concurrent.futures import FIRST_COMPLETED, CancelledError, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    patience = 2 * options.timeout + 60
+    pending = {future: index for index, future in enumerate(futures)}
+    results: dict[int, FileWork] = {}
+    while pending:
+        done, _ = wait(pending, timeout=patience, return_when=FIRST_COMPLETED)
+        if not done:
+            running = {f for f in pending if f.running()}
+            pool.discard(kill=True)
+            for future, index in pending.items():
+                results[index] = _lost(fn, items[index], f"the worker did not answer within {patience:g} s "
+                                       f"{DEADLINE}", True) if future in running else \
+                    _alone(fn, items[index], options, args, patience)
+                if progress:
+                    progress()
+            break
+        for future in done:
+            index = pending.pop(future)
+            try:
+                results[index] = future.result()
+            except (BrokenProcessPool, CancelledError):
+                pool.discard()
+                results[index] = _alone(fn, items[index], options, args, patience)
+            if progress:
+                progress()
     return [results[index] for index in range(len(items))]
 
 
@@ -570,6 +832,32 @@ def _stage_label(stages: tuple[Stage, ...], options: Options, back_half: bool) -
     else:
         names = ["read", *(["lower"] if Stage.LOWER in stages else [])]
     return ", ".join(names)
+
+
+def _alone(fn: Callable[..., FileWork], item: Any, options: Options, args: tuple, patience: float) -> FileWork:
+    """*item* again in a worker of its own, after a worker died: the file that killed it dies alone."""
+    from concurrent.futures import TimeoutError as FutureTimeout
+    from concurrent.futures.process import BrokenProcessPool
+
+    single = _Workers(1)
+    try:
+        return single.get().submit(fn, item, options, *args).result(timeout=patience)
+    except FutureTimeout:
+        single.discard(kill=True)
+        return _lost(fn, item, f"the worker did not answer within {patience:g} s {DEADLINE}", True)
+    except BrokenProcessPool:
+        return _lost(fn, item, "the worker process died (killed, or out of memory)", False)
+    finally:
+        single.close()
+
+
+def _lost(fn: Callable[..., FileWork], item: Any, why: str, undecided: bool) -> FileWork:
+    """The record of a file whose worker was lost: PV100 when it ran out of time, else PV999."""
+    work = item if isinstance(item, FileWork) else FileWork(str(item), Module(str(item), ()))
+    stage = "the per-file stages" if fn is front else "the per-kernel stages"
+    if undecided:
+        return _add(work, *_undecided(work, f"{stage}: {why}"))
+    return _add(work, *_crashed(work, stage, RuntimeError(why)))
 
 
 def run_work(paths: list[str], options: Options, stages: tuple[Stage, ...] = ALL_STAGES,
@@ -610,10 +898,10 @@ def check_files(files: list[str], options: Options, stages: tuple[Stage, ...],
                 progress(label, skipped, total)
             if overlap:
                 # The engine runs in a child of its own while the workers prove (module docstring, "Overlap").
-                ahead = [(len(work.findings), pool.submit(prove_stage, work, options)) for work in works]
-                works = datalog_stage(works, options)
-                works = [after_rules(work, future.result(), given)
-                         for work, (given, future) in zip(works, ahead, strict=True)]
+                ahead = _submit(pool, prove_ahead, works, options)
+                ruled = datalog_stage(works, options)
+                proved = _collect(pool, prove_ahead, works, ahead, options, (), None)
+                works = [after_rules(r, p, w) for r, p, w in zip(ruled, proved, works, strict=True)]
                 proving = False
             else:
                 works = datalog_stage(works, options)

@@ -9,9 +9,8 @@ files named on its command line).
 
 Linear in the project: one walk of its tree (`project_files`: hidden directories, virtual environments
 and `__pycache__` pruned), each file read and parsed once for its imports, then one breadth-first walk
-of the reverse edges. Standard library
-only (a warm-cache `check` imports no IR): `_find_module` repeats `frontend.constants._find_module`, and
-a test keeps the two in step.
+of the reverse edges. Modules resolve as the frontend resolves them (`pypto_verify.imports.find_module`,
+which imports no IR: a warm-cache `check` stays light).
 """
 
 from __future__ import annotations
@@ -22,6 +21,9 @@ import warnings
 from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
+
+from pypto_verify.diagnostics import UnreadableSource, read_source_bytes
+from pypto_verify.imports import find_module as _find_module
 
 
 _MARKERS = (".git", "pyproject.toml")
@@ -44,22 +46,6 @@ def project_files(root: Path, skip: Callable[[Path], bool] = lambda p: False) ->
                          and not (here / d / "pyvenv.cfg").exists())
         out.extend(here / n for n in sorted(names) if n.endswith(".py") and not skip(here / n))
     return out
-
-
-def _find_module(module: str, directory: Path, level: int) -> Path | None:
-    """The file `import module` (with *level* leading dots) reads from a file in *directory*."""
-    base = directory
-    for _ in range(max(level - 1, 0)):
-        base = base.parent
-    parts = [p for p in module.split(".") if p]
-    if not parts:
-        candidate = base / "__init__.py"
-        return candidate if candidate.is_file() else None
-    stem = base.joinpath(*parts)
-    for candidate in (stem.with_suffix(".py"), stem / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
 
 
 def imported(path: Path, text: str) -> set[Path]:
@@ -93,8 +79,8 @@ def importers(modules: Iterable[Path], project: Iterable[Path]) -> list[Path]:
     reverse: dict[Path, list[Path]] = {}
     for file in files:
         try:
-            text = file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            text = read_source_bytes(file).decode("utf-8-sig")
+        except (UnreadableSource, UnicodeDecodeError):
             continue
         for dependency in imported(file, text):
             reverse.setdefault(dependency, []).append(file.resolve())

@@ -13,8 +13,10 @@ import fnmatch
 import hashlib
 import io
 import json
+import os
 import re
 import tokenize
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -32,6 +34,10 @@ def collect_files(paths: list[str], exclude: tuple[str, ...] | None = None) -> l
     A directory walk skips paths matching the `exclude` globs (default: `[tool.pypto-verify] exclude`
     of the nearest pyproject.toml above that directory, like a linter's config); a file named
     explicitly is always checked.
+
+    The walk never follows a symlink to a directory (so no loop), and never opens anything: an entry named
+    `*.py` that is a directory is walked, not listed; any other entry (a FIFO, a dangling symlink, a device)
+    is listed, and reading it is that file's PV000 (`diagnostics.read_source_bytes`).
     """
     out: list[Path] = []
     for raw in paths:
@@ -40,16 +46,34 @@ def collect_files(paths: list[str], exclude: tuple[str, ...] | None = None) -> l
             patterns = project_excludes(path) if exclude is None else exclude
             # a directory named explicitly is walked even if a pattern excludes it
             active = tuple(pat for pat in patterns if not _excluded(path / "_.py", (pat,)))
-            out.extend(sorted(p for p in path.rglob("*.py")
-                              if "__pycache__" not in p.parts and not _excluded(p, active)))
+            out.extend(sorted(p for p in _walk(path) if not _excluded(p, active)))
         else:
             out.append(path)
     return list(dict.fromkeys(out))
 
 
+def _walk(root: Path) -> Iterator[Path]:
+    """Every non-directory entry named `*.py` under *root*; a symlink to a directory is neither entered nor
+    listed (a symlink loop is not a directory: it is listed, and its read is a PV000)."""
+    for directory, subdirs, names in os.walk(root, followlinks=False):
+        subdirs[:] = [d for d in subdirs if d != "__pycache__"]
+        base = Path(directory)
+        yield from (base / n for n in names if n.endswith(".py"))
+
+
+def _absolute(path: Path) -> str:
+    """*path* made absolute with its symlinks resolved where they resolve (a loop is left as written)."""
+    try:
+        return path.resolve().as_posix()
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python < 3.13)
+        return Path(os.path.abspath(path)).as_posix()
+
+
 def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:
     """*path* (made absolute) matches one of the absolute glob *patterns*, or lies below one."""
-    text = path.resolve().as_posix()
+    if not patterns:
+        return False
+    text = _absolute(path)
     return any(fnmatch.fnmatch(text, pat) or text.startswith(pat.rstrip("/") + "/") for pat in patterns)
 
 
@@ -236,9 +260,11 @@ class _SourceLines:
 
     def line(self, path: str, number: int) -> str:
         if path not in self._lines:
+            from pypto_verify.diagnostics import UnreadableSource, read_source_bytes
+
             try:
-                self._lines[path] = Path(path).read_text(encoding="utf-8").splitlines()
-            except (OSError, UnicodeDecodeError):
+                self._lines[path] = read_source_bytes(path).decode("utf-8-sig").splitlines()
+            except (UnreadableSource, UnicodeDecodeError):
                 self._lines[path] = []
         lines = self._lines[path]
         return " ".join(lines[number - 1].split()) if 0 < number <= len(lines) else ""

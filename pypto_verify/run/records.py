@@ -39,6 +39,10 @@ class Stage(enum.IntEnum):
     """PTO emission, simulation and comparison with the reference, of the kernels with no error finding"""
 
 
+DEADLINE = "(--timeout)"
+"""Ends the message of a PV100 for a file out of its deadline: such a result is never cached (it is the
+machine's load, not the file's)."""
+
 ALL_STAGES: tuple[Stage, ...] = tuple(Stage)
 """Every stage, in order: what `check` runs."""
 
@@ -62,6 +66,14 @@ class Options:
     seed: int = 0
     dump_smt: str | None = None
     """A directory to write every Z3 query into (`prove --dump-smt`); not part of the key."""
+    max_file_size: int = 4 * 1024 * 1024
+    """Bytes a kernel file (or a module it imports) may have; past it the file is one PV000. Not part of the
+    key: a file within the limit has the same result under any limit."""
+    timeout: float = 300.0
+    """Seconds each file's per-file stages (read, lower, facts) and again its per-kernel stages (prove,
+    simulate) may take; past it the file's kernels are PV100, naming the stage. Such a result is not cached."""
+    max_memory: int = 4 * 1024 ** 3
+    """Bytes of address space a worker may map (RLIMIT_AS; 0: no cap); past it the stage is PV100."""
 
     def key(self) -> str:
         return (f"{self.mode}|{self.target}|{self.engine}|{self.sim}|{self.smt}|{self.timeout_ms}|"

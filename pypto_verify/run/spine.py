@@ -92,7 +92,7 @@ def _check(files: list[str], options: Options, cache: ResultCache | None,
 
         spent: dict[str, float] = {}
         for work in check_files(todo, options, ALL_STAGES, progress, len(results), len(files), spent, sources):
-            result = results[work.path] = finish(work)
+            result = results[work.path] = finish(work, options.max_file_size)
             if cache and work.path not in sources:
                 cache.put(result)
         for stage, value in spent.items():

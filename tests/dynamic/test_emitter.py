@@ -170,8 +170,29 @@ def test_scalar_phi_is_an_emit_error() -> None:
         emit_function(fn)
 
 
-def test_emission_is_deterministic() -> None:
-    assert emit(b.post_if_read(True)) == emit(b.post_if_read(True))
+def test_emission_is_deterministic_across_processes_and_hash_seeds() -> None:
+    """Two processes with different `PYTHONHASHSEED`s (set and dict order of str keys differ) emit the same
+    text, for IR built in Python and for a corpus kernel read and lowered."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    kernel = here.parents[1] / "corpus" / "attn_decode_gqa.py"
+    probe = ("import sys; sys.path.insert(0, sys.argv[1])\n"
+             "import builders as b\n"
+             "from pypto_verify.emit import emit\n"
+             "from pypto_verify.cli import main\n"
+             "print(emit(b.post_if_read(True)) + emit(b.biased(True)))\n"
+             "main(['emit', sys.argv[2]])\n")
+    texts = []
+    for seed in ("1", "2"):
+        done = subprocess.run([sys.executable, "-c", probe, str(here), str(kernel)], capture_output=True, text=True,
+                              env={**os.environ, "PYTHONHASHSEED": seed}, timeout=300)
+        assert done.returncode == 0, done.stderr
+        texts.append(done.stdout)
+    assert "pto." in texts[0] and texts[0] == texts[1]
 
 
 def test_bias_load_is_staged_through_mat_then_moved() -> None:

@@ -73,7 +73,7 @@ def fake_souffle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("FAKE_SOUFFLE_LOG", str(tmp_path / "log.jsonl"))
     monkeypatch.setenv("FAKE_SOUFFLE_CSV", str(csv))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    souffle_engine.version_text.cache_clear()
+    souffle_engine.forget_versions()
     return csv
 
 
@@ -130,7 +130,7 @@ def test_compiled_binary_is_built_once_per_program_and_version(tmp_path: Path, f
     (binary,) = (tmp_path / "cache" / "pypto-verify" / "souffle-bin").iterdir()
     assert len(binary.name) == 64 and names.count(binary.name) == 2
     monkeypatch.setenv("FAKE_SOUFFLE_VERSION", "10.0.0")
-    souffle_engine.version_text.cache_clear()
+    souffle_engine.forget_versions()
     run_program(program, tmp_path / "facts", engine="souffle", compiled=True)
     assert len(list((tmp_path / "cache" / "pypto-verify" / "souffle-bin").iterdir())) == 2
 

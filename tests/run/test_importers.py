@@ -46,10 +46,9 @@ def test_project_root_is_the_nearest_marker(project: Path) -> None:
     assert project_root(project / "kernels" / "sub" / "relative.py") == project
 
 
-@pytest.mark.parametrize("module, level", [("model_config", 0), ("model_config", 1), ("", 1), ("defects", 0),
-                                           ("nope", 0), ("model_config", 2)])
-def test_the_resolution_is_the_frontends(module: str, level: int) -> None:
-    assert _find_module(module, CORPUS, level) == frontend_find_module(module, CORPUS, level)
+def test_the_resolution_is_the_frontends() -> None:
+    """One function resolves a local import for the frontend, the cache key and the importers."""
+    assert _find_module is frontend_find_module
 
 
 def test_check_of_a_constants_module_checks_its_importers(tmp_path: Path) -> None:

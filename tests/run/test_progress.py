@@ -18,7 +18,20 @@ _done: list[int] = []
 _lock = threading.Lock()
 
 
-def _slow_first(item: int) -> int:
+class _Threads:
+    """The `_Workers` interface over a thread pool (the test's tasks are closures of this process)."""
+
+    def __init__(self, executor: ThreadPoolExecutor) -> None:
+        self.executor = executor
+
+    def get(self) -> ThreadPoolExecutor:
+        return self.executor
+
+    def discard(self, kill: bool = False) -> None:
+        pass
+
+
+def _slow_first(item: int, options: Options) -> int:
     time.sleep(0.3 * (3 - item))  # item 0 finishes last
     with _lock:
         _done.append(item)
@@ -29,7 +42,8 @@ def test_progress_advances_on_completion_and_results_keep_their_order() -> None:
     _done.clear()
     seen: list[list[int]] = []
     with ThreadPoolExecutor(max_workers=3) as pool:
-        results = _map(pool, _slow_first, [0, 1, 2], progress=lambda: seen.append(list(_done)))
+        results = _map(_Threads(pool), _slow_first, [0, 1, 2], Options(),  # type: ignore[arg-type]
+                       progress=lambda: seen.append(list(_done)))
     assert results == [0, 10, 20]
     assert len(seen) == 3
     assert 0 not in seen[0], seen  # the first tick came before the slowest (first submitted) item finished

@@ -2,11 +2,11 @@
 compiler printed after InitMemRef (32), MemoryReuse (34) and AllocateMemoryAddr (35).
 
 Compared as partitions: for each space, on the value names both sides have, "these two share a
-window" must agree. Acc is asserted. Mat / Left / Right agreement is reported (`-s`, or the junit
-properties) and not asserted: PyPTO runs CanonicalizeIOOrder (its pass 29) between LowerPipelineLoops
-and InitMemRef, hoisting each pipeline clone's loads and extracts; on tensor_proj that makes two
-Right extracts co-live in the real compiler that are not co-live in the 29 dump, so the Right packing
-differs there (16 of 28 pairs) — and only there.
+window" must agree. Acc must agree everywhere. Mat / Left / Right must agree everywhere but one documented
+place: PyPTO runs CanonicalizeIOOrder (its pass 29) between LowerPipelineLoops and InitMemRef, hoisting each
+pipeline clone's loads and extracts; on tensor_proj that makes two Right extracts co-live in the real
+compiler that are not co-live in the 29 dump, so the Right packing differs there (16 of 28 pairs after
+MemoryReuse) — and only there. That count is pinned: a change either way fails.
 """
 
 from __future__ import annotations
@@ -40,14 +40,18 @@ def test_acc_windows_partition_like_the_real_compiler(case: str, stage: str) -> 
     assert bad == []
 
 
+REORDERED = {("tensor_proj", "34", MemSpace.Right): 16, ("tensor_proj", "35", MemSpace.Right): 16}
+"""The pairs CanonicalizeIOOrder packs differently (module docstring); everywhere else: none."""
+
+
 @pytest.mark.parametrize("stage", sorted(STAGES))
 @pytest.mark.parametrize("case", CASES)
-def test_operand_space_agreement_is_reported(case: str, stage: str, record_property) -> None:
+def test_operand_spaces_partition_like_the_real_compiler_but_where_io_order_differs(case: str, stage: str) -> None:
     ours, theirs = ours_after(case, stage), kernel_of(read_real(case, stage))
     for space in REPORTED:
         compared, bad = partition_disagreements(windows(ours, space), windows(theirs, space))
-        record_property(f"{space.value}_agreement", f"{compared - len(bad)}/{compared}")
-        print(f"{case} {stage} {space.value}: {compared - len(bad)}/{compared} pairs agree")
+        assert compared > 0, (case, stage, space)
+        assert len(bad) == REORDERED.get((case, stage, space), 0), (case, stage, space, bad)
 
 
 @pytest.mark.parametrize("stage", sorted(STAGES))

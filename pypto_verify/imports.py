@@ -1,0 +1,110 @@
+"""Where a kernel file's local imports lead: the one resolution the frontend's static evaluation and the
+result cache's key share.
+
+Owns: `find_module` (a dotted module at an import level → the `.py` file it names, beside the importing
+file or in a subpackage or parent package of it), `EXTERNAL_MODULES` (the modules never read: the standard
+library the kernels use, torch, numpy, `pypto`), `imported_modules` (every local module an `import` or
+`from ... import` statement of a tree may read) and `local_closure` (those, transitively, with their bytes).
+Imports nothing of ours but `diagnostics`, so a warm-cache run computes its keys without the frontend.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from pypto_verify.diagnostics import MAX_FILE_SIZE, UnreadableSource, read_source_bytes
+
+EXTERNAL_MODULES = frozenset({
+    "os", "sys", "math", "dataclasses", "functools", "typing", "typing_extensions", "enum", "torch",
+    "numpy", "argparse", "pathlib", "collections", "itertools", "re", "json", "time", "logging", "abc",
+    "warnings", "subprocess", "shutil", "random", "copy", "contextlib", "importlib", "inspect",
+    "textwrap", "__future__", "golden", "pytest", "struct", "ctypes", "tempfile", "glob", "io",
+})
+"""Top-level modules the frontend never reads (with `pypto` itself)."""
+
+
+def is_external(module: str, level: int) -> bool:
+    """True when `import module` (at *level*) names a module that is never read: `pypto...` or one of
+    `EXTERNAL_MODULES`."""
+    root = module.split(".")[0]
+    return level == 0 and (root == "pypto" or root in EXTERNAL_MODULES)
+
+
+def find_module(module: str, directory: Path, level: int) -> Path | None:
+    """The file `module` names from *directory* at import *level* (0 and 1: beside it; 2: one up, ...):
+    `a/b.py` or `a/b/__init__.py` for `a.b`, the package's `__init__.py` for `from . import x`."""
+    base = directory
+    for _ in range(max(level - 1, 0)):
+        base = base.parent
+    parts = [p for p in module.split(".") if p]
+    if not parts:
+        candidate = base / "__init__.py"
+        return candidate if candidate.is_file() else None
+    stem = base.joinpath(*parts)
+    for candidate in (stem.with_suffix(".py"), stem / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def imported_modules(tree: ast.AST) -> Iterator[tuple[str, int]]:
+    """`(module, level)` of every local module an import in *tree* (at any depth) may make the frontend
+    read: for `import a.b` both `a` and `a.b`; for `from m import x` both `m` and the submodule `m.x`."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                for end in range(1, len(parts) + 1):
+                    name = ".".join(parts[:end])
+                    if not is_external(name, 0):
+                        yield name, 0
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if is_external(module, node.level):
+                continue
+            yield module, node.level
+            for alias in node.names:
+                if alias.name != "*":
+                    yield (f"{module}.{alias.name}" if module else alias.name), node.level
+
+
+def local_closure(path: Path, data: bytes, limit: int = MAX_FILE_SIZE) -> list[tuple[str, bytes]]:
+    """Every local module the file at *path* (with contents *data*) may read, transitively, as `(how it
+    was named, its bytes)`, sorted; a module that is absent or unreadable is listed with a marker instead
+    of its bytes, so creating or repairing it changes the list too. Never raises for bad input."""
+    out: dict[str, bytes] = {}
+    seen: set[str] = set()
+    todo = [(_real(path), data, "")]
+    while todo:
+        where, text, via = todo.pop()
+        try:
+            tree = ast.parse(text.decode("utf-8-sig"))
+        except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
+            continue  # the frontend reports it; its imports are whatever it can read
+        for module, level in imported_modules(tree):
+            name = f"{via}{'.' * level}{module}@{level}"
+            found = find_module(module, Path(where).parent, level)
+            if found is None:
+                out.setdefault(name, b"\0absent")
+                continue
+            real = _real(found)
+            try:
+                content = read_source_bytes(real, limit)
+            except UnreadableSource as error:
+                out.setdefault(name, b"\0unreadable: " + error.why.encode())
+                continue
+            out.setdefault(name, content)
+            if real not in seen:
+                seen.add(real)
+                todo.append((real, content, f"{name}>"))
+    return sorted(out.items())
+
+
+def _real(path: Path) -> str:
+    try:
+        return str(path.resolve())
+    except (OSError, RuntimeError):  # a symlink loop (RuntimeError before Python 3.13)
+        return os.path.abspath(path)

@@ -1,0 +1,76 @@
+"""The CI slice of the hostile-input fuzzer (`benchmarks/hostile_fuzz.py`, docs/RELIABILITY.md "Hostile inputs"):
+a few dozen seeded inputs of every kind — token deletion, duplication and swap over the corpus kernels, random
+bytes, deep nesting, huge literals, unicode names, file names with spaces, tabs and newlines, file-system
+oddities — through the real command line. Never a traceback, never a hang past the deadline, never an input
+executed, never a lost result, never a PV999: every input gets a verdict, a located PV000, or has no kernel."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import hostile_fuzz as hostile  # noqa: E402
+
+SEED = 15
+COUNT = 36  # four of each kind
+
+
+@pytest.fixture(scope="module")
+def outcome() -> dict:
+    inputs = hostile.make_inputs(SEED, COUNT)
+    return {"inputs": inputs, "result": hostile.run_batch(inputs, deadline=240.0)}
+
+
+def test_every_kind_is_generated(outcome: dict) -> None:
+    assert {i.kind for i in outcome["inputs"]} == set(hostile.KINDS)
+
+
+def test_hostile_inputs_never_crash_hang_run_or_lose_a_result(outcome: dict) -> None:
+    result = outcome["result"]
+    assert "failure" not in result, result
+    assert result["lost"] == [] and result["internal"] == []
+    listed = [i for i in outcome["inputs"] if hostile._expected(i)]
+    assert sorted(result["outcomes"]) == sorted(i.name for i in listed)
+    assert set(result["outcomes"].values()) <= {"verdict", "pv000", "no-kernel"}, result["outcomes"]
+
+
+def test_the_judge_sees_a_lost_result_and_a_pv999() -> None:
+    """The oracle itself: a report missing a file, or holding a PV999, is a failure it reports."""
+    inputs = [hostile.Input("a.py", "bytes", b"x"), hostile.Input("b.py", "bytes", b"y")]
+    directory = Path("/d")
+    report = {"files": [{"path": "/d/a.py", "kernels": []}],
+              "findings": [{"path": "/d/a.py", "rule": "PV999", "line": 1, "col": 1, "message": "boom"}]}
+    judged = hostile.judge(directory, inputs, report)
+    assert judged["lost"] == ["b.py"] and [i["input"] for i in judged["internal"]] == ["a.py"]
+
+
+FOUND = Path(__file__).resolve().parent / "found"
+"""Inputs the long runs found (docs/RELIABILITY.md, "Hostile inputs"), kept as regression cases."""
+
+
+def test_a_nan_fill_of_an_integer_tile_is_not_simulated_with_the_reason(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seed 5, input 6080: `float('nan')` as an INT8 tile's fill value was a `ValueError` in emission (PV999)."""
+    from pypto_verify.run import Options, run
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    result = run([str(FOUND / "nan_fill_of_an_int8_tile.py")], Options(cache=False, jobs=1))
+    assert not result.findings
+    reasons = {k.function: k.sim_reason for k in result.kernels}
+    assert reasons["pred_split_i8"] == "emit: `tile.full`: fill value nan for an integer tile"
+
+
+def test_a_negative_window_extent_is_not_emitted_with_the_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seed 6, input 8096: `K_TILE = -1` made a `partition_tensor_view<16x-1xbf16>` the simulator rejects (PV999)."""
+    from pypto_verify.run import Options, run
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    result = run([str(FOUND / "negative_k_tile.py")], Options(cache=False, jobs=1))
+    assert not [f for f in result.findings if f.rule.id == "PV999"]
+    (kernel,) = result.kernels
+    assert kernel.sim_reason == "emit: a window of `x` with extent [16, -1]: PTO has no empty or negative view"
