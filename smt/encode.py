@@ -76,7 +76,7 @@ class Term:
     def __new__(cls, head: str, args: tuple["Term", ...] = (), value: object = None, sort: str = INT) -> "Term":
         key = (head, tuple(map(id, args)), type(value).__name__, value, sort)
         # the table's own dict of weak references, read without WeakValueDictionary.get's Python frame
-        ref = cls._table.data.get(key)
+        ref = cls._table.data.get(key)  # type: ignore[attr-defined]  # CPython's WeakValueDictionary
         if ref is not None:
             found = ref()
             if found is not None:

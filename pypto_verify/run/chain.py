@@ -896,7 +896,7 @@ def check_files(files: list[str], options: Options, stages: tuple[Stage, ...],
             label = "datalog, prove" if overlap else "datalog"
             if progress:
                 progress(label, skipped, total)
-            if overlap:
+            if overlap and pool is not None:
                 # The engine runs in a child of its own while the workers prove (module docstring, "Overlap").
                 ahead = _submit(pool, prove_ahead, works, options)
                 ruled = datalog_stage(works, options)
