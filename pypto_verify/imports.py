@@ -80,11 +80,7 @@ def local_closure(path: Path, data: bytes, limit: int = MAX_FILE_SIZE) -> list[t
     todo = [(_real(path), data, "")]
     while todo:
         where, text, via = todo.pop()
-        try:
-            tree = ast.parse(text.decode("utf-8-sig"))
-        except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
-            continue  # the frontend reports it; its imports are whatever it can read
-        for module, level in imported_modules(tree):
+        for module, level in imports_of(text):
             name = f"{via}{'.' * level}{module}@{level}"
             found = find_module(module, Path(where).parent, level)
             if found is None:
@@ -101,6 +97,47 @@ def local_closure(path: Path, data: bytes, limit: int = MAX_FILE_SIZE) -> list[t
                 seen.add(real)
                 todo.append((real, content, f"{name}>"))
     return sorted(out.items())
+
+
+_IMPORTS: dict[str, tuple[tuple[str, int], ...]] = {}
+"""`imports_of` by the sha256 of a file's bytes, for this process."""
+
+
+def imports_of(data: bytes) -> tuple[tuple[str, int], ...]:
+    """`imported_modules` of the file whose bytes are *data* (none when it does not parse: the frontend reports
+    it). A pure function of the bytes, so it is kept by their digest, in the process and beside the result
+    cache (`imports/`): a warm check hashes a file and its modules instead of parsing them."""
+    import hashlib
+    import json
+
+    digest = hashlib.sha256(data).hexdigest()
+    found = _IMPORTS.get(digest)
+    if found is not None:
+        return found
+    from pypto_verify.cache_root import cache_root
+
+    kept = cache_root() / "imports" / digest[:2] / f"{digest}.json"
+    try:
+        rows = json.loads(kept.read_text(encoding="utf-8"))
+        if isinstance(rows, list) and all(isinstance(r, list) and len(r) == 2 and isinstance(r[0], str)
+                                          and isinstance(r[1], int) for r in rows):
+            found = _IMPORTS[digest] = tuple((r[0], r[1]) for r in rows)
+            return found
+    except (OSError, ValueError):
+        pass  # absent or ill-shaped: parse again, and keep it anew
+    try:
+        found = tuple(imported_modules(ast.parse(data.decode("utf-8-sig"))))
+    except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
+        found = ()
+    _IMPORTS[digest] = found
+    try:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        tmp = kept.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps([list(r) for r in found]), encoding="utf-8")
+        tmp.replace(kept)
+    except OSError:
+        pass
+    return found
 
 
 def _real(path: Path) -> str:

@@ -65,34 +65,23 @@ def source_line(path: str, line: int) -> str | None:
     return lines[line - 1] if 1 <= line <= len(lines) else None
 
 
-def _starts(path: str) -> dict[tuple[int, int], tuple[int, int]]:
-    return _parse(path, _stamp(path))
-
-
 @functools.lru_cache(maxsize=64)
-def _parse(path: str, stamp: tuple[int, int] | None) -> dict[tuple[int, int], tuple[int, int]]:
-    """(line, 1-based col) -> the (end line, 1-based end col, exclusive) of the largest node starting there;
-    a compound statement ends with its header's line."""
+def _tree(path: str, stamp: tuple[int, int] | None) -> ast.Module | None:
     text = _read(path, stamp)
     if text is None:
-        return {}
+        return None
     try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return {}
-    lines = _split(path, stamp)
-    out: dict[tuple[int, int], tuple[int, int]] = {}
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.stmt, ast.expr)) or node.end_lineno is None or node.end_col_offset is None:
-            continue
-        start = (node.lineno, node.col_offset + 1)
-        end = (node.end_lineno, node.end_col_offset + 1)
-        if isinstance(node, _COMPOUND):
-            header = lines[node.lineno - 1] if node.lineno <= len(lines) else ""
-            end = (node.lineno, len(code_of(header)) + 1)
-        if start not in out or end > out[start]:
-            out[start] = end
-    return out
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+
+def _end(node: ast.AST, lines: tuple[str, ...]) -> tuple[int, int]:
+    """(end line, 1-based end col, exclusive) of *node*; a compound statement ends with its header's line."""
+    if isinstance(node, _COMPOUND):
+        header = lines[node.lineno - 1] if node.lineno <= len(lines) else ""  # type: ignore[attr-defined]
+        return node.lineno, len(code_of(header)) + 1  # type: ignore[attr-defined]
+    return node.end_lineno, node.end_col_offset + 1  # type: ignore[attr-defined,operator,return-value]
 
 
 def code_of(line: str) -> str:
@@ -101,9 +90,30 @@ def code_of(line: str) -> str:
 
 
 def extent(span: Span) -> tuple[int, int] | None:
-    """(end line, end column) of the construct that starts at *span*, the column exclusive and 1-based
-    (SARIF `endColumn`); None when the source has nothing starting there."""
-    return _starts(span.path).get((span.line, span.col))
+    """(end line, end column) of the largest construct that starts at *span*, the column exclusive and
+    1-based (SARIF `endColumn`); None when the source has nothing starting there. Only the nodes whose
+    lines hold *span* are visited, so a finding costs its own statement, not the file."""
+    stamp = _stamp(span.path)
+    tree = _tree(span.path, stamp)
+    if tree is None:
+        return None
+    lines = _split(span.path, stamp)
+    best: tuple[int, int] | None = None
+    stack: list[ast.AST] = [tree]
+    while stack:
+        for child in ast.iter_child_nodes(stack.pop()):
+            first, last = getattr(child, "lineno", None), getattr(child, "end_lineno", None)
+            if first is None or last is None:
+                stack.append(child)  # no position of its own (arguments, comprehensions): look inside
+                continue
+            if not first <= span.line <= last:
+                continue
+            stack.append(child)
+            if isinstance(child, (ast.stmt, ast.expr)) and (first, child.col_offset + 1) == (span.line, span.col):
+                end = _end(child, lines)
+                if best is None or end > best:
+                    best = end
+    return best
 
 
 _ALIASES = {"create": ("create", "create_tensor", "create_tile")}

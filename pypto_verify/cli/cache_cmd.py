@@ -13,8 +13,9 @@ from pathlib import Path
 
 import click
 
-CACHE_PARTS = ("results", "smt", "souffle-bin")
-"""What the caches keep below the root: results (`run/cache.py`), Z3 verdicts, compiled Soufflé binaries."""
+CACHE_PARTS = ("results", "imports", "smt", "souffle-bin")
+"""What the caches keep below the root: results (`run/cache.py`), the imports of each file content (`imports.py`),
+Z3 verdicts, compiled Soufflé binaries."""
 
 
 def _root(cache_dir: str | None) -> Path:
