@@ -76,12 +76,12 @@ def _tree(path: str, stamp: tuple[int, int] | None) -> ast.Module | None:
         return None
 
 
-def _end(node: ast.AST, lines: tuple[str, ...]) -> tuple[int, int]:
+def _end(node: ast.stmt | ast.expr, lines: tuple[str, ...]) -> tuple[int, int]:
     """(end line, 1-based end col, exclusive) of *node*; a compound statement ends with its header's line."""
     if isinstance(node, _COMPOUND):
-        header = lines[node.lineno - 1] if node.lineno <= len(lines) else ""  # type: ignore[attr-defined]
-        return node.lineno, len(code_of(header)) + 1  # type: ignore[attr-defined]
-    return node.end_lineno, node.end_col_offset + 1  # type: ignore[attr-defined,operator,return-value]
+        header = lines[node.lineno - 1] if node.lineno <= len(lines) else ""
+        return node.lineno, len(code_of(header)) + 1
+    return node.end_lineno or node.lineno, (node.end_col_offset or node.col_offset) + 1
 
 
 def code_of(line: str) -> str:
