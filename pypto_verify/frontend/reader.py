@@ -1431,6 +1431,11 @@ class FunctionReader:
                     shape.append(self._difference(extent, lower, node))
                 else:
                     shape.append(self._difference(self._read_expr(elt.upper), lower, node))
+                if isinstance(shape[-1], Const) and isinstance(shape[-1].value, int) and shape[-1].value <= 0:
+                    # a window of no element (or fewer): the fuzzer's `K_TILE = -1` verified (issue 15)
+                    raise self.error(elt, f"slice `{_text(node)}`",
+                                     f"its extent along dimension {k} is {shape[-1].value}; a window holds at "
+                                     "least one element")
                 offsets.append(lower)
             else:
                 offsets.append(self._read_expr(elt))

@@ -65,12 +65,13 @@ def test_a_nan_fill_of_an_integer_tile_is_not_simulated_with_the_reason(tmp_path
     assert reasons["pred_split_i8"] == "emit: `tile.full`: fill value nan for an integer tile"
 
 
-def test_a_negative_window_extent_is_not_emitted_with_the_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Seed 6, input 8096: `K_TILE = -1` made a `partition_tensor_view<16x-1xbf16>` the simulator rejects (PV999)."""
+def test_a_negative_window_extent_is_pv000_at_the_slice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seed 6, input 8096: `K_TILE = -1` made a `partition_tensor_view<16x-1xbf16>` the simulator rejects (PV999),
+    and the kernel verified statically; a slice of no element is an input error where it is written."""
     from pypto_verify.run import Options, run
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     result = run([str(FOUND / "negative_k_tile.py")], Options(cache=False, jobs=1))
-    assert not [f for f in result.findings if f.rule.id == "PV999"]
-    (kernel,) = result.kernels
-    assert kernel.sim_reason == "emit: a window of `x` with extent [16, -1]: PTO has no empty or negative view"
+    assert [(f.rule.id, f.span.line, f.span.col) for f in result.findings] == [("PV000", 24, 43)]
+    assert "its extent along dimension 1 is -1" in result.findings[0].message
+    assert result.kernels == []
