@@ -75,3 +75,20 @@ def test_a_negative_window_extent_is_pv000_at_the_slice(tmp_path: Path, monkeypa
     assert [(f.rule.id, f.span.line, f.span.col) for f in result.findings] == [("PV000", 24, 43)]
     assert "its extent along dimension 1 is -1" in result.findings[0].message
     assert result.kernels == []
+
+
+def test_an_empty_window_in_a_branch_the_constants_make_dead_is_no_input_error(tmp_path: Path) -> None:
+    """pypto-lib `deepseek_v4_pro/lm_head.py:209`: `if VOCAB_TAIL != 0:` guards a slice `VOCAB_TAIL` rows long,
+    and VOCAB_TAIL is 0 with the defaults; only a negative extent is a PV000 at the slice."""
+    from pypto_verify.frontend import read_file
+
+    kernel = tmp_path / "tail.py"
+    kernel.write_text(
+        "import pypto.language as pl\n\nN, TILE, K = 256, 128, 128\nTAIL = N % TILE\n\n\n@pl.jit\n"
+        "def tail(x: pl.Tensor[[16, K], pl.BF16], w: pl.Tensor[[N, K], pl.BF16],\n"
+        "         y: pl.Out[pl.Tensor[[16, N], pl.FP32]]):\n"
+        "    with pl.at(level=pl.Level.CORE_GROUP, name_hint=\"tail\"):\n"
+        "        if TAIL != 0:\n"
+        "            y[:, N - TAIL : N] = pl.matmul(x, w[N - TAIL : N, :], b_trans=True, out_dtype=pl.FP32)\n"
+        "    return y\n", encoding="utf-8")
+    assert read_file(kernel).errors == ()
