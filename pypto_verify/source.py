@@ -49,7 +49,8 @@ def _read(path: str, stamp: tuple[int, int] | None) -> str | None:
         return None
 
 
-def _lines(path: str) -> tuple[str, ...]:
+def source_lines(path: str) -> tuple[str, ...]:
+    """The lines of the source file at *path* (read once while it is unchanged; none when unreadable)."""
     return _split(path, _stamp(path))
 
 
@@ -61,7 +62,7 @@ def _split(path: str, stamp: tuple[int, int] | None) -> tuple[str, ...]:
 
 def source_line(path: str, line: int) -> str | None:
     """Line *line* (1-based) of *path* without its newline, or None when there is no such line."""
-    lines = _lines(path)
+    lines = source_lines(path)
     return lines[line - 1] if 1 <= line <= len(lines) else None
 
 

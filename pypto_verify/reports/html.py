@@ -16,13 +16,13 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable
-from pathlib import Path
 from typing import TextIO
 
 from pypto_verify import __version__
 from pypto_verify.findings import Finding
 from pypto_verify.graph import RED, Chains, Picture, segments, span_text, title_of
 from pypto_verify.run.records import RunResult
+from pypto_verify.source import source_lines
 
 CONTEXT = 2
 """Source lines shown before and after a finding's line."""
@@ -65,16 +65,8 @@ def _summary(report: RunResult) -> str:
     return f'<div class="summary" id="summary"><table>{cells}</table></div>'
 
 
-def _excerpt(finding: Finding, sources: dict[str, list[str] | None]) -> str:
-    path = finding.span.path
-    if path not in sources:
-        from pypto_verify.diagnostics import UnreadableSource, read_source_bytes
-
-        try:
-            sources[path] = read_source_bytes(path).decode("utf-8-sig").splitlines()
-        except (UnreadableSource, UnicodeDecodeError):
-            sources[path] = None
-    lines = sources[path]
+def _excerpt(finding: Finding) -> str:
+    lines = source_lines(finding.span.path)
     line = finding.span.line
     if not lines or not 1 <= line <= len(lines):
         return ""
@@ -85,7 +77,7 @@ def _excerpt(finding: Finding, sources: dict[str, list[str] | None]) -> str:
     return f"<pre>{body}</pre>"
 
 
-def _finding(finding: Finding, sources: dict[str, list[str] | None]) -> str:
+def _finding(finding: Finding) -> str:
     notes = "".join(f'<li><span class="where">{_h(n.span)}</span>: {_h(n.message)}</li>' for n in finding.notes)
     cex = ""
     if finding.counterexample:
@@ -94,7 +86,7 @@ def _finding(finding: Finding, sources: dict[str, list[str] | None]) -> str:
     return (f'<div class="finding {finding.severity.value}" data-rule="{finding.rule.id}">'
             f'<div><span class="where">{_h(finding.span)}</span> <span class="rule">{finding.rule.id} '
             f'{_h(finding.rule.name)}</span>: <span class="message">{_h(finding.message)}</span></div>'
-            + (f'<ul class="notes">{notes}</ul>' if notes else "") + cex + _excerpt(finding, sources) + "</div>")
+            + (f'<ul class="notes">{notes}</ul>' if notes else "") + cex + _excerpt(finding) + "</div>")
 
 
 def _findings(report: RunResult, drawn: dict[tuple[str, str], int]) -> str:
@@ -103,7 +95,6 @@ def _findings(report: RunResult, drawn: dict[tuple[str, str], int]) -> str:
         by_rule.setdefault(f.rule.id, {}).setdefault(f.kernel or f.span.path, []).append(f)
     if not by_rule:
         return '<p class="clean">No findings.</p>'
-    sources: dict[str, list[str] | None] = {}
     parts = []
     for rule_id in sorted(by_rule):
         kernels = by_rule[rule_id]
@@ -115,7 +106,7 @@ def _findings(report: RunResult, drawn: dict[tuple[str, str], int]) -> str:
             mine = kernels[kernel]
             index = drawn.get((mine[0].span.path, kernel))
             link = f' <a class="to-chains" href="#chains-{index}">chains</a>' if index is not None else ""
-            parts.append(f'<h3>{_h(kernel)}{link}</h3>' + "".join(_finding(f, sources) for f in mine))
+            parts.append(f'<h3>{_h(kernel)}{link}</h3>' + "".join(_finding(f) for f in mine))
         parts.append("</section>")
     return "".join(parts)
 

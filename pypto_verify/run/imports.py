@@ -15,15 +15,14 @@ which imports no IR: a warm-cache `check` stays light).
 
 from __future__ import annotations
 
-import ast
 import os
-import warnings
 from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from pypto_verify.diagnostics import UnreadableSource, read_source_bytes
 from pypto_verify.imports import find_module as _find_module
+from pypto_verify.imports import imports_of
 
 
 _MARKERS = (".git", "pyproject.toml")
@@ -48,24 +47,10 @@ def project_files(root: Path, skip: Callable[[Path], bool] = lambda p: False) ->
     return out
 
 
-def imported(path: Path, text: str) -> set[Path]:
-    """The local modules (resolved paths) the source *text* of *path* imports; nothing when it does not parse."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text, filename=str(path))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return set()
-    directory = path.parent
-    found: set[Path | None] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(_find_module(alias.name, directory, 0) for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            module = node.module or ""
-            found.add(_find_module(module, directory, node.level))
-            for alias in node.names:  # `from pkg import mod` reads pkg/mod.py
-                found.add(_find_module(f"{module}.{alias.name}" if module else alias.name, directory, node.level))
+def imported(path: Path, data: bytes) -> set[Path]:
+    """The local modules (resolved paths) the file *path* with bytes *data* imports, as the frontend and the
+    cache key read them (`pypto_verify.imports.imports_of`); nothing when it does not parse."""
+    found = (_find_module(module, path.parent, level) for module, level in imports_of(data))
     return {p.resolve() for p in found if p is not None}
 
 
@@ -79,10 +64,10 @@ def importers(modules: Iterable[Path], project: Iterable[Path]) -> list[Path]:
     reverse: dict[Path, list[Path]] = {}
     for file in files:
         try:
-            text = read_source_bytes(file).decode("utf-8-sig")
-        except (UnreadableSource, UnicodeDecodeError):
+            data = read_source_bytes(file)
+        except UnreadableSource:
             continue
-        for dependency in imported(file, text):
+        for dependency in imported(file, data):
             reverse.setdefault(dependency, []).append(file.resolve())
     reached: set[Path] = set()
     queue = deque(targets)

@@ -253,21 +253,12 @@ class Baseline:
 
 
 class _SourceLines:
-    """The lines of each source file, read once per filter."""
-
-    def __init__(self) -> None:
-        self._lines: dict[str, list[str]] = {}
+    """Each source line a fingerprint quotes, whitespace collapsed (`source.source_line`, read once per file)."""
 
     def line(self, path: str, number: int) -> str:
-        if path not in self._lines:
-            from pypto_verify.diagnostics import UnreadableSource, read_source_bytes
+        from pypto_verify.source import source_line
 
-            try:
-                self._lines[path] = read_source_bytes(path).decode("utf-8-sig").splitlines()
-            except (UnreadableSource, UnicodeDecodeError):
-                self._lines[path] = []
-        lines = self._lines[path]
-        return " ".join(lines[number - 1].split()) if 0 < number <= len(lines) else ""
+        return " ".join((source_line(path, number) or "").split())
 
 
 def baseline_path(path: str, directory: Path) -> str:
