@@ -10,8 +10,12 @@ output of the printer: `a xor b` (see test_xor_is_a_syntax_error).
 The snippets below are written here in the printer's style (4-space indent, annotated SSA assignments,
 `pl.` prefix); none is copied from the compiler's sources or tests.
 
+The grammar, production by production with the printer function of each: docs/form3-grammar.md.
+
 Production -> test
   program header comment, `import pypto.language as pl`, `@pl.program class`  -> test_program_header_and_class
+  the dump after `ruff format` (wrapped lines, double quotes, `n**2`)          -> test_ruff_formatted_dump_reads_as_the_raw_one
+  a function printed alone (no class, no `self`)                               -> test_function_printed_outside_a_program
   `from pypto import language as <prefix>` (a non-`pl` prefix)                 -> test_other_prefix_import
   module-level `N = pl.dynamic("N")` dims                                      -> test_dynamic_dims_declared_at_module_level
   a `pl.dynamic` that is also a parameter (valid-shape symbols)                -> test_valid_shape_symbol_declared_and_passed
@@ -35,12 +39,17 @@ Production -> test
   `pl.Tile[[dims], dt, MemRef, pl.Mem.<X>, pl.TileView(...)]` (every field)    -> test_tile_annotation_forms
   `pl.Tile[..., pl.TileView()]`, each memory space spelling                    -> test_tile_annotation_forms,
                                                                                  test_tile_in_ddr
+  `pl.Tile[[dims], dt(, MemRef)(, pl.TileView(...))]` with no memory space     -> test_tile_annotation_without_memory_space
+  `pl.Mem.Unknown` (PV000), dtype `pl.UnknownType` (left open)                 -> test_unknown_memory_space_and_dtype
   `pl.Mem.<LeftScale|RightScale|ScalarLocal>` (not modelled: PV000)            -> test_tile_memory_spaces_outside_the_model
   `pl.Tuple[()]`, `pl.Tuple[T, T]`                                             -> test_pl_tuple_types
   `pl.Ptr`, `pl.MemRefType`, `pld.WindowBufferType`, `pld.CommCtxType`,
     `pl.PrefetchAsyncContext`, `pl.AsyncEvent`, `pl.AsyncSession`, `pl.UnknownType` -> test_unmodelled_types_left_open
   MemRef: quoted / bare base, `pl.const(o, pl.INT64)` offset, `slots=N`, `[k]` -> test_memref_forms
   MemRef with a runtime slot index, pinned one-argument `pl.MemRef("b")`       -> test_memref_forms_not_modelled
+  MemRef with an expression byte offset (PV000)                                -> test_memref_at_a_runtime_offset_is_not_modelled
+  `pl.tensor.alloc(pl.Mem.DDR, n)`                                            -> test_tensor_alloc
+  names disambiguated by the printer (`i`, `i_1`)                              -> test_disambiguated_names
   literals: bare int, `pl.const(int|float, dt)`, floats (`4.0`, `1e-07`), bools -> test_literals
   `nan` / `inf`, `<name>__FREE_VAR` (malformed IR: PV000)                     -> test_non_finite_floats_and_free_vars_are_undefined_names
   binary `+ - * // % / **`, compare, `and`/`or`, `not`, unary `-`              -> test_scalar_operators
@@ -63,12 +72,15 @@ Production -> test
   `for i, (a,) in pl.range(..., init_values=(x,), attrs={...})`, `stage=`      -> test_for_iter_args_and_attrs
   `while cond:`                                                                -> test_while_loops_are_not_modelled
   `for (a,) in pl.while_(init_values=(x,)):` + `pl.cond(c)`                   -> test_while_loops_are_not_modelled
+  either, running a tile or tensor op (PV000)                                  -> test_while_loop_running_data_ops_is_not_modelled
+  `pl.yield_()` ending a body that carries nothing                             -> test_empty_yield_statement
   `break`, `continue`                                                          -> test_break_and_continue
   `with pl.at(level=pl.Level.CORE_GROUP, optimizations=[...], name_hint=, deps=,
     no_dep_args=, dumps=, allow_early_resolve=, windowize=) as tid:`          -> test_at_scopes
   `with pl.at(level=pl.Level.HOST, role=pl.Role.Orchestrator):`               -> test_at_scopes
   `with pl.cluster(...)`, `with pl.scope()`, `with pl.scope(mode=pl.ScopeMode.MANUAL)` -> test_cluster_and_runtime_scopes
   `with pl.scope():` wrapping a loop body whose yield follows it               -> test_runtime_scope_inside_loop_keeps_yield
+  `with pl.scope():` that is a whole loop body or `if` arm, yield inside it    -> test_runtime_scope_that_is_a_whole_body_holds_its_yield
   `with pl.spmd(n, ...) [as tid]:`, `for i in pl.spmd(n, ...):`               -> test_spmd_scopes
   `for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.X):`                       -> test_split_aiv_region
   `# leading comment`, `# pld.comm_domain: ...`                               -> test_comments
@@ -141,6 +153,74 @@ def test_program_header_and_class():
     fn = prog.functions[0]
     assert fn.has_self and fn.kind is ir.FunctionKind.INCORE
     assert fn.body[-1] == ir.Return((ir.Var("x"),))
+
+
+RAW_DUMP = f"""{HEADER}@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.BF16]], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[16, 64], pl.BF16]:
+        t: {T16} = pl.tile.load(x, [0, 0], [16, 64], target_memory=pl.Mem.Vec)
+        u: pl.Tile[[16, 64], pl.BF16, pl.Mem.Vec] = pl.tile.cast(t, target_type=pl.BF16, mode='round')
+        for i, (acc,) in pl.range(0, n ** 2, pl.const(1, pl.INDEX) + pl.const(1, pl.INDEX), init_values=(u,)):
+            nxt: pl.Tile[[16, 64], pl.BF16, pl.Mem.Vec] = pl.tile.maximum(acc, acc)
+            out: pl.Tile[[16, 64], pl.BF16, pl.Mem.Vec] = pl.yield_(nxt)
+        y__ssa_v1: pl.Tensor[[16, 64], pl.BF16] = pl.tile.store(out, [0, 0], y)
+        return y__ssa_v1
+"""
+
+RUFF_DUMP = f"""# pypto.program: P
+import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def main(
+        self,
+        x: pl.Tensor[[16, 64], pl.FP32],
+        y: pl.Out[pl.Tensor[[16, 64], pl.BF16]],
+        n: pl.Scalar[pl.INDEX],
+    ) -> pl.Tensor[[16, 64], pl.BF16]:
+        t: {T16} = pl.tile.load(
+            x, [0, 0], [16, 64], target_memory=pl.Mem.Vec
+        )
+        u: pl.Tile[[16, 64], pl.BF16, pl.Mem.Vec] = pl.tile.cast(
+            t,
+            target_type=pl.BF16,
+            mode="round",
+        )
+        for i, (acc,) in pl.range(
+            0, n**2, pl.const(1, pl.INDEX) + pl.const(1, pl.INDEX), init_values=(u,)
+        ):
+            nxt: pl.Tile[[16, 64], pl.BF16, pl.Mem.Vec] = pl.tile.maximum(acc, acc)
+            out: pl.Tile[[16, 64], pl.BF16, pl.Mem.Vec] = pl.yield_(nxt)
+        y__ssa_v1: pl.Tensor[[16, 64], pl.BF16] = pl.tile.store(out, [0, 0], y)
+        return y__ssa_v1
+"""
+"""The same program after `ruff format` (pass dumps go through it when ruff is on PATH: python_print's
+format callback, pypto/ir/formatter.py): wrapped lines, double quotes, `**` hugged, magic trailing commas."""
+
+
+def test_ruff_formatted_dump_reads_as_the_raw_one():
+    raw, formatted = read_ok(RAW_DUMP), read_ok(RUFF_DUMP)
+    assert formatted.programs == raw.programs
+    loop = raw.programs[0].functions[0].body[2]
+    assert loop.stop == ir.BinOp("**", ir.Var("n"), ir.Const(2)) and loop.step == ir.BinOp("+", ir.Const(1, ir.DType.INDEX), ir.Const(1, ir.DType.INDEX))
+    assert raw.programs[0].functions[0].body[1].value.kwarg("mode") == ir.Const("round")
+
+
+def test_function_printed_outside_a_program():
+    """`python_print(function)`: VisitFunction with no program, so no `self` and no class."""
+    module = read_ok(f"""import pypto.language as pl
+
+@pl.function(type=pl.FunctionType.InCore)
+def main(x: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+    {LOAD}
+    return x
+""")
+    (prog,) = module.programs
+    assert prog.name is None and [f.name for f in prog.functions] == ["main"]
+    assert not prog.functions[0].has_self and prog.functions[0].kind is ir.FunctionKind.INCORE
 
 
 def test_other_prefix_import():
@@ -433,6 +513,52 @@ def test_memref_forms_not_modelled():
     assert "pinned MemRef `pl.MemRef('mem_vec_1', slots=2)`" in only_error(pinned_slots)
 
 
+def test_memref_at_a_runtime_offset_is_not_modelled():
+    """PrintMemRef writes the byte offset of a view at a loop-dependent position as an expression."""
+    text = program("""
+        mem_vec_1: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 8192)
+        t: pl.Tile[[16, 64], pl.FP32, pl.MemRef(mem_vec_1, 0, 4096), pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 64], target_memory=pl.Mem.Vec)
+        for j in pl.range(2):
+            s: pl.Tile[[8, 64], pl.FP32, pl.MemRef(mem_vec_1, j * 2048, 2048), pl.Mem.Vec] = pl.tile.slice(t, [8, 64], [j * 8, 0])
+        return x
+    """)
+    assert only_error(text).startswith("k.py:11:63: PV000 input-error: MemRef byte offset `j * 2048`; an offset "
+                                       "that is not a constant (a view at a run-time position) is not modelled")
+    typed = text.replace("j * 2048", "pl.const(2048, pl.INT64) * j")
+    assert "MemRef byte offset `pl.const(2048, pl.INT64) * j`" in only_error(typed)
+
+
+def test_tile_annotation_without_memory_space():
+    """Before InferTileMemorySpace a tile prints no `pl.Mem.X`; its MemRef and TileView still print."""
+    fn = main_of(program("""
+        mem_vec_1: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 8192)
+        t: pl.Tile[[16, 64], pl.FP32, pl.TileView(valid_shape=[8, 64])] = pl.tile.load(x, [0, 0], [16, 64], [8, 64])
+        u: pl.Tile[[16, 64], pl.FP32, pl.MemRef(mem_vec_1, 0, 4096)] = pl.tile.exp(t)
+        return x
+    """))
+    assert fn.body[1].type == ir.TileType((ir.Const(16), ir.Const(64)), ir.DType.FP32, None, None,
+                                          (ir.Const(8), ir.Const(64)))
+    assert fn.body[2].type.space is None and fn.body[2].type.memref == ir.MemRef("mem_vec_1", 0, 4096)
+
+
+def test_unknown_memory_space_and_dtype():
+    """`MemorySpaceToString` and `DataTypeToString` fall back to `Unknown` / `UnknownType`."""
+    space = program("t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Unknown] = pl.tile.load(x, [0, 0], [16, 64])\nreturn x")
+    assert only_error(space).startswith("k.py:8:39: PV000 input-error: memory space `pl.Mem.Unknown`")
+    dtype = read(program(f"{LOAD}\nreturn x", sig="self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Tensor[[16], pl.UnknownType]"))
+    assert dtype.errors == () and dtype.module.programs[0].functions[0].params[1].type is None
+    assert warned(dtype, "dtype `pl.UnknownType`", "left open")
+
+
+def test_tensor_alloc():
+    fn = main_of(program("""
+        mem_ddr_1: pl.Ptr = pl.tensor.alloc(pl.Mem.DDR, 4096)
+        return x
+    """))
+    assert fn.body[0] == ir.Assign(ir.Var("mem_ddr_1"), ir.Call("tensor.alloc", (ir.Sym("Mem.DDR"), ir.Const(4096))),
+                                   ir.PtrType())
+
+
 # ---------------------------------------------------------------------------------------------- expressions
 
 
@@ -451,6 +577,23 @@ def test_literals():
     assert values[:6] == [ir.Const(7), ir.Const(7, ir.DType.INT64), ir.Const(0.5, ir.DType.FP16), ir.Const(4.0),
                           ir.Const(1e-07), ir.Const(True)]
     assert values[6] == ir.Const(-3)
+
+
+def test_disambiguated_names():
+    """Two variables with one name hint print as `i` and `i_1`: distinct names, kept as printed."""
+    fn = main_of(program(f"""
+        {LOAD}
+        for i, (a,) in pl.range(2, init_values=(t,)):
+            a_1: {T16} = pl.tile.exp(a)
+            r: {T16} = pl.yield_(a_1)
+        for i_1, (a_2,) in pl.range(2, init_values=(r,)):
+            a_3: {T16} = pl.tile.exp(a_2)
+            r_1: {T16} = pl.yield_(a_3)
+        return x
+    """))
+    first, second = fn.body[1], fn.body[2]
+    assert first.loop_var == ir.Var("i") and second.loop_var == ir.Var("i_1")
+    assert second.inits == (ir.Var("r"),) and second.return_vars == (ir.Var("r_1"),)
 
 
 def test_non_finite_floats_and_free_vars_are_undefined_names():
@@ -749,25 +892,44 @@ def test_while_loops_are_not_modelled():
         return x
     """, sig="self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]"))
     assert natural.errors == () and warned(natural, "`while` loop skipped")
-    ssa = read(program(f"""
-        {LOAD}
-        for (acc,) in pl.while_(init_values=(t,)):
-            pl.cond(n > 0)
-            nxt: {T16} = pl.tile.exp(acc)
-            out: {T16} = pl.yield_(nxt)
+    scalar = read(program("""
+        for (k,) in pl.while_(init_values=(0,)):
+            pl.cond(k < n)
+            k2: pl.Scalar[pl.INDEX] = pl.yield_(k + 1)
         return x
     """, sig="self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]"))
-    assert ssa.errors == () and warned(ssa, "`pl.while_` loop skipped")
-    uses = program(f"""
-        {LOAD}
-        for (acc,) in pl.while_(init_values=(t,)):
-            pl.cond(n > 0)
-            nxt: {T16} = pl.tile.exp(acc)
-            out: {T16} = pl.yield_(nxt)
-        y2: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(out, [0, 0], x)
-        return y2
+    assert scalar.errors == () and warned(scalar, "`pl.while_` loop skipped")
+    uses = program("""
+        for (k,) in pl.while_(init_values=(0,)):
+            pl.cond(k < n)
+            k2: pl.Scalar[pl.INDEX] = pl.yield_(k + 1)
+        t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [k2, 0], [16, 64], target_memory=pl.Mem.Vec)
+        return x
     """, sig="self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]")
-    assert "read of `out`; it is assigned by the unsupported `pl.while_` loop" in only_error(uses)
+    assert "read of `k2`; it is assigned by the unsupported `pl.while_` loop" in only_error(uses)
+
+
+@pytest.mark.parametrize("loop", [
+    "for (acc,) in pl.while_(init_values=(t,)):\n    pl.cond(n > 0)",
+    "while n > 0:",
+])
+def test_while_loop_running_data_ops_is_not_modelled(loop):
+    """Skipping the loop would drop its loads and stores from every check (an out-of-bounds store in it
+    verified): a PV000 naming the op, at the loop."""
+    head = textwrap.indent(loop, "        ")
+    result = read(f"""{HEADER}@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]):
+        {LOAD}
+{head}
+            y2: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(t, [4096, 0], x)
+            {"acc2: " + T16 + " = pl.yield_(acc)" if "while_" in loop else "pl.system.bar_all()"}
+        return x
+""")
+    (error,) = result.errors
+    assert str(error).startswith("k.py:9:9: PV000 input-error: ")
+    assert "loop inside kernel `main`; not modelled: it runs `pl.tile.store`" in str(error)
 
 
 def test_break_and_continue():
@@ -833,6 +995,55 @@ def test_runtime_scope_inside_loop_keeps_yield():
         return x
     """))
     assert fn.body[1].return_vars == (ir.Var("out"),)
+
+
+def test_runtime_scope_that_is_a_whole_body_holds_its_yield():
+    """MaterializeRuntimeScopes wraps a whole loop body or `if` arm in an AUTO scope, and the printer
+    (VisitStmtBody) writes the body's yield inside it: the yield still ends that body."""
+    text = program(f"""
+        {LOAD}
+        for i, (acc,) in pl.range(4, init_values=(t,)):
+            with pl.scope():
+                nxt: {T16} = pl.tile.exp(acc)
+                out: {T16} = pl.yield_(nxt)
+        if n > 0:
+            with pl.scope():
+                a: {T16} = pl.tile.neg(out)
+                r: {T16} = pl.yield_(a)
+        else:
+            r: {T16} = pl.yield_(out)
+        return x
+    """, sig="self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]")
+    result = read(text)
+    assert result.errors == (), [str(e) for e in result.errors]
+    fn = result.module.programs[0].functions[0]
+    loop, branch = fn.body[1], fn.body[2]
+    assert loop.return_vars == (ir.Var("out"),) and loop.body[-1] == ir.Yield((ir.Var("nxt"),))
+    assert isinstance(loop.body[0], ir.Scope) and loop.body[0].call == ir.Call("scope")
+    assert branch.return_vars == (ir.Var("r"),) and isinstance(branch.then_body[0], ir.Scope)
+    assert branch.then_body[-1] == ir.Yield((ir.Var("a"),))
+    assert_round_trips(result.module)
+    # only a scope that is the whole body carries the yield; anywhere else a yield inside `with` is an error
+    shared = text.replace("            with pl.scope():\n                nxt", "            pl.system.bar_all()\n"
+                                                                            "            with pl.scope():\n                nxt")
+    assert "`pl.yield_` at the end of a `with` body" in only_error(shared)
+
+
+def test_empty_yield_statement():
+    """A loop body or `if` arm that carries nothing ends in an empty YieldStmt, printed `pl.yield_()`."""
+    fn = main_of(program("""
+        for i in pl.range(4):
+            pl.system.bar_all()
+            pl.yield_()
+        if n > 0:
+            pl.system.bar_all()
+            pl.yield_()
+        return x
+    """, sig="self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]"))
+    loop, branch = fn.body[0], fn.body[1]
+    assert loop.body == (ir.Eval(ir.Call("system.bar_all")),) and loop.return_vars == ()
+    assert branch.then_body == (ir.Eval(ir.Call("system.bar_all")),) and branch.return_vars == ()
+    assert "it must be the last statement" in only_error(program("pl.yield_()\npl.system.bar_all()\nreturn x"))
 
 
 def test_spmd_scopes():
