@@ -114,8 +114,10 @@ def read(text: str) -> ParseResult:
 
 
 def read_ok(text: str) -> ir.Module:
+    """The module *text* reads as, without errors; printed by our printer, it reads back the same."""
     result = read(text)
     assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
     return result.module
 
 
@@ -125,8 +127,9 @@ def main_of(text: str) -> ir.Function:
 
 def assert_round_trips(module: ir.Module) -> None:
     """Printed by pypto-verify's own printer, the module reads back to the same IR."""
-    again = read_ok(print_module(module))
-    assert again.programs == module.programs
+    again = read(print_module(module))
+    assert again.errors == (), [str(e) for e in again.errors]
+    assert again.module.programs == module.programs
 
 
 def warned(result: ParseResult, *parts: str) -> bool:
@@ -249,6 +252,7 @@ def test_valid_shape_symbol_declared_and_passed():
     """, sig="self, x: pl.Tensor[[16, 64], pl.FP32, pl.TensorView(valid_shape=[rows, 64], stride=[64, 1], "
              "layout=pl.TensorLayout.ND)], rows: pl.Scalar[pl.INDEX]", prelude='rows = pl.dynamic("rows")\n\n'))
     assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
     fn = result.module.programs[0].functions[0]
     assert fn.params[1].type == ir.ScalarType(ir.DType.INDEX)
     assert fn.body[0].type.valid_shape == (ir.Var("rows"), ir.Const(64))
@@ -278,6 +282,7 @@ def test_unmodelled_function_types_warn(name, kind):
                    decorator=f"@pl.function(type=pl.FunctionType.{name})")
     result = read(text)
     assert result.errors == ()
+    assert_round_trips(result.module)
     fn = result.module.programs[0].functions[0]
     assert fn.kind is kind
     assert warned(result, f"pl.FunctionType.{name}", kind.value)
@@ -325,6 +330,7 @@ def test_func_attr_prologue():
     """)
     result = read(text)
     assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
     fn = result.module.programs[0].functions[0]
     prologue = fn.body[0]
     assert isinstance(prologue, ir.Eval) and prologue.value.op == "func_attr"
@@ -333,7 +339,6 @@ def test_func_attr_prologue():
     assert attrs["vars"] == ir.ListExpr((ir.Var("x"),)) and attrs["tag"] == ir.Const('a"b')
     assert warned(result, "pl.func_attr", "kept, not checked")
     assert isinstance(fn.body[1], ir.Assign) and fn.body[1].value.op == "tile.load"
-    assert_round_trips(result.module)
 
 
 def test_abstract_and_empty_bodies():
@@ -360,6 +365,7 @@ def test_scalar_dtypes(dtype):
 def test_scalar_dtypes_outside_the_model_are_left_open(dtype):
     result = read(program(f"{LOAD}\nreturn x", sig=f"self, x: pl.Tensor[[16, 64], pl.FP32], s: pl.Scalar[pl.{dtype}]"))
     assert result.errors == ()
+    assert_round_trips(result.module)
     assert result.module.programs[0].functions[0].params[1].type is None
     assert warned(result, f"pl.{dtype}", "left open")
 
@@ -385,6 +391,7 @@ def test_tensor_and_composite_dims():
 def test_tensor_view_forms(view):
     result = read(program(f"{LOAD}\nreturn x", sig=f"self, x: pl.Tensor[[16, 64], pl.FP32, {view}]"))
     assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
     assert result.module.programs[0].functions[0].params[0].type == ir.TensorType(
         (ir.Const(16), ir.Const(64)), ir.DType.FP32)
 
@@ -399,6 +406,7 @@ def test_tensor_view_with_ddr_memref():
     """, sig='self, x: pl.Tensor[[16, 64], pl.FP32, pl.MemRef("mem_ddr_0", 0, 4096)]')
     result = read(text)
     assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
     fn = result.module.programs[0].functions[0]
     assert fn.body[0].type == ir.TensorType((ir.Const(8), ir.Const(128)), ir.DType.FP32,
                                             ir.MemRef("mem_ddr_0", 0, 4096, quoted=True))
@@ -466,6 +474,7 @@ def test_unmodelled_types_left_open(annotation):
         "import pypto.language as pl\n", "import pypto.language as pl\nimport pypto.language.distributed as pld\n")
     result = read(text)
     assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
     fn = result.module.programs[0].functions[0]
     assert fn.body[0].type is None
     ptr = main_of(program("mem_vec_0: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 64)\nreturn x"))
@@ -547,6 +556,7 @@ def test_unknown_memory_space_and_dtype():
     assert only_error(space).startswith("k.py:8:39: PV000 input-error: memory space `pl.Mem.Unknown`")
     dtype = read(program(f"{LOAD}\nreturn x", sig="self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Tensor[[16], pl.UnknownType]"))
     assert dtype.errors == () and dtype.module.programs[0].functions[0].params[1].type is None
+    assert_round_trips(dtype.module)
     assert warned(dtype, "dtype `pl.UnknownType`", "left open")
 
 
@@ -634,6 +644,7 @@ def test_bitwise_operators_are_opaque(expr):
     result = read(program(f"a: pl.Scalar[pl.INDEX] = {expr}\nreturn x",
                           sig="self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]"))
     assert result.errors == ()
+    assert_round_trips(result.module)
     value = result.module.programs[0].functions[0].body[0].value
     assert isinstance(value, ir.Call) and value.op.startswith("opaque.") and value.args == (ir.Var("n"),)
     assert warned(result, "not in the kernel language; read as an opaque value")
@@ -660,6 +671,7 @@ def test_min_max_abs_cast():
     """, sig="self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]")
     result = read(text)
     assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
     fn = result.module.programs[0].functions[0]
     n = ir.Var("n")
     assert fn.body[0].value == ir.BinOp("min", n, ir.Const(8))
@@ -673,10 +685,10 @@ def test_min_max_abs_cast():
     # on tiles (and tensors) the same names are the element-wise ops
     assert fn.body[7].value == ir.Call("tile.cast", (ir.Var("t"), ir.Sym("BF16")))
     assert fn.body[8].value == ir.Call("tile.max", (ir.Var("t"), ir.Var("t")))
-    assert_round_trips(result.module)
     unmodelled = read(program("d: pl.Scalar[pl.UINT8] = pl.cast(n, pl.UINT8)\nreturn x",
                               sig="self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]"))
     assert unmodelled.errors == ()
+    assert_round_trips(unmodelled.module)
     assign = unmodelled.module.programs[0].functions[0].body[0]
     assert assign.value == ir.Call("tensor.cast", (n, ir.Sym("UINT8"))) and assign.type is None
 
@@ -697,6 +709,7 @@ def test_op_calls_and_kwarg_codecs():
         return y3
     """, sig="self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]"))
     assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
     body = result.module.programs[0].functions[0].body
     assert body[1].value.kwarg("mode") == ir.Const("round") and body[1].value.kwarg("target_type") == ir.Sym("BF16")
     assert body[3].value.op == "tile.and_"
@@ -718,6 +731,7 @@ def test_pld_calls():
         return x
     """).replace("import pypto.language as pl\n", "import pypto.language as pl\nimport pypto.language.distributed as pld\n"))
     assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
     body = result.module.programs[0].functions[0].body
     assert body[0].value.op == "distributed.tile.remote_load"
 
@@ -740,6 +754,7 @@ def test_special_call_forms():
     """)
     result = read(text)
     assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
     body = result.module.programs[0].functions[0].body
     assert body[0].value.kwarg("value") == ir.Const(0.0) and body[0].value.kwarg("dtype") == ir.Sym("FP32")
     assert body[1].value.kwarg("value") == ir.Const(-1)
@@ -790,6 +805,7 @@ class P:
         return
 """)
     assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
     main = result.module.programs[0].functions[1]
     self_k = ir.Call("funcref", (ir.Const("self.k"),))
     assert main.body[0].value == ir.Call("tensor.submit", (self_k, ir.Var("a"), ir.Var("b")))
@@ -892,6 +908,7 @@ def test_while_loops_are_not_modelled():
         return x
     """, sig="self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]"))
     assert natural.errors == () and warned(natural, "`while` loop skipped")
+    assert_round_trips(natural.module)
     scalar = read(program("""
         for (k,) in pl.while_(init_values=(0,)):
             pl.cond(k < n)
@@ -899,6 +916,7 @@ def test_while_loops_are_not_modelled():
         return x
     """, sig="self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]"))
     assert scalar.errors == () and warned(scalar, "`pl.while_` loop skipped")
+    assert_round_trips(scalar.module)
     uses = program("""
         for (k,) in pl.while_(init_values=(0,)):
             pl.cond(k < n)
@@ -942,6 +960,7 @@ def test_break_and_continue():
         return x
     """))
     assert result.errors == ()
+    assert_round_trips(result.module)
     assert warned(result, "`break` statement skipped") and warned(result, "`continue` statement skipped")
 
 
@@ -1016,13 +1035,13 @@ def test_runtime_scope_that_is_a_whole_body_holds_its_yield():
     """, sig="self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]")
     result = read(text)
     assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
     fn = result.module.programs[0].functions[0]
     loop, branch = fn.body[1], fn.body[2]
     assert loop.return_vars == (ir.Var("out"),) and loop.body[-1] == ir.Yield((ir.Var("nxt"),))
     assert isinstance(loop.body[0], ir.Scope) and loop.body[0].call == ir.Call("scope")
     assert branch.return_vars == (ir.Var("r"),) and isinstance(branch.then_body[0], ir.Scope)
     assert branch.then_body[-1] == ir.Yield((ir.Var("a"),))
-    assert_round_trips(result.module)
     # only a scope that is the whole body carries the yield; anywhere else a yield inside `with` is an error
     shared = text.replace("            with pl.scope():\n                nxt", "            pl.system.bar_all()\n"
                                                                             "            with pl.scope():\n                nxt")
@@ -1076,6 +1095,7 @@ def test_split_aiv_region():
         return x
     """))
     assert result.errors == ()
+    assert_round_trips(result.module)
     loop = result.module.programs[0].functions[0].body[1]
     assert loop.stop == ir.Const(2) and dict(loop.kwargs)["iterator"] == ir.Const("split_aiv")
     assert warned(result, "pl.split_aiv")
