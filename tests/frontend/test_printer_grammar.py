@@ -60,6 +60,7 @@ Production -> test
     keyword arguments of every kwarg codec, `attrs={...}`                      -> test_op_calls_and_kwarg_codecs
   keyword-named ops `pl.tile.and_(...)`                                        -> test_op_calls_and_kwarg_codecs
   `pld.tile.X(...)`, `pld.tile._remote_load_with_physical_tail_padding(...)`    -> test_pld_calls
+  `pl.array.X` / `pl.builtin.tensor.X` / `pl.dist.X` / `pl.prefetch.X` ops      -> test_other_op_namespaces
   special call forms: full / reinterpret_view / syncall / gather_row / mgather /
     alloc / task_dummy                                                          -> test_special_call_forms
   `self.f(args, device=..., attrs={"arg_directions": [pl.adir.X], ...})`       -> test_cross_function_calls
@@ -722,6 +723,25 @@ def test_op_calls_and_kwarg_codecs():
     assert body[8].value.kwargs[1:] == (("layout", ir.Sym("TensorLayout.ND")), ("pad", ir.Sym("PadValue.zero")),
                                         ("flag", ir.Const(True)), ("memory", ir.Sym("Mem.DDR")),
                                         ("tl", ir.Sym("TileLayout.row_major")))
+
+
+def test_other_op_namespaces():
+    """Registered ops outside `tile.` / `tensor.` / `system.` print under `pl.` the same way; an op
+    pypto-verify has no rule for is read as an opaque op, with a warning."""
+    result = read(program("""
+        a: pl.Array[4, pl.INT32] = pl.array.create(4, pl.INT32)
+        b: pl.Scalar[pl.INT32] = pl.array.get_element(a, 0)
+        y: pl.Tensor[[16, 64], pl.FP32] = pl.builtin.tensor.allreduce(x, attrs={"dtype": pl.FP32})
+        c: pl.PrefetchAsyncContext = pl.prefetch.make_context()
+        d: pl.Tensor[[16, 64], pl.FP32] = pl.dist.make_tensor(x)
+        return x
+    """, decorator="@pl.function(type=pl.FunctionType.Orchestration)"))
+    assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
+    body = result.module.programs[0].functions[0].body
+    assert [s.value.op for s in body[:5]] == ["array.create", "array.get_element", "builtin.tensor.allreduce",
+                                              "prefetch.make_context", "dist.make_tensor"]
+    assert warned(result, "unknown op `pl.builtin.tensor.allreduce`", "opaque")
 
 
 def test_pld_calls():
