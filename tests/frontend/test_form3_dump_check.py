@@ -4,6 +4,7 @@ at its line, never a pass. The kernel is tests/fixtures/form3/shape_f_predicated
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -57,3 +58,14 @@ def test_while_loop_with_an_out_of_bounds_store_is_not_a_pass(tmp_path):
     assert (f"dump.py:{line}:9: PV000 input-error: `pl.while_` loop inside kernel `main`; not modelled: it runs "
             "`pl.tile.store`") in output
     assert "1 verified" not in output
+
+
+def test_explicit_layout_dump_verifies_as_the_plain_dump(tmp_path):
+    """`PassDumpLevel.EXPLICIT` prints every tile's full view (blayout, slayout, fractal)."""
+    full = "pl.TileView(blayout=pl.TileLayout.row_major, slayout=pl.TileLayout.none_box, fractal=512)"
+    text = SHAPE_F.read_text().replace("pl.TileView(blayout=pl.TileLayout.row_major)", full)
+    text = re.sub(r"(pl\.Mem\.(Mat|Acc|Right))\]", rf"\1, {full}]", text)
+    assert text.count("fractal=512") == 10
+    code, output = check(tmp_path, text)
+    assert code == 0, output
+    assert "1 kernel (1 verified" in output and "2 idiom sites (2 verified)" in output
