@@ -50,6 +50,7 @@ Production -> test
   MemRef with an expression byte offset (PV000)                                -> test_memref_at_a_runtime_offset_is_not_modelled
   `pl.tensor.alloc(pl.Mem.DDR, n)`                                            -> test_tensor_alloc
   names disambiguated by the printer (`i`, `i_1`)                              -> test_disambiguated_names
+  `00_frontend.py`: a variable reassigned in a loop before ConvertToSSA        -> test_frontend_dump_before_ssa
   literals: bare int, `pl.const(int|float, dt)`, floats (`4.0`, `1e-07`), bools -> test_literals
   `nan` / `inf`, `<name>__FREE_VAR` (malformed IR: PV000)                     -> test_non_finite_floats_and_free_vars_are_undefined_names
   binary `+ - * // % / **`, compare, `and`/`or`, `not`, unary `-`              -> test_scalar_operators
@@ -588,6 +589,21 @@ def test_literals():
     assert values[:6] == [ir.Const(7), ir.Const(7, ir.DType.INT64), ir.Const(0.5, ir.DType.FP16), ir.Const(4.0),
                           ir.Const(1e-07), ir.Const(True)]
     assert values[6] == ir.Const(-3)
+
+
+def test_frontend_dump_before_ssa():
+    """`00_frontend.py` precedes ConvertToSSA: one variable assigned in a loop prints under one name, and no
+    yield carries it. It reads as the SSA the compiler would build."""
+    fn = main_of(program("""
+        c: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.create([16, 64], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+        for ko in pl.range(0, 64, 16):
+            c: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.adds(c, 1.0)
+        y: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(c, [0, 0], x)
+        return y
+    """))
+    loop = fn.body[1]
+    assert loop.inits == (ir.Var("c"),) and len(loop.iter_args) == 1 and isinstance(loop.body[-1], ir.Yield)
+    assert fn.body[2].value.args[0] == loop.return_vars[0]
 
 
 def test_disambiguated_names():
