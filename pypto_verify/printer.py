@@ -357,7 +357,7 @@ def print_type(t: Type) -> str:
     if isinstance(t, PtrType):
         return "pl.Ptr"
     if isinstance(t, TupleType):
-        return f"tuple[{', '.join(print_type(i) for i in t.items)}]"
+        return f"tuple[{', '.join(print_type(i) for i in t.items) or '()'}]"  # `tuple[]` is not Python
     raise TypeError(f"printer: unknown type {type(t).__name__}")
 
 

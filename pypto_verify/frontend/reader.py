@@ -23,7 +23,8 @@ printed back by `printer.py` to the same IR):
   array); `Assign(t, Call("scope.task_id"))` first in a `Scope` body: `with pl.at(...) as t:`;
 - a loop over another `pl.X(...)` (`pl.split_aiv`) is a RANGE `For` with the kwarg `iterator="X"`.
 
-What only PyPTO's own printer writes (tests/frontend/test_printer_grammar.py has one test per production):
+What only PyPTO's own printer writes (docs/form3-grammar.md; tests/frontend/test_printer_grammar.py has one
+test per production):
 - `pl.func_attr({...})`: an `Eval` of `func_attr` (compiler metadata; kept, not checked, one warning);
 - a scalar `pl.cast(v, pl.DT)` is `tensor.cast(v, DT)` typed as that scalar (the one spelling every later
   stage reads), a scalar `pl.min(a, b)` / `pl.max(a, b)` the `BinOp` `min` / `max` (on tensors and tiles
@@ -31,7 +32,10 @@ What only PyPTO's own printer writes (tests/frontend/test_printer_grammar.py has
 - `pl.FunctionType.Group | Spmd | Inline` read as Opaque, `Graph` as Orchestration (a warning);
 - `optimizations=[pl.split(...), pl.cross_core_slot(...)]` of a scope or `pl.spmd` keeps those calls as
   written (they are scope options, not ops);
-- `for (a,) in pl.while_(init_values=(x,)):` is skipped like a `while` loop (no trip count);
+- `for (a,) in pl.while_(init_values=(x,)):` is skipped like a `while` loop (no trip count); either is a
+  PV000 when it runs a tile or tensor op (its loads and stores would escape every check);
+- `with pl.scope():` that is a whole loop body or `if` arm may hold that body's final `pl.yield_`, and a
+  body that carries nothing may end in `pl.yield_()`;
 - `tensor.view` / `reinterpret_view` results take the shape operand's shape; `aiv_shard` / `aic_gather`
   results are left open (their written annotation is the type).
 """
@@ -275,6 +279,12 @@ def _target_declarations(body: list[ast.stmt]) -> dict[str, ast.AnnAssign]:
     return declared
 
 
+def _is_empty_yield(stmt: ast.stmt) -> bool:
+    """`pl.yield_()` written as a statement, with nothing to yield."""
+    return (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+            and not stmt.value.args and not stmt.value.keywords)
+
+
 @dataclass
 class _Terminal:
     """The `pl.yield_` that ends a loop body or an if arm."""
@@ -507,6 +517,9 @@ class FunctionReader:
 
     def _read_body(self, body: list[ast.stmt], top: bool = False) -> tuple[list[Stmt], _Terminal | None]:
         """The statements of *body*; a final `pl.yield_` is returned apart (it becomes the `Yield`)."""
+        if len(body) == 1 and self._is_scope_ending_in_yield(body[0]):
+            assert isinstance(body[0], ast.With)  # _is_scope_ending_in_yield
+            return self._read_with_terminal(body[0], terminal_ok=True)
         out: list[Stmt] = []
         terminal: _Terminal | None = None
         declared = _target_declarations(body) if body and self._is_yield_stmt(body[-1]) else {}
@@ -514,6 +527,8 @@ class FunctionReader:
             if self._is_yield_stmt(stmt):
                 if i != len(body) - 1:
                     raise self.error(stmt, "`pl.yield_`", "it must be the last statement of a loop body or an `if` arm")
+                if not top and _is_empty_yield(stmt):
+                    break  # PyPTO prints the empty YieldStmt of a body that carries nothing as `pl.yield_()`
                 terminal = self._read_terminal(stmt, declared)
                 out.extend(self._flush())
                 break
@@ -525,6 +540,16 @@ class FunctionReader:
     def _flush(self) -> list[Stmt]:
         pending, self.pending = self.pending, []
         return pending
+
+    def _is_scope_ending_in_yield(self, stmt: ast.stmt) -> bool:
+        """`with pl.scope():` that is a whole loop body or `if` arm and ends in its `pl.yield_`: how
+        PyPTO's printer (VisitStmtBody) writes a runtime scope MaterializeRuntimeScopes wrapped around it."""
+        if not (isinstance(stmt, ast.With) and len(stmt.items) == 1 and stmt.items[0].optional_vars is None
+                and stmt.body and self._is_yield_stmt(stmt.body[-1])):
+            return False
+        context = stmt.items[0].context_expr
+        return (isinstance(context, ast.Call) and not context.args and not context.keywords
+                and self.pl_path(context.func) == "scope")
 
     def _is_yield_stmt(self, stmt: ast.stmt) -> bool:
         value = getattr(stmt, "value", None)
@@ -615,11 +640,27 @@ class FunctionReader:
         if touched is not None:
             raise self.error(node, f"{kind} inside kernel `{self.node.name}`",
                              f"not in the kernel language, and it touches {touched}")
+        op = self._data_op_in(node)
+        if op is not None:
+            # skipping it would drop the op's loads and stores from every check: a silent pass
+            raise self.error(node, f"{kind} inside kernel `{self.node.name}`",
+                             f"not modelled: it runs `{op}`, whose effect the checks would not see")
         self.warn_once(f"skip:{self.node.name}:{node.lineno}", self.span(node), f"{kind} skipped",
                        "not in the kernel language; it does not touch an accumulator")
         for name in assigned_names([node]):
             self.frame.env[name] = Binding(None, poison=f"it is assigned by the unsupported {kind} at line {node.lineno}")
         return []
+
+    def _data_op_in(self, node: ast.stmt) -> str | None:
+        """The first `pl.` op *node* runs that reads or writes a tile or tensor (a definition runs nothing)."""
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return None
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call):
+                path = self.pl_path(sub.func)
+                if path is not None and path.split(".")[0] not in _NOT_DATA_OPS:
+                    return f"pl.{path}"
+        return None
 
     def _read_return(self, node: ast.Return, top: bool) -> list[Stmt]:
         if not top:
@@ -1101,13 +1142,19 @@ class FunctionReader:
     # ------------------------------------------------------------------------------------------ with
 
     def _read_with(self, node: ast.With) -> list[Stmt]:
+        stmts, _ = self._read_with_terminal(node, terminal_ok=False)
+        return stmts
+
+    def _read_with_terminal(self, node: ast.With, terminal_ok: bool) -> tuple[list[Stmt], _Terminal | None]:
+        """The scope; with *terminal_ok* (a `pl.scope()` that is a whole loop body or `if` arm) its final
+        `pl.yield_` is returned apart, as the yield of that body: the `Scope` is transparent to data flow."""
         if len(node.items) != 1:
             raise self.error(node, "`with` of several contexts", "write one `with` per scope")
         item = node.items[0]
         context = item.context_expr
         path = self.pl_path(context.func) if isinstance(context, ast.Call) else self.pl_path(context)
         if path is None:
-            return self._read_unsupported(node)
+            return self._read_unsupported(node), None
         if path == "spmd" and isinstance(context, ast.Call):
             if item.optional_vars is not None and not isinstance(item.optional_vars, ast.Name):
                 raise self.error(item.optional_vars, f"`as {_text(item.optional_vars)}`", "bind one name")
@@ -1115,7 +1162,7 @@ class FunctionReader:
             out = self._flush()
             name = item.optional_vars.id if isinstance(item.optional_vars, ast.Name) else "__spmd"
             out.append(self._build_loop(node, header, name, [], node.body, keep_loop_var=True))
-            return out
+            return out, None
         call = self._read_scope_call(path, context)
         out = self._flush()
         body: list[Stmt] = []
@@ -1127,11 +1174,11 @@ class FunctionReader:
             self.frame.env[name] = Binding(var, scoped=True)
             body.append(Assign(var, Call("scope.task_id", span=self.span(context)), None, span=self.span(item.optional_vars)))
         stmts, terminal = self._read_body(node.body)
-        if terminal is not None:
+        if terminal is not None and not terminal_ok:
             raise self.error(terminal.node, "`pl.yield_` at the end of a `with` body", "yields end loop bodies and `if` arms")
         body.extend(stmts)
         out.append(Scope(call, tuple(body), span=self.span(node)))
-        return out
+        return out, terminal
 
     def _read_scope_call(self, path: str, context: ast.expr) -> Call:
         if not isinstance(context, ast.Call):
@@ -1854,6 +1901,10 @@ def _own_jumps(body: list[ast.stmt]) -> Iterator[ast.Break | ast.Continue]:
                                    ast.ClassDef, ast.Lambda)):
             stack.extend(ast.iter_child_nodes(node))
 
+
+_NOT_DATA_OPS = frozenset({"while_", "cond", "yield_", "const", "cast", "min", "max", "dynamic", "range", "unroll", "parallel",
+                           "pipeline", "system"})
+"""Heads of `pl.` calls that move no tile or tensor data (control, scalar arithmetic, synchronisation)."""
 
 _STMT_NAMES: dict[type, str] = {
     ast.While: "`while` loop", ast.Try: "`try` statement", ast.Global: "`global` statement",

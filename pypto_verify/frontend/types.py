@@ -285,6 +285,10 @@ def read_memref(node: ast.expr, ctx: TypeContext) -> MemRef:
         base, quoted = base_node.id, False
     else:
         raise InputError(ctx.span(base_node), f"MemRef base `{_text(base_node)}`", "a base is an alloc name or a quoted name")
+    if ctx.static_int(_const_operand(offset_node, ctx)) is None:
+        # PyPTO's PrintMemRef writes the byte offset of a `tile.slice` view inside a loop as an expression
+        raise InputError(ctx.span(offset_node), f"MemRef byte offset `{_text(offset_node)}`",
+                         "an offset that is not a constant (a view at a run-time position) is not modelled")
     offset = _memref_int(offset_node, ctx, "offset")
     size = _memref_int(size_node, ctx, "size")
     slots: int | None = None
@@ -296,9 +300,15 @@ def read_memref(node: ast.expr, ctx: TypeContext) -> MemRef:
     return MemRef(base, offset, size, slots, slot, quoted)
 
 
-def _memref_int(node: ast.expr, ctx: TypeContext, what: str) -> int:
+def _const_operand(node: ast.expr, ctx: TypeContext) -> ast.expr:
+    """The value of `pl.const(value, pl.DT)`; any other node as it is."""
     if isinstance(node, ast.Call) and ctx.pl_path(node.func) == "const" and node.args:
-        node = node.args[0]
+        return node.args[0]
+    return node
+
+
+def _memref_int(node: ast.expr, ctx: TypeContext, what: str) -> int:
+    node = _const_operand(node, ctx)
     value = ctx.static_int(node)
     if value is None:
         raise InputError(ctx.span(node), f"MemRef {what} `{_text(node)}`", "it must be a constant integer")

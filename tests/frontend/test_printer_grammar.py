@@ -10,8 +10,12 @@ output of the printer: `a xor b` (see test_xor_is_a_syntax_error).
 The snippets below are written here in the printer's style (4-space indent, annotated SSA assignments,
 `pl.` prefix); none is copied from the compiler's sources or tests.
 
+The grammar, production by production with the printer function of each: docs/form3-grammar.md.
+
 Production -> test
   program header comment, `import pypto.language as pl`, `@pl.program class`  -> test_program_header_and_class
+  the dump after `ruff format` (wrapped lines, double quotes, `n**2`)          -> test_ruff_formatted_dump_reads_as_the_raw_one
+  a function printed alone (no class, no `self`)                               -> test_function_printed_outside_a_program
   `from pypto import language as <prefix>` (a non-`pl` prefix)                 -> test_other_prefix_import
   module-level `N = pl.dynamic("N")` dims                                      -> test_dynamic_dims_declared_at_module_level
   a `pl.dynamic` that is also a parameter (valid-shape symbols)                -> test_valid_shape_symbol_declared_and_passed
@@ -35,12 +39,18 @@ Production -> test
   `pl.Tile[[dims], dt, MemRef, pl.Mem.<X>, pl.TileView(...)]` (every field)    -> test_tile_annotation_forms
   `pl.Tile[..., pl.TileView()]`, each memory space spelling                    -> test_tile_annotation_forms,
                                                                                  test_tile_in_ddr
+  `pl.Tile[[dims], dt(, MemRef)(, pl.TileView(...))]` with no memory space     -> test_tile_annotation_without_memory_space
+  `pl.Mem.Unknown` (PV000), dtype `pl.UnknownType` (left open)                 -> test_unknown_memory_space_and_dtype
   `pl.Mem.<LeftScale|RightScale|ScalarLocal>` (not modelled: PV000)            -> test_tile_memory_spaces_outside_the_model
   `pl.Tuple[()]`, `pl.Tuple[T, T]`                                             -> test_pl_tuple_types
   `pl.Ptr`, `pl.MemRefType`, `pld.WindowBufferType`, `pld.CommCtxType`,
     `pl.PrefetchAsyncContext`, `pl.AsyncEvent`, `pl.AsyncSession`, `pl.UnknownType` -> test_unmodelled_types_left_open
   MemRef: quoted / bare base, `pl.const(o, pl.INT64)` offset, `slots=N`, `[k]` -> test_memref_forms
   MemRef with a runtime slot index, pinned one-argument `pl.MemRef("b")`       -> test_memref_forms_not_modelled
+  MemRef with an expression byte offset (PV000)                                -> test_memref_at_a_runtime_offset_is_not_modelled
+  `pl.tensor.alloc(pl.Mem.DDR, n)`                                            -> test_tensor_alloc
+  names disambiguated by the printer (`i`, `i_1`)                              -> test_disambiguated_names
+  `00_frontend.py`: a variable reassigned in a loop before ConvertToSSA        -> test_frontend_dump_before_ssa
   literals: bare int, `pl.const(int|float, dt)`, floats (`4.0`, `1e-07`), bools -> test_literals
   `nan` / `inf`, `<name>__FREE_VAR` (malformed IR: PV000)                     -> test_non_finite_floats_and_free_vars_are_undefined_names
   binary `+ - * // % / **`, compare, `and`/`or`, `not`, unary `-`              -> test_scalar_operators
@@ -51,6 +61,7 @@ Production -> test
     keyword arguments of every kwarg codec, `attrs={...}`                      -> test_op_calls_and_kwarg_codecs
   keyword-named ops `pl.tile.and_(...)`                                        -> test_op_calls_and_kwarg_codecs
   `pld.tile.X(...)`, `pld.tile._remote_load_with_physical_tail_padding(...)`    -> test_pld_calls
+  `pl.array.X` / `pl.builtin.tensor.X` / `pl.dist.X` / `pl.prefetch.X` ops      -> test_other_op_namespaces
   special call forms: full / reinterpret_view / syncall / gather_row / mgather /
     alloc / task_dummy                                                          -> test_special_call_forms
   `self.f(args, device=..., attrs={"arg_directions": [pl.adir.X], ...})`       -> test_cross_function_calls
@@ -63,12 +74,15 @@ Production -> test
   `for i, (a,) in pl.range(..., init_values=(x,), attrs={...})`, `stage=`      -> test_for_iter_args_and_attrs
   `while cond:`                                                                -> test_while_loops_are_not_modelled
   `for (a,) in pl.while_(init_values=(x,)):` + `pl.cond(c)`                   -> test_while_loops_are_not_modelled
+  either, running a tile or tensor op (PV000)                                  -> test_while_loop_running_data_ops_is_not_modelled
+  `pl.yield_()` ending a body that carries nothing                             -> test_empty_yield_statement
   `break`, `continue`                                                          -> test_break_and_continue
   `with pl.at(level=pl.Level.CORE_GROUP, optimizations=[...], name_hint=, deps=,
     no_dep_args=, dumps=, allow_early_resolve=, windowize=) as tid:`          -> test_at_scopes
   `with pl.at(level=pl.Level.HOST, role=pl.Role.Orchestrator):`               -> test_at_scopes
   `with pl.cluster(...)`, `with pl.scope()`, `with pl.scope(mode=pl.ScopeMode.MANUAL)` -> test_cluster_and_runtime_scopes
   `with pl.scope():` wrapping a loop body whose yield follows it               -> test_runtime_scope_inside_loop_keeps_yield
+  `with pl.scope():` that is a whole loop body or `if` arm, yield inside it    -> test_runtime_scope_that_is_a_whole_body_holds_its_yield
   `with pl.spmd(n, ...) [as tid]:`, `for i in pl.spmd(n, ...):`               -> test_spmd_scopes
   `for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.X):`                       -> test_split_aiv_region
   `# leading comment`, `# pld.comm_domain: ...`                               -> test_comments
@@ -102,8 +116,10 @@ def read(text: str) -> ParseResult:
 
 
 def read_ok(text: str) -> ir.Module:
+    """The module *text* reads as, without errors; printed by our printer, it reads back the same."""
     result = read(text)
     assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
     return result.module
 
 
@@ -113,8 +129,9 @@ def main_of(text: str) -> ir.Function:
 
 def assert_round_trips(module: ir.Module) -> None:
     """Printed by pypto-verify's own printer, the module reads back to the same IR."""
-    again = read_ok(print_module(module))
-    assert again.programs == module.programs
+    again = read(print_module(module))
+    assert again.errors == (), [str(e) for e in again.errors]
+    assert again.module.programs == module.programs
 
 
 def warned(result: ParseResult, *parts: str) -> bool:
@@ -143,6 +160,74 @@ def test_program_header_and_class():
     assert fn.body[-1] == ir.Return((ir.Var("x"),))
 
 
+RAW_DUMP = f"""{HEADER}@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.BF16]], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[16, 64], pl.BF16]:
+        t: {T16} = pl.tile.load(x, [0, 0], [16, 64], target_memory=pl.Mem.Vec)
+        u: pl.Tile[[16, 64], pl.BF16, pl.Mem.Vec] = pl.tile.cast(t, target_type=pl.BF16, mode='round')
+        for i, (acc,) in pl.range(0, n ** 2, pl.const(1, pl.INDEX) + pl.const(1, pl.INDEX), init_values=(u,)):
+            nxt: pl.Tile[[16, 64], pl.BF16, pl.Mem.Vec] = pl.tile.maximum(acc, acc)
+            out: pl.Tile[[16, 64], pl.BF16, pl.Mem.Vec] = pl.yield_(nxt)
+        y__ssa_v1: pl.Tensor[[16, 64], pl.BF16] = pl.tile.store(out, [0, 0], y)
+        return y__ssa_v1
+"""
+
+RUFF_DUMP = f"""# pypto.program: P
+import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def main(
+        self,
+        x: pl.Tensor[[16, 64], pl.FP32],
+        y: pl.Out[pl.Tensor[[16, 64], pl.BF16]],
+        n: pl.Scalar[pl.INDEX],
+    ) -> pl.Tensor[[16, 64], pl.BF16]:
+        t: {T16} = pl.tile.load(
+            x, [0, 0], [16, 64], target_memory=pl.Mem.Vec
+        )
+        u: pl.Tile[[16, 64], pl.BF16, pl.Mem.Vec] = pl.tile.cast(
+            t,
+            target_type=pl.BF16,
+            mode="round",
+        )
+        for i, (acc,) in pl.range(
+            0, n**2, pl.const(1, pl.INDEX) + pl.const(1, pl.INDEX), init_values=(u,)
+        ):
+            nxt: pl.Tile[[16, 64], pl.BF16, pl.Mem.Vec] = pl.tile.maximum(acc, acc)
+            out: pl.Tile[[16, 64], pl.BF16, pl.Mem.Vec] = pl.yield_(nxt)
+        y__ssa_v1: pl.Tensor[[16, 64], pl.BF16] = pl.tile.store(out, [0, 0], y)
+        return y__ssa_v1
+"""
+"""The same program after `ruff format` (pass dumps go through it when ruff is on PATH: python_print's
+format callback, pypto/ir/formatter.py): wrapped lines, double quotes, `**` hugged, magic trailing commas."""
+
+
+def test_ruff_formatted_dump_reads_as_the_raw_one():
+    raw, formatted = read_ok(RAW_DUMP), read_ok(RUFF_DUMP)
+    assert formatted.programs == raw.programs
+    loop = raw.programs[0].functions[0].body[2]
+    assert loop.stop == ir.BinOp("**", ir.Var("n"), ir.Const(2)) and loop.step == ir.BinOp("+", ir.Const(1, ir.DType.INDEX), ir.Const(1, ir.DType.INDEX))
+    assert raw.programs[0].functions[0].body[1].value.kwarg("mode") == ir.Const("round")
+
+
+def test_function_printed_outside_a_program():
+    """`python_print(function)`: VisitFunction with no program, so no `self` and no class."""
+    module = read_ok(f"""import pypto.language as pl
+
+@pl.function(type=pl.FunctionType.InCore)
+def main(x: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+    {LOAD}
+    return x
+""")
+    (prog,) = module.programs
+    assert prog.name is None and [f.name for f in prog.functions] == ["main"]
+    assert not prog.functions[0].has_self and prog.functions[0].kind is ir.FunctionKind.INCORE
+
+
 def test_other_prefix_import():
     text = program(f"{LOAD}\nreturn x").replace("import pypto.language as pl", "from pypto import language as ir")
     text = text.replace("pl.", "ir.")
@@ -169,6 +254,7 @@ def test_valid_shape_symbol_declared_and_passed():
     """, sig="self, x: pl.Tensor[[16, 64], pl.FP32, pl.TensorView(valid_shape=[rows, 64], stride=[64, 1], "
              "layout=pl.TensorLayout.ND)], rows: pl.Scalar[pl.INDEX]", prelude='rows = pl.dynamic("rows")\n\n'))
     assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
     fn = result.module.programs[0].functions[0]
     assert fn.params[1].type == ir.ScalarType(ir.DType.INDEX)
     assert fn.body[0].type.valid_shape == (ir.Var("rows"), ir.Const(64))
@@ -198,6 +284,7 @@ def test_unmodelled_function_types_warn(name, kind):
                    decorator=f"@pl.function(type=pl.FunctionType.{name})")
     result = read(text)
     assert result.errors == ()
+    assert_round_trips(result.module)
     fn = result.module.programs[0].functions[0]
     assert fn.kind is kind
     assert warned(result, f"pl.FunctionType.{name}", kind.value)
@@ -245,6 +332,7 @@ def test_func_attr_prologue():
     """)
     result = read(text)
     assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
     fn = result.module.programs[0].functions[0]
     prologue = fn.body[0]
     assert isinstance(prologue, ir.Eval) and prologue.value.op == "func_attr"
@@ -253,7 +341,6 @@ def test_func_attr_prologue():
     assert attrs["vars"] == ir.ListExpr((ir.Var("x"),)) and attrs["tag"] == ir.Const('a"b')
     assert warned(result, "pl.func_attr", "kept, not checked")
     assert isinstance(fn.body[1], ir.Assign) and fn.body[1].value.op == "tile.load"
-    assert_round_trips(result.module)
 
 
 def test_abstract_and_empty_bodies():
@@ -280,6 +367,7 @@ def test_scalar_dtypes(dtype):
 def test_scalar_dtypes_outside_the_model_are_left_open(dtype):
     result = read(program(f"{LOAD}\nreturn x", sig=f"self, x: pl.Tensor[[16, 64], pl.FP32], s: pl.Scalar[pl.{dtype}]"))
     assert result.errors == ()
+    assert_round_trips(result.module)
     assert result.module.programs[0].functions[0].params[1].type is None
     assert warned(result, f"pl.{dtype}", "left open")
 
@@ -305,6 +393,7 @@ def test_tensor_and_composite_dims():
 def test_tensor_view_forms(view):
     result = read(program(f"{LOAD}\nreturn x", sig=f"self, x: pl.Tensor[[16, 64], pl.FP32, {view}]"))
     assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
     assert result.module.programs[0].functions[0].params[0].type == ir.TensorType(
         (ir.Const(16), ir.Const(64)), ir.DType.FP32)
 
@@ -319,6 +408,7 @@ def test_tensor_view_with_ddr_memref():
     """, sig='self, x: pl.Tensor[[16, 64], pl.FP32, pl.MemRef("mem_ddr_0", 0, 4096)]')
     result = read(text)
     assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
     fn = result.module.programs[0].functions[0]
     assert fn.body[0].type == ir.TensorType((ir.Const(8), ir.Const(128)), ir.DType.FP32,
                                             ir.MemRef("mem_ddr_0", 0, 4096, quoted=True))
@@ -386,6 +476,7 @@ def test_unmodelled_types_left_open(annotation):
         "import pypto.language as pl\n", "import pypto.language as pl\nimport pypto.language.distributed as pld\n")
     result = read(text)
     assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
     fn = result.module.programs[0].functions[0]
     assert fn.body[0].type is None
     ptr = main_of(program("mem_vec_0: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 64)\nreturn x"))
@@ -433,6 +524,53 @@ def test_memref_forms_not_modelled():
     assert "pinned MemRef `pl.MemRef('mem_vec_1', slots=2)`" in only_error(pinned_slots)
 
 
+def test_memref_at_a_runtime_offset_is_not_modelled():
+    """PrintMemRef writes the byte offset of a view at a loop-dependent position as an expression."""
+    text = program("""
+        mem_vec_1: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 8192)
+        t: pl.Tile[[16, 64], pl.FP32, pl.MemRef(mem_vec_1, 0, 4096), pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 64], target_memory=pl.Mem.Vec)
+        for j in pl.range(2):
+            s: pl.Tile[[8, 64], pl.FP32, pl.MemRef(mem_vec_1, j * 2048, 2048), pl.Mem.Vec] = pl.tile.slice(t, [8, 64], [j * 8, 0])
+        return x
+    """)
+    assert only_error(text).startswith("k.py:11:63: PV000 input-error: MemRef byte offset `j * 2048`; an offset "
+                                       "that is not a constant (a view at a run-time position) is not modelled")
+    typed = text.replace("j * 2048", "pl.const(2048, pl.INT64) * j")
+    assert "MemRef byte offset `pl.const(2048, pl.INT64) * j`" in only_error(typed)
+
+
+def test_tile_annotation_without_memory_space():
+    """Before InferTileMemorySpace a tile prints no `pl.Mem.X`; its MemRef and TileView still print."""
+    fn = main_of(program("""
+        mem_vec_1: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 8192)
+        t: pl.Tile[[16, 64], pl.FP32, pl.TileView(valid_shape=[8, 64])] = pl.tile.load(x, [0, 0], [16, 64], [8, 64])
+        u: pl.Tile[[16, 64], pl.FP32, pl.MemRef(mem_vec_1, 0, 4096)] = pl.tile.exp(t)
+        return x
+    """))
+    assert fn.body[1].type == ir.TileType((ir.Const(16), ir.Const(64)), ir.DType.FP32, None, None,
+                                          (ir.Const(8), ir.Const(64)))
+    assert fn.body[2].type.space is None and fn.body[2].type.memref == ir.MemRef("mem_vec_1", 0, 4096)
+
+
+def test_unknown_memory_space_and_dtype():
+    """`MemorySpaceToString` and `DataTypeToString` fall back to `Unknown` / `UnknownType`."""
+    space = program("t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Unknown] = pl.tile.load(x, [0, 0], [16, 64])\nreturn x")
+    assert only_error(space).startswith("k.py:8:39: PV000 input-error: memory space `pl.Mem.Unknown`")
+    dtype = read(program(f"{LOAD}\nreturn x", sig="self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Tensor[[16], pl.UnknownType]"))
+    assert dtype.errors == () and dtype.module.programs[0].functions[0].params[1].type is None
+    assert_round_trips(dtype.module)
+    assert warned(dtype, "dtype `pl.UnknownType`", "left open")
+
+
+def test_tensor_alloc():
+    fn = main_of(program("""
+        mem_ddr_1: pl.Ptr = pl.tensor.alloc(pl.Mem.DDR, 4096)
+        return x
+    """))
+    assert fn.body[0] == ir.Assign(ir.Var("mem_ddr_1"), ir.Call("tensor.alloc", (ir.Sym("Mem.DDR"), ir.Const(4096))),
+                                   ir.PtrType())
+
+
 # ---------------------------------------------------------------------------------------------- expressions
 
 
@@ -451,6 +589,38 @@ def test_literals():
     assert values[:6] == [ir.Const(7), ir.Const(7, ir.DType.INT64), ir.Const(0.5, ir.DType.FP16), ir.Const(4.0),
                           ir.Const(1e-07), ir.Const(True)]
     assert values[6] == ir.Const(-3)
+
+
+def test_frontend_dump_before_ssa():
+    """`00_frontend.py` precedes ConvertToSSA: one variable assigned in a loop prints under one name, and no
+    yield carries it. It reads as the SSA the compiler would build."""
+    fn = main_of(program("""
+        c: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.create([16, 64], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+        for ko in pl.range(0, 64, 16):
+            c: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.adds(c, 1.0)
+        y: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(c, [0, 0], x)
+        return y
+    """))
+    loop = fn.body[1]
+    assert loop.inits == (ir.Var("c"),) and len(loop.iter_args) == 1 and isinstance(loop.body[-1], ir.Yield)
+    assert fn.body[2].value.args[0] == loop.return_vars[0]
+
+
+def test_disambiguated_names():
+    """Two variables with one name hint print as `i` and `i_1`: distinct names, kept as printed."""
+    fn = main_of(program(f"""
+        {LOAD}
+        for i, (a,) in pl.range(2, init_values=(t,)):
+            a_1: {T16} = pl.tile.exp(a)
+            r: {T16} = pl.yield_(a_1)
+        for i_1, (a_2,) in pl.range(2, init_values=(r,)):
+            a_3: {T16} = pl.tile.exp(a_2)
+            r_1: {T16} = pl.yield_(a_3)
+        return x
+    """))
+    first, second = fn.body[1], fn.body[2]
+    assert first.loop_var == ir.Var("i") and second.loop_var == ir.Var("i_1")
+    assert second.inits == (ir.Var("r"),) and second.return_vars == (ir.Var("r_1"),)
 
 
 def test_non_finite_floats_and_free_vars_are_undefined_names():
@@ -491,6 +661,7 @@ def test_bitwise_operators_are_opaque(expr):
     result = read(program(f"a: pl.Scalar[pl.INDEX] = {expr}\nreturn x",
                           sig="self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]"))
     assert result.errors == ()
+    assert_round_trips(result.module)
     value = result.module.programs[0].functions[0].body[0].value
     assert isinstance(value, ir.Call) and value.op.startswith("opaque.") and value.args == (ir.Var("n"),)
     assert warned(result, "not in the kernel language; read as an opaque value")
@@ -517,6 +688,7 @@ def test_min_max_abs_cast():
     """, sig="self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]")
     result = read(text)
     assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
     fn = result.module.programs[0].functions[0]
     n = ir.Var("n")
     assert fn.body[0].value == ir.BinOp("min", n, ir.Const(8))
@@ -530,10 +702,10 @@ def test_min_max_abs_cast():
     # on tiles (and tensors) the same names are the element-wise ops
     assert fn.body[7].value == ir.Call("tile.cast", (ir.Var("t"), ir.Sym("BF16")))
     assert fn.body[8].value == ir.Call("tile.max", (ir.Var("t"), ir.Var("t")))
-    assert_round_trips(result.module)
     unmodelled = read(program("d: pl.Scalar[pl.UINT8] = pl.cast(n, pl.UINT8)\nreturn x",
                               sig="self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]"))
     assert unmodelled.errors == ()
+    assert_round_trips(unmodelled.module)
     assign = unmodelled.module.programs[0].functions[0].body[0]
     assert assign.value == ir.Call("tensor.cast", (n, ir.Sym("UINT8"))) and assign.type is None
 
@@ -554,6 +726,7 @@ def test_op_calls_and_kwarg_codecs():
         return y3
     """, sig="self, x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]"))
     assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
     body = result.module.programs[0].functions[0].body
     assert body[1].value.kwarg("mode") == ir.Const("round") and body[1].value.kwarg("target_type") == ir.Sym("BF16")
     assert body[3].value.op == "tile.and_"
@@ -568,6 +741,25 @@ def test_op_calls_and_kwarg_codecs():
                                         ("tl", ir.Sym("TileLayout.row_major")))
 
 
+def test_other_op_namespaces():
+    """Registered ops outside `tile.` / `tensor.` / `system.` print under `pl.` the same way; an op
+    pypto-verify has no rule for is read as an opaque op, with a warning."""
+    result = read(program("""
+        a: pl.Array[4, pl.INT32] = pl.array.create(4, pl.INT32)
+        b: pl.Scalar[pl.INT32] = pl.array.get_element(a, 0)
+        y: pl.Tensor[[16, 64], pl.FP32] = pl.builtin.tensor.allreduce(x, attrs={"dtype": pl.FP32})
+        c: pl.PrefetchAsyncContext = pl.prefetch.make_context()
+        d: pl.Tensor[[16, 64], pl.FP32] = pl.dist.make_tensor(x)
+        return x
+    """, decorator="@pl.function(type=pl.FunctionType.Orchestration)"))
+    assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
+    body = result.module.programs[0].functions[0].body
+    assert [s.value.op for s in body[:5]] == ["array.create", "array.get_element", "builtin.tensor.allreduce",
+                                              "prefetch.make_context", "dist.make_tensor"]
+    assert warned(result, "unknown op `pl.builtin.tensor.allreduce`", "opaque")
+
+
 def test_pld_calls():
     result = read(program("""
         t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pld.tile.remote_load(x, 1, [0, 0], [16, 64])
@@ -575,6 +767,7 @@ def test_pld_calls():
         return x
     """).replace("import pypto.language as pl\n", "import pypto.language as pl\nimport pypto.language.distributed as pld\n"))
     assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
     body = result.module.programs[0].functions[0].body
     assert body[0].value.op == "distributed.tile.remote_load"
 
@@ -597,6 +790,7 @@ def test_special_call_forms():
     """)
     result = read(text)
     assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
     body = result.module.programs[0].functions[0].body
     assert body[0].value.kwarg("value") == ir.Const(0.0) and body[0].value.kwarg("dtype") == ir.Sym("FP32")
     assert body[1].value.kwarg("value") == ir.Const(-1)
@@ -647,6 +841,7 @@ class P:
         return
 """)
     assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
     main = result.module.programs[0].functions[1]
     self_k = ir.Call("funcref", (ir.Const("self.k"),))
     assert main.body[0].value == ir.Call("tensor.submit", (self_k, ir.Var("a"), ir.Var("b")))
@@ -749,25 +944,46 @@ def test_while_loops_are_not_modelled():
         return x
     """, sig="self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]"))
     assert natural.errors == () and warned(natural, "`while` loop skipped")
-    ssa = read(program(f"""
-        {LOAD}
-        for (acc,) in pl.while_(init_values=(t,)):
-            pl.cond(n > 0)
-            nxt: {T16} = pl.tile.exp(acc)
-            out: {T16} = pl.yield_(nxt)
+    assert_round_trips(natural.module)
+    scalar = read(program("""
+        for (k,) in pl.while_(init_values=(0,)):
+            pl.cond(k < n)
+            k2: pl.Scalar[pl.INDEX] = pl.yield_(k + 1)
         return x
     """, sig="self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]"))
-    assert ssa.errors == () and warned(ssa, "`pl.while_` loop skipped")
-    uses = program(f"""
-        {LOAD}
-        for (acc,) in pl.while_(init_values=(t,)):
-            pl.cond(n > 0)
-            nxt: {T16} = pl.tile.exp(acc)
-            out: {T16} = pl.yield_(nxt)
-        y2: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(out, [0, 0], x)
-        return y2
+    assert scalar.errors == () and warned(scalar, "`pl.while_` loop skipped")
+    assert_round_trips(scalar.module)
+    uses = program("""
+        for (k,) in pl.while_(init_values=(0,)):
+            pl.cond(k < n)
+            k2: pl.Scalar[pl.INDEX] = pl.yield_(k + 1)
+        t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [k2, 0], [16, 64], target_memory=pl.Mem.Vec)
+        return x
     """, sig="self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]")
-    assert "read of `out`; it is assigned by the unsupported `pl.while_` loop" in only_error(uses)
+    assert "read of `k2`; it is assigned by the unsupported `pl.while_` loop" in only_error(uses)
+
+
+@pytest.mark.parametrize("loop", [
+    "for (acc,) in pl.while_(init_values=(t,)):\n    pl.cond(n > 0)",
+    "while n > 0:",
+])
+def test_while_loop_running_data_ops_is_not_modelled(loop):
+    """Skipping the loop would drop its loads and stores from every check (an out-of-bounds store in it
+    verified): a PV000 naming the op, at the loop."""
+    head = textwrap.indent(loop, "        ")
+    result = read(f"""{HEADER}@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]):
+        {LOAD}
+{head}
+            y2: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(t, [4096, 0], x)
+            {"acc2: " + T16 + " = pl.yield_(acc)" if "while_" in loop else "pl.system.bar_all()"}
+        return x
+""")
+    (error,) = result.errors
+    assert str(error).startswith("k.py:9:9: PV000 input-error: ")
+    assert "loop inside kernel `main`; not modelled: it runs `pl.tile.store`" in str(error)
 
 
 def test_break_and_continue():
@@ -780,6 +996,7 @@ def test_break_and_continue():
         return x
     """))
     assert result.errors == ()
+    assert_round_trips(result.module)
     assert warned(result, "`break` statement skipped") and warned(result, "`continue` statement skipped")
 
 
@@ -835,6 +1052,55 @@ def test_runtime_scope_inside_loop_keeps_yield():
     assert fn.body[1].return_vars == (ir.Var("out"),)
 
 
+def test_runtime_scope_that_is_a_whole_body_holds_its_yield():
+    """MaterializeRuntimeScopes wraps a whole loop body or `if` arm in an AUTO scope, and the printer
+    (VisitStmtBody) writes the body's yield inside it: the yield still ends that body."""
+    text = program(f"""
+        {LOAD}
+        for i, (acc,) in pl.range(4, init_values=(t,)):
+            with pl.scope():
+                nxt: {T16} = pl.tile.exp(acc)
+                out: {T16} = pl.yield_(nxt)
+        if n > 0:
+            with pl.scope():
+                a: {T16} = pl.tile.neg(out)
+                r: {T16} = pl.yield_(a)
+        else:
+            r: {T16} = pl.yield_(out)
+        return x
+    """, sig="self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]")
+    result = read(text)
+    assert result.errors == (), [str(e) for e in result.errors]
+    assert_round_trips(result.module)
+    fn = result.module.programs[0].functions[0]
+    loop, branch = fn.body[1], fn.body[2]
+    assert loop.return_vars == (ir.Var("out"),) and loop.body[-1] == ir.Yield((ir.Var("nxt"),))
+    assert isinstance(loop.body[0], ir.Scope) and loop.body[0].call == ir.Call("scope")
+    assert branch.return_vars == (ir.Var("r"),) and isinstance(branch.then_body[0], ir.Scope)
+    assert branch.then_body[-1] == ir.Yield((ir.Var("a"),))
+    # only a scope that is the whole body carries the yield; anywhere else a yield inside `with` is an error
+    shared = text.replace("            with pl.scope():\n                nxt", "            pl.system.bar_all()\n"
+                                                                            "            with pl.scope():\n                nxt")
+    assert "`pl.yield_` at the end of a `with` body" in only_error(shared)
+
+
+def test_empty_yield_statement():
+    """A loop body or `if` arm that carries nothing ends in an empty YieldStmt, printed `pl.yield_()`."""
+    fn = main_of(program("""
+        for i in pl.range(4):
+            pl.system.bar_all()
+            pl.yield_()
+        if n > 0:
+            pl.system.bar_all()
+            pl.yield_()
+        return x
+    """, sig="self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]"))
+    loop, branch = fn.body[0], fn.body[1]
+    assert loop.body == (ir.Eval(ir.Call("system.bar_all")),) and loop.return_vars == ()
+    assert branch.then_body == (ir.Eval(ir.Call("system.bar_all")),) and branch.return_vars == ()
+    assert "it must be the last statement" in only_error(program("pl.yield_()\npl.system.bar_all()\nreturn x"))
+
+
 def test_spmd_scopes():
     fn = main_of(program(f"""
         {LOAD}
@@ -865,6 +1131,7 @@ def test_split_aiv_region():
         return x
     """))
     assert result.errors == ()
+    assert_round_trips(result.module)
     loop = result.module.programs[0].functions[0].body[1]
     assert loop.stop == ir.Const(2) and dict(loop.kwargs)["iterator"] == ir.Const("split_aiv")
     assert warned(result, "pl.split_aiv")
