@@ -196,7 +196,7 @@ def test_the_exit_code_table_is_in_check_help_and_the_readme() -> None:
 def test_cache_dir_option_env_var_and_cache_commands(tmp_path: Path, env) -> None:
     chosen = tmp_path / "mine"
     assert run("check", str(GOOD), "--no-sim", "--jobs", "1", "--cache-dir", str(chosen), env=env).returncode == 0
-    assert list((chosen / "results").rglob("*.json"))
+    assert list((chosen / "results").rglob("*.json")) and list((chosen / "manifests").rglob("*.json"))
     assert not (tmp_path / "xdg" / "pypto-verify" / "results").exists()
     by_env = {**env, "PYPTO_VERIFY_CACHE_DIR": str(chosen)}
     assert run("cache", "dir", env=by_env).stdout.strip() == str(chosen)
