@@ -144,3 +144,17 @@ def test_a_manifest_of_another_shape_is_computed_again(tmp_path: Path, settled, 
     entry.write_text(junk, encoding="utf-8")
     assert ResultCache(OPTIONS)._key(tmp_path / "kernel.py") == key
     assert json.loads(entry.read_text()) == good
+
+
+def test_deleting_or_replacing_an_imported_module_is_a_miss(tmp_path: Path, settled) -> None:
+    _tree(tmp_path, {"kernel.py": KERNEL, "model_config.py": "ROWS = 64\n"})
+    settled()
+    key = ResultCache(OPTIONS)._key(tmp_path / "kernel.py")
+    (tmp_path / "model_config.py").unlink()
+    gone = ResultCache(OPTIONS)._key(tmp_path / "kernel.py")
+    assert gone not in (None, key)
+    _tree(tmp_path, {"other.py": "ROWS = 65\n"})
+    (tmp_path / "other.py").rename(tmp_path / "model_config.py")  # an editor's atomic save: a new inode
+    assert ResultCache(OPTIONS)._key(tmp_path / "kernel.py") not in (key, gone)
+    _tree(tmp_path, {"model_config.py": "ROWS = 64\n"})
+    assert ResultCache(OPTIONS)._key(tmp_path / "kernel.py") == key  # the first contents: the first key
