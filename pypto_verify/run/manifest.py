@@ -102,7 +102,7 @@ class RunDisk(Disk):
         now = time.time_ns()
         stat = _stat(where)
         try:
-            content: bytes | None = read_source_bytes(where, self.limit)
+            content = read_source_bytes(where, self.limit)
         except UnreadableSource as error:
             found = Read(None, "!" + error.why, None, error)
         else:
