@@ -5,6 +5,8 @@ Owns: `find_module` (a dotted module at an import level → the `.py` file it na
 file or in a subpackage or parent package of it), `EXTERNAL_MODULES` (the modules never read: the standard
 library the kernels use, torch, numpy, `pypto`), `imported_modules` (every local module an `import` or
 `from ... import` statement of a tree may read) and `local_closure` (those, transitively, with their bytes).
+`local_closure` asks the disk only through a `Disk` (is this a file, where does this path lead, its bytes),
+so the result cache can memoise those answers for a run and record them (`run/manifest.py`).
 Imports nothing of ours but `diagnostics`, so a warm-cache run computes its keys without the frontend.
 """
 
@@ -12,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from pypto_verify.diagnostics import MAX_FILE_SIZE, UnreadableSource, read_source_bytes
@@ -33,19 +35,25 @@ def is_external(module: str, level: int) -> bool:
     return level == 0 and (root == "pypto" or root in EXTERNAL_MODULES)
 
 
-def find_module(module: str, directory: Path, level: int) -> Path | None:
+def _is_file(path: Path) -> bool:
+    return path.is_file()
+
+
+def find_module(module: str, directory: Path, level: int,
+                is_file: Callable[[Path], bool] = _is_file) -> Path | None:
     """The file `module` names from *directory* at import *level* (0 and 1: beside it; 2: one up, ...):
-    `a/b.py` or `a/b/__init__.py` for `a.b`, the package's `__init__.py` for `from . import x`."""
+    `a/b.py` or `a/b/__init__.py` for `a.b`, the package's `__init__.py` for `from . import x`. *is_file*
+    is the only question asked of the disk."""
     base = directory
     for _ in range(max(level - 1, 0)):
         base = base.parent
     parts = [p for p in module.split(".") if p]
     if not parts:
         candidate = base / "__init__.py"
-        return candidate if candidate.is_file() else None
+        return candidate if is_file(candidate) else None
     stem = base.joinpath(*parts)
     for candidate in (stem.with_suffix(".py"), stem / "__init__.py"):
-        if candidate.is_file():
+        if is_file(candidate):
             return candidate
     return None
 
@@ -71,24 +79,43 @@ def imported_modules(tree: ast.AST) -> Iterator[tuple[str, int]]:
                     yield (f"{module}.{alias.name}" if module else alias.name), node.level
 
 
-def local_closure(path: Path, data: bytes, limit: int = MAX_FILE_SIZE) -> list[tuple[str, bytes]]:
+class Disk:
+    """The three questions `local_closure` asks of the disk, answered plainly; `run/manifest.py` memoises
+    them for a run and records them, so a later run can ask them again instead of reading."""
+
+    def is_file(self, path: Path) -> bool:
+        """Whether *path* is a file (symlinks followed), as `Path.is_file`."""
+        return path.is_file()
+
+    def real(self, path: Path) -> str:
+        """*path* with every symlink resolved, absolute."""
+        return _real(path)
+
+    def read(self, path: str, limit: int) -> bytes:
+        """`read_source_bytes(path, limit)`: raises `UnreadableSource`."""
+        return read_source_bytes(path, limit)
+
+
+def local_closure(path: Path, data: bytes, limit: int = MAX_FILE_SIZE,
+                  disk: Disk = Disk()) -> list[tuple[str, bytes]]:
     """Every local module the file at *path* (with contents *data*) may read, transitively, as `(how it
     was named, its bytes)`, sorted; a module that is absent or unreadable is listed with a marker instead
-    of its bytes, so creating or repairing it changes the list too. Never raises for bad input."""
+    of its bytes, so creating or repairing it changes the list too. Never raises for bad input. *disk*
+    answers every question asked of the file system, so the list is a function of its answers."""
     out: dict[str, bytes] = {}
     seen: set[str] = set()
-    todo = [(_real(path), data, "")]
+    todo = [(disk.real(path), data, "")]
     while todo:
         where, text, via = todo.pop()
         for module, level in imports_of(text):
             name = f"{via}{'.' * level}{module}@{level}"
-            found = find_module(module, Path(where).parent, level)
+            found = find_module(module, Path(where).parent, level, disk.is_file)
             if found is None:
                 out.setdefault(name, b"\0absent")
                 continue
-            real = _real(found)
+            real = disk.real(found)
             try:
-                content = read_source_bytes(real, limit)
+                content = disk.read(real, limit)
             except UnreadableSource as error:
                 out.setdefault(name, b"\0unreadable: " + error.why.encode())
                 continue

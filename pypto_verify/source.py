@@ -6,7 +6,8 @@ starts at a span, from the file's `ast`), `spelled_op` (`pl.matmul_acc` where th
 the op `tile.matmul_acc`) and `in_source` (whether a generated name such as `mem_acc_8` is written in
 the file, as it is in a Form 3 dump). Input: a path and 1-based line/column (STYLE.md §6). Every
 function degrades to "unknown" (None, the op as given, False) when the file cannot be read or parsed:
-a report never fails on a source it cannot show. Imports nothing of ours but `span`.
+a report never fails on a source it cannot show. Imports nothing of ours but `span` (and `cache_root`,
+where the extents found are kept).
 """
 
 from __future__ import annotations
@@ -24,13 +25,14 @@ _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.A
              ast.With, ast.AsyncWith, ast.Try, ast.Match)
 
 
-def _stamp(path: str) -> tuple[int, int] | None:
-    """The file's (mtime, size): the caches below are keyed by it, so an edited file is read again."""
+def _stamp(path: str) -> tuple[int, int, int, int] | None:
+    """The file's (mtime, ctime, size, inode): the caches below are keyed by it, so an edited file is read
+    again (the ctime moves on every write, even one that restores the mtime)."""
     try:
         stat = Path(path).stat()
     except OSError:
         return None
-    return (stat.st_mtime_ns, stat.st_size)
+    return (stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino)
 
 
 def _text(path: str) -> str | None:
@@ -38,7 +40,7 @@ def _text(path: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=256)
-def _read(path: str, stamp: tuple[int, int] | None) -> str | None:
+def _read(path: str, stamp: tuple[int, int, int, int] | None) -> str | None:
     if stamp is None:
         return None
     from pypto_verify.diagnostics import UnreadableSource, read_source_bytes
@@ -55,7 +57,7 @@ def source_lines(path: str) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=256)
-def _split(path: str, stamp: tuple[int, int] | None) -> tuple[str, ...]:
+def _split(path: str, stamp: tuple[int, int, int, int] | None) -> tuple[str, ...]:
     text = _read(path, stamp)
     return tuple(text.splitlines()) if text is not None else ()
 
@@ -67,7 +69,7 @@ def source_line(path: str, line: int) -> str | None:
 
 
 @functools.lru_cache(maxsize=64)
-def _tree(path: str, stamp: tuple[int, int] | None) -> ast.Module | None:
+def _tree(path: str, stamp: tuple[int, int, int, int] | None) -> ast.Module | None:
     text = _read(path, stamp)
     if text is None:
         return None
@@ -92,9 +94,87 @@ def code_of(line: str) -> str:
 
 def extent(span: Span) -> tuple[int, int] | None:
     """(end line, end column) of the largest construct that starts at *span*, the column exclusive and
-    1-based (SARIF `endColumn`); None when the source has nothing starting there. Only the nodes whose
-    lines hold *span* are visited, so a finding costs its own statement, not the file."""
+    1-based (SARIF `endColumn`); None when the source has nothing starting there. A pure function of the
+    file's text, so it is kept by the text's digest beside the result cache (`extents/`): a warm check
+    that replays a finding shows its code frame without parsing the file again."""
     stamp = _stamp(span.path)
+    kept = _kept(span.path, stamp)
+    if kept is None:
+        return None
+    where = f"{span.line}:{span.col}"
+    if where in kept.ends:
+        return kept.ends[where]
+    best = _extent(span, stamp)
+    kept.ends[where] = best
+    kept.save()
+    return best
+
+
+class _Kept:
+    """The extents found in one text, as kept on disk (`extents/<digest>.json`: `{"line:col": [line, col]
+    or null}`)."""
+
+    def __init__(self, entry: Path, ends: dict[str, tuple[int, int] | None]) -> None:
+        self.entry = entry
+        self.ends = ends
+
+    def save(self) -> None:
+        import json
+        import os
+
+        try:
+            self.entry.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.entry.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps({k: list(v) if v else None for k, v in self.ends.items()}), encoding="utf-8")
+            tmp.replace(self.entry)
+        except OSError:
+            pass  # not kept: computed again next time
+
+
+@functools.lru_cache(maxsize=64)
+def _kept(path: str, stamp: tuple[int, int, int, int] | None) -> _Kept | None:
+    """The kept extents of *path*'s text (none yet, or an entry of another shape: empty), or None when the
+    file cannot be read. The digest covers this module's own code too: another `extent` is another key."""
+    import hashlib
+    import json
+
+    from pypto_verify.cache_root import cache_root
+
+    text = _read(path, stamp)
+    if text is None:
+        return None
+    digest = hashlib.sha256(_own_code() + text.encode("utf-8")).hexdigest()
+    entry = cache_root() / "extents" / digest[:2] / f"{digest}.json"
+    ends: dict[str, tuple[int, int] | None] = {}
+    try:
+        data = json.loads(entry.read_bytes())
+        if isinstance(data, dict):
+            for where, end in data.items():
+                if end is None:
+                    ends[where] = None
+                elif isinstance(end, list) and len(end) == 2 and all(type(n) is int for n in end):
+                    ends[where] = (end[0], end[1])
+                else:
+                    ends.clear()
+                    break
+    except (OSError, ValueError, RecursionError):
+        pass  # absent or unreadable: computed and kept anew
+    return _Kept(entry, ends)
+
+
+@functools.lru_cache(maxsize=1)
+def _own_code() -> bytes:
+    try:
+        return Path(__file__).read_bytes()
+    except OSError:  # not a plain file (a zipped install): the version stands for the code
+        from pypto_verify import __version__
+
+        return __version__.encode()
+
+
+def _extent(span: Span, stamp: tuple[int, int, int, int] | None) -> tuple[int, int] | None:
+    """`extent`, computed: only the nodes whose lines hold *span* are visited, so a finding costs its own
+    statement, not the file (and the file's parse, once)."""
     tree = _tree(span.path, stamp)
     if tree is None:
         return None
@@ -148,7 +228,7 @@ def in_source(name: str, path: str) -> bool:
 
 
 @functools.lru_cache(maxsize=64)
-def _names(path: str, stamp: tuple[int, int] | None) -> frozenset[str]:
+def _names(path: str, stamp: tuple[int, int, int, int] | None) -> frozenset[str]:
     text = _read(path, stamp)
     if text is None:
         return frozenset()

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import click
 
-CACHE_PARTS = ("results", "imports", "smt", "souffle-bin")
-"""What the caches keep below the root: results (`run/cache.py`), the imports of each file content (`imports.py`),
-Z3 verdicts, compiled Soufflé binaries."""
+CACHE_PARTS = ("results", "manifests", "imports", "extents", "smt", "souffle-bin")
+"""What the caches keep below the root: results (`run/cache.py`) and what their keys came from
+(`run/manifest.py`), the imports of each file content (`imports.py`), the extents behind code frames
+(`source.py`), Z3 verdicts, compiled Soufflé binaries."""
 
 
 def _root(cache_dir: str | None) -> Path:

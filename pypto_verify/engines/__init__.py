@@ -27,7 +27,6 @@ _PROBED: dict[str, bool] = {}
 def _souffle_runs() -> bool:
     """A `souffle` is on PATH and `souffle --version` answers (probed once per process, with a time-out:
     a broken one costs the run one probe and one warning, then the embedded engine runs)."""
-    import logging
     import shutil
 
     path = shutil.which("souffle")
@@ -41,6 +40,8 @@ def _souffle_runs() -> bool:
             souffle_engine.version_text(path)
             _PROBED[path] = True
         except EngineError as error:
+            import logging  # only here: a warm check imports no more than it needs
+
             logging.getLogger("pypto_verify.engines").warning(
                 "warning: `souffle` on PATH (%s) does not run (%s); using the embedded clingo engine", path, error)
             _PROBED[path] = False

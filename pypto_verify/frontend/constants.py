@@ -430,20 +430,21 @@ class Loader:
         return self.module_scope(found, tree)
 
 
-_TREES: dict[tuple[Path, int, int], ast.Module] = {}
+_TREES: dict[tuple[Path, bytes], ast.Module] = {}
 
 
 def _parse_cached(path: Path, limit: int = MAX_FILE_SIZE) -> ast.Module:
-    """The parsed sibling module (parsed once per process while the file is unchanged)."""
-    stat = path.stat()
-    key = (path, stat.st_mtime_ns, stat.st_size)
+    """The parsed sibling module (parsed once per process while its bytes are unchanged: keyed by the bytes,
+    not the stat, since an edit may keep the size and the mtime)."""
+    data = read_source_bytes(path, limit)
+    key = (path, data)
     tree = _TREES.get(key)
-    if tree is None or stat.st_size > limit:  # over the limit: read_source_bytes says so
+    if tree is None:
         if len(_TREES) > 256:
             _TREES.clear()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(read_source_bytes(path, limit).decode("utf-8-sig"), filename=str(path))
+            tree = ast.parse(data.decode("utf-8-sig"), filename=str(path))
         _TREES[key] = tree
     return tree
 

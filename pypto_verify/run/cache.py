@@ -2,7 +2,8 @@
 
 Owns: the key (sha256 of the tool version, the rules and the code of every stage, the engine and its
 version, the options, the file's bytes and those of every local module it may import, transitively, as the
-frontend resolves them: `imports.local_closure`) and the stored form of a `FileResult`, checked field by field
+frontend resolves them: `imports.local_closure`; a warm run reads it from the file's manifest when the
+files' stat still matches, `run/manifest.py`) and the stored form of a `FileResult`, checked field by field
 when read back (an entry of any other shape is a miss, and is rewritten). A location in the file
 itself is stored without its path, so a copy, a rename or another working directory gets its findings
 under the path it was given (ARCHITECTURE.md, "Caching"). A result with a PV999 is never stored.
@@ -68,25 +69,29 @@ class ResultCache:
         self.salt = "\0".join((__version__, _code_digest(), engine_version(engine), options.key()))
         self.root = cache_dir() / "results"
         self.max_file_size = options.max_file_size
+        from pypto_verify.run.manifest import RunDisk
+
+        self.disk = RunDisk(options.max_file_size)
+        """The disk as this run sees it: each file read and hashed at most once (`run/manifest.py`)."""
         self.keys: dict[str, str | None] = {}
         """The key of each file as `get` read it: `put` stores the result of exactly those contents."""
 
     def _key(self, path: Path) -> str | None:
         """The file's bytes and every local module it may import, transitively, as the frontend resolves
-        them (`imports.local_closure`); None (no caching) when the file itself cannot be read."""
-        from pypto_verify.diagnostics import UnreadableSource, read_source_bytes
-        from pypto_verify.imports import local_closure
+        them (`imports.local_closure`); None (no caching) when the file itself cannot be read. Read from the
+        file's manifest when the disk still gives every answer it was computed from (`run/manifest.py`)."""
+        from pypto_verify.run import manifest
 
-        try:
-            data = read_source_bytes(path, self.max_file_size)
-        except UnreadableSource:
-            return None  # the chain reports it (PV000)
-        h = hashlib.sha256(self.salt.encode())
-        h.update(hashlib.sha256(data).digest())
-        for name, content in local_closure(path, data, self.max_file_size):
-            h.update(hashlib.sha256(name.encode()).digest())
-            h.update(hashlib.sha256(content).digest())
-        return h.hexdigest()
+        where = os.path.abspath(path)
+        name = hashlib.sha256(f"{self.salt}\0{self.max_file_size}\0{where}".encode()).hexdigest()
+        entry = self.root.parent / "manifests" / name[:2] / f"{name}.json"
+        kept = manifest.load(entry)
+        if kept is not None and kept.still_holds(self.disk) and kept.trusted:
+            return kept.key
+        fresh = manifest.compute(where, self.salt, self.disk)
+        if fresh != kept:
+            manifest.store(entry, fresh)
+        return fresh.key
 
     def get(self, path: str) -> FileResult | None:
         """The stored result of *path*'s current contents, replayed onto *path*, or None."""

@@ -178,6 +178,30 @@ def test_a_warm_check_from_the_command_line_imports_no_ir(tmp_path: Path, cache_
     assert json.loads(warm.stderr.strip().splitlines()[-1]) == []
 
 
+def test_a_warm_text_report_with_code_frames_parses_nothing_and_imports_no_engine(tmp_path: Path, cache_home) -> None:
+    """The text report of a replayed finding shows its code frame from the kept extent (`source.py`): no
+    `ast.parse` of the kernel, and neither numpy, z3 nor clingo."""
+    target = tmp_path / "bad.py"
+    shutil.copy(BAD, target)
+    probe = (
+        "import ast, sys, json\n"
+        "parsed = []\n"
+        "real = ast.parse\n"
+        "ast.parse = lambda *a, **k: parsed.append(1) or real(*a, **k)\n"
+        "from pypto_verify.cli import main\n"
+        "try:\n"
+        f"    main(['check', {str(target)!r}, '--no-sim'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = ('numpy', 'z3', 'clingo', 'pypto_verify.frontend')\n"
+        "sys.stderr.write(json.dumps([len(parsed), [m for m in heavy if m in sys.modules]]))\n")
+    env = {**os.environ, **cache_home}
+    cold = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    warm = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    assert "PV004 clobbered-read" in warm.stdout and "|" in warm.stdout and warm.stdout == cold.stdout
+    assert json.loads(warm.stderr.strip().splitlines()[-1]) == [0, []]
+
+
 def test_the_cli_names_every_target_and_the_engine_version_its_metadata_gives() -> None:
     from importlib.metadata import version
 

@@ -65,18 +65,25 @@ def test_output_whose_directory_cannot_be_made_is_a_usage_error_before_the_run(t
 # ------------------------------------------------------------------------------------------- rule selectors
 
 
+@pytest.fixture(scope="module")
+def selectors_env(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """One cache for the selector tests: the first checks the kernel, the others filter its replayed result
+    (a selection is applied to a run's findings, cached or not, and is no part of the key)."""
+    return {"XDG_CACHE_HOME": str(tmp_path_factory.mktemp("xdg")), "PYPTO_VERIFY_CACHE_DIR": ""}
+
+
 @pytest.mark.parametrize("selector, expected", [
     ("pv003", {"PV003"}), ("inplace-alias", {"PV003"}), ("PV00", {"PV003", "PV007", "PV009"}),
     ("pv0", {"PV003", "PV007", "PV009"}), ("fragmented-chain,Pv007", {"PV007", "PV009"})])
-def test_select_takes_ids_in_any_case_prefixes_and_names(selector: str, expected: set[str], env) -> None:
+def test_select_takes_ids_in_any_case_prefixes_and_names(selector: str, expected: set[str], selectors_env) -> None:
     data = _json(run("check", str(FRAGMENTED), "--no-sim", "--jobs", "1", "--format", "json", "--select", selector,
-                     env=env))
+                     env=selectors_env))
     assert {f["rule"] for f in data["findings"]} == expected
 
 
-def test_ignore_by_name(env) -> None:
+def test_ignore_by_name(selectors_env) -> None:
     data = _json(run("check", str(FRAGMENTED), "--no-sim", "--jobs", "1", "--format", "json",
-                     "--ignore", "inplace-alias", "--ignore", "pv009", env=env))
+                     "--ignore", "inplace-alias", "--ignore", "pv009", env=selectors_env))
     assert {f["rule"] for f in data["findings"]} == {"PV007"}
 
 
@@ -196,7 +203,7 @@ def test_the_exit_code_table_is_in_check_help_and_the_readme() -> None:
 def test_cache_dir_option_env_var_and_cache_commands(tmp_path: Path, env) -> None:
     chosen = tmp_path / "mine"
     assert run("check", str(GOOD), "--no-sim", "--jobs", "1", "--cache-dir", str(chosen), env=env).returncode == 0
-    assert list((chosen / "results").rglob("*.json"))
+    assert list((chosen / "results").rglob("*.json")) and list((chosen / "manifests").rglob("*.json"))
     assert not (tmp_path / "xdg" / "pypto-verify" / "results").exists()
     by_env = {**env, "PYPTO_VERIFY_CACHE_DIR": str(chosen)}
     assert run("cache", "dir", env=by_env).stdout.strip() == str(chosen)

@@ -1,5 +1,5 @@
-"""Every corpus kernel's per-pass dumps (`lower --dump-passes`) print and parse back to an equal IR,
-and printing each is a fixed point.
+"""Every corpus kernel's per-pass dumps (`lower --dump-passes`) print and parse back without error to an
+equal IR, and printing each is a fixed point.
 
 The printed form of a multi-value yield (`a, b = pl.yield_(x, y)`) carries no types: its targets take
 the yielded values' types (KERNEL_LANGUAGE.md, Form 3), or the type a bare annotation above it declares
@@ -67,14 +67,11 @@ def _dumps(path: Path):
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
-def test_every_pass_dump_parses_back_without_error(path: Path) -> None:
+def test_every_pass_dump_parses_back_and_round_trips_structurally(path: Path) -> None:
+    # A dump equal to the one before it (a pass that changed nothing here) has that one's answer.
+    problems, before = [], None
     for name, module in _dumps(path).dumps:
-        again = read_source(print_module(module), str(path))
-        assert not again.errors, (name, [str(e) for e in again.errors][:3])
-
-
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
-def test_every_pass_dump_round_trips_structurally(path: Path) -> None:
-    problems = [(name, why) for name, module in _dumps(path).dumps
-                if (why := _roundtrip_problem(path, module)) is not None]
+        if module != before and (why := _roundtrip_problem(path, module)) is not None:
+            problems.append((name, why))
+        before = module
     assert problems == []

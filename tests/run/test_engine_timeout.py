@@ -36,3 +36,22 @@ def test_a_time_out_is_inconclusive_and_cached(kernel: Path) -> None:
     roomy = run([str(kernel)], Options(engine="clingo", sim=False, smt=False, jobs=1))
     assert not roomy.files[0].cached
     assert not [f for f in roomy.findings if f.rule.id == "PV100"]
+
+
+def test_the_command_line_limit_is_reported_cached_and_raised(kernel: Path) -> None:
+    from click.testing import CliRunner
+
+    from pypto_verify.cli import main
+
+    def check(*options: str):
+        return CliRunner().invoke(main, ["check", str(kernel), "--no-sim", "--no-smt", "--engine", "clingo", "-v",
+                                         *options], catch_exceptions=False)
+
+    first = check("--engine-timeout", "1e-6")
+    assert first.exit_code == 0 and "PV100" in first.stdout and "raise --engine-timeout" in first.stdout
+    assert f"{kernel}: cached" not in first.stderr
+    again = check("--engine-timeout", "1e-6")
+    assert f"{kernel}: cached" in again.stderr and again.stdout == first.stdout  # the next run replays it
+    assert check("--engine-timeout", "1e-6", "--strict").exit_code == 3
+    raised = check()  # the default limit: another key, run again, and the rules finish
+    assert f"{kernel}: cached" not in raised.stderr and "PV100" not in raised.stdout and raised.exit_code == 0

@@ -6,6 +6,7 @@ that failed to lower would prove nothing)."""
 from __future__ import annotations
 
 import pytest
+import shared_ir
 
 from pypto_verify.smt import Verdict, prove_module
 from .harness import CORPUS, REAL_IR, read
@@ -19,9 +20,7 @@ def _not_proved(outcomes):
 
 
 def _source(path):
-    from pypto_verify.frontend import read_file
-
-    parsed = read_file(path)
+    parsed = shared_ir.read(path)
     if parsed.errors:
         pytest.skip(f"input errors: {parsed.errors[0]}")
     return parsed.module
@@ -29,11 +28,8 @@ def _source(path):
 
 @pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.stem)
 def test_fixed_lowering_of_corpus_kernel_proves(path):
-    pipeline = pytest.importorskip("pypto_verify.lowering.pipeline")
-    from pypto_verify.lowering.pass_base import LowerOptions
-
     source = _source(path)
-    result = pipeline.lower(source, LowerOptions(mode="fixed"))
+    result = shared_ir.lowered(path, "fixed")
     assert not result.errors, [str(e) for e in result.errors]   # every corpus kernel lowers
     outcomes = prove_module(source, result.module)
     assert not _not_proved(outcomes), _not_proved(outcomes)

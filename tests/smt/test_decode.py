@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
+import shared_ir
 
 from pypto_verify.smt import encode as E
 from pypto_verify.smt import extract_sites, match_sites
@@ -92,21 +93,13 @@ def _substitutions(site: S.AccSite):
 
 
 def _sites(path):
-    from pypto_verify.frontend import read_file
-
-    parsed = read_file(path)
+    parsed = shared_ir.read(path)
     if parsed.errors:
         pytest.skip("input errors")
     out = [s for s in extract_sites(parsed.module) if not s.unsupported]
-    try:
-        from pypto_verify.lowering.pass_base import LowerOptions
-        from pypto_verify.lowering.pipeline import lower
-
-        lowered = [s for s in extract_sites(lower(parsed.module, LowerOptions(mode="fixed")).module) if not s.unsupported]
-        pairs, _ = match_sites(out, lowered)
-        out += [p.lowered for p in pairs] + [p.source for p in pairs if p.source is not None]
-    except ImportError:
-        pass
+    lowered = [s for s in extract_sites(shared_ir.lowered(path, "fixed").module) if not s.unsupported]
+    pairs, _ = match_sites(out, lowered)
+    out += [p.lowered for p in pairs] + [p.source for p in pairs if p.source is not None]
     return out
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import shared_ir
 
 from pypto_verify.lowering.pass_base import LoweringError, LowerOptions
 from pypto_verify.lowering.verify_ir import verify_ir
@@ -40,10 +41,8 @@ def test_every_pass_leaves_well_formed_ir_that_round_trips(shape: str, mode: str
 @pytest.mark.parametrize("path", sorted(p for p in CORPUS.glob("*.py") if p.name != "model_config.py"),
                          ids=lambda p: p.stem)
 def test_fixed_lowering_of_the_corpus_keeps_chains_in_place(path: Path) -> None:
-    from pypto_verify.lowering.pipeline import lower
-
-    result = frontend().read_file(path)
-    lowered = lower(result.module, LowerOptions(mode="fixed"))
+    result = shared_ir.read(path)
+    lowered = shared_ir.lowered(path, "fixed")
     assert not result.errors and not lowered.errors, path.name   # a kernel that fails to lower proves nothing
     assert any(True for _ in lowered.module.functions())
     for _, fn in lowered.module.functions():
