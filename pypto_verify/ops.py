@@ -231,8 +231,9 @@ def consts(*values: int) -> tuple[Expr, ...]:
 
 
 def acc_dtype(lhs: DType) -> DType:
-    """The cube's accumulator dtype for input *lhs*: INT32 for INT8, FP32 otherwise (TARGET_FACTS.md)."""
-    return DType.INT32 if lhs is DType.INT8 else DType.FP32
+    """The cube's accumulator dtype for input *lhs*: FP32 for a float input, INT32 for an integer one
+    (TARGET_FACTS.md; PyPTO's tile matmul type deduction)."""
+    return DType.FP32 if lhs.is_float else DType.INT32
 
 
 REDUCE_ROWS = ("row_sum", "row_max", "row_min", "row_mean")
@@ -301,6 +302,10 @@ def _full(call: Call, level: str) -> Type | None:
 
 
 def operand_type(expr: Expr, env: dict[str, Type]) -> Type | None:
+    """The type of an operand: a name's from *env*, an inline call's (`pl.cast(pl.cast(x, ...), ...)`, as
+    a source kernel nests them) by its own rule; None for anything else."""
+    if isinstance(expr, Call):
+        return infer_call_type(expr, env)
     v = var_like(expr)
     return env.get(v.name) if v is not None else None
 
@@ -313,7 +318,7 @@ def _first_operand_type(call: Call, env: dict[str, Type]) -> Type | None:
         t = operand_type(arg, env)
         if t is not None:
             return t
-        if var_like(arg) is not None:
+        if var_like(arg) is not None or isinstance(arg, Call):
             return None
     return None
 

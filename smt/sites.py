@@ -782,20 +782,55 @@ class _Origins:
             return None
         # UNSOUND: only the blocks of the op's tile / tensor operands identify its result; its scalar
         # operands (a runtime scale) and keyword arguments are not compared (listed under Known limits).
-        root_args: list[Expr] = []
+        root_args = self._operand_blocks(call)
+        if root_args is None:
+            return None
+        span = stmt.span
+        root = f"{display_name(name)}@{span.line}:{span.col}"
+        return Operand(root, tuple(Const(0) for _ in shape), shape, tuple(range(len(shape))), tuple(root_args),
+                       shape)
+
+
+    def _operand_blocks(self, call: Call) -> list[Expr] | None:
+        """The blocks *call*'s tile / tensor operands read, in operand order (each operand's `root_args`
+        then its offsets); None when one of them is not traced. An operand computed inline (a source
+        kernel's `pl.cast(pl.cast(x))`) counts as the opaque op it is hoisted into by the lowering (PyPTO
+        06 FlattenCallExpr): its own operands' blocks, then its result's zero offsets, so both sides
+        identify the block alike."""
+        blocks: list[Expr] = []
         for arg in call.args:
+            if isinstance(arg, Call):
+                t = ops.infer_call_type(arg, self.types)
+                if not isinstance(t, (TileType, TensorType)):
+                    if arg.op in ops.SCALAR_READS or arg.op in ("tensor.dim", "tile.dim") or not self._reads_data(arg):
+                        continue  # a scalar computed inline (`pl.cast(s, pl.FP32)`): not a block
+                    return None
+                inner_blocks = self._operand_blocks(arg)
+                if inner_blocks is None:
+                    return None
+                blocks.extend(inner_blocks)
+                blocks.extend(Const(0) for _ in t.shape)
+                continue
             v = var_like(arg)
             if v is None or not isinstance(self.types.get(v.name), (TileType, TensorType)):
                 continue
             inner = self.of(arg)
             if inner is None:
                 return None
-            root_args.extend(inner.root_args)
-            root_args.extend(inner.offsets)
-        span = stmt.span
-        root = f"{display_name(name)}@{span.line}:{span.col}"
-        return Operand(root, tuple(Const(0) for _ in shape), shape, tuple(range(len(shape))), tuple(root_args),
-                       shape)
+            blocks.extend(inner.root_args)
+            blocks.extend(inner.offsets)
+        return blocks
+
+
+    def _reads_data(self, call: Call) -> bool:
+        """*call* has a tile / tensor operand (directly or in a call nested in it)."""
+        for arg in call.args:
+            if isinstance(arg, Call):
+                if self._reads_data(arg):
+                    return True
+            elif (v := var_like(arg)) is not None and isinstance(self.types.get(v.name), (TileType, TensorType)):
+                return True
+        return False
 
 
 def _plus(a: Expr, b: Expr) -> Expr:
