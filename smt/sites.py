@@ -666,6 +666,11 @@ class _Origins:
         self.memo: dict[str, Operand | None] = {}
 
     def of(self, expr: Expr | None) -> Operand | None:
+        if isinstance(expr, Call):
+            # an operand computed inline (a source kernel's `pl.matmul(pl.cast(x, ...), w)`)
+            if expr.op in ops.ALL_MADS or not expr.span.line:
+                return None
+            return self._opaque_call(expr, ops.infer_call_type(expr, self.types), "")
         v = var_like(expr)
         if v is None or isinstance(v, IterArg):
             return None
@@ -774,7 +779,13 @@ class _Origins:
     def _opaque(self, name: str, stmt: Assign, call: Call) -> Operand | None:
         """An op we do not model (a cast, a vector op): a root of its own, named by its position, whose
         identity includes the blocks its operands read."""
-        t = self.types.get(name)
+        return self._opaque_call(call, self.types.get(name), f"{display_name(name)}@{stmt.span.line}:{stmt.span.col}")
+
+    def _opaque_call(self, call: Call, t: Type | None, fallback: str) -> Operand | None:
+        """The opaque root of *call*, of type *t*: named by the op and the call's own position, which the
+        lowering keeps when it hoists a nested call into an assignment of its own (so a source operand
+        written inline, `pl.matmul(pl.cast(x, ...), w)`, and its hoisted lowering name one root); by
+        *fallback* when the call has no position."""
         if not isinstance(t, (TileType, TensorType)):
             return None
         shape = ops.static_shape(t.shape)
@@ -785,8 +796,8 @@ class _Origins:
         root_args = self._operand_blocks(call)
         if root_args is None:
             return None
-        span = stmt.span
-        root = f"{display_name(name)}@{span.line}:{span.col}"
+        span = call.span
+        root = f"{call.op.rsplit('.', 1)[-1]}@{span.line}:{span.col}" if span.line else fallback
         return Operand(root, tuple(Const(0) for _ in shape), shape, tuple(range(len(shape))), tuple(root_args),
                        shape)
 

@@ -20,3 +20,18 @@ def unpack_rotate(
         turned = pl.matmul(low_bf16, rot, b_trans=True, out_dtype=pl.FP32)
         out[:, :] = turned
     return out
+
+
+@pl.jit
+def unpack_inline(
+    codes: pl.Tensor[[ROWS, HALF], pl.UINT8],
+    scale: pl.Tensor[[ROWS, 1], pl.FP32],
+    rot: pl.Tensor[[OUT, HALF], pl.BF16],
+    out: pl.Out[pl.Tensor[[ROWS, OUT], pl.FP32]],
+):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="unpack_inline"):
+        wide = pl.cast(pl.cast(codes, target_type=pl.FP16), target_type=pl.FP32)
+        scaled = pl.row_expand_mul(pl.div(wide, 16.0), scale)
+        turned = pl.matmul(pl.cast(scaled, target_type=pl.BF16), rot, b_trans=True, out_dtype=pl.FP32)
+        out[:, :] = turned
+    return out
