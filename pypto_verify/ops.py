@@ -45,6 +45,13 @@ T_CAST = "tensor.cast"
 T_RESHAPE = "tensor.reshape"
 T_READ = "tensor.read"
 T_AIV_SHARD = "tensor.aiv_shard"
+T_CREATE_L1 = "tensor.create_l1"
+"""An on-chip L1 (Mat) buffer for a kernel-driven gather (PyPTO `tensor.create_l1`): a tensor to the
+tensor-level ops, `tile.create(target_memory=Mat)` after ConvertTensorToTileOps."""
+T_GATHER_ROW = "tensor.gather_row"
+GATHER_ROW = "tile.gather_row"
+"""`gather_row(acc, src, dst_offset, src_offset, shape[, valid_shape])`: DMAs a window of the GM tensor
+`src` into `acc` at `dst_offset`, in place (PyPTO: DPS, `set_output_reuses_input(0)`); the result is `acc`."""
 
 MADS = (MATMUL, MATMUL_ACC, MATMUL_BIAS)
 """Cube ops that write an Acc tile."""
@@ -179,7 +186,7 @@ def inplace_input(call: Call) -> Expr | None:
     """The operand whose buffer the result must reuse (PV003): matmul_acc's acc, assemble's dst."""
     if call.op == MATMUL_ACC:
         return call.args[0]
-    if call.op == ASSEMBLE:
+    if call.op in (ASSEMBLE, GATHER_ROW):
         return call.args[0]
     return None
 
@@ -238,7 +245,7 @@ def acc_dtype(lhs: DType) -> DType:
 
 REDUCE_ROWS = ("row_sum", "row_max", "row_min", "row_mean")
 SHAPE_CHANGING = frozenset({
-    "cmp", "row_argmax", "mrgsort", "sort32", "arange", "split", "create_l1", "aiv_shard", "aic_gather",
+    "cmp", "row_argmax", "mrgsort", "sort32", "arange", "split", "aiv_shard", "aic_gather",
     "concat", "transpose",
 })
 """Tile / tensor ops whose result is not shaped (or typed) like their first operand (PyPTO's op
@@ -499,6 +506,15 @@ def _fresh(like: TileType | TensorType, shape: tuple[Expr, ...]) -> Type:
     return TensorType(shape, like.dtype)
 
 
+def _create_l1(call: Call, env: dict[str, Type]) -> Type | None:
+    """`create_l1(shape, dtype)`: PyPTO deduces a tensor of that shape and dtype (it lowers to a Mat tile)."""
+    shape = _shape_arg(call.args[0] if call.args else call.kwarg("shape"))
+    dtype = dtype_of_sym(call.kwarg("dtype")) or (dtype_of_sym(call.args[1]) if len(call.args) > 1 else None)
+    if shape is None or dtype is None:
+        return None
+    return TensorType(shape, dtype)
+
+
 def _gather_row(call: Call, env: dict[str, Type]) -> Type | None:
     """`gather_row(acc, src, ...)`: DMAs a GM row into `acc` and returns it, written in place (its space kept)."""
     return operand_type(call.args[0], env) if call.args else None
@@ -532,6 +548,6 @@ _RULES = {
     TRANSPOSE_VIEW: _transpose_view, ALLOC: _alloc, "tensor.gather": _gather, "tile.gather": _gather,
     "tensor.dim": _dim, "tile.dim": _dim,
     "tensor.transpose": _transpose, "tile.transpose": _transpose, "tensor.concat": _concat, "tile.concat": _concat,
-    "tensor.gather_row": _gather_row, "tile.gather_row": _gather_row,
+    T_GATHER_ROW: _gather_row, GATHER_ROW: _gather_row, T_CREATE_L1: _create_l1,
 }
 

@@ -664,8 +664,13 @@ class _Origins:
         self.defs = defs
         self.params: dict[str, Param] = {p.name: p for p in fn.params}
         self.memo: dict[str, Operand | None] = {}
+        self.filled = _filled_buffers(fn, defs)
+        """Every value of an on-chip buffer filled in place (`create_l1` + `gather_row`) -> its create."""
 
     def of(self, expr: Expr | None) -> Operand | None:
+        filled = self.filled.get(v.name) if (v := var_like(expr)) is not None else None
+        if filled is not None and filled != v.name:
+            return self.of(Var(filled))
         if isinstance(expr, Call):
             # an operand computed inline (a source kernel's `pl.matmul(pl.cast(x, ...), w)`)
             if expr.op in ops.ALL_MADS or not expr.span.line:
@@ -723,9 +728,9 @@ class _Origins:
             return self._reshape(self.of(args[0]), args[1])
         if call.op in ops.ALL_MADS:
             return None
-        if call.op in ops.CREATES:
+        if call.op in (*ops.CREATES, ops.T_CREATE_L1):
             # a GM buffer (`pl.create_tensor` written by assembles, then read by slices) is a root of
-            # its own; an Acc create is never an operand
+            # its own, and so is an L1 buffer rows are gathered into; an Acc create is never an operand
             t = self.types.get(name)
             shape = ops.static_shape(t.shape) if isinstance(t, (TileType, TensorType)) else None
             if shape is None or (isinstance(t, TileType) and t.space is MemSpace.Acc):
@@ -842,6 +847,58 @@ class _Origins:
             elif (v := var_like(arg)) is not None and isinstance(self.types.get(v.name), (TileType, TensorType)):
                 return True
         return False
+
+
+_FILLS = (ops.T_GATHER_ROW, ops.GATHER_ROW)
+"""Ops that write a window of their first operand's buffer in place and return it."""
+
+
+def _filled_buffers(fn: Function, defs: dict[str, Assign]) -> dict[str, str]:
+    """The values of each on-chip buffer filled in place, mapped to the buffer's create: a class of
+    names joined by the in-place fills (`kv = gather_row(kv, ...)`), loop carries, if-phis and copies,
+    made by exactly one `create_l1` / `tile.create` and otherwise only by fills. Every value of such a
+    class is that one buffer (PyPTO: `tile.gather_row` reuses its first operand's buffer), so a MAD
+    reading any of them reads the create's root at the same offsets (what it holds is the buffer's
+    business, as for a GM buffer written by assembles)."""
+    uf = _UnionFind()
+
+    def join(a: str, b: Expr | None) -> None:
+        v = var_like(b) if b is not None else None
+        if v is not None:
+            uf.union(a, v.name)
+
+    for stmt in _walk(fn.body):
+        if isinstance(stmt, Assign):
+            if isinstance(stmt.value, Call) and stmt.value.op in _FILLS and stmt.value.args:
+                join(stmt.target.name, stmt.value.args[0])
+            elif var_like(stmt.value) is not None:
+                join(stmt.target.name, stmt.value)
+        elif isinstance(stmt, For):
+            yielded = final_yield(stmt.body)
+            for i, (arg, init) in enumerate(zip(stmt.iter_args, stmt.inits)):
+                join(arg.name, init)
+                if yielded is not None and i < len(yielded.values):
+                    join(arg.name, yielded.values[i])
+                if i < len(stmt.return_vars):
+                    uf.union(arg.name, stmt.return_vars[i].name)
+        elif isinstance(stmt, If):
+            for arm in (final_yield(stmt.then_body), final_yield(stmt.else_body)):
+                for i, rv in enumerate(stmt.return_vars):
+                    if arm is not None and i < len(arm.values):
+                        join(rv.name, arm.values[i])
+    creates: dict[str, list[str]] = {}
+    spoiled: set[str] = set()
+    for name, stmt in defs.items():
+        if name not in uf.parent or not isinstance(stmt.value, Call):
+            continue
+        root = uf.find(name)
+        if stmt.value.op in (ops.T_CREATE_L1, ops.CREATE):
+            creates.setdefault(root, []).append(name)
+        elif stmt.value.op not in _FILLS:
+            spoiled.add(root)
+    has_fill = {uf.find(n) for n, s in defs.items() if isinstance(s.value, Call) and s.value.op in _FILLS}
+    return {name: creates[root][0] for name in uf.parent
+            if (root := uf.find(name)) in has_fill and root not in spoiled and len(creates.get(root, ())) == 1}
 
 
 def _plus(a: Expr, b: Expr) -> Expr:
