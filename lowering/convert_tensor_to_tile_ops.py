@@ -174,6 +174,13 @@ def _gm_names(fn: Function, env: dict[str, Type]) -> set[str]:
                 used_as_gm.update(v.name for v in map(var_like, call.args) if v is not None)
             if call.op == ops.T_GATHER_ROW and len(call.args) > 1 and (pool := var_like(call.args[1])) is not None:
                 used_as_gm.add(pool.name)  # a gather_row DMAs from GM
+            # an explicit `pl.load(t, ...)` reads, and `pl.store(v, offsets, t)` writes, the GM tensor `t` (a
+            # workspace the kernel creates, of a run-time size: PyPTO types it a tensor, never a tile)
+            if call.op == ops.LOAD and call.args and (src := var_like(call.args[0])) is not None:
+                used_as_gm.add(src.name)
+            if call.op in (ops.STORE, "tensor.store") and len(call.args) > 2 \
+                    and (dst := var_like(call.args[2])) is not None:
+                used_as_gm.add(dst.name)
     changed = True
     while changed:
         changed = False
@@ -403,6 +410,10 @@ class _Converter:
             # `pl.assemble(y, acc, offsets)` written as a statement: the same store, kept as a statement
             dst, src, offsets = call.args[0], call.args[1], call.args[2]
             out.append(replace(stmt, value=Call(ops.STORE, (src, offsets, dst), call.kwargs, span=call.span)))
+        elif call.op == "tensor.store" and len(call.args) > 2 and self.is_gm(call.args[2]) \
+                and self.tile(call.args[0]) is not None:
+            # `pl.store(v, offsets, t)` of a computed value into a GM tensor: the tile store it names
+            out.append(replace(stmt, value=replace(call, op=ops.STORE)))
         elif any(self.tile(a) is not None for a in call.args):
             out.append(replace(stmt, value=self.opaque_call(call, out, stmt.span)))
         else:

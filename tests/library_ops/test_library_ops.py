@@ -78,3 +78,21 @@ def test_gather_row_lowers_in_place_on_a_mat_tile():
     for stmt in (create, *gathers):
         assert isinstance(stmt.type, TileType) and stmt.type.space is MemSpace.Mat
         assert stmt.type.memref.base == create.type.memref.base   # one L1 buffer, written in place
+
+
+def test_a_runtime_sized_workspace_is_a_gm_tensor():
+    """`pl.create_tensor([t_dim, N])` written by `pl.store` and read by `pl.load`: a GM workspace (PyPTO
+    types it a tensor), so the kernel is checked; its windows hold for some T only (before: PV000, the
+    workspace was made a tile of a dynamic shape)."""
+    checked = _check("runtime_workspace.py")
+    assert not checked.findings
+    assert [(k.name, k.verdict) for k in checked.kernels] == [("staged_projection", "conditional")]
+
+
+def test_a_runtime_sized_tile_is_an_input_error_saying_why():
+    """PyPTO's tile.create takes compile-time dimensions only: a tile of `t_dim` rows stays a PV000, whose
+    message says what PyPTO requires."""
+    checked = _check("runtime_tile.py")
+    (finding,) = checked.findings
+    assert finding.rule.id == "PV000" and finding.span.line == 18
+    assert "tile `scratch` has a dynamic shape" in finding.message and "valid_shape" in finding.message
