@@ -664,6 +664,11 @@ class _Origins:
         self.defs = defs
         self.params: dict[str, Param] = {p.name: p for p in fn.params}
         self.memo: dict[str, Operand | None] = {}
+        self.bridged: dict[str, Call] = {}
+        """A `tile.load` of a buffer -> the `tile.store` into that buffer just before it in program order (the
+        lowering's Acc -> GM -> Vec bridge: `x__gm = tensor.create(...)`, `x__gm = tile.store(x, [0, 0],
+        x__gm)`, `x_Vec = tile.load(x__gm, ...)`, the buffer's name reused, and again in each pipeline clone)."""
+        _index_bridges(fn.body, {}, self.bridged)
         self.filled = _filled_buffers(fn, defs)
         """Every value of an on-chip buffer filled in place (`create_l1` + `gather_row`) -> its create."""
 
@@ -714,6 +719,10 @@ class _Origins:
         if call.op in (ops.T_SLICE,) and len(args) >= 3:
             return self._window(self.of(args[0]), args[2], args[1], self._rank(name))
         if call.op == ops.LOAD and len(args) >= 3:
+            store = self.bridged.get(name)
+            if store is not None and len(store.args) >= 3 and self._whole_store(*store.args[:3]):
+                # the buffer was just overwritten whole by one value: the load reads that value's block
+                return self._window(self.of(store.args[0]), args[1], args[2], self._rank(name))
             return self._window(self.of(args[0]), args[1], args[2], self._rank(name))
         if call.op == ops.EXTRACT and len(args) >= 4:
             return self._window(self.of(args[0]), ListExpr((args[1], args[2])), args[3], self._rank(name))
@@ -726,6 +735,11 @@ class _Origins:
             return replace(src, dims=(src.dims[1], src.dims[0]))
         if call.op in (ops.T_RESHAPE, "tile.reshape") and len(args) >= 2:
             return self._reshape(self.of(args[0]), args[1])
+        if call.op in ops.FRESH_MADS and len(args) >= 2:
+            # a one-step product read by a vector op (`qk_raw = pl.matmul(q, kv)`, then `pl.exp(...)` of it):
+            # an opaque root of its own, identified by its operands' blocks like any computed value; the
+            # result of an accumulation (matmul_acc, a carry, a phi) stays untraced
+            return self._opaque(name, stmt, call)
         if call.op in ops.ALL_MADS:
             return None
         if call.op in (*ops.CREATES, ops.T_CREATE_L1):
@@ -759,6 +773,23 @@ class _Origins:
             return None
         return Operand(src.root, tuple(root_offsets), tuple(root_extents), src.dims[dropped:], src.root_args,
                        src.root_shape)
+
+    def _whole_store(self, value: Expr, offsets: Expr, dst: Expr) -> bool:
+        """`tile.store(value, offsets, dst)` writes every element of *dst*: zero offsets, the same static
+        shape (leading unit dimensions aside), and *dst* a buffer the function creates."""
+        v, d = var_like(value), var_like(dst)
+        if v is None or d is None or not isinstance(offsets, (ListExpr, TupleExpr)):
+            return False
+        if any(ops.const_int(o) != 0 for o in offsets.items):
+            return False
+        created = self.defs.get(d.name)
+        if created is None or not isinstance(created.value, Call) or created.value.op not in ops.CREATES:
+            return False
+        vt, dt = self.types.get(v.name), self.types.get(d.name)
+        if not isinstance(vt, (TileType, TensorType)) or not isinstance(dt, (TileType, TensorType)):
+            return False
+        a, b = ops.static_shape(vt.shape), ops.static_shape(dt.shape)
+        return a is not None and b is not None and [x for x in a if x != 1] == [x for x in b if x != 1]
 
     def _reshape(self, src: Operand | None, shape: Expr) -> Operand | None:
         """A reshape that only adds or drops unit dimensions keeps the block; anything else is unknown."""
@@ -847,6 +878,35 @@ class _Origins:
             elif (v := var_like(arg)) is not None and isinstance(self.types.get(v.name), (TileType, TensorType)):
                 return True
         return False
+
+
+BRIDGE_SUFFIX = "__gm"
+"""How `infer_tile_memory_space` names the GM buffer of an a2a3 Acc -> GM -> Vec bridge (`acc__gm`). Only
+such buffers are seen through: a buffer the kernel itself creates is a root of its own on both sides."""
+
+
+def _index_bridges(body: tuple[Stmt, ...], last: dict[str, Call], out: dict[str, Call]) -> None:
+    """Fill *out* with each `tile.load` of a buffer that a `tile.store` earlier in the same statement list
+    (or an enclosing one) rebound under the buffer's own name: the load's target -> that store."""
+    last = dict(last)
+    for stmt in body:
+        if isinstance(stmt, Assign) and isinstance(stmt.value, Call):
+            call = stmt.value
+            if call.op == ops.STORE and len(call.args) >= 3 and (dst := var_like(call.args[2])) is not None \
+                    and dst.name == stmt.target.name and BRIDGE_SUFFIX in dst.name:
+                last[dst.name] = call
+            elif call.op == ops.LOAD and call.args and (src := var_like(call.args[0])) is not None \
+                    and src.name in last:
+                out[stmt.target.name] = last[src.name]
+            else:
+                last.pop(stmt.target.name, None)
+        elif isinstance(stmt, For):
+            _index_bridges(stmt.body, last, out)
+        elif isinstance(stmt, If):
+            _index_bridges(stmt.then_body, last, out)
+            _index_bridges(stmt.else_body, last, out)
+        elif isinstance(stmt, Scope):
+            _index_bridges(stmt.body, last, out)
 
 
 _FILLS = (ops.T_GATHER_ROW, ops.GATHER_ROW)

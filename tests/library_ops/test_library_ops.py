@@ -96,3 +96,44 @@ def test_a_runtime_sized_tile_is_an_input_error_saying_why():
     (finding,) = checked.findings
     assert finding.rule.id == "PV000" and finding.span.line == 18
     assert "tile `scratch` has a dynamic shape" in finding.message and "valid_shape" in finding.message
+
+
+def test_a_product_read_by_vector_ops_is_a_traced_operand():
+    """`raw = pl.matmul(q, k)` -> softmax -> `pl.matmul(weights, v)`: the first product is an opaque root
+    identified by its operands' blocks, carried through the a2a3 Acc -> GM -> Vec bridge of the lowering,
+    so the second MAD is compared on real blocks and the kernel is verified (before: PV100, compared by
+    step only)."""
+    for side in _sites("chained_products.py", "score_then_mix"):
+        second = [m for s in side for m in s.mads][1]
+        assert second.lhs is not None and second.lhs.root.startswith("cast@")
+    checked = _check("chained_products.py")
+    assert [(k.name, k.verdict) for k in checked.kernels] == [("score_then_mix", "verified")], checked.findings
+
+
+def test_a_lowering_that_feeds_the_wrong_product_is_refuted():
+    """The product root is an identity, not a wildcard: a lowering whose bridge reads the scores of another
+    block (the first MAD's right operand shifted by 8 rows) computes a different step: PV105 refuted."""
+    from dataclasses import replace as rebuild
+
+    from pypto_verify.frontend import read_file
+    from pypto_verify.ir import Assign, Call, Const, ListExpr
+    from pypto_verify.lowering.pass_base import LowerOptions
+    from pypto_verify.lowering.pipeline import lower
+    from pypto_verify.smt import Verdict, prove_module
+
+    import sys
+    sys.path.insert(0, str(Path(__file__).parents[1]))
+    from smt.harness import mutate
+
+    source = read_file(KERNELS / "chained_products.py").module
+    lowered = lower(source, LowerOptions(mode="fixed")).module
+
+    def shifted(stmt):
+        if isinstance(stmt, Assign) and stmt.target.name == "k__mat" and isinstance(stmt.value, Call):
+            offsets = ListExpr((Const(8), Const(0)))
+            return rebuild(stmt, value=rebuild(stmt.value, args=(stmt.value.args[0], offsets, *stmt.value.args[2:])))
+        return None
+
+    outcomes = prove_module(source, mutate(lowered, "score_then_mix", shifted))
+    second = [o for o in outcomes if o.rule == "PV105" and o.site.endswith(":24")]
+    assert second and any(o.verdict is Verdict.REFUTED for o in second), [(o.site, o.verdict, o.message) for o in outcomes]

@@ -1,14 +1,16 @@
-"""pypto-lib construct (issue 13; `deepseek_v4_pro/decode_sparse_attn_hca.py:310`): a MAD whose left operand
-is computed in the kernel (a softmax of scores, cast to BF16) and whose right operand is a GM slice. The
-lowered side names the computed block by its source position, the source side cannot trace it (`mm?(n)`):
-a model of PV105 then proves nothing, and the obligation is inconclusive with that reason, never refuted
-(it was refuted once the drain loop below was encoded exactly)."""
+"""pypto-lib construct (issue 13; `deepseek_v4_flash_mtp/decode_sparse_attn_hca.py:257`): a MAD whose left
+operand is computed in the kernel (a softmax of scores, cast to BF16) from a product whose K (512) the
+lowering splits into L0 blocks. The source names the scores by the one MAD that computes them, the lowering
+computes them by an accumulation it cannot name (`mm?(n)`): a model of PV105 then proves nothing, and the
+obligation is inconclusive with that reason, never refuted (it was refuted once the drain loop below was
+encoded exactly). With a K that fits one L0 block both sides name the product alike and it is verified
+(`tests/library_ops/kernels/chained_products.py`)."""
 
 import pypto.language as pl
 
 H = 16
 M_TILE = 32
-N = 64
+N = 512
 S = 128
 
 
