@@ -341,7 +341,7 @@ def function_sites(fn: Function, path: str = "") -> list[AccSite]:
         return []
     types = _types(fn)
     defs = _definitions(fn)
-    origins = _Origins(fn, types, defs)
+    origins = _Origins(fn, types, defs, classes)
     scalars = _scalars(fn, types)
     index = _Mentions(fn)
     sites = []
@@ -659,8 +659,12 @@ def _scalars(fn: Function, types: dict[str, Type]) -> Scalars:
 class _Origins:
     """Where each tile / tensor value lies in a GM tensor (see `Operand`), memoised."""
 
-    def __init__(self, fn: Function, types: dict[str, Type], defs: dict[str, Assign]) -> None:
+    def __init__(self, fn: Function, types: dict[str, Type], defs: dict[str, Assign],
+                 chains: list[tuple[frozenset[str], Assign]] = ()) -> None:  # type: ignore[assignment]
         self.types = types
+        self.products = _single_products(chains, defs)
+        """Every value of a chain made by one source MAD (a one-step product, or its lowering's L0 blocks) ->
+        a MAD of it: the product is named by that MAD's position and its operands' blocks off K."""
         self.defs = defs
         self.params: dict[str, Param] = {p.name: p for p in fn.params}
         self.memo: dict[str, Operand | None] = {}
@@ -696,6 +700,8 @@ class _Origins:
         return None
 
     def _origin(self, name: str) -> Operand | None:
+        if name in self.products:
+            return self._product(name, self.products[name])
         if name in self.params:
             t = self.params[name].type
             if isinstance(t, TensorType):
@@ -734,12 +740,9 @@ class _Origins:
                 return None
             return replace(src, dims=(src.dims[1], src.dims[0]))
         if call.op in (ops.T_RESHAPE, "tile.reshape") and len(args) >= 2:
-            return self._reshape(self.of(args[0]), args[1])
-        if call.op in ops.FRESH_MADS and len(args) >= 2:
-            # a one-step product read by a vector op (`qk_raw = pl.matmul(q, kv)`, then `pl.exp(...)` of it):
-            # an opaque root of its own, identified by its operands' blocks like any computed value; the
-            # result of an accumulation (matmul_acc, a carry, a phi) stays untraced
-            return self._opaque(name, stmt, call)
+            # a reshape that is not a block of its source (`[T, H, D]` as `[T * H, D]`): a view of its own,
+            # identified by its source's block like any computed value
+            return self._reshape(self.of(args[0]), args[1]) or self._opaque(name, stmt, call)
         if call.op in ops.ALL_MADS:
             return None
         if call.op in (*ops.CREATES, ops.T_CREATE_L1):
@@ -773,6 +776,25 @@ class _Origins:
             return None
         return Operand(src.root, tuple(root_offsets), tuple(root_extents), src.dims[dropped:], src.root_args,
                        src.root_shape)
+
+    def _product(self, name: str, mad: Call) -> Operand | None:
+        """The value of a one-MAD chain read outside it (`qk_raw = pl.matmul(q, kv)` then `pl.exp(...)` of
+        it): an opaque root named by the MAD's position, identified by where its operands lie off their K
+        dimension. Its lowering may split K into L0 blocks (matmul_acc's of one span); that the blocks add
+        up to the source's product is the chain's own obligation (PV105 / PV106 on its site)."""
+        t = self.types.get(name)
+        shape = ops.static_shape(t.shape) if isinstance(t, (TileType, TensorType)) else None
+        parts = ops.matmul_parts(mad)
+        lhs, rhs = self.of(parts.lhs), self.of(parts.rhs)
+        if shape is None or lhs is None or rhs is None or len(lhs.dims) < 2 or len(rhs.dims) < 2:
+            return None
+        lk = lhs.dims[-2 if parts.a_trans else -1]
+        rk = rhs.dims[-1 if parts.b_trans else -2]
+        args: list[Expr] = [*lhs.root_args, *(o for d, o in enumerate(lhs.offsets) if d != lk),
+                            *rhs.root_args, *(o for d, o in enumerate(rhs.offsets) if d != rk)]
+        span = mad.span
+        return Operand(f"matmul@{span.line}:{span.col}", tuple(Const(0) for _ in shape), shape,
+                       tuple(range(len(shape))), tuple(args), shape)
 
     def _whole_store(self, value: Expr, offsets: Expr, dst: Expr) -> bool:
         """`tile.store(value, offsets, dst)` writes every element of *dst*: zero offsets, the same static
@@ -878,6 +900,47 @@ class _Origins:
             elif (v := var_like(arg)) is not None and isinstance(self.types.get(v.name), (TileType, TensorType)):
                 return True
         return False
+
+
+def _single_products(chains: list[tuple[frozenset[str], Assign]], defs: dict[str, Assign]) -> dict[str, Call]:
+    """The members of each chain whose MADs all have one call position (one source MAD, or the L0 blocks
+    its lowering splits it into) and no bias, and whose other definitions are creates: member -> a MAD."""
+    out: dict[str, Call] = {}
+    for members, _ in chains:
+        mads: list[Call] = []
+        targets: list[str] = []
+        plain = True
+        for m in members:
+            stmt = defs.get(m)
+            if stmt is None or not isinstance(stmt.value, Call):
+                continue
+            if stmt.value.op in ops.ALL_MADS:
+                mads.append(stmt.value)
+                targets.append(m)
+            elif stmt.value.op not in ops.CREATES:
+                plain = False
+        positions = {(c.span.line, c.span.col) for c in mads}
+        if not plain or len(positions) != 1 or not mads[0].span.line or any(c.op in ops.BIAS_MADS for c in mads):
+            continue
+        # a source matmul_acc chain written as one statement (`acc = pl.matmul_acc(acc, a, b)` in a loop)
+        # has one position too, but it is not one product: only a chain that starts fresh inside it is
+        if not (len(mads) == 1 and mads[0].op in ops.FRESH_MADS) and not _lowered_blocks(mads, targets):
+            continue
+        for m in members:
+            out[m] = mads[0]
+    return out
+
+
+L0_BLOCK_MARK = "__l0_"
+"""How `auto_tile_matmul_l0` names the values of the L0 K loop it splits one MAD into (`acc__l0_c_acc`)."""
+
+
+def _lowered_blocks(mads: list[Call], targets: list[str]) -> bool:
+    """The MADs are the L0 blocks `auto_tile_matmul_l0` split one MAD into: `matmul_acc`s with the
+    lowering's `init_cond=ko == 0`, named by it. Never a chain the kernel wrote itself, whose partial
+    sums may be read between its steps."""
+    return all(c.op == ops.MATMUL_ACC and ops.matmul_parts(c).init_cond is not None for c in mads) \
+        and all(L0_BLOCK_MARK in t for t in targets)
 
 
 BRIDGE_SUFFIX = "__gm"

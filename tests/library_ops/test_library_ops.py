@@ -137,3 +137,14 @@ def test_a_lowering_that_feeds_the_wrong_product_is_refuted():
     outcomes = prove_module(source, mutate(lowered, "score_then_mix", shifted))
     second = [o for o in outcomes if o.rule == "PV105" and o.site.endswith(":24")]
     assert second and any(o.verdict is Verdict.REFUTED for o in second), [(o.site, o.verdict, o.message) for o in outcomes]
+
+
+def test_a_product_split_into_l0_blocks_is_one_traced_root():
+    """The lowering splits `q @ kv^T` (K = 512) into L0 blocks (`matmul_acc`s of one span): their result is
+    the one product the source's MAD names, so the softmax built on it is traced on both sides and the
+    kernel is verified (before: PV100, the lowered operand was untraced)."""
+    for side in _sites("split_product.py", "wide_scores"):
+        second = [m for s in side for m in s.mads if m.span.line == 18]
+        assert second and all(m.lhs is not None and m.lhs.root.startswith("cast@") for m in second)
+    checked = _check("split_product.py")
+    assert [(k.name, k.verdict) for k in checked.kernels] == [("wide_scores", "verified")], checked.findings
