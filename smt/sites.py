@@ -576,10 +576,11 @@ def _walk(body: tuple[Stmt, ...]) -> Iterator[Stmt]:
 
 
 def _types(fn: Function) -> dict[str, Type]:
-    """Every name's type: annotations, then `ops.infer_call_type`, copies and iter_args (two rounds,
-    so a loop body sees types defined after it in the first round)."""
+    """Every name's type: annotations, then `ops.infer_call_type`, copies, iter_args, loop results and if
+    results (rounds to a fixpoint, so a loop body sees types defined after it in an earlier round)."""
     env = type_env(fn)
-    for _ in range(2):
+    for _ in range(16):  # to a fixpoint: each round types what the last one's carries and phis made known
+        known = len(env)
         for stmt in _walk(fn.body):
             if isinstance(stmt, Assign) and stmt.target.name not in env:
                 value = stmt.value
@@ -591,10 +592,25 @@ def _types(fn: Function) -> dict[str, Type]:
                 if t is not None:
                     env[stmt.target.name] = t
             elif isinstance(stmt, For):
-                for arg, init in zip(stmt.iter_args, stmt.inits):
+                for i, (arg, init) in enumerate(zip(stmt.iter_args, stmt.inits)):
                     v = var_like(init)
                     if arg.name not in env and v is not None and v.name in env:
                         env[arg.name] = env[v.name]
+                    # a loop's result has its carry's type
+                    if i < len(stmt.return_vars) and stmt.return_vars[i].name not in env and arg.name in env:
+                        env[stmt.return_vars[i].name] = env[arg.name]
+            elif isinstance(stmt, If):
+                # an if's result has the type of what its arms yield, when they agree
+                arms = [final_yield(stmt.then_body), final_yield(stmt.else_body)]
+                for i, rv in enumerate(stmt.return_vars):
+                    if rv.name in env:
+                        continue
+                    found = [env.get(v.name) if (v := var_like(a.values[i])) is not None else None
+                             for a in arms if a is not None and i < len(a.values)]
+                    if found and all(f is not None and f == found[0] for f in found):
+                        env[rv.name] = found[0]  # type: ignore[assignment]
+        if len(env) == known:
+            break
     return env
 
 
@@ -782,12 +798,17 @@ class _Origins:
         it): an opaque root named by the MAD's position, identified by where its operands lie off their K
         dimension. Its lowering may split K into L0 blocks (matmul_acc's of one span); that the blocks add
         up to the source's product is the chain's own obligation (PV105 / PV106 on its site)."""
-        t = self.types.get(name)
-        shape = ops.static_shape(t.shape) if isinstance(t, (TileType, TensorType)) else None
         parts = ops.matmul_parts(mad)
         lhs, rhs = self.of(parts.lhs), self.of(parts.rhs)
-        if shape is None or lhs is None or rhs is None or len(lhs.dims) < 2 or len(rhs.dims) < 2:
+        if lhs is None or rhs is None or len(lhs.dims) < 2 or len(rhs.dims) < 2:
             return None
+        t = self.types.get(name)
+        shape = ops.static_shape(t.shape) if isinstance(t, (TileType, TensorType)) else None
+        if shape is None:
+            # a carry or phi of the chain has no type of its own here: the product's [M, N] from its operands
+            lhs_shape = [lhs.extents[r] for r in lhs.dims]
+            rhs_shape = [rhs.extents[r] for r in rhs.dims]
+            shape = (lhs_shape[-1 if parts.a_trans else -2], rhs_shape[-2 if parts.b_trans else -1])
         lk = lhs.dims[-2 if parts.a_trans else -1]
         rk = rhs.dims[-1 if parts.b_trans else -2]
         args: list[Expr] = [*lhs.root_args, *(o for d, o in enumerate(lhs.offsets) if d != lk),
