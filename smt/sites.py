@@ -758,7 +758,7 @@ class _Origins:
         if call.op in (ops.T_RESHAPE, "tile.reshape") and len(args) >= 2:
             # a reshape that is not a block of its source (`[T, H, D]` as `[T * H, D]`): a view of its own,
             # identified by its source's block like any computed value
-            return self._reshape(self.of(args[0]), args[1]) or self._opaque(name, stmt, call)
+            return self._reshape(self.of(args[0]), args[1])
         if call.op in ops.ALL_MADS:
             return None
         if call.op in (*ops.CREATES, ops.T_CREATE_L1):
