@@ -693,8 +693,9 @@ class _Origins:
         """Every value of an on-chip buffer filled in place (`create_l1` + `gather_row`) -> its create."""
 
     def of(self, expr: Expr | None) -> Operand | None:
-        filled = self.filled.get(v.name) if (v := var_like(expr)) is not None else None
-        if filled is not None and filled != v.name:
+        named = var_like(expr)
+        filled = self.filled.get(named.name) if named is not None else None
+        if named is not None and filled is not None and filled != named.name:
             return self.of(Var(filled))
         if isinstance(expr, Call):
             # an operand computed inline (a source kernel's `pl.matmul(pl.cast(x, ...), w)`)
