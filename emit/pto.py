@@ -330,6 +330,7 @@ class _FunctionEmitter:
         shape = ops.static_shape(t.shape)
         if shape is None:
             raise EmitError(f"tensor `{name}` has a symbolic shape", span)
+        _pto_dtype(t.dtype, span)
         binding = _Tensor(self.fresh(f"{name}_view"), name, shape, t.dtype)
         if len(shape) not in (2, 3):
             # Only 2-D / 3-D tensors have views (docs/pto-subset.md); a 1-D index tensor is read

@@ -24,6 +24,8 @@ The conversions (docs/ir-conventions.md names the tensor-level forms):
 | `z = tensor.cast(v, ...)`, `tensor.X(...)` on tiles | `z = tile.cast(v, ...)`, `tile.X(...)` in Vec (opaque) |
 | `z = tensor.full([M, N], dtype=D, value=v)` | `z = tile.full([M, N], dtype=D, value=v)` in Vec |
 | `z = tensor.reshape(v, shape)` that only drops unit dims | `z` is `v` (no statement) |
+| `b = tensor.create_l1([M, N], D)` | `b = tile.create([M, N], dtype=D, target_memory=Mat)` |
+| `b = tensor.gather_row(b, g, dst_offsets, src_offsets, shape[, valid_shape=])`, `g` in GM | `b = tile.gather_row(...)` (the same operands; in place on `b`) |
 
 What stays GM: parameters, `tensor.create`s used as GM (assembled into, sliced, read, returned, passed to
 a call) and their views, rebindings, carries and phis. A *computed* value — the result of a vector or cube
@@ -170,6 +172,15 @@ def _gm_names(fn: Function, env: dict[str, Type]) -> set[str]:
                     used_as_gm.add(source)
             elif not call.op.startswith(("tensor.", "tile.")):
                 used_as_gm.update(v.name for v in map(var_like, call.args) if v is not None)
+            if call.op == ops.T_GATHER_ROW and len(call.args) > 1 and (pool := var_like(call.args[1])) is not None:
+                used_as_gm.add(pool.name)  # a gather_row DMAs from GM
+            # an explicit `pl.load(t, ...)` reads, and `pl.store(v, offsets, t)` writes, the GM tensor `t` (a
+            # workspace the kernel creates, of a run-time size: PyPTO types it a tensor, never a tile)
+            if call.op == ops.LOAD and call.args and (src := var_like(call.args[0])) is not None:
+                used_as_gm.add(src.name)
+            if call.op in (ops.STORE, "tensor.store") and len(call.args) > 2 \
+                    and (dst := var_like(call.args[2])) is not None:
+                used_as_gm.add(dst.name)
     changed = True
     while changed:
         changed = False
@@ -369,6 +380,12 @@ class _Converter:
                 return
             self.assign(out, name, replace(call, op="tile." + call.op.split(".", 1)[1]),
                         TileType(drop_unit_dims(tuple(shape)), dtype, MemSpace.Vec), span)
+        elif call.op == ops.T_CREATE_L1 and name not in self.gm:
+            self.create_l1(stmt, call, out)
+        elif call.op == ops.T_GATHER_ROW and call.args and self.tile(call.args[0]) is not None:
+            acc = self.tile(call.args[0])
+            assert acc is not None
+            self.assign(out, name, replace(call, op=ops.GATHER_ROW), replace(acc, memref=None), span)
         elif call.op == ops.T_READ and call.args and self.tile(call.args[0]) is not None:
             out.append(replace(stmt, value=replace(call, op="tile.read")))
         elif self._converts(call, name):
@@ -393,6 +410,10 @@ class _Converter:
             # `pl.assemble(y, acc, offsets)` written as a statement: the same store, kept as a statement
             dst, src, offsets = call.args[0], call.args[1], call.args[2]
             out.append(replace(stmt, value=Call(ops.STORE, (src, offsets, dst), call.kwargs, span=call.span)))
+        elif call.op == "tensor.store" and len(call.args) > 2 and self.is_gm(call.args[2]) \
+                and self.tile(call.args[0]) is not None:
+            # `pl.store(v, offsets, t)` of a computed value into a GM tensor: the tile store it names
+            out.append(replace(stmt, value=replace(call, op=ops.STORE)))
         elif any(self.tile(a) is not None for a in call.args):
             out.append(replace(stmt, value=self.opaque_call(call, out, stmt.span)))
         else:
@@ -429,6 +450,17 @@ class _Converter:
         new_call = Call(ops.CREATE, (ListExpr(shape),), (("dtype", _dtype(t.dtype)), *kwargs,
                                                           ("target_memory", _mem(MemSpace.Vec))), span=call.span)
         self.assign(out, name, new_call, TileType(shape, t.dtype, MemSpace.Vec), stmt.span)
+
+    def create_l1(self, stmt: Assign, call: Call, out: list[Stmt]) -> None:
+        """PyPTO's conversion of `tensor.create_l1`: a `tile.create` in Mat (L1) of the same shape and dtype."""
+        t = self.env.get(stmt.target.name)
+        if not isinstance(t, TensorType):
+            out.append(stmt)
+            return
+        shape = drop_unit_dims(t.shape)
+        new_call = Call(ops.CREATE, (ListExpr(shape),), (("dtype", _dtype(t.dtype)),
+                                                          ("target_memory", _mem(MemSpace.Mat))), span=call.span)
+        self.assign(out, stmt.target.name, new_call, TileType(shape, t.dtype, MemSpace.Mat), stmt.span)
 
     def slice(self, stmt: Assign, call: Call, out: list[Stmt]) -> None:
         name = stmt.target.name

@@ -52,7 +52,7 @@ from pypto_verify.lowering.pass_base import LowerOptions, Pass
 
 VIEW_OPS = (ops.TRANSPOSE_VIEW, "tile.reshape", "tile.slice", "tile.fillpad", "tile.set_validshape")
 """Ops whose result lives where their first operand lives."""
-UNCONSTRAINED = (ops.CREATE, ops.LOAD, ops.EXTRACT, ops.MOVE, ops.ASSEMBLE, ops.ALLOC, *VIEW_OPS)
+UNCONSTRAINED = (ops.CREATE, ops.LOAD, ops.EXTRACT, ops.MOVE, ops.ASSEMBLE, ops.GATHER_ROW, ops.ALLOC, *VIEW_OPS)
 """Tile ops that accept operands in any space."""
 RETARGETABLE = (ops.CREATE, ops.LOAD)
 """Producers whose `target_memory=` this pass may rewrite."""
@@ -195,7 +195,8 @@ class _Spaces:
                 self.fixed[name] = written
         elif call.op in VIEW_OPS:
             self.union(name, call.args[0] if call.args else None)
-        elif call.op == ops.ASSEMBLE:
+        elif call.op in (ops.ASSEMBLE, ops.GATHER_ROW):
+            # in place: the result is the destination's buffer (a gather_row fills a Mat or Vec tile)
             self.union(name, call.args[0] if call.args else None)
         elif written is not None:
             self.fixed[name] = written

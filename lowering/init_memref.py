@@ -80,8 +80,9 @@ class _State:
             space = t.space or MemSpace.DDR
             shape = ops.static_shape(t.shape)
             if shape is None:
-                raise LoweringError(INPUT_ERROR.id, span, f"tile `{name}` has a dynamic shape; InitMemRef needs a "
-                                    "static tile shape (put the runtime extent in valid_shape)")
+                raise LoweringError(INPUT_ERROR.id, span, f"tile `{name}` has a dynamic shape; PyPTO gives a tile "
+                                    "compile-time dimensions only (tile.create, InitMemRef): allocate the bound and "
+                                    "put the run-time extent in valid_shape")
             size = self.target.tile_bytes(shape, t.dtype, space)
         else:
             assert isinstance(t, TensorType)

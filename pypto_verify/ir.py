@@ -44,6 +44,17 @@ class DType(enum.Enum):
     INT64 = "INT64"
     BOOL = "BOOL"
     INDEX = "INDEX"
+    INT16 = "INT16"
+    UINT8 = "UINT8"
+    UINT16 = "UINT16"
+    UINT32 = "UINT32"
+    UINT64 = "UINT64"
+    FP8E4M3FN = "FP8E4M3FN"
+    FP8E5M2 = "FP8E5M2"
+    FP8E8M0 = "FP8E8M0"
+    HF8 = "HF8"
+    TASK_ID = "TASK_ID"
+    """A runtime task handle (`pl.system.task_dummy`, `pl.spmd_submit`'s second result): a 64-bit identifier."""
 
     @property
     def bytes(self) -> int:
@@ -52,12 +63,16 @@ class DType(enum.Enum):
 
     @property
     def is_float(self) -> bool:
-        return self in (DType.FP32, DType.FP16, DType.BF16)
+        return self in (DType.FP32, DType.FP16, DType.BF16, DType.FP8E4M3FN, DType.FP8E5M2, DType.FP8E8M0, DType.HF8)
 
 
 _DTYPE_BYTES = {
     DType.FP32: 4, DType.FP16: 2, DType.BF16: 2, DType.INT8: 1, DType.INT32: 4,
     DType.INT64: 8, DType.BOOL: 1, DType.INDEX: 8,
+    # PyPTO include/pypto/core/dtype.h, DataType::GetBit; the sub-byte types (INT4, UINT4, FP4, HF4) pack two
+    # elements a byte and are not members: an annotation naming one is left open
+    DType.INT16: 2, DType.UINT8: 1, DType.UINT16: 2, DType.UINT32: 4, DType.UINT64: 8,
+    DType.FP8E4M3FN: 1, DType.FP8E5M2: 1, DType.FP8E8M0: 1, DType.HF8: 1, DType.TASK_ID: 8,
 }
 
 

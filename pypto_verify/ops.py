@@ -45,6 +45,13 @@ T_CAST = "tensor.cast"
 T_RESHAPE = "tensor.reshape"
 T_READ = "tensor.read"
 T_AIV_SHARD = "tensor.aiv_shard"
+T_CREATE_L1 = "tensor.create_l1"
+"""An on-chip L1 (Mat) buffer for a kernel-driven gather (PyPTO `tensor.create_l1`): a tensor to the
+tensor-level ops, `tile.create(target_memory=Mat)` after ConvertTensorToTileOps."""
+T_GATHER_ROW = "tensor.gather_row"
+GATHER_ROW = "tile.gather_row"
+"""`gather_row(acc, src, dst_offset, src_offset, shape[, valid_shape])`: DMAs a window of the GM tensor
+`src` into `acc` at `dst_offset`, in place (PyPTO: DPS, `set_output_reuses_input(0)`); the result is `acc`."""
 
 MADS = (MATMUL, MATMUL_ACC, MATMUL_BIAS)
 """Cube ops that write an Acc tile."""
@@ -179,7 +186,7 @@ def inplace_input(call: Call) -> Expr | None:
     """The operand whose buffer the result must reuse (PV003): matmul_acc's acc, assemble's dst."""
     if call.op == MATMUL_ACC:
         return call.args[0]
-    if call.op == ASSEMBLE:
+    if call.op in (ASSEMBLE, GATHER_ROW):
         return call.args[0]
     return None
 
@@ -231,14 +238,15 @@ def consts(*values: int) -> tuple[Expr, ...]:
 
 
 def acc_dtype(lhs: DType) -> DType:
-    """The cube's accumulator dtype for input *lhs*: INT32 for INT8, FP32 otherwise (TARGET_FACTS.md)."""
-    return DType.INT32 if lhs is DType.INT8 else DType.FP32
+    """The cube's accumulator dtype for input *lhs*: FP32 for a float input, INT32 for an integer one
+    (TARGET_FACTS.md; PyPTO's tile matmul type deduction)."""
+    return DType.FP32 if lhs.is_float else DType.INT32
 
 
 REDUCE_ROWS = ("row_sum", "row_max", "row_min", "row_mean")
 SHAPE_CHANGING = frozenset({
-    "cmp", "row_argmax", "mrgsort", "sort32", "arange", "split", "create_l1", "aiv_shard", "aic_gather",
-    "concat", "transpose",
+    "cmp", "row_argmax", "row_argmin", "col_argmax", "col_argmin", "mrgsort", "sort32", "arange", "ci", "split",
+    "aiv_shard", "aic_gather", "concat", "transpose", "scatter",
 })
 """Tile / tensor ops whose result is not shaped (or typed) like their first operand (PyPTO's op
 definitions): a packed compare mask, an index column, sorted value-index pairs, a concatenation, ... Without
@@ -301,6 +309,10 @@ def _full(call: Call, level: str) -> Type | None:
 
 
 def operand_type(expr: Expr, env: dict[str, Type]) -> Type | None:
+    """The type of an operand: a name's from *env*, an inline call's (`pl.cast(pl.cast(x, ...), ...)`, as
+    a source kernel nests them) by its own rule; None for anything else."""
+    if isinstance(expr, Call):
+        return infer_call_type(expr, env)
     v = var_like(expr)
     return env.get(v.name) if v is not None else None
 
@@ -313,7 +325,7 @@ def _first_operand_type(call: Call, env: dict[str, Type]) -> Type | None:
         t = operand_type(arg, env)
         if t is not None:
             return t
-        if var_like(arg) is not None:
+        if var_like(arg) is not None or isinstance(arg, Call):
             return None
     return None
 
@@ -494,6 +506,15 @@ def _fresh(like: TileType | TensorType, shape: tuple[Expr, ...]) -> Type:
     return TensorType(shape, like.dtype)
 
 
+def _create_l1(call: Call, env: dict[str, Type]) -> Type | None:
+    """`create_l1(shape, dtype)`: PyPTO deduces a tensor of that shape and dtype (it lowers to a Mat tile)."""
+    shape = _shape_arg(call.args[0] if call.args else call.kwarg("shape"))
+    dtype = dtype_of_sym(call.kwarg("dtype")) or (dtype_of_sym(call.args[1]) if len(call.args) > 1 else None)
+    if shape is None or dtype is None:
+        return None
+    return TensorType(shape, dtype)
+
+
 def _gather_row(call: Call, env: dict[str, Type]) -> Type | None:
     """`gather_row(acc, src, ...)`: DMAs a GM row into `acc` and returns it, written in place (its space kept)."""
     return operand_type(call.args[0], env) if call.args else None
@@ -501,9 +522,15 @@ def _gather_row(call: Call, env: dict[str, Type]) -> Type | None:
 
 def _gather(call: Call, env: dict[str, Type]) -> Type | None:
     """PyPTO's index form `gather(input, dim, index)`: `out[b, k] = input[b, index[b, k]]`, so the
-    result has the index's shape and the input's dtype; the mask and compare forms keep the
-    elementwise default (the input's type)."""
+    result has the index's shape and the input's dtype; the mask form `gather(input, mask_pattern=P)`
+    keeps the columns P marks (`[R, C / 2]` for P0101 / P1010, `[R, C / 4]` for P0001..P1000, `[R, C]`
+    for P1111) in `output_dtype=` (same width) or the input's dtype (PyPTO's tensor.gather_mask); the
+    compare form gives two results (unknown here)."""
     source = operand_type(call.args[0], env) if call.args else None
+    if call.kwarg("mask_pattern") is not None:
+        return _gather_mask(call, source)
+    if call.kwarg("cmp_type") is not None or call.kwarg("compare") is not None:
+        return None
     index = call.kwarg("index") if call.kwarg("index") is not None else (call.args[2] if len(call.args) > 2 else None)
     index_type = operand_type(index, env) if index is not None else None
     if not isinstance(source, (TileType, TensorType)):
@@ -514,6 +541,124 @@ def _gather(call: Call, env: dict[str, Type]) -> Type | None:
     if isinstance(source, TileType):
         return TileType(shape, source.dtype, MemSpace.Vec)
     return TensorType(shape, source.dtype)
+
+
+_MASK_COLUMNS = {"P0101": 2, "P1010": 2, "P0001": 4, "P0010": 4, "P0100": 4, "P1000": 4, "P1111": 1}
+"""The column divisor of each `MaskPattern` (PyPTO's values 1-7 in this order)."""
+
+
+def _gather_mask(call: Call, source: Type | None) -> Type | None:
+    pattern = call.kwarg("mask_pattern")
+    if isinstance(pattern, Sym):
+        name: str | None = pattern.path.rsplit(".", 1)[-1]
+    else:
+        value = const_int(pattern)
+        name = list(_MASK_COLUMNS)[value - 1] if value is not None and 1 <= value <= len(_MASK_COLUMNS) else None
+    divisor = _MASK_COLUMNS.get(name or "")
+    if not isinstance(source, (TileType, TensorType)) or len(source.shape) != 2 or divisor is None:
+        return None
+    cols = const_int(source.shape[1])
+    if cols is None or cols % divisor:
+        return None
+    dtype = dtype_of_sym(call.kwarg("output_dtype")) or source.dtype
+    shape = (source.shape[0], Const(cols // divisor))
+    return TileType(shape, dtype, MemSpace.Vec) if isinstance(source, TileType) else TensorType(shape, dtype)
+
+
+def _index_reduction(call: Call, env: dict[str, Type]) -> Type | None:
+    """`row_argmax(x)` / `row_argmin(x)`: the index of each row's extreme, `[..., M, 1]` INT32;
+    `col_argmax` / `col_argmin`: `[..., 1, N]` INT32 (PyPTO's tensor and tile argmax / argmin deduction)."""
+    source = operand_type(call.args[0], env) if call.args else None
+    if not isinstance(source, (TileType, TensorType)) or len(source.shape) < 2 or call.kwarg("axis") is not None:
+        return None
+    rows = call.op.split(".", 1)[1].startswith("row_")
+    shape = (*source.shape[:-1], Const(1)) if rows else (*source.shape[:-2], Const(1), source.shape[-1])
+    if isinstance(source, TileType):
+        return TileType(shape, DType.INT32, MemSpace.Vec)
+    return TensorType(shape, DType.INT32)
+
+
+def _arange(call: Call, env: dict[str, Type]) -> Type | None:
+    """`arange(start, shape, dtype=INT32)` (PyPTO's `ci`): an index sequence of the given shape."""
+    shape = _shape_arg(call.args[1] if len(call.args) > 1 else call.kwarg("shape"))
+    dtype = dtype_of_sym(call.kwarg("dtype")) or (dtype_of_sym(call.args[2]) if len(call.args) > 2 else None)
+    if shape is None:
+        return None
+    dtype = dtype or DType.INT32
+    return TileType(shape, dtype, MemSpace.Vec) if call.op.startswith("tile.") else TensorType(shape, dtype)
+
+
+def _sort32(call: Call, env: dict[str, Type]) -> Type | None:
+    """`sort32(src, idx)`: each 32-element block sorted, values interleaved with their indices: *src*'s
+    shape with the last dimension doubled, *src*'s dtype (PyPTO's tensor / tile sort32 deduction)."""
+    source = operand_type(call.args[0], env) if call.args else None
+    if not isinstance(source, (TileType, TensorType)) or not source.shape:
+        return None
+    last = const_int(source.shape[-1])
+    doubled: Expr = Const(2 * last) if last is not None else BinOp("*", source.shape[-1], Const(2))
+    return _fresh(source, (*source.shape[:-1], doubled))
+
+
+def _mrgsort(call: Call, env: dict[str, Type]) -> Type | None:
+    """`mrgsort(src, block_len=n)` (format 1): *src*'s type; `mrgsort(a, b[, c, d])` (format 2, tensor
+    level): the sorted runs joined along the last dimension. The tile form's format 2 also takes a
+    scratch operand, so which operands are runs is not told here: unknown."""
+    runs = [operand_type(a, env) for a in call.args]
+    if not runs or not all(isinstance(r, (TileType, TensorType)) for r in runs):
+        return None
+    first = runs[0]
+    assert isinstance(first, (TileType, TensorType))
+    if len(runs) == 1:
+        return _fresh(first, tuple(first.shape))
+    if call.op.startswith("tile.") or len(runs) > 4:
+        return None
+    widths: list[Expr] = []
+    for run in runs:
+        assert isinstance(run, (TileType, TensorType))
+        if len(run.shape) != len(first.shape) or run.dtype is not first.dtype:
+            return None
+        widths.append(run.shape[-1])
+    values = [const_int(w) for w in widths]
+    last: Expr
+    if all(v is not None for v in values):
+        last = Const(sum(v for v in values if v is not None))
+    else:
+        last = widths[0]
+        for w in widths[1:]:
+            last = BinOp("+", last, w)
+    return _fresh(first, (*first.shape[:-1], last))
+
+
+def _scatter(call: Call, env: dict[str, Type]) -> Type | None:
+    """`scatter(input, dim, index, src)`: *input* with elements replaced, so *input*'s type; the mask form
+    `scatter(input, mask_pattern=, dst=)` writes into *dst* and has its type (PyPTO's tensor.scatter /
+    tensor.scatter_mask deduction)."""
+    dst = call.kwarg("dst")
+    if call.kwarg("mask_pattern") is not None:
+        target = operand_type(dst, env) if dst is not None else None
+    else:
+        target = operand_type(call.args[0], env) if call.args else None
+    if not isinstance(target, (TileType, TensorType)):
+        return None
+    return _fresh(target, tuple(target.shape))
+
+
+def _cmp(call: Call, env: dict[str, Type]) -> Type | None:
+    """`tensor.cmp(lhs, rhs)`: 0 / 1 element-wise, *lhs*'s shape and dtype when *rhs* is a scalar or a
+    tensor of the same shape and dtype (PyPTO's element-wise deduction without broadcasting). The tile
+    form packs the predicate into bits: not modelled (unknown)."""
+    if call.op != "tensor.cmp" or len(call.args) < 2:
+        return None
+    lhs = operand_type(call.args[0], env)
+    rhs = operand_type(call.args[1], env)
+    if not isinstance(lhs, TensorType):
+        return None
+    if isinstance(rhs, TensorType):
+        if rhs.dtype is not lhs.dtype or static_shape(rhs.shape) is None or static_shape(rhs.shape) != static_shape(lhs.shape):
+            return None
+    elif not (isinstance(rhs, ScalarType) or isinstance(call.args[1], (Const, BinOp))):
+        return None
+    return TensorType(lhs.shape, lhs.dtype)
 
 
 _RULES = {
@@ -527,6 +672,11 @@ _RULES = {
     TRANSPOSE_VIEW: _transpose_view, ALLOC: _alloc, "tensor.gather": _gather, "tile.gather": _gather,
     "tensor.dim": _dim, "tile.dim": _dim,
     "tensor.transpose": _transpose, "tile.transpose": _transpose, "tensor.concat": _concat, "tile.concat": _concat,
-    "tensor.gather_row": _gather_row, "tile.gather_row": _gather_row,
+    T_GATHER_ROW: _gather_row, GATHER_ROW: _gather_row, T_CREATE_L1: _create_l1,
+    **{f"{level}.{name}": _index_reduction for level in ("tensor", "tile")
+       for name in ("row_argmax", "row_argmin", "col_argmax", "col_argmin")},
+    **{f"{level}.{name}": _arange for level in ("tensor", "tile") for name in ("arange", "ci")},
+    "tensor.sort32": _sort32, "tile.sort32": _sort32, "tensor.mrgsort": _mrgsort, "tile.mrgsort": _mrgsort,
+    "tensor.scatter": _scatter, "tile.scatter": _scatter, "tensor.cmp": _cmp, "tile.cmp": _cmp,
 }
 

@@ -148,13 +148,21 @@ _ROUNDING_CHUNK = 1 << 16
 _INT_RANGE = {
     DType.INT8: (-(2**7), 2**7 - 1), DType.INT32: (-(2**31), 2**31 - 1),
     DType.INT64: (-(2**63), 2**63 - 1), DType.INDEX: (-(2**63), 2**63 - 1), DType.BOOL: (0, 1),
+    DType.INT16: (-(2**15), 2**15 - 1), DType.UINT8: (0, 2**8 - 1), DType.UINT16: (0, 2**16 - 1),
+    DType.UINT32: (0, 2**32 - 1), DType.UINT64: (0, 2**63 - 1),  # int64 holds the values the reference meets
 }
+_ROUNDED_FLOATS = (DType.FP32, DType.FP16, DType.BF16)
+"""The float dtypes `to_dtype` rounds to exactly; an 8-bit float has no reference semantics here."""
 
 
 def to_dtype(values: np.ndarray, dtype: DType, mode: str = "rint") -> np.ndarray:
     """*values* (any numeric array) as the values of *dtype*: float32 rounded half to even for
     float dtypes; int64 for integer ones (floats rounded by *mode* and saturated, ints wrapped)."""
     values = np.asarray(values)
+    if dtype.is_float and dtype not in _ROUNDED_FLOATS:
+        raise ReferenceError(f"rounding to {dtype.value} is not modelled")
+    if dtype is DType.TASK_ID:
+        raise ReferenceError("a task handle has no value semantics")
     if dtype.is_float:
         if dtype is DType.BF16:
             return round_bf16(values)  # a new array, as every conversion here

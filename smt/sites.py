@@ -341,7 +341,7 @@ def function_sites(fn: Function, path: str = "") -> list[AccSite]:
         return []
     types = _types(fn)
     defs = _definitions(fn)
-    origins = _Origins(fn, types, defs)
+    origins = _Origins(fn, types, defs, classes)
     scalars = _scalars(fn, types)
     index = _Mentions(fn)
     sites = []
@@ -576,10 +576,11 @@ def _walk(body: tuple[Stmt, ...]) -> Iterator[Stmt]:
 
 
 def _types(fn: Function) -> dict[str, Type]:
-    """Every name's type: annotations, then `ops.infer_call_type`, copies and iter_args (two rounds,
-    so a loop body sees types defined after it in the first round)."""
+    """Every name's type: annotations, then `ops.infer_call_type`, copies, iter_args, loop results and if
+    results (rounds to a fixpoint, so a loop body sees types defined after it in an earlier round)."""
     env = type_env(fn)
-    for _ in range(2):
+    for _ in range(16):  # to a fixpoint: each round types what the last one's carries and phis made known
+        known = len(env)
         for stmt in _walk(fn.body):
             if isinstance(stmt, Assign) and stmt.target.name not in env:
                 value = stmt.value
@@ -591,10 +592,25 @@ def _types(fn: Function) -> dict[str, Type]:
                 if t is not None:
                     env[stmt.target.name] = t
             elif isinstance(stmt, For):
-                for arg, init in zip(stmt.iter_args, stmt.inits):
+                for i, (arg, init) in enumerate(zip(stmt.iter_args, stmt.inits)):
                     v = var_like(init)
                     if arg.name not in env and v is not None and v.name in env:
                         env[arg.name] = env[v.name]
+                    # a loop's result has its carry's type
+                    if i < len(stmt.return_vars) and stmt.return_vars[i].name not in env and arg.name in env:
+                        env[stmt.return_vars[i].name] = env[arg.name]
+            elif isinstance(stmt, If):
+                # an if's result has the type of what its arms yield, when they agree
+                arms = [final_yield(stmt.then_body), final_yield(stmt.else_body)]
+                for i, rv in enumerate(stmt.return_vars):
+                    if rv.name in env:
+                        continue
+                    found = [env.get(v.name) if (v := var_like(a.values[i])) is not None else None
+                             for a in arms if a is not None and i < len(a.values)]
+                    if found and all(f is not None and f == found[0] for f in found):
+                        env[rv.name] = found[0]  # type: ignore[assignment]
+        if len(env) == known:
+            break
     return env
 
 
@@ -659,13 +675,33 @@ def _scalars(fn: Function, types: dict[str, Type]) -> Scalars:
 class _Origins:
     """Where each tile / tensor value lies in a GM tensor (see `Operand`), memoised."""
 
-    def __init__(self, fn: Function, types: dict[str, Type], defs: dict[str, Assign]) -> None:
+    def __init__(self, fn: Function, types: dict[str, Type], defs: dict[str, Assign],
+                 chains: list[tuple[frozenset[str], Assign]] = ()) -> None:  # type: ignore[assignment]
         self.types = types
+        self.products = _single_products(chains, defs)
+        """Every value of a chain made by one source MAD (a one-step product, or its lowering's L0 blocks) ->
+        a MAD of it: the product is named by that MAD's position and its operands' blocks off K."""
         self.defs = defs
         self.params: dict[str, Param] = {p.name: p for p in fn.params}
         self.memo: dict[str, Operand | None] = {}
+        self.bridged: dict[str, Call] = {}
+        """A `tile.load` of a buffer -> the `tile.store` into that buffer just before it in program order (the
+        lowering's Acc -> GM -> Vec bridge: `x__gm = tensor.create(...)`, `x__gm = tile.store(x, [0, 0],
+        x__gm)`, `x_Vec = tile.load(x__gm, ...)`, the buffer's name reused, and again in each pipeline clone)."""
+        _index_bridges(fn.body, {}, self.bridged)
+        self.filled = _filled_buffers(fn, defs)
+        """Every value of an on-chip buffer filled in place (`create_l1` + `gather_row`) -> its create."""
 
     def of(self, expr: Expr | None) -> Operand | None:
+        named = var_like(expr)
+        filled = self.filled.get(named.name) if named is not None else None
+        if named is not None and filled is not None and filled != named.name:
+            return self.of(Var(filled))
+        if isinstance(expr, Call):
+            # an operand computed inline (a source kernel's `pl.matmul(pl.cast(x, ...), w)`)
+            if expr.op in ops.ALL_MADS or not expr.span.line:
+                return None
+            return self._opaque_call(expr, ops.infer_call_type(expr, self.types), "")
         v = var_like(expr)
         if v is None or isinstance(v, IterArg):
             return None
@@ -681,6 +717,8 @@ class _Origins:
         return None
 
     def _origin(self, name: str) -> Operand | None:
+        if name in self.products:
+            return self._product(name, self.products[name])
         if name in self.params:
             t = self.params[name].type
             if isinstance(t, TensorType):
@@ -704,6 +742,10 @@ class _Origins:
         if call.op in (ops.T_SLICE,) and len(args) >= 3:
             return self._window(self.of(args[0]), args[2], args[1], self._rank(name))
         if call.op == ops.LOAD and len(args) >= 3:
+            store = self.bridged.get(name)
+            if store is not None and len(store.args) >= 3 and self._whole_store(*store.args[:3]):
+                # the buffer was just overwritten whole by one value: the load reads that value's block
+                return self._window(self.of(store.args[0]), args[1], args[2], self._rank(name))
             return self._window(self.of(args[0]), args[1], args[2], self._rank(name))
         if call.op == ops.EXTRACT and len(args) >= 4:
             return self._window(self.of(args[0]), ListExpr((args[1], args[2])), args[3], self._rank(name))
@@ -715,12 +757,14 @@ class _Origins:
                 return None
             return replace(src, dims=(src.dims[1], src.dims[0]))
         if call.op in (ops.T_RESHAPE, "tile.reshape") and len(args) >= 2:
+            # a reshape that is not a block of its source (`[T, H, D]` as `[T * H, D]`): a view of its own,
+            # identified by its source's block like any computed value
             return self._reshape(self.of(args[0]), args[1])
         if call.op in ops.ALL_MADS:
             return None
-        if call.op in ops.CREATES:
+        if call.op in (*ops.CREATES, ops.T_CREATE_L1):
             # a GM buffer (`pl.create_tensor` written by assembles, then read by slices) is a root of
-            # its own; an Acc create is never an operand
+            # its own, and so is an L1 buffer rows are gathered into; an Acc create is never an operand
             t = self.types.get(name)
             shape = ops.static_shape(t.shape) if isinstance(t, (TileType, TensorType)) else None
             if shape is None or (isinstance(t, TileType) and t.space is MemSpace.Acc):
@@ -750,6 +794,47 @@ class _Origins:
         return Operand(src.root, tuple(root_offsets), tuple(root_extents), src.dims[dropped:], src.root_args,
                        src.root_shape)
 
+    def _product(self, name: str, mad: Call) -> Operand | None:
+        """The value of a one-MAD chain read outside it (`qk_raw = pl.matmul(q, kv)` then `pl.exp(...)` of
+        it): an opaque root named by the MAD's position, identified by where its operands lie off their K
+        dimension. Its lowering may split K into L0 blocks (matmul_acc's of one span); that the blocks add
+        up to the source's product is the chain's own obligation (PV105 / PV106 on its site)."""
+        parts = ops.matmul_parts(mad)
+        lhs, rhs = self.of(parts.lhs), self.of(parts.rhs)
+        if lhs is None or rhs is None or len(lhs.dims) < 2 or len(rhs.dims) < 2:
+            return None
+        t = self.types.get(name)
+        shape = ops.static_shape(t.shape) if isinstance(t, (TileType, TensorType)) else None
+        if shape is None:
+            # a carry or phi of the chain has no type of its own here: the product's [M, N] from its operands
+            lhs_shape = [lhs.extents[r] for r in lhs.dims]
+            rhs_shape = [rhs.extents[r] for r in rhs.dims]
+            shape = (lhs_shape[-1 if parts.a_trans else -2], rhs_shape[-2 if parts.b_trans else -1])
+        lk = lhs.dims[-2 if parts.a_trans else -1]
+        rk = rhs.dims[-1 if parts.b_trans else -2]
+        args: list[Expr] = [*lhs.root_args, *(o for d, o in enumerate(lhs.offsets) if d != lk),
+                            *rhs.root_args, *(o for d, o in enumerate(rhs.offsets) if d != rk)]
+        span = mad.span
+        return Operand(f"matmul@{span.line}:{span.col}", tuple(Const(0) for _ in shape), shape,
+                       tuple(range(len(shape))), tuple(args), shape)
+
+    def _whole_store(self, value: Expr, offsets: Expr, dst: Expr) -> bool:
+        """`tile.store(value, offsets, dst)` writes every element of *dst*: zero offsets, the same static
+        shape (leading unit dimensions aside), and *dst* a buffer the function creates."""
+        v, d = var_like(value), var_like(dst)
+        if v is None or d is None or not isinstance(offsets, (ListExpr, TupleExpr)):
+            return False
+        if any(ops.const_int(o) != 0 for o in offsets.items):
+            return False
+        created = self.defs.get(d.name)
+        if created is None or not isinstance(created.value, Call) or created.value.op not in ops.CREATES:
+            return False
+        vt, dt = self.types.get(v.name), self.types.get(d.name)
+        if not isinstance(vt, (TileType, TensorType)) or not isinstance(dt, (TileType, TensorType)):
+            return False
+        a, b = ops.static_shape(vt.shape), ops.static_shape(dt.shape)
+        return a is not None and b is not None and [x for x in a if x != 1] == [x for x in b if x != 1]
+
     def _reshape(self, src: Operand | None, shape: Expr) -> Operand | None:
         """A reshape that only adds or drops unit dimensions keeps the block; anything else is unknown."""
         target = ops.int_list(shape)
@@ -774,7 +859,13 @@ class _Origins:
     def _opaque(self, name: str, stmt: Assign, call: Call) -> Operand | None:
         """An op we do not model (a cast, a vector op): a root of its own, named by its position, whose
         identity includes the blocks its operands read."""
-        t = self.types.get(name)
+        return self._opaque_call(call, self.types.get(name), f"{display_name(name)}@{stmt.span.line}:{stmt.span.col}")
+
+    def _opaque_call(self, call: Call, t: Type | None, fallback: str) -> Operand | None:
+        """The opaque root of *call*, of type *t*: named by the op and the call's own position, which the
+        lowering keeps when it hoists a nested call into an assignment of its own (so a source operand
+        written inline, `pl.matmul(pl.cast(x, ...), w)`, and its hoisted lowering name one root); by
+        *fallback* when the call has no position."""
         if not isinstance(t, (TileType, TensorType)):
             return None
         shape = ops.static_shape(t.shape)
@@ -782,20 +873,177 @@ class _Origins:
             return None
         # UNSOUND: only the blocks of the op's tile / tensor operands identify its result; its scalar
         # operands (a runtime scale) and keyword arguments are not compared (listed under Known limits).
-        root_args: list[Expr] = []
+        root_args = self._operand_blocks(call)
+        if root_args is None:
+            return None
+        span = call.span
+        root = f"{call.op.rsplit('.', 1)[-1]}@{span.line}:{span.col}" if span.line else fallback
+        return Operand(root, tuple(Const(0) for _ in shape), shape, tuple(range(len(shape))), tuple(root_args),
+                       shape)
+
+
+    def _operand_blocks(self, call: Call) -> list[Expr] | None:
+        """The blocks *call*'s tile / tensor operands read, in operand order (each operand's `root_args`
+        then its offsets); None when one of them is not traced. An operand computed inline (a source
+        kernel's `pl.cast(pl.cast(x))`) counts as the opaque op it is hoisted into by the lowering (PyPTO
+        06 FlattenCallExpr): its own operands' blocks, then its result's zero offsets, so both sides
+        identify the block alike."""
+        blocks: list[Expr] = []
         for arg in call.args:
+            if isinstance(arg, Call):
+                t = ops.infer_call_type(arg, self.types)
+                if not isinstance(t, (TileType, TensorType)):
+                    if arg.op in ops.SCALAR_READS or arg.op in ("tensor.dim", "tile.dim") or not self._reads_data(arg):
+                        continue  # a scalar computed inline (`pl.cast(s, pl.FP32)`): not a block
+                    return None
+                inner_blocks = self._operand_blocks(arg)
+                if inner_blocks is None:
+                    return None
+                blocks.extend(inner_blocks)
+                blocks.extend(Const(0) for _ in t.shape)
+                continue
             v = var_like(arg)
             if v is None or not isinstance(self.types.get(v.name), (TileType, TensorType)):
                 continue
             inner = self.of(arg)
             if inner is None:
                 return None
-            root_args.extend(inner.root_args)
-            root_args.extend(inner.offsets)
-        span = stmt.span
-        root = f"{display_name(name)}@{span.line}:{span.col}"
-        return Operand(root, tuple(Const(0) for _ in shape), shape, tuple(range(len(shape))), tuple(root_args),
-                       shape)
+            blocks.extend(inner.root_args)
+            blocks.extend(inner.offsets)
+        return blocks
+
+
+    def _reads_data(self, call: Call) -> bool:
+        """*call* has a tile / tensor operand (directly or in a call nested in it)."""
+        for arg in call.args:
+            if isinstance(arg, Call):
+                if self._reads_data(arg):
+                    return True
+            elif (v := var_like(arg)) is not None and isinstance(self.types.get(v.name), (TileType, TensorType)):
+                return True
+        return False
+
+
+def _single_products(chains: list[tuple[frozenset[str], Assign]], defs: dict[str, Assign]) -> dict[str, Call]:
+    """The members of each chain whose MADs all have one call position (one source MAD, or the L0 blocks
+    its lowering splits it into) and no bias, and whose other definitions are creates: member -> a MAD."""
+    out: dict[str, Call] = {}
+    for members, _ in chains:
+        mads: list[Call] = []
+        targets: list[str] = []
+        plain = True
+        for m in members:
+            stmt = defs.get(m)
+            if stmt is None or not isinstance(stmt.value, Call):
+                continue
+            if stmt.value.op in ops.ALL_MADS:
+                mads.append(stmt.value)
+                targets.append(m)
+            elif stmt.value.op not in ops.CREATES:
+                plain = False
+        positions = {(c.span.line, c.span.col) for c in mads}
+        if not plain or len(positions) != 1 or not mads[0].span.line or any(c.op in ops.BIAS_MADS for c in mads):
+            continue
+        # a source matmul_acc chain written as one statement (`acc = pl.matmul_acc(acc, a, b)` in a loop)
+        # has one position too, but it is not one product: only a chain that starts fresh inside it is
+        if not (len(mads) == 1 and mads[0].op in ops.FRESH_MADS) and not _lowered_blocks(mads, targets):
+            continue
+        for m in members:
+            out[m] = mads[0]
+    return out
+
+
+L0_BLOCK_MARK = "__l0_"
+"""How `auto_tile_matmul_l0` names the values of the L0 K loop it splits one MAD into (`acc__l0_c_acc`)."""
+
+
+def _lowered_blocks(mads: list[Call], targets: list[str]) -> bool:
+    """The MADs are the L0 blocks `auto_tile_matmul_l0` split one MAD into: `matmul_acc`s with the
+    lowering's `init_cond=ko == 0`, named by it. Never a chain the kernel wrote itself, whose partial
+    sums may be read between its steps."""
+    return all(c.op == ops.MATMUL_ACC and ops.matmul_parts(c).init_cond is not None for c in mads) \
+        and all(L0_BLOCK_MARK in t for t in targets)
+
+
+BRIDGE_SUFFIX = "__gm"
+"""How `infer_tile_memory_space` names the GM buffer of an a2a3 Acc -> GM -> Vec bridge (`acc__gm`). Only
+such buffers are seen through: a buffer the kernel itself creates is a root of its own on both sides."""
+
+
+def _index_bridges(body: tuple[Stmt, ...], last: dict[str, Call], out: dict[str, Call]) -> None:
+    """Fill *out* with each `tile.load` of a buffer that a `tile.store` earlier in the same statement list
+    (or an enclosing one) rebound under the buffer's own name: the load's target -> that store."""
+    last = dict(last)
+    for stmt in body:
+        if isinstance(stmt, Assign) and isinstance(stmt.value, Call):
+            call = stmt.value
+            if call.op == ops.STORE and len(call.args) >= 3 and (dst := var_like(call.args[2])) is not None \
+                    and dst.name == stmt.target.name and BRIDGE_SUFFIX in dst.name:
+                last[dst.name] = call
+            elif call.op == ops.LOAD and call.args and (src := var_like(call.args[0])) is not None \
+                    and src.name in last:
+                out[stmt.target.name] = last[src.name]
+            else:
+                last.pop(stmt.target.name, None)
+        elif isinstance(stmt, For):
+            _index_bridges(stmt.body, last, out)
+        elif isinstance(stmt, If):
+            _index_bridges(stmt.then_body, last, out)
+            _index_bridges(stmt.else_body, last, out)
+        elif isinstance(stmt, Scope):
+            _index_bridges(stmt.body, last, out)
+
+
+_FILLS = (ops.T_GATHER_ROW, ops.GATHER_ROW)
+"""Ops that write a window of their first operand's buffer in place and return it."""
+
+
+def _filled_buffers(fn: Function, defs: dict[str, Assign]) -> dict[str, str]:
+    """The values of each on-chip buffer filled in place, mapped to the buffer's create: a class of
+    names joined by the in-place fills (`kv = gather_row(kv, ...)`), loop carries, if-phis and copies,
+    made by exactly one `create_l1` / `tile.create` and otherwise only by fills. Every value of such a
+    class is that one buffer (PyPTO: `tile.gather_row` reuses its first operand's buffer), so a MAD
+    reading any of them reads the create's root at the same offsets (what it holds is the buffer's
+    business, as for a GM buffer written by assembles)."""
+    uf = _UnionFind()
+
+    def join(a: str, b: Expr | None) -> None:
+        v = var_like(b) if b is not None else None
+        if v is not None:
+            uf.union(a, v.name)
+
+    for stmt in _walk(fn.body):
+        if isinstance(stmt, Assign):
+            if isinstance(stmt.value, Call) and stmt.value.op in _FILLS and stmt.value.args:
+                join(stmt.target.name, stmt.value.args[0])
+            elif var_like(stmt.value) is not None:
+                join(stmt.target.name, stmt.value)
+        elif isinstance(stmt, For):
+            yielded = final_yield(stmt.body)
+            for i, (arg, init) in enumerate(zip(stmt.iter_args, stmt.inits)):
+                join(arg.name, init)
+                if yielded is not None and i < len(yielded.values):
+                    join(arg.name, yielded.values[i])
+                if i < len(stmt.return_vars):
+                    uf.union(arg.name, stmt.return_vars[i].name)
+        elif isinstance(stmt, If):
+            for arm in (final_yield(stmt.then_body), final_yield(stmt.else_body)):
+                for i, rv in enumerate(stmt.return_vars):
+                    if arm is not None and i < len(arm.values):
+                        join(rv.name, arm.values[i])
+    creates: dict[str, list[str]] = {}
+    spoiled: set[str] = set()
+    for name, stmt in defs.items():
+        if name not in uf.parent or not isinstance(stmt.value, Call):
+            continue
+        root = uf.find(name)
+        if stmt.value.op in (ops.T_CREATE_L1, ops.CREATE):
+            creates.setdefault(root, []).append(name)
+        elif stmt.value.op not in _FILLS:
+            spoiled.add(root)
+    has_fill = {uf.find(n) for n, s in defs.items() if isinstance(s.value, Call) and s.value.op in _FILLS}
+    return {name: creates[root][0] for name in uf.parent
+            if (root := uf.find(name)) in has_fill and root not in spoiled and len(creates.get(root, ())) == 1}
 
 
 def _plus(a: Expr, b: Expr) -> Expr:

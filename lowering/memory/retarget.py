@@ -51,7 +51,7 @@ def natural_space(call: Call) -> MemSpace | None:
     """The space an op can write, when it is fixed by the op (None when the op defers it)."""
     if call.op in ops.MADS:
         return MemSpace.Acc
-    if call.op in KWARG_SPACE_OPS or call.op in ops.VIEW_OPS or call.op in (ops.STORE, ops.ASSEMBLE, ops.ALLOC):
+    if call.op in KWARG_SPACE_OPS or call.op in ops.VIEW_OPS or call.op in (ops.STORE, ops.ASSEMBLE, ops.GATHER_ROW, ops.ALLOC):
         return None
     if call.op.startswith("tile."):
         return MemSpace.Vec

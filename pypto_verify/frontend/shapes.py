@@ -65,7 +65,7 @@ EXPAND_FIRST = frozenset({
 })
 """`[M, N]` op `[M, 1]` (row) or `[1, N]` (column): the result has the first operand's shape."""
 SHAPE_ARG = {"slice": 1, "create": 0, "full": 0, "zeros": 0, "ones": 0, "reshape": 1, "load": 2, "extract": 3,
-             "arange": 1, "ci": 1}
+             "arange": 1, "ci": 1, "create_l1": 0}
 """Ops whose result shape is a list they are given: the index of that operand."""
 
 
@@ -267,7 +267,8 @@ class Shapes:
             return Shape(shape, True, valid, valid_known)
         if call.op in ops.ALL_MADS:
             return self._matmul(call)
-        if name in ("assemble",) and args:
+        if name in ("assemble", "gather_row") and args:
+            # in place: the result is the destination, whole (a gather's valid_shape narrows only its transfer)
             return self.of(args[0])
         if name == "store" and len(args) > 2:
             return self.of(args[2])

@@ -6,7 +6,7 @@ Owns: the annotation grammar of KERNEL_LANGUAGE.md / docs/ir-conventions.md "Typ
 A MemRef is `pl.MemRef(base, offset, size[, slots=N])[slot]` with `offset` an int or `pl.const(N, pl.INT64)`;
 a tensor's `pl.TensorView(...)` (its DDR layout) is checked and dropped, with a warning.
 
-An annotation the IR cannot hold (a bare `pl.Tensor`, a dtype outside `ir.DType` such as `pl.UINT8`,
+An annotation the IR cannot hold (a bare `pl.Tensor`, a dtype outside `ir.DType` such as the sub-byte `pl.INT4`,
 `pl.Array[...]`) reads as `None`: the type is left open, never guessed.
 """
 
