@@ -68,12 +68,17 @@ from pypto_verify.lowering._pass_util import (
     Namer, drop_unit_dims, yield_values, infer_env, map_kernel_functions, subst_expr,
     subst_stmt_own,
 )
+from pypto_verify.lowering.incore_scopes import orchestration_names
 from pypto_verify.lowering.pass_base import LowerOptions, LoweringError, Pass
 
 _SELF_LOADING = (ops.T_SLICE, ops.T_ASSEMBLE, ops.T_READ)
 """Tensor ops that address a GM tensor themselves: their first operand stays a tensor."""
 _MAKERS = ("tensor.full",)
 """Tensor ops that make a value from a shape and a dtype alone (`pl.full([M, N], dtype=D, value=v)`)."""
+_SUBMITS = ("tensor.spmd_submit",)
+"""Tensor-level calls that run a kernel given by reference: their tensor arguments and results are GM."""
+_GETITEM = "tensor.getitem"
+"""An item of a tuple result (`a, tid = pl.spmd_submit(...)`): an item of a GM tuple is GM."""
 _VIEWS = (ops.T_RESHAPE, "tensor.view")
 """Tensor ops whose result is a view of their operand (a GM view of a GM tensor stays GM)."""
 
@@ -150,10 +155,15 @@ def _gm_names(fn: Function, env: dict[str, Type]) -> set[str]:
     gm = {p.name for p in fn.params if isinstance(p.type, TensorType)}
     used_as_gm: set[str] = set()
     computed: set[str] = set()
+    orchestration = orchestration_names(fn)
     for stmt in walk_stmts(fn.body):
-        # the result of a call to another function (a helper the frontend did not inline) is a GM tensor
-        if isinstance(stmt, Assign) and isinstance(stmt.value, Call) \
-                and not stmt.value.op.startswith(("tensor.", "tile.")):
+        # a tensor made, viewed or written outside every InCore scope is in GM (`incore_scopes`)
+        if isinstance(stmt, Assign) and stmt.target.name in orchestration and isinstance(stmt.value, Call) \
+                and stmt.value.op in (ops.T_CREATE, ops.T_SLICE, ops.T_ASSEMBLE, *_VIEWS):
+            used_as_gm.add(stmt.target.name)
+        # the result of a call to another function (a helper the frontend did not inline, a submitted
+        # kernel) is a GM tensor
+        if isinstance(stmt, Assign) and isinstance(stmt.value, Call) and _calls_function(stmt.value):
             used_as_gm.add(stmt.target.name)
         elif isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op.startswith("tensor.") \
                 and stmt.value.op not in (ops.T_CREATE, ops.T_SLICE, ops.T_ASSEMBLE, *_VIEWS):
@@ -168,7 +178,7 @@ def _gm_names(fn: Function, env: dict[str, Type]) -> set[str]:
                 # its slices are `tile.slice`s of it, its reads `tile.read`s (module docstring)
                 if not (source in computed and call.op in (ops.T_SLICE, ops.T_READ)):
                     used_as_gm.add(source)
-            elif not call.op.startswith(("tensor.", "tile.")):
+            elif _calls_function(call):
                 used_as_gm.update(v.name for v in map(var_like, call.args) if v is not None)
     changed = True
     while changed:
@@ -180,7 +190,7 @@ def _gm_names(fn: Function, env: dict[str, Type]) -> set[str]:
                 first = var_like(call.args[0]) if call.args else None
                 if stmt.target.name in used_as_gm and not call.op.startswith("tile."):
                     new.add(stmt.target.name)
-                elif call.op in (ops.T_ASSEMBLE, *_VIEWS) and first is not None and first.name in gm:
+                elif call.op in (ops.T_ASSEMBLE, *_VIEWS, _GETITEM) and first is not None and first.name in gm:
                     new.add(stmt.target.name)
             elif isinstance(stmt, Assign) and (copied := var_like(stmt.value)) is not None:
                 if copied.name in gm:
@@ -199,6 +209,14 @@ def _gm_names(fn: Function, env: dict[str, Type]) -> set[str]:
                 gm |= new
                 changed = True
     return gm
+
+
+def _calls_function(call: Call) -> bool:
+    """True when *call* runs another function: a call the frontend did not inline, or a kernel submitted
+    by reference (`pl.spmd_submit(self.k, ...)`, `pl.submit(...)`)."""
+    if not call.op.startswith(("tensor.", "tile.")):
+        return True
+    return call.op in _SUBMITS
 
 
 def _named(expr: Expr) -> str | None:
