@@ -18,6 +18,16 @@ peak fits (the footprint is over only because MemoryReuse left values that are n
 separate buffers) the message says so, gives the footprint and the peak, and is reported at the
 buffer whose address range first passes the capacity.
 Orchestration functions hold no on-chip buffers and are left alone.
+
+Per InCore scope (`incore_scopes`): PyPTO outlines each InCore scope of an Opaque / Orchestration function
+into a function of its own, and allocates each from address 0. Here the scopes stay in one function, so
+in a function with InCore scopes each buffer is placed above the buffers it shares a scope with (those
+whose values are live in a common scope, by the `lifetimes` numbering; a buffer holding a tile defined in
+one scope and read in a later one is in every scope between), the buffers in more than one scope first;
+and each scope's footprint (a bump allocation of its buffers, in name order, each as large as the values
+it holds there) is checked against the capacity on its own. The message of a footprint over capacity
+names the scope by a line it holds. A function without InCore scopes (or of kind InCore / AIC / AIV) is
+one scope: exactly the allocation above.
 """
 
 from __future__ import annotations

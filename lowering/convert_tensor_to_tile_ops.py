@@ -2,7 +2,9 @@
 stores and `assemble`s become `tile.store`s.
 
 Mirrors PyPTO 10 ConvertTensorToTileOps (with the 3-D operand part of 13 FlattenTileNdTo2D), without
-outlining: `with pl.at(...)` scopes stay as `Scope` (transparent) and no orchestration function is made.
+outlining: `with pl.at(...)` scopes stay as `Scope` (transparent) and no orchestration function is made;
+what outlining decides about memory is mirrored instead (`incore_scopes`: a tensor made, sliced, viewed
+or written at orchestration level is GM).
 Requires: SSA IR after `simplify`. Leaves: calls nested in other calls' operands hoisted into their own
 assignments first (`flatten_calls`, PyPTO 06 FlattenCallExpr); no `tensor.*` op on a tile value; GM tensors (parameters,
 `pl.create_tensor` results used as GM, and their rebindings) stay tensors; every converted `Assign` is
@@ -26,7 +28,10 @@ The conversions (docs/ir-conventions.md names the tensor-level forms):
 | `z = tensor.reshape(v, shape)` that only drops unit dims | `z` is `v` (no statement) |
 
 What stays GM: parameters, `tensor.create`s used as GM (assembled into, sliced, read, returned, passed to
-a call) and their views, rebindings, carries and phis. A *computed* value — the result of a vector or cube
+a call or to `pl.spmd_submit`) and their views, rebindings, carries and phis; in a function with InCore
+scopes, every `tensor.create`, `tensor.slice`, view and `tensor.assemble` at orchestration level (outside
+every scope: `incore_scopes.orchestration_names`); the results of calls and of `pl.spmd_submit`, and the
+items of such a tuple result (`tensor.getitem`). A *computed* value — the result of a vector or cube
 op (`qf = pl.mul(pl.cast(acc, ...), s)`) — is a tile even when it is sliced or read afterwards: its
 slices are `tile.slice(v, shape, offsets)` (PyPTO's name and operand order: the tile, the static shape
 list, the offset list) and its reads `tile.read`. pypto-verify gives a `tile.slice` of a Vec value a
