@@ -261,12 +261,13 @@ def test_an_overflowing_scope_is_named_by_a_line_it_holds() -> None:
     """Three 120000-byte buffers on their own in one of two scopes, never co-live: the footprint of that
     scope is over, the peak is not, and the message says which scope."""
     fn = _two_scopes(FunctionKind.OPAQUE)
-    extra = _core_group(_load("u1", "mem_vec_4"), _store("u1"), _load("u2", "mem_vec_5"), _store("u2"))
+    u1 = _load("u1", "mem_vec_4")
+    extra = _core_group(u1, _store("u1"), _load("u2", "mem_vec_5"), _store("u2"))
     fn = replace(fn, body=(*fn.body, alloc_stmt("mem_vec_4", MemSpace.Vec, 120000),
                            alloc_stmt("mem_vec_5", MemSpace.Vec, 120000), extra))
     with pytest.raises(LoweringError) as raised:
         allocate_memory_addr(fn, LowerOptions())
-    line = extra.body[0].span.line
+    line = u1.span.line
     assert raised.value.message.startswith(f"UB capacity: the Vec buffers of the InCore scope holding line {line} "
                                            "need 240000 bytes, a2a3 has 188416; at most 120000 bytes are live"), \
         raised.value.message
