@@ -156,16 +156,12 @@ def flatten_calls(fn: Function) -> Function:
 
 def _gm_names(fn: Function, env: dict[str, Type]) -> set[str]:
     """The tensor names that stay GM tensors: parameters, creates used as GM (assembled into, sliced,
-    read, returned, passed to a call), their views, and carries / phis of them."""
+    read, returned, passed to a call), what is made, sliced, viewed or assembled at orchestration level,
+    call and submit results, their views, and carries / phis of them (module docstring)."""
     gm = {p.name for p in fn.params if isinstance(p.type, TensorType)}
     used_as_gm: set[str] = set()
     computed: set[str] = set()
-    orchestration = orchestration_names(fn)
     for stmt in walk_stmts(fn.body):
-        # a tensor made, viewed or written outside every InCore scope is in GM (`incore_scopes`)
-        if isinstance(stmt, Assign) and stmt.target.name in orchestration and isinstance(stmt.value, Call) \
-                and stmt.value.op in (ops.T_CREATE, ops.T_SLICE, ops.T_ASSEMBLE, *_VIEWS):
-            used_as_gm.add(stmt.target.name)
         # the result of a call to another function (a helper the frontend did not inline, a submitted
         # kernel) is a GM tensor
         if isinstance(stmt, Assign) and isinstance(stmt.value, Call) and _calls_function(stmt.value):
@@ -173,7 +169,14 @@ def _gm_names(fn: Function, env: dict[str, Type]) -> set[str]:
         elif isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op.startswith("tensor.") \
                 and stmt.value.op not in (ops.T_CREATE, ops.T_SLICE, ops.T_ASSEMBLE, *_VIEWS):
             computed.add(stmt.target.name)
+    orchestration = orchestration_names(fn)
     for stmt in walk_stmts(fn.body):
+        # a tensor made, viewed or written outside every InCore scope is in GM (`incore_scopes`); a
+        # slice or view of a computed value stays the tile it is (module docstring)
+        if isinstance(stmt, Assign) and stmt.target.name in orchestration and isinstance(stmt.value, Call) \
+                and stmt.value.op in (ops.T_CREATE, ops.T_SLICE, ops.T_ASSEMBLE, *_VIEWS) \
+                and not (stmt.value.args and stmt.value.op != ops.T_CREATE and _named(stmt.value.args[0]) in computed):
+            used_as_gm.add(stmt.target.name)
         if isinstance(stmt, Return):
             used_as_gm.update(v.name for v in map(var_like, stmt.values) if v is not None)
         for call in (c for c in _stmt_calls(stmt) if isinstance(c, Call)):

@@ -76,8 +76,7 @@ def _children(stmt: Stmt) -> tuple[Stmt, ...]:
 
 
 def orchestration_names(fn: Function) -> frozenset[str]:
-    """The names *fn* assigns at orchestration level (empty when it has none): `Assign` targets and the
-    return vars of loops and ifs outside every InCore scope."""
+    """The names *fn* assigns outside every InCore scope (empty when it has no orchestration level)."""
     if not has_orchestration_level(fn):
         return frozenset()
     names: set[str] = set()
@@ -85,16 +84,9 @@ def orchestration_names(fn: Function) -> frozenset[str]:
     def visit(body: tuple[Stmt, ...]) -> None:
         for stmt in body:
             if is_incore_scope(stmt):
-                if isinstance(stmt, For):
-                    names.update(v.name for v in stmt.return_vars)
                 continue
             if isinstance(stmt, Assign):
                 names.add(stmt.target.name)
-            elif isinstance(stmt, (For, If)):
-                names.update(v.name for v in stmt.return_vars)
-                if isinstance(stmt, For):
-                    names.add(stmt.loop_var.name)
-                    names.update(a.name for a in stmt.iter_args)
             visit(_children(stmt))
 
     visit(fn.body)
