@@ -18,18 +18,29 @@ peak fits (the footprint is over only because MemoryReuse left values that are n
 separate buffers) the message says so, gives the footprint and the peak, and is reported at the
 buffer whose address range first passes the capacity.
 Orchestration functions hold no on-chip buffers and are left alone.
+
+Per InCore scope (`incore_scopes`): PyPTO outlines each InCore scope of an Opaque / Orchestration function
+into a function of its own, and allocates each from address 0. Here the scopes stay in one function, so
+in a function with InCore scopes each buffer is placed above the buffers it shares a scope with (those
+whose values are live in a common scope, by the `lifetimes` numbering; a buffer holding a tile defined in
+one scope and read in a later one is in every scope between), the buffers in more than one scope first;
+and each scope's footprint (a bump allocation of its buffers, in name order, each as large as the values
+it holds there) is checked against the capacity on its own. The message of a footprint over capacity
+names the scope by a line it holds. A function without InCore scopes (or of kind InCore / AIC / AIV) is
+one scope: exactly the allocation above.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from pypto_verify.ir import (
     Assign, For, Function, FunctionKind, If, MemRef, MemSpace, Module, Span, TileType, Window,
     display_name, map_functions, walk_stmts,
 )
-from pypto_verify.lowering.memory.buffer_packing import align
+from pypto_verify.lowering.incore_scopes import ORCHESTRATION, has_orchestration_level
+from pypto_verify.lowering.memory.buffer_packing import align, footprint
 from pypto_verify.lowering.memory.lifetimes import analyze
 from pypto_verify.lowering.memory.memrefs import Site, collect_sites, infer_env, memref_of_type, with_memrefs
 from pypto_verify.lowering.pass_base import LowerOptions, LoweringError, Note, Pass
@@ -73,22 +84,41 @@ def allocate_memory_addr(fn: Function, options: LowerOptions) -> Function:
             continue
         members.setdefault(t.memref.base, []).append((name, t.memref))
         spaces[t.memref.base] = t.space
+    scopes = _scopes(fn, env, spaces, options) if has_orchestration_level(fn) else None
     changes: dict[str, MemRef] = {}
     for space in sorted(set(spaces.values()), key=lambda s: s.value):
-        placements = []
-        cursor = 0
-        for base in sorted(b for b, s in spaces.items() if s is space):
+        placements: list[Placement] = []
+        bases = sorted(b for b, s in spaces.items() if s is space)
+        if scopes is not None:  # the buffers crossing scopes first, then each scope's own on top
+            bases.sort(key=lambda b: len(scopes[b]) == 1)
+        for base in bases:
             size = max(m.size for _, m in members[base])
             first = members[base][0][0]
             site = sites.get(first)
             span = site.span if site is not None and site.span is not None else fn.span
-            placements.append(Placement(base, space, cursor, size, first, span))
+            # a bump allocator over the buffers that can be live with this one: all of them in a
+            # function of one region, those sharing an InCore scope with it in an outlined one
+            address = align(max((p.address + p.size for p in placements
+                                 if scopes is None or scopes[p.base].keys() & scopes[base].keys()), default=0))
+            placements.append(Placement(base, space, address, size, first, span))
             for name, m in members[base]:
-                changes[name] = MemRef(m.base, cursor + m.offset, m.size, m.slots, m.slot, m.quoted)
-            cursor = align(cursor + size)
+                changes[name] = MemRef(m.base, address + m.offset, m.size, m.slots, m.slot, m.quoted)
         capacity = options.target.capacity.get(space, 0)
-        if capacity and cursor > capacity:
-            raise _overflow(fn, env, placements, cursor, capacity, options)
+        if not capacity:
+            continue
+        if scopes is None:
+            needed = align(max(p.address + p.size for p in placements))
+            if needed > capacity:
+                raise _overflow(fn, env, placements, needed, capacity, options, None)
+            continue
+        # each outlined InCore function places its own buffers from address 0 (PyPTO 34 per function),
+        # each as large as the values it holds there
+        for region in sorted({r for p in placements for r in scopes[p.base]}):
+            mine = sorted((replace(p, size=scopes[p.base][region] or p.size) for p in placements
+                           if region in scopes[p.base]), key=lambda p: p.base)
+            needed = footprint([p.size for p in mine])
+            if needed > capacity:
+                raise _overflow(fn, env, mine, needed, capacity, options, region)
     return with_memrefs(fn, {n: m for n, m in changes.items() if memref_of_type(env[n]) != m}, env)
 
 
@@ -114,8 +144,9 @@ class _Peak:
     """value -> (line of its definition, line of its last use)."""
 
 
-def _peak(fn: Function, env: dict, space: MemSpace, misses_iter_args: bool) -> _Peak | None:
-    """The first point of *fn* where the values of *space* live at once occupy the most bytes."""
+def _peak(fn: Function, env: dict, space: MemSpace, misses_iter_args: bool, region: int | None) -> _Peak | None:
+    """The first point of *fn* (of its InCore scope *region*, when given) where the values of *space*
+    live at once occupy the most bytes."""
     lifetimes = analyze(fn, misses_iter_args)
     values = []
     for name, (start, end) in lifetimes.liveness.items():
@@ -125,7 +156,11 @@ def _peak(fn: Function, env: dict, space: MemSpace, misses_iter_args: bool) -> _
     if not values:
         return None
     best: tuple[int, int, list[tuple[str, MemRef]]] | None = None
-    for point in sorted({start for _, start, _, _ in values}):  # a maximum is reached at a definition
+    if region is None:
+        points = sorted({start for _, start, _, _ in values})  # a maximum is reached at a definition
+    else:  # or where the scope opens, with the values that cross into it
+        points = [p for p, r in enumerate(lifetimes.regions) if r == region]
+    for point in points:
         live = [(n, m) for n, s, e, m in values if s <= point <= e]
         extent: dict[str, int] = {}
         for _, m in live:
@@ -133,7 +168,8 @@ def _peak(fn: Function, env: dict, space: MemSpace, misses_iter_args: bool) -> _
         total = sum(extent.values())
         if best is None or total > best[1]:
             best = (point, total, live)
-    assert best is not None
+    if best is None:
+        return None
     point, total, live = best
     spans = lifetimes.spans
     span = spans[point] if point < len(spans) else fn.span
@@ -146,12 +182,12 @@ def _peak(fn: Function, env: dict, space: MemSpace, misses_iter_args: bool) -> _
 
 
 def _overflow(fn: Function, env: dict, placements: list[Placement], needed: int, capacity: int,
-              options: LowerOptions) -> LoweringError:
+              options: LowerOptions, region: int | None) -> LoweringError:
     space = placements[0].space
     hw = HARDWARE_NAME.get(space, space.value)
     target = options.target.name
     address = {p.base: p.address for p in placements}
-    peak = _peak(fn, env, space, options.behaviours.misses_iter_args)
+    peak = _peak(fn, env, space, options.behaviours.misses_iter_args, region)
     if peak is not None and peak.bytes > capacity:
         by_base: dict[str, list[tuple[str, MemRef]]] = {}
         for name, m in peak.live:
@@ -176,13 +212,48 @@ def _overflow(fn: Function, env: dict, placements: list[Placement], needed: int,
                "never co-live were left on separate buffers") if peak is not None else ""
     return LoweringError(
         L0C_CAPACITY.id, culprit.span,
-        f"{hw} capacity: the {space.value} buffers need {needed} bytes, {target} has {capacity}{at_most}: "
+        f"{hw} capacity: the {space.value} buffers{_of_scope(fn, region, options)} need {needed} bytes, {target} "
+        f"has {capacity}{at_most}: "
         f"{listed}",
         windows=tuple(Window(p.base, 0, p.size) for p in placements),
         values=tuple(display_name(p.first) for p in placements),
         notes=tuple(Note(p.span, f"`{display_name(p.first)}` {Window(p.base, 0, p.size)} ({p.size} bytes) at "
                                  f"{hw} address {p.address}")
                     for p in placements))
+
+
+def _scopes(fn: Function, env: dict, spaces: dict[str, MemSpace], options: LowerOptions) -> dict[str, dict[int, int]]:
+    """Each buffer of *fn* -> the InCore scopes (`incore_scopes` regions) in which one of its values is
+    live -> the bytes of the buffer those values occupy there. A value defined in one scope and read in
+    a later one is live in both and in every scope between (in PyPTO it goes through GM; here it stays
+    on chip, so it must not share bytes with any of them); the orchestration level counts only for a
+    value defined there. A buffer the lifetimes do not track is whole in every region."""
+    lifetimes = analyze(fn, options.behaviours.misses_iter_args)
+    regions = lifetimes.regions
+    found: dict[str, dict[int, int]] = {}
+    for name, (start, end) in lifetimes.liveness.items():
+        t = env.get(name)
+        if not (isinstance(t, TileType) and t.memref is not None and t.memref.base in spaces):
+            continue
+        live = set(regions[start:end + 1])
+        if regions[start] != ORCHESTRATION:
+            live.discard(ORCHESTRATION)
+        extents = found.setdefault(t.memref.base, {})
+        for region in live or {regions[start]}:
+            extents[region] = max(extents.get(region, 0), t.memref.offset + t.memref.size)
+    every = set(regions) | {ORCHESTRATION}
+    return {base: found.get(base, dict.fromkeys(every, 0)) for base in spaces}
+
+
+def _of_scope(fn: Function, region: int | None, options: LowerOptions) -> str:
+    """` of the InCore scope at line L` for a region of an outlined function, else nothing."""
+    if region is None:
+        return ""
+    if region == ORCHESTRATION:
+        return " at orchestration level"
+    lifetimes = analyze(fn, options.behaviours.misses_iter_args)
+    first = lifetimes.regions.index(region)
+    return f" of the InCore scope holding line {lifetimes.spans[first].line}"
 
 
 def _live_note(sites: dict[str, Site], name: str, m: MemRef, peak: _Peak, hw: str, address: int) -> Note:

@@ -2,7 +2,9 @@
 stores and `assemble`s become `tile.store`s.
 
 Mirrors PyPTO 10 ConvertTensorToTileOps (with the 3-D operand part of 13 FlattenTileNdTo2D), without
-outlining: `with pl.at(...)` scopes stay as `Scope` (transparent) and no orchestration function is made.
+outlining: `with pl.at(...)` scopes stay as `Scope` (transparent) and no orchestration function is made;
+what outlining decides about memory is mirrored instead (`incore_scopes`: a tensor made, sliced, viewed
+or written at orchestration level is GM).
 Requires: SSA IR after `simplify`. Leaves: calls nested in other calls' operands hoisted into their own
 assignments first (`flatten_calls`, PyPTO 06 FlattenCallExpr); no `tensor.*` op on a tile value; GM tensors (parameters,
 `pl.create_tensor` results used as GM, and their rebindings) stay tensors; every converted `Assign` is
@@ -28,7 +30,10 @@ The conversions (docs/ir-conventions.md names the tensor-level forms):
 | `b = tensor.gather_row(b, g, dst_offsets, src_offsets, shape[, valid_shape=])`, `g` in GM | `b = tile.gather_row(...)` (the same operands; in place on `b`) |
 
 What stays GM: parameters, `tensor.create`s used as GM (assembled into, sliced, read, returned, passed to
-a call) and their views, rebindings, carries and phis. A *computed* value — the result of a vector or cube
+a call or to `pl.spmd_submit`) and their views, rebindings, carries and phis; in a function with InCore
+scopes, every `tensor.create`, `tensor.slice`, view and `tensor.assemble` at orchestration level (outside
+every scope: `incore_scopes.orchestration_names`); the results of calls and of `pl.spmd_submit`, and the
+items of such a tuple result (`tensor.getitem`). A *computed* value — the result of a vector or cube
 op (`qf = pl.mul(pl.cast(acc, ...), s)`) — is a tile even when it is sliced or read afterwards: its
 slices are `tile.slice(v, shape, offsets)` (PyPTO's name and operand order: the tile, the static shape
 list, the offset list) and its reads `tile.read`. pypto-verify gives a `tile.slice` of a Vec value a
@@ -70,12 +75,17 @@ from pypto_verify.lowering._pass_util import (
     Namer, drop_unit_dims, yield_values, infer_env, map_kernel_functions, subst_expr,
     subst_stmt_own,
 )
+from pypto_verify.lowering.incore_scopes import orchestration_names
 from pypto_verify.lowering.pass_base import LowerOptions, LoweringError, Pass
 
 _SELF_LOADING = (ops.T_SLICE, ops.T_ASSEMBLE, ops.T_READ)
 """Tensor ops that address a GM tensor themselves: their first operand stays a tensor."""
 _MAKERS = ("tensor.full",)
 """Tensor ops that make a value from a shape and a dtype alone (`pl.full([M, N], dtype=D, value=v)`)."""
+_SUBMITS = ("tensor.spmd_submit",)
+"""Tensor-level calls that run a kernel given by reference: their tensor arguments and results are GM."""
+_GETITEM = "tensor.getitem"
+"""An item of a tuple result (`a, tid = pl.spmd_submit(...)`): an item of a GM tuple is GM."""
 _VIEWS = (ops.T_RESHAPE, "tensor.view")
 """Tensor ops whose result is a view of their operand (a GM view of a GM tensor stays GM)."""
 
@@ -148,19 +158,27 @@ def flatten_calls(fn: Function) -> Function:
 
 def _gm_names(fn: Function, env: dict[str, Type]) -> set[str]:
     """The tensor names that stay GM tensors: parameters, creates used as GM (assembled into, sliced,
-    read, returned, passed to a call), their views, and carries / phis of them."""
+    read, returned, passed to a call), what is made, sliced, viewed or assembled at orchestration level,
+    call and submit results, their views, and carries / phis of them (module docstring)."""
     gm = {p.name for p in fn.params if isinstance(p.type, TensorType)}
     used_as_gm: set[str] = set()
     computed: set[str] = set()
     for stmt in walk_stmts(fn.body):
-        # the result of a call to another function (a helper the frontend did not inline) is a GM tensor
-        if isinstance(stmt, Assign) and isinstance(stmt.value, Call) \
-                and not stmt.value.op.startswith(("tensor.", "tile.")):
+        # the result of a call to another function (a helper the frontend did not inline, a submitted
+        # kernel) is a GM tensor
+        if isinstance(stmt, Assign) and isinstance(stmt.value, Call) and _calls_function(stmt.value):
             used_as_gm.add(stmt.target.name)
         elif isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op.startswith("tensor.") \
                 and stmt.value.op not in (ops.T_CREATE, ops.T_SLICE, ops.T_ASSEMBLE, *_VIEWS):
             computed.add(stmt.target.name)
+    orchestration = orchestration_names(fn)
     for stmt in walk_stmts(fn.body):
+        # a tensor made, viewed or written outside every InCore scope is in GM (`incore_scopes`); a
+        # slice or view of a computed value stays the tile it is (module docstring)
+        if isinstance(stmt, Assign) and stmt.target.name in orchestration and isinstance(stmt.value, Call) \
+                and stmt.value.op in (ops.T_CREATE, ops.T_SLICE, ops.T_ASSEMBLE, *_VIEWS) \
+                and not (stmt.value.args and stmt.value.op != ops.T_CREATE and _named(stmt.value.args[0]) in computed):
+            used_as_gm.add(stmt.target.name)
         if isinstance(stmt, Return):
             used_as_gm.update(v.name for v in map(var_like, stmt.values) if v is not None)
         for call in (c for c in _stmt_calls(stmt) if isinstance(c, Call)):
@@ -170,7 +188,7 @@ def _gm_names(fn: Function, env: dict[str, Type]) -> set[str]:
                 # its slices are `tile.slice`s of it, its reads `tile.read`s (module docstring)
                 if not (source in computed and call.op in (ops.T_SLICE, ops.T_READ)):
                     used_as_gm.add(source)
-            elif not call.op.startswith(("tensor.", "tile.")):
+            elif _calls_function(call):
                 used_as_gm.update(v.name for v in map(var_like, call.args) if v is not None)
             if call.op == ops.T_GATHER_ROW and len(call.args) > 1 and (pool := var_like(call.args[1])) is not None:
                 used_as_gm.add(pool.name)  # a gather_row DMAs from GM
@@ -191,7 +209,7 @@ def _gm_names(fn: Function, env: dict[str, Type]) -> set[str]:
                 first = var_like(call.args[0]) if call.args else None
                 if stmt.target.name in used_as_gm and not call.op.startswith("tile."):
                     new.add(stmt.target.name)
-                elif call.op in (ops.T_ASSEMBLE, *_VIEWS) and first is not None and first.name in gm:
+                elif call.op in (ops.T_ASSEMBLE, *_VIEWS, _GETITEM) and first is not None and first.name in gm:
                     new.add(stmt.target.name)
             elif isinstance(stmt, Assign) and (copied := var_like(stmt.value)) is not None:
                 if copied.name in gm:
@@ -210,6 +228,14 @@ def _gm_names(fn: Function, env: dict[str, Type]) -> set[str]:
                 gm |= new
                 changed = True
     return gm
+
+
+def _calls_function(call: Call) -> bool:
+    """True when *call* runs another function: a call the frontend did not inline, or a kernel submitted
+    by reference (`pl.spmd_submit(self.k, ...)`, `pl.submit(...)`)."""
+    if not call.op.startswith(("tensor.", "tile.")):
+        return True
+    return call.op in _SUBMITS
 
 
 def _named(expr: Expr) -> str | None:

@@ -239,6 +239,24 @@ def _names(path: str, stamp: tuple[int, int, int, int] | None) -> frozenset[str]
         return frozenset()
 
 
+def referenced_outside(name: str, path: str) -> bool:
+    """Whether the code of *path* refers to the function *name* (`name(...)`, `self.name`, `mod.name`,
+    the name passed as a value) anywhere but inside its own definitions. True when the file does not
+    parse or cannot be read (nothing is claimed about what cannot be seen)."""
+    tree = _tree(path, _stamp(path))
+    if tree is None:
+        return True
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            continue
+        if isinstance(node, ast.Name) and node.id == name or isinstance(node, ast.Attribute) and node.attr == name:
+            return True
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
 def author_window(window: str, path: str) -> str:
     """*window* (`mem_acc_8[0:4096]`) as the author of the file at *path* knows it: unchanged when the
     source names the buffer (Form 3), else `bytes [0, 4096) of mem_acc_8` (the buffer is the lowering's)."""

@@ -23,6 +23,7 @@ from pypto_verify.ir import (
     Assign, Call, Eval, Expr, For, Function, If, IterArg, MemSpace, Return, Scope, Span, Stmt, TileType, Type,
     Var, Yield, var_like, walk_exprs,
 )
+from pypto_verify.lowering.incore_scopes import RegionCounter
 from pypto_verify.lowering.memory.memrefs import yield_values, infer_env, membership_of
 
 
@@ -53,12 +54,15 @@ class Lifetimes:
     defs: dict[str, Assign]
     spans: list[Span] = field(default_factory=list)
     """Program point -> the span of the statement at it (for messages: allocate-memory-addr's peak)."""
+    regions: list[int] = field(default_factory=list)
+    """Program point -> the InCore scope it runs in (`incore_scopes`; allocate-memory-addr checks each
+    scope's buffers on their own)."""
 
 
 def analyze(fn: Function, misses_iter_args: bool) -> Lifetimes:
     """The lifetimes of *fn*'s tile buffers. *misses_iter_args* keeps PyPTO's exact-`Var` test on loop
     inits (`Behaviours.misses_iter_args`)."""
-    walker = _Walker(infer_env(fn), misses_iter_args)
+    walker = _Walker(infer_env(fn), misses_iter_args, RegionCounter(fn))
     walker.body(fn.body)
     last = walker.effective_last_use()
     by_base: dict[str, list[str]] = {}
@@ -81,13 +85,14 @@ def analyze(fn: Function, misses_iter_args: bool) -> Lifetimes:
         intervals.append(Interval(rep, min(walker.def_point[m] for m in members),
                                   max(last[m] for m in members), t.space, t.memref.size, membership, is_load))
     liveness = {n: (walker.def_point[n], last[n]) for n in walker.ordered}
-    return Lifetimes(intervals, groups, liveness, walker.families, walker.defs, walker.spans)
+    return Lifetimes(intervals, groups, liveness, walker.families, walker.defs, walker.spans, walker.regions)
 
 
 @dataclass
 class _Walker:
     env: dict[str, Type]
     misses_iter_args: bool
+    region: RegionCounter
     point: int = 0
     ordered: list[str] = field(default_factory=list)
     def_point: dict[str, int] = field(default_factory=dict)
@@ -100,6 +105,7 @@ class _Walker:
     phi_sources: dict[str, list[str]] = field(default_factory=dict)
     next_family: int = 0
     spans: list[Span] = field(default_factory=list)
+    regions: list[int] = field(default_factory=list)
 
     def memref_base(self, name: str) -> str:
         t = self.env[name]
@@ -146,6 +152,7 @@ class _Walker:
             at = self.point
             self.point += 1
             self.spans.append(stmt.span)
+            self.regions.append(self.region.current)
             t = self.env.get(stmt.target.name)
             if isinstance(t, TileType) and t.memref is not None and t.space is not None:
                 self.ordered.append(stmt.target.name)
@@ -156,11 +163,13 @@ class _Walker:
             at = self.point
             self.point += 1
             self.spans.append(stmt.span)
+            self.regions.append(self.region.current)
             self.uses(stmt.value, at)
         elif isinstance(stmt, (Yield, Return)):
             at = self.point
             self.point += 1
             self.spans.append(stmt.span)
+            self.regions.append(self.region.current)
             for value in stmt.values:
                 self.uses(value, at)
         elif isinstance(stmt, If):
@@ -168,7 +177,9 @@ class _Walker:
         elif isinstance(stmt, For):
             self.loop(stmt)
         elif isinstance(stmt, Scope):
+            self.region.enter(stmt)
             self.body(stmt.body)
+            self.region.leave()
 
     def loop(self, stmt: For) -> None:
         for init in stmt.inits:
@@ -176,7 +187,9 @@ class _Walker:
         for arg, init in zip(stmt.iter_args, stmt.inits):
             self.iter_init[arg.name] = init
         start = self.point
+        self.region.enter(stmt)
         self.body(stmt.body)
+        self.region.leave()
         self.loops.append((start, self.point - 1))
         for rv, init in zip(stmt.return_vars, stmt.inits):
             if not isinstance(self.env.get(rv.name), TileType):

@@ -40,6 +40,7 @@ from pypto_verify.facts import FactSet, export_facts
 from pypto_verify.findings import Finding, Note, datalog_findings
 from pypto_verify.ir import Function, Module, Program, Span
 from pypto_verify.rules import RULES, Severity
+from pypto_verify.source import referenced_outside
 from pypto_verify.run.inputs import apply_suppressions, collect_files
 from pypto_verify.idiom import IdiomSite
 from pypto_verify.run.records import ALL_STAGES, DEADLINE, FileResult, KernelResult, Options, Stage
@@ -186,11 +187,23 @@ def lower_stage(work: FileWork, options: Options) -> FileWork:
             found.append(_internal(fn, kernel.name, "lowering", error))
             kernels.append(kernel)
             continue
+        unreached = _unreached(fn, work.path)
         for lowering_error in result.errors:
             fn_name = getattr(lowering_error, "function", fn.name)
-            found.append(lowering_finding(lowering_error, names.get(fn_name, fn_name), fn_name))
+            finding = lowering_finding(lowering_error, names.get(fn_name, fn_name), fn_name)
+            found.append(replace(finding, message=finding.message + unreached) if unreached else finding)
         kernels.append(replace(kernel, lowered=find_lowered(fn.name, result.module)))
     return replace(work, kernels=tuple(kernels), findings=(*work.findings, *found))
+
+
+def _unreached(fn: Function, path: str) -> str:
+    """What a finding of *fn* adds when no kernel entry reaches it: an inline function (`@pl.jit.inline`)
+    runs only where it is called, and nothing in its file calls it (a user decides whether it matters:
+    another file may import it). Empty otherwise."""
+    if fn.decorator not in ("jit.inline", "inline") or referenced_outside(fn.name, path):
+        return ""
+    return (f"; `{fn.name}` is not reached from any kernel entry: it is an inline function that nothing "
+            "in this file calls (it runs only where another file calls it)")
 
 
 def find_lowered(name: str, lowered: Module) -> Function | None:
