@@ -96,7 +96,7 @@ def export_facts(kernels: Iterable[tuple[str, Function]], target: Target) -> Fac
 
 def render_facts(facts: FactSet) -> dict[str, str]:
     """Each relation's file text: tab-separated rows, sorted, newline-terminated."""
-    return {name: "".join("\t".join(str(c) for c in row) + "\n" for row in sorted(rows))
+    return {name: "".join("\t".join(map(str, row)) + "\n" for row in sorted(rows))
             for name, rows in facts.rows.items()}
 
 

@@ -493,8 +493,8 @@ def _relation_facts(predicate: Predicate, data: str, path: Path) -> str:
     if all(numbers) and _plain_rows(arity).fullmatch(data):
         # the common case, every row `arity` canonical integers of at most 9 digits (so inside clingo's
         # 32 bits): the row is the atom's arguments as written
-        name = predicate.asp_name
-        return "".join(f"{name}({line.replace(chr(9), ',')}).\n" for line in lines)
+        opening = f"{predicate.asp_name}("
+        return opening + f").\n{opening}".join(data.replace("\t", ",").splitlines()) + ").\n" if lines else ""
     out: list[str] = []
     for lineno, line in enumerate(lines, 1):
         if line.endswith("\r"):

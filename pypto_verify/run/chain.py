@@ -249,8 +249,16 @@ _INT32 = (-2 ** 31, 2 ** 31 - 1)
 def _wide_kernels(facts: FactSet) -> set[int]:
     """The kernel ids (the first column of every relation) of rows holding an integer outside 32 bits."""
     low, high = _INT32
-    return {row[0] for rows in facts.rows.values() for row in rows
-            if any(isinstance(v, int) and not low <= v <= high for v in row)}
+    wide: set[int] = set()
+    for rows in facts.rows.values():
+        # a relation's columns hold one type each (schema.dl): bound its number columns at C speed, and
+        # look at rows only in a relation that has a number out of range
+        columns = list(zip(*rows))
+        numbers = [c for c in columns if all(type(v) is int for v in c)]
+        if any(min(c) < low or max(c) > high for c in numbers) or len(numbers) + sum(
+                all(type(v) is str for v in c) for c in columns) < len(columns):
+            wide.update(row[0] for row in rows if any(isinstance(v, int) and not low <= v <= high for v in row))
+    return wide
 
 
 def front(path: str, options: Options, stages: tuple[Stage, ...],

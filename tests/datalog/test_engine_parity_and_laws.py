@@ -103,3 +103,15 @@ def test_a_chain_of_split_against_flows_is_an_invariant_violation(tmp_path: Path
         "\n".join(f"{k}\t{v}\t{v}" if row == chained[0] else row for row in rows) + "\n")
     rel = run_program(MAIN, facts_dir, engine="clingo")
     assert rel["assert_chain_of"]
+
+
+def test_a_kernel_with_a_number_past_32_bits_is_found_in_any_column() -> None:
+    from pypto_verify.facts import FactSet
+    from pypto_verify.run.chain import _wide_kernels
+
+    facts = FactSet()
+    facts.add("window_range", 1, 1, 1, 0, 2 ** 31 - 1)
+    facts.add("window_range", 2, 1, 1, 0, 2 ** 31)
+    facts.add("tile", 3, 1, "Acc", "fp32", -(2 ** 31) - 1)
+    facts.add("tile", 4, 1, "Acc", "fp32", 4096)
+    assert _wide_kernels(facts) == {2, 3}
