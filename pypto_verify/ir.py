@@ -514,7 +514,14 @@ def walk_exprs(expr: Expr) -> Iterator[Expr]:
             stack.extend(reversed(children))
 
 
+_LEAVES: frozenset[type] = frozenset({Var, IterArg, Const, Sym})
+"""The expression classes without children: most nodes a walk or a map visits (a type look-up is cheaper
+than the chain of isinstance tests below)."""
+
+
 def expr_children(expr: Expr) -> tuple[Expr, ...]:
+    if type(expr) in _LEAVES:
+        return ()
     if isinstance(expr, (BinOp, Compare)):
         return (expr.lhs, expr.rhs)
     if isinstance(expr, UnaryOp):
@@ -540,6 +547,8 @@ def map_expr(expr: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
 def _map_children(expr: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
     """*expr* with its children mapped; *expr* itself when no child changed (expressions are values, so
     sharing an unchanged subtree is safe, and most maps change a few leaves of large trees)."""
+    if type(expr) in _LEAVES:
+        return expr
     if isinstance(expr, (BinOp, Compare)):
         lhs, rhs = map_expr(expr.lhs, fn), map_expr(expr.rhs, fn)
         return expr if lhs is expr.lhs and rhs is expr.rhs else replace(expr, lhs=lhs, rhs=rhs)
