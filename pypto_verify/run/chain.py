@@ -40,6 +40,7 @@ from pypto_verify.facts import FactSet, export_facts
 from pypto_verify.findings import Finding, Note, datalog_findings
 from pypto_verify.ir import Function, Module, Program, Span
 from pypto_verify.rules import RULES, Severity
+from pypto_verify.run.collector import fewer_collections
 from pypto_verify.run.inputs import apply_suppressions, collect_files
 from pypto_verify.idiom import IdiomSite
 from pypto_verify.run.records import ALL_STAGES, DEADLINE, FileResult, KernelResult, Options, Stage
@@ -249,14 +250,19 @@ _INT32 = (-2 ** 31, 2 ** 31 - 1)
 def _wide_kernels(facts: FactSet) -> set[int]:
     """The kernel ids (the first column of every relation) of rows holding an integer outside 32 bits."""
     low, high = _INT32
+
+    def in_range(column: tuple) -> bool:
+        # a relation's columns hold one type each (schema.dl), so a column is bounded by its min and max
+        # at C speed; a column mixing types (min raises) has its rows looked at one by one
+        try:
+            least, most = min(column), max(column)
+        except TypeError:
+            return False
+        return not isinstance(least, int) or low <= least and most <= high
+
     wide: set[int] = set()
     for rows in facts.rows.values():
-        # a relation's columns hold one type each (schema.dl): bound its number columns at C speed, and
-        # look at rows only in a relation that has a number out of range
-        columns = list(zip(*rows))
-        numbers = [c for c in columns if all(type(v) is int for v in c)]
-        if any(min(c) < low or max(c) > high for c in numbers) or len(numbers) + sum(
-                all(type(v) is str for v in c) for c in columns) < len(columns):
+        if not all(in_range(column) for column in zip(*rows)):
             wide.update(row[0] for row in rows if any(isinstance(v, int) and not low <= v <= high for v in row))
     return wide
 
@@ -409,7 +415,7 @@ def merge_facts(parts: Iterable[FactSet]) -> tuple[FactSet, dict[int, tuple[int,
     offset = 0
     for index, part in enumerate(parts):
         for name, rows in part.rows.items():
-            merged.rows[name].update((row[0] + offset, *row[1:]) for row in rows)
+            merged.rows[name].update(rows if offset == 0 else ((row[0] + offset, *row[1:]) for row in rows))
         for k, table in part.kernels.items():
             merged.kernels[k + offset] = replace(table, kernel=k + offset)
             where[k + offset] = (index, k)
@@ -742,7 +748,7 @@ class _Workers:
 
     def get(self) -> ProcessPoolExecutor:
         if self.executor is None:
-            self.executor = ProcessPoolExecutor(max_workers=self.jobs)
+            self.executor = ProcessPoolExecutor(max_workers=self.jobs, initializer=fewer_collections)
         return self.executor
 
     def discard(self, kill: bool = False) -> None:
