@@ -102,11 +102,16 @@ def render_facts(facts: FactSet) -> dict[str, str]:
 
 def write_facts(facts: FactSet, directory: Path) -> None:
     """Write `<relation>.facts` for every input relation and `side_table.json` into *directory*."""
+    write_relations(facts, directory)
+    side = {k: table.to_json() for k, table in sorted(facts.kernels.items())}
+    (directory / "side_table.json").write_text(json.dumps(side, indent=1, sort_keys=True), encoding="utf-8")
+
+
+def write_relations(facts: FactSet, directory: Path) -> None:
+    """Write `<relation>.facts` for every input relation into *directory* (what an engine reads)."""
     directory.mkdir(parents=True, exist_ok=True)
     for name, text in render_facts(facts).items():
         (directory / f"{name}.facts").write_text(text, encoding="utf-8")
-    side = {k: table.to_json() for k, table in sorted(facts.kernels.items())}
-    (directory / "side_table.json").write_text(json.dumps(side, indent=1, sort_keys=True), encoding="utf-8")
 
 
 class _KernelExporter:

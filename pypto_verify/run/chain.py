@@ -428,11 +428,11 @@ def datalog_relations(facts: FactSet, engine: str, timeout: float = 120.0) -> di
     import importlib.resources
 
     from pypto_verify.engines.api import run_program
-    from pypto_verify.facts import write_facts
+    from pypto_verify.facts import write_relations
 
     program = Path(str(importlib.resources.files("pypto_verify.datalog") / "main.dl"))
     with tempfile.TemporaryDirectory(prefix="pypto-verify-") as tmp:
-        write_facts(facts, Path(tmp) / "facts")
+        write_relations(facts, Path(tmp) / "facts")  # the side table is ours (findings.py), not the engine's
         relations = run_program(program, Path(tmp) / "facts", engine=engine, timeout=timeout)
     bad = sorted(name for name, rows in relations.items() if name.startswith("assert_") and rows)
     if bad:
