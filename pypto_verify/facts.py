@@ -39,7 +39,7 @@ RELATIONS: dict[str, int] = {
     "value": 2, "defines": 3, "uses": 4, "op": 3,
     "tile": 5, "tile_shape": 3, "window": 3, "window_range": 5, "alloc": 4,
     "carry": 7, "phi": 4, "phi_arm": 5, "copy": 4, "inplace": 4,
-    "init_cond": 3, "init_cond_literal": 3, "span": 4,
+    "init_cond": 3, "init_cond_literal": 3, "span": 4, "chain_of": 3,
 }
 
 _SAFE_OP = re.compile(r"^[A-Za-z0-9_.]+$")
@@ -96,17 +96,22 @@ def export_facts(kernels: Iterable[tuple[str, Function]], target: Target) -> Fac
 
 def render_facts(facts: FactSet) -> dict[str, str]:
     """Each relation's file text: tab-separated rows, sorted, newline-terminated."""
-    return {name: "".join("\t".join(str(c) for c in row) + "\n" for row in sorted(rows))
+    return {name: "".join("\t".join(map(str, row)) + "\n" for row in sorted(rows))
             for name, rows in facts.rows.items()}
 
 
 def write_facts(facts: FactSet, directory: Path) -> None:
     """Write `<relation>.facts` for every input relation and `side_table.json` into *directory*."""
+    write_relations(facts, directory)
+    side = {k: table.to_json() for k, table in sorted(facts.kernels.items())}
+    (directory / "side_table.json").write_text(json.dumps(side, indent=1, sort_keys=True), encoding="utf-8")
+
+
+def write_relations(facts: FactSet, directory: Path) -> None:
+    """Write `<relation>.facts` for every input relation into *directory* (what an engine reads)."""
     directory.mkdir(parents=True, exist_ok=True)
     for name, text in render_facts(facts).items():
         (directory / f"{name}.facts").write_text(text, encoding="utf-8")
-    side = {k: table.to_json() for k, table in sorted(facts.kernels.items())}
-    (directory / "side_table.json").write_text(json.dumps(side, indent=1, sort_keys=True), encoding="utf-8")
 
 
 class _KernelExporter:
@@ -123,6 +128,9 @@ class _KernelExporter:
         self.next_point = 0
         self.next_cond = 0
         self.constants = constant_scalars(fn)
+        self.acc_values: set[int] = set()
+        self.flow_edges: list[tuple[int, int]] = []
+        """the `flows` edges of datalog/flow.dl (phi arm, loop carry, identity copy, in-place), for chain_of"""
 
     # -- numbering ------------------------------------------------------------------------------
 
@@ -153,6 +161,8 @@ class _KernelExporter:
         dims = shape if shape is not None else ()
         size = self.target.tile_bytes(dims, t.dtype, t.space) if shape is not None else 0
         self.facts.add("tile", self.k, v, t.space.value, t.dtype.value, size)
+        if t.space.value == "Acc":
+            self.acc_values.add(v)
         if shape is not None:
             self.facts.add("tile_shape", self.k, v, "x".join(str(d) for d in shape))
         if t.memref is not None:
@@ -196,6 +206,17 @@ class _KernelExporter:
         exits = self.block(self.fn.body, parent=0, arm=0, preds=[entry])
         end = self.point("exit", self.fn.span)
         self.link(exits, end)
+        for v, r in chain_roots(self.acc_values, self.flow_edges).items():
+            self.facts.add("chain_of", k, v, r)
+
+    def flow(self, relation: str, *row: int) -> None:
+        """Add a row of a relation `flows` is made of, and its edge (source, result)."""
+        self.facts.add(relation, self.k, *row)
+        if relation == "carry":
+            _, _, init, arg, yielded, rv = row
+            self.flow_edges += [(init, arg), (yielded, arg), (yielded, rv), (init, rv)]
+        else:  # copy / inplace (p, src, dst)
+            self.flow_edges.append((row[1], row[2]))
 
     def _allocs(self) -> None:
         for stmt in self.fn.body:
@@ -246,7 +267,7 @@ class _KernelExporter:
         source = var_like(stmt.value)
         if source is not None:
             self.reads(p, (stmt.value,))
-            self.facts.add("copy", k, p, self.value(source.name), target)
+            self.flow("copy", p, self.value(source.name), target)
             return
         if isinstance(stmt.value, Call):
             self.reads(p, stmt.value.args + tuple(v for _, v in stmt.value.kwargs))
@@ -263,7 +284,7 @@ class _KernelExporter:
         inplace = ops.inplace_input(call)
         source = var_like(inplace) if inplace is not None else None
         if source is not None and target is not None:
-            self.facts.add("inplace", k, p, self.value(source.name), target)
+            self.flow("inplace", p, self.value(source.name), target)
         if call.op == ops.MATMUL_ACC:
             init = ops.matmul_parts(call).init_cond
             if init is not None:
@@ -307,8 +328,8 @@ class _KernelExporter:
             init_v = var_like(init)
             y = var_like(yielded[i]) if i < len(yielded) else None
             if init_v is not None and y is not None:
-                self.facts.add("carry", k, entry, i, self.value(init_v.name), self.value(arg.name),
-                               self.value(y.name), self.value(rv.name))
+                self.flow("carry", entry, i, self.value(init_v.name), self.value(arg.name), self.value(y.name),
+                          self.value(rv.name))
         return entry, [exit_]
 
     def literal_trip_count(self, loop: For) -> int | None:
@@ -353,7 +374,28 @@ class _KernelExporter:
                     y = var_like(values[i])
                     if y is not None:
                         self.facts.add("phi_arm", k, p, arm, i, self.value(y.name))
+                        self.flow_edges.append((self.value(y.name), rv_id))
         return p, [join]
+
+
+def chain_roots(acc: set[int], edges: Iterable[tuple[int, int]]) -> dict[int, int]:
+    """The `chain_of` rows: each Acc value -> the smallest value of its chain, the connected component of
+    *acc* under the *edges* that join two Acc values (datalog/acc_chain.dl says why this is exported, not
+    derived). Union-find by smallest root, with path halving: near-linear in values and edges."""
+    parent = {v: v for v in acc}
+
+    def find(v: int) -> int:
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    for a, b in edges:
+        if a in parent and b in parent:
+            ra, rb = find(a), find(b)
+            if ra != rb:
+                parent[max(ra, rb)] = min(ra, rb)
+    return {v: find(v) for v in acc}
 
 
 def constant_scalars(fn: Function) -> dict[str, int | bool]:

@@ -529,7 +529,14 @@ def walk_exprs(expr: Expr) -> Iterator[Expr]:
             stack.extend(reversed(children))
 
 
+_LEAVES: frozenset[type] = frozenset({Var, IterArg, Const, Sym})
+"""The expression classes without children: most nodes a walk or a map visits (a type look-up is cheaper
+than the chain of isinstance tests below)."""
+
+
 def expr_children(expr: Expr) -> tuple[Expr, ...]:
+    if type(expr) in _LEAVES:
+        return ()
     if isinstance(expr, (BinOp, Compare)):
         return (expr.lhs, expr.rhs)
     if isinstance(expr, UnaryOp):
@@ -547,45 +554,56 @@ def expr_children(expr: Expr) -> tuple[Expr, ...]:
 
 def map_expr(expr: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
     """Rebuild *expr* bottom-up; *fn* returns a replacement for a node, or None to keep it."""
-    rebuilt = _map_children(expr, fn)
+    rebuilt = expr if type(expr) in _LEAVES else _map_children(expr, fn)
     replaced = fn(rebuilt)
     return rebuilt if replaced is None else replaced
 
 
 def _map_children(expr: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
     """*expr* with its children mapped; *expr* itself when no child changed (expressions are values, so
-    sharing an unchanged subtree is safe, and most maps change a few leaves of large trees)."""
-    if isinstance(expr, (BinOp, Compare)):
-        lhs, rhs = map_expr(expr.lhs, fn), map_expr(expr.rhs, fn)
-        return expr if lhs is expr.lhs and rhs is expr.rhs else replace(expr, lhs=lhs, rhs=rhs)
-    if isinstance(expr, UnaryOp):
-        operand = map_expr(expr.operand, fn)
-        return expr if operand is expr.operand else replace(expr, operand=operand)
-    if isinstance(expr, BoolOp):
-        operands = _mapped(expr.operands, fn)
-        return expr if operands is None else replace(expr, operands=operands)
-    if isinstance(expr, (ListExpr, TupleExpr)):
-        items = _mapped(expr.items, fn)
-        return expr if items is None else replace(expr, items=items)
-    if isinstance(expr, DictExpr):
-        values = _mapped(tuple(v for _, v in expr.items), fn)
-        return expr if values is None else replace(expr, items=tuple(
-            (k, v) for (k, _), v in zip(expr.items, values)))
-    if isinstance(expr, Call):
+    sharing an unchanged subtree is safe, and most maps change a few leaves of large trees). The classes
+    are tested exactly (no expression class but IterArg, a leaf, has a subclass) and rebuilt by their
+    constructors: this is the innermost loop of every pass."""
+    cls = type(expr)
+    if cls is Call:
+        assert isinstance(expr, Call)
         args = _mapped(expr.args, fn)
-        kwargs = _mapped(tuple(v for _, v in expr.kwargs), fn)
+        kwargs = _mapped(tuple(v for _, v in expr.kwargs), fn) if expr.kwargs else None
         if args is None and kwargs is None:
             return expr
-        return replace(expr, args=expr.args if args is None else args,
-                       kwargs=expr.kwargs if kwargs is None else tuple(
-                           (k, v) for (k, _), v in zip(expr.kwargs, kwargs)))
+        return Call(expr.op, expr.args if args is None else args, expr.kwargs if kwargs is None else tuple(
+            (k, v) for (k, _), v in zip(expr.kwargs, kwargs)), span=expr.span)
+    if cls is BinOp or cls is Compare:
+        assert isinstance(expr, (BinOp, Compare))
+        lhs, rhs = map_expr(expr.lhs, fn), map_expr(expr.rhs, fn)
+        return expr if lhs is expr.lhs and rhs is expr.rhs else cls(expr.op, lhs, rhs, span=expr.span)
+    if cls is UnaryOp:
+        assert isinstance(expr, UnaryOp)
+        operand = map_expr(expr.operand, fn)
+        return expr if operand is expr.operand else UnaryOp(expr.op, operand, span=expr.span)
+    if cls is BoolOp:
+        assert isinstance(expr, BoolOp)
+        operands = _mapped(expr.operands, fn)
+        return expr if operands is None else BoolOp(expr.op, operands, span=expr.span)
+    if cls is ListExpr or cls is TupleExpr:
+        assert isinstance(expr, (ListExpr, TupleExpr))
+        items = _mapped(expr.items, fn)
+        return expr if items is None else cls(items, span=expr.span)
+    if cls is DictExpr:
+        assert isinstance(expr, DictExpr)
+        values = _mapped(tuple(v for _, v in expr.items), fn)
+        return expr if values is None else DictExpr(tuple(
+            (k, v) for (k, _), v in zip(expr.items, values)), span=expr.span)
     return expr
 
 
 def _mapped(exprs: tuple[Expr, ...], fn: Callable[[Expr], Expr | None]) -> tuple[Expr, ...] | None:
     """*exprs* each mapped, or None when none changed."""
-    out = tuple(map_expr(e, fn) for e in exprs)
-    return None if all(a is b for a, b in zip(out, exprs)) else out
+    out = [map_expr(e, fn) for e in exprs]
+    for a, b in zip(out, exprs):
+        if a is not b:
+            return tuple(out)
+    return None
 
 
 def stmt_exprs(stmt: Stmt) -> tuple[Expr, ...]:

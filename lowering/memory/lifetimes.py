@@ -16,6 +16,7 @@ Input: a function with MemRefs. Output: `Lifetimes`. Used by `buffer_packing` on
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from pypto_verify import ops
@@ -244,13 +245,35 @@ class _Walker:
     # ------------------------------------------------------------------------------------------ loop extension
 
     def effective_last_use(self) -> dict[str, int]:
+        """Each value's last use, extended to the end of every loop that starts after its definition and
+        at or before that use (the loop's back edge reads it again). The loops are sorted by start, so
+        those loops are a run of them (two bisections) and the furthest end of a run one range-max query:
+        values x log(loops), not values x loops."""
+        loops = sorted(self.loops)
+        starts = [start for start, _ in loops]
+        furthest = _RangeMax([end for _, end in loops])
         out: dict[str, int] = {}
         for name in self.ordered:
             at = self.def_point[name]
             raw = self.raw_last.get(name, at)
-            last = raw
-            for start, end in self.loops:
-                if at < start and raw >= start:
-                    last = max(last, end)
-            out[name] = last
+            lo, hi = bisect.bisect_right(starts, at), bisect.bisect_right(starts, raw)
+            out[name] = max(raw, furthest.query(lo, hi)) if lo < hi else raw
         return out
+
+
+class _RangeMax:
+    """The largest of `values[lo:hi]` in O(1) after an O(n log n) sparse table."""
+
+    def __init__(self, values: list[int]) -> None:
+        self.levels = [values]
+        width = 1
+        while 2 * width <= len(values):
+            prev = self.levels[-1]
+            self.levels.append([max(prev[i], prev[i + width]) for i in range(len(values) - 2 * width + 1)])
+            width *= 2
+
+    def query(self, lo: int, hi: int) -> int:
+        """max(values[lo:hi]) for lo < hi."""
+        level = (hi - lo).bit_length() - 1
+        row = self.levels[level]
+        return max(row[lo], row[hi - (1 << level)])

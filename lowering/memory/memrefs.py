@@ -101,7 +101,8 @@ def _collect(body: tuple[Stmt, ...], owner: Stmt | None, arm: str, outer: tuple[
         frames = (*outer, Frame(owner, body, pos, arm))
 
         def add(name: str, kind: SiteKind, index: int) -> None:
-            sites.setdefault(name, Site(name, kind, stmt, index, frames))
+            if name not in sites:
+                sites[name] = Site(name, kind, stmt, index, frames)
 
         if isinstance(stmt, Assign):
             add(stmt.target.name, SiteKind.ASSIGN, 0)

@@ -460,11 +460,14 @@ _INT_RE = re.compile(r"\s*[+-]?[0-9]+")  # std::stoll: leading blanks and a sign
 
 
 @functools.lru_cache(maxsize=None)
-def _plain_rows(arity: int) -> re.Pattern[str]:
-    """Rows of *arity* tab-separated canonical integers (no sign but `-`, no leading zero, ≤ 9 digits),
-    each ended by a newline: what the exporter writes, checked at C speed."""
-    number = r"-?(?:0|[1-9][0-9]{0,8})"
-    return re.compile(rf"(?:{number}(?:\t{number}){{{arity - 1}}}\n)*")
+def _plain_rows(kinds: tuple[Kind, ...]) -> tuple[re.Pattern[str], re.Pattern[str], str]:
+    """(all rows, one row, the row's atom arguments as a substitution template) of rows whose numbers are
+    canonical integers (no sign but `-`, no leading zero, ≤ 9 digits: inside clingo's 32 bits) and whose
+    symbols need no escape: what the exporter writes, checked and translated at C speed."""
+    number, symbol = r"(-?(?:0|[1-9][0-9]{0,8}))", r"([A-Za-z0-9_.]*)"
+    row = "\t".join(number if kind == "number" else symbol for kind in kinds) + "\n"
+    arguments = ",".join(f"\\g<{i}>" if kind == "number" else f'"\\g<{i}>"' for i, kind in enumerate(kinds, 1))
+    return re.compile(f"(?:{row})*"), re.compile(row), arguments
 
 
 def facts_text(translation: Translation, facts_dir: Path) -> str:
@@ -490,11 +493,14 @@ def _relation_facts(predicate: Predicate, data: str, path: Path) -> str:
     if arity == 0:
         return f"{predicate.asp_name}.\n" if lines else ""
     numbers = [kind == "number" for kind in predicate.kinds]
-    if all(numbers) and _plain_rows(arity).fullmatch(data):
-        # the common case, every row `arity` canonical integers of at most 9 digits (so inside clingo's
-        # 32 bits): the row is the atom's arguments as written
-        name = predicate.asp_name
-        return "".join(f"{name}({line.replace(chr(9), ',')}).\n" for line in lines)
+    rows, row, arguments = _plain_rows(predicate.kinds)
+    if rows.fullmatch(data):
+        # the common case (_plain_rows): a row of numbers is the atom's arguments as written, and a row
+        # with symbols takes their quotes by one substitution
+        opening = f"{predicate.asp_name}("
+        if all(numbers):
+            return opening + f").\n{opening}".join(data.replace("\t", ",").splitlines()) + ").\n" if lines else ""
+        return row.sub(f"{opening}{arguments}).\n", data)
     out: list[str] = []
     for lineno, line in enumerate(lines, 1):
         if line.endswith("\r"):

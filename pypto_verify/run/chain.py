@@ -41,6 +41,7 @@ from pypto_verify.findings import Finding, Note, datalog_findings
 from pypto_verify.ir import Function, Module, Program, Span
 from pypto_verify.rules import RULES, Severity
 from pypto_verify.source import referenced_outside
+from pypto_verify.run.collector import fewer_collections
 from pypto_verify.run.inputs import apply_suppressions, collect_files
 from pypto_verify.idiom import IdiomSite
 from pypto_verify.run.records import ALL_STAGES, DEADLINE, FileResult, KernelResult, Options, Stage
@@ -262,8 +263,21 @@ _INT32 = (-2 ** 31, 2 ** 31 - 1)
 def _wide_kernels(facts: FactSet) -> set[int]:
     """The kernel ids (the first column of every relation) of rows holding an integer outside 32 bits."""
     low, high = _INT32
-    return {row[0] for rows in facts.rows.values() for row in rows
-            if any(isinstance(v, int) and not low <= v <= high for v in row)}
+
+    def in_range(column: tuple) -> bool:
+        # a relation's columns hold one type each (schema.dl), so a column is bounded by its min and max
+        # at C speed; a column mixing types (min raises) has its rows looked at one by one
+        try:
+            least, most = min(column), max(column)
+        except TypeError:
+            return False
+        return not isinstance(least, int) or low <= least and most <= high
+
+    wide: set[int] = set()
+    for rows in facts.rows.values():
+        if not all(in_range(column) for column in zip(*rows)):
+            wide.update(row[0] for row in rows if any(isinstance(v, int) and not low <= v <= high for v in row))
+    return wide
 
 
 def front(path: str, options: Options, stages: tuple[Stage, ...],
@@ -414,7 +428,7 @@ def merge_facts(parts: Iterable[FactSet]) -> tuple[FactSet, dict[int, tuple[int,
     offset = 0
     for index, part in enumerate(parts):
         for name, rows in part.rows.items():
-            merged.rows[name].update((row[0] + offset, *row[1:]) for row in rows)
+            merged.rows[name].update(rows if offset == 0 else ((row[0] + offset, *row[1:]) for row in rows))
         for k, table in part.kernels.items():
             merged.kernels[k + offset] = replace(table, kernel=k + offset)
             where[k + offset] = (index, k)
@@ -427,11 +441,11 @@ def datalog_relations(facts: FactSet, engine: str, timeout: float = 120.0) -> di
     import importlib.resources
 
     from pypto_verify.engines.api import run_program
-    from pypto_verify.facts import write_facts
+    from pypto_verify.facts import write_relations
 
     program = Path(str(importlib.resources.files("pypto_verify.datalog") / "main.dl"))
     with tempfile.TemporaryDirectory(prefix="pypto-verify-") as tmp:
-        write_facts(facts, Path(tmp) / "facts")
+        write_relations(facts, Path(tmp) / "facts")  # the side table is ours (findings.py), not the engine's
         relations = run_program(program, Path(tmp) / "facts", engine=engine, timeout=timeout)
     bad = sorted(name for name, rows in relations.items() if name.startswith("assert_") and rows)
     if bad:
@@ -747,7 +761,7 @@ class _Workers:
 
     def get(self) -> ProcessPoolExecutor:
         if self.executor is None:
-            self.executor = ProcessPoolExecutor(max_workers=self.jobs)
+            self.executor = ProcessPoolExecutor(max_workers=self.jobs, initializer=fewer_collections)
         return self.executor
 
     def discard(self, kill: bool = False) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from pypto_verify.run.cache import ResultCache
+from pypto_verify.run.collector import collections_reduced
 from pypto_verify.run.inputs import _excluded, collect_files, project_excludes
 from pypto_verify.run.records import ALL_STAGES, FileResult, Options, RunResult
 
@@ -67,12 +68,13 @@ def run(paths: list[str], options: Options, progress: Callable[[str, int, int], 
     files = [str(p) for p in collect_files(paths)]
     cache = ResultCache(options) if options.cache else None
     seconds: dict[str, float] = {}
-    results = _check(files, options, cache, progress, sources, seconds)
-    modules = _modules(paths, results, sources)
-    if modules:
-        more = dependents(modules, {Path(f).resolve() for f in files})
-        files += more
-        results.update(_check(more, options, cache, progress, sources, seconds))
+    with collections_reduced():
+        results = _check(files, options, cache, progress, sources, seconds)
+        modules = _modules(paths, results, sources)
+        if modules:
+            more = dependents(modules, {Path(f).resolve() for f in files})
+            files += more
+            results.update(_check(more, options, cache, progress, sources, seconds))
     seconds["total"] = time.perf_counter() - started
     return RunResult(tuple(results[p] for p in files if p in results), options, tuple(seconds.items()))
 

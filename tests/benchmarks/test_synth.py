@@ -54,3 +54,25 @@ def test_long_kernel_reports_its_lowered_statements(tmp_path: Path) -> None:
     synth.write([synth.long_kernel(300)], tmp_path / "long")
     points = synth.lowered_points(tmp_path / "long")
     assert 150 < points["long_300"] < 600
+
+
+def test_rules_grow_with_the_program_not_its_square_on_a_long_chain(tmp_path: Path) -> None:
+    # One accumulator chain of 200 unrolled K blocks: a relation over pairs of its values (as `same_chain`
+    # was) has 40 000 rows, 27x the kernel's statements; every derived relation must stay a small multiple.
+    from rule_sizes import all_outputs_program
+
+    from pypto_verify.engines.api import run_program
+    from pypto_verify.facts import write_facts
+    from pypto_verify.run import Stage, run_work
+
+    synth.write([synth.long_kernel(1, kb=200)], tmp_path / "long")
+    (tmp_path / "rules").mkdir()
+    program = all_outputs_program(tmp_path / "rules")
+    [work] = run_work([str(tmp_path / "long")], Options(jobs=1), (Stage.READ, Stage.LOWER, Stage.FACTS))
+    assert work.facts is not None
+    write_facts(work.facts, tmp_path / "facts")
+    relations = run_program(program, tmp_path / "facts", engine="clingo")
+    points = len(work.facts.rows["node"])
+    assert points > 1000
+    largest = max(relations, key=lambda name: len(relations[name]))
+    assert len(relations[largest]) <= 4 * points, (largest, len(relations[largest]), points)

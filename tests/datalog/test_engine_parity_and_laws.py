@@ -84,3 +84,34 @@ def test_one_engine_start_per_run_however_many_kernels(monkeypatch: pytest.Monke
                    Options(sim=False, smt=False, cache=False, jobs=1))
     assert sum(len(f.kernels) for f in report.files) > 1
     assert len(calls) == 1
+
+
+def test_chain_roots_names_each_component_by_its_smallest_value() -> None:
+    from pypto_verify.facts import chain_roots
+
+    # 5 -> 3 and 3 -> 9 join {3, 5, 9}; 7 -> 2 joins a non-Acc value (2): no edge; 4 is alone.
+    assert chain_roots({3, 4, 5, 7, 9}, [(5, 3), (3, 9), (7, 2)]) == {3: 3, 5: 3, 9: 3, 4: 4, 7: 7}
+
+
+def test_a_chain_of_split_against_flows_is_an_invariant_violation(tmp_path: Path) -> None:
+    facts_dir = _facts(tmp_path, [ROOT / "corpus" / "edge_unroll_k.py"])
+    rows = (facts_dir / "chain_of.facts").read_text().splitlines()
+    chained = [row for row in rows if row.split("\t")[1] != row.split("\t")[2]]
+    assert chained, "the kernel has a chain of more than one value"
+    k, v, _ = chained[0].split("\t")
+    (facts_dir / "chain_of.facts").write_text(
+        "\n".join(f"{k}\t{v}\t{v}" if row == chained[0] else row for row in rows) + "\n")
+    rel = run_program(MAIN, facts_dir, engine="clingo")
+    assert rel["assert_chain_of"]
+
+
+def test_a_kernel_with_a_number_past_32_bits_is_found_in_any_column() -> None:
+    from pypto_verify.facts import FactSet
+    from pypto_verify.run.chain import _wide_kernels
+
+    facts = FactSet()
+    facts.add("window_range", 1, 1, 1, 0, 2 ** 31 - 1)
+    facts.add("window_range", 2, 1, 1, 0, 2 ** 31)
+    facts.add("tile", 3, 1, "Acc", "fp32", -(2 ** 31) - 1)
+    facts.add("tile", 4, 1, "Acc", "fp32", 4096)
+    assert _wide_kernels(facts) == {2, 3}

@@ -95,3 +95,22 @@ def test_every_op_name_the_rules_match_is_an_op_of_ops_py() -> None:
                for m in re.findall(r'"((?:tile|tensor)\.[a-z_]+)"', path.read_text(encoding="utf-8"))}
     assert spelled, "no op name found in the rules: the pattern is stale"
     assert spelled <= known, f"op names in datalog/*.dl that ops.py does not define: {sorted(spelled - known)}"
+
+
+def test_the_engine_is_given_the_input_relations_and_nothing_else(monkeypatch) -> None:
+    # the side table (names, spans) is for the reporter: writing it for the engine cost a JSON dump per run
+    from pypto_verify.engines import api
+    from pypto_verify.run.chain import datalog_relations
+
+    given: list[set[str]] = []
+    real = api.run_program
+
+    def spy(program, facts_dir, **options):
+        given.append({p.name for p in facts_dir.iterdir()})
+        return real(program, facts_dir, **options)
+
+    monkeypatch.setattr(api, "run_program", spy)
+    path = sorted(FORM3.glob("*.py"))[0]
+    facts = export_facts([(str(path), fn) for _, fn in kernels(read_file(path).module)], TARGETS["a2a3"])
+    datalog_relations(facts, "clingo")
+    assert given == [{f"{name}.facts" for name in RELATIONS}]

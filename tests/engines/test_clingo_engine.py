@@ -222,3 +222,18 @@ def test_a_runaway_grounding_is_stopped_at_the_timeout(tmp_path: Path) -> None:
     text = ".decl n(x: number)\n.output n\nn(0).\nn(x + 1) :- n(x).\n"
     with pytest.raises(EngineError, match="clingo did not finish within 1 s"):
         run_clingo(tmp_path, text, timeout=1.0)
+
+
+def test_plain_symbol_rows_read_as_the_row_by_row_path_reads_them(tmp_path: Path) -> None:
+    # rows the exporter writes (safe symbols, canonical numbers) take the one-substitution path; a file with one
+    # row that needs an escape or a re-spelled number takes the row-by-row path: both give the same atoms
+    from pypto_verify.engines.clingo_engine import Predicate, _relation_facts
+
+    predicate = Predicate("w", "r_w", ("symbol", "number"))
+    plain = "tile.matmul_acc\t-12\nAcc\t0\n\t7\n"
+    assert _relation_facts(predicate, plain, tmp_path / "w.facts") == (
+        'r_w("tile.matmul_acc",-12).\nr_w("Acc",0).\nr_w("",7).\n')
+    escaped = plain + 'say "hi"\t007\n'
+    assert _relation_facts(predicate, escaped, tmp_path / "w.facts") == (
+        'r_w("tile.matmul_acc",-12).\nr_w("Acc",0).\nr_w("",7).\nr_w("say \\"hi\\"",7).\n')
+    assert run_clingo(tmp_path, SYMBOLS, {"w": [("tile.move", 1), ("x y", 2)]}) == {"w": [("tile.move", 1), ("x y", 2)]}
