@@ -77,12 +77,17 @@ class _Query:
         """Unsatisfiable without a solver: the violation or an assumption folded to false."""
         return self.violation is E.FALSE or any(a is E.FALSE for a in self.assumptions)
 
+    @property
+    def key(self) -> tuple[E.Term, ...]:
+        """The query's terms (witnesses aside, which a proof does not read): equal keys, equal verdicts."""
+        return (*self.assumptions, self.violation)
+
     def text(self) -> str:
         return E.render((*self.assumptions, self.violation), self.witnesses)
 
 
-def _query(ob: Obligation) -> _Query:
-    assumptions, (violation,) = E.simplify_under(ob.assumptions, (ob.violation,))
+def _query(ob: Obligation, memos: dict | None = None) -> _Query:
+    assumptions, (violation,) = E.simplify_under(ob.assumptions, (ob.violation,), memos)
     return _Query(assumptions, violation, ob.witnesses)
 
 
@@ -315,11 +320,13 @@ def discharge_all(obs: list[Obligation], *, timeout_ms: int = DEFAULT_TIMEOUT_MS
     answers: list[Answer | None] = [None] * len(obs)
     store = _cache() if cache else None
     pending: list[tuple[int, _Query, str | None]] = []
+    solved: list[tuple[str, dict[str, Any]]] = []
+    memos: dict = {}  # the site's obligations share most assumption sets (`encode.simplify_under`)
     for i, ob in enumerate(obs):
         if ob.unposed:
             answers[i] = Answer(Verdict.INCONCLUSIVE, reason=ob.unposed)
             continue
-        query = _query(ob)
+        query = _query(ob, memos)
         text = query.text() if store is not None or dump_smt is not None else None
         if dump_smt is not None:
             dump_smt.mkdir(parents=True, exist_ok=True)
@@ -332,22 +339,54 @@ def discharge_all(obs: list[Obligation], *, timeout_ms: int = DEFAULT_TIMEOUT_MS
         if raw is not None:
             answers[i] = _answer(ob, raw, 0.0, True, timeout_ms)
             continue
+        if query.key in _PROVED:
+            answers[i] = Answer(Verdict.PROVED)
+            if text is not None:
+                solved.append((text, _PROVED[query.key]))  # stored under this text too, for the next run
+            continue
         pending.append((i, query, text))
     if not pending:
+        if store is not None:
+            store.put_many(solved)
         return _filled(answers)
-    solved: list[tuple[str, dict[str, Any]]] = []
-    for (i, query, text), (raw, seconds) in zip(pending, _solve_batch([q for _, q, _ in pending], timeout_ms)):
+    unique: dict[tuple[E.Term, ...], _Query] = {}
+    for _, query, _ in pending:
+        unique.setdefault(query.key, query)  # a query posed twice in the site is decided once
+    decided = dict(zip(unique, _solve_batch(list(unique.values()), timeout_ms)))
+    for i, query, text in pending:
+        raw, seconds = decided[query.key]
         if raw is None:
             text = text if text is not None else query.text()
             begin = time.perf_counter()
-            raw = _solve(text, query.witnesses, timeout_ms)
+            raw = _SOLVED.get(text) or _solve(text, query.witnesses, timeout_ms)
             seconds += time.perf_counter() - begin
+            if raw["answer"] != "unknown":
+                _remember(_SOLVED, text, raw)
+        else:
+            _remember(_PROVED, query.key, raw)
         if text is not None and raw["answer"] != "unknown":
             solved.append((text, raw))
         answers[i] = _answer(obs[i], raw, seconds, False, timeout_ms)
     if store is not None:
         store.put_many(solved)
     return _filled(answers)
+
+
+_PROVED: dict[tuple[E.Term, ...], dict[str, Any]] = {}
+"""The queries (`_Query.key`) this process's batches proved: a query posed again (another site, kernel or
+file with the same terms) is proved without a solver. An unsat core is not history: the same query is
+unsatisfiable whatever the solver decided before."""
+_SOLVED: dict[str, dict[str, Any]] = {}
+"""The answers `_solve` gave this process, by query text: a model read in a context of its own depends on
+the text alone (`_solve`), so the same text gets the same answer."""
+_REMEMBERED = 100_000
+"""The most queries each memo holds (it is emptied when full: it only saves time)."""
+
+
+def _remember(memo: dict, key: Any, raw: dict[str, Any]) -> None:
+    if len(memo) >= _REMEMBERED:
+        memo.clear()
+    memo[key] = raw
 
 
 def _filled(answers: list[Answer | None]) -> list[Answer]:
