@@ -410,8 +410,11 @@ class _Stop(Exception):
 class _Interpreter:
     """Runs one function's statements on an environment of names -> Value | int | bool | float."""
 
-    def __init__(self, fn: Function) -> None:
+    def __init__(self, fn: Function, deviations: bool = True) -> None:
         self.fn = fn
+        self.deviations = deviations
+        """Whether the matmuls give their results a deviation (the only source of one: every other op
+        carries its operands'); without, every `Value.sigma` is None or zero."""
         self.env: dict[str, Any] = {}
         self.max_k = 0
         self.iterations = 0
@@ -596,7 +599,7 @@ class _Interpreter:
         if a2.shape[1] != b2.shape[0]:
             raise ReferenceError(f"`{call.op}`: {list(a2.shape)} @ {list(b2.shape)}")
         product = _product(Value(a2, a.dtype), Value(b2, b.dtype))
-        sigma = _product_sigma(a2, b2, sa, sb, a.dtype.is_float)
+        sigma = _product_sigma(a2, b2, sa, sb, a.dtype.is_float) if self.deviations else None
         k = a2.shape[1]
         acc_dtype = _acc_dtype(a.dtype)
         batch = tuple(b.data.shape[:-2]) if b.data.ndim > 2 else tuple(a.data.shape[:-2])
@@ -1063,11 +1066,13 @@ def tensor_params(fn: Function) -> list[tuple[str, TensorType]]:
 
 
 def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
-                  scalars: Mapping[str, int | bool | float] | None = None) -> ReferenceResult:
+                  scalars: Mapping[str, int | bool | float] | None = None, *,
+                  deviations: bool = True) -> ReferenceResult:
     """Run the source kernel *fn* on *inputs* (one array per tensor parameter, by name) and
-    *scalars* (one value per scalar parameter); the final tensors by parameter name."""
+    *scalars* (one value per scalar parameter); the final tensors by parameter name. Without
+    *deviations*, every sigma is zero (the values are the same: no value depends on a deviation)."""
     scalars = dict(scalars or {})
-    it = _Interpreter(fn)
+    it = _Interpreter(fn, deviations)
     tensors: dict[str, _Tensor] = {}
     read_only = _read_only_params(fn)
     for p in fn.params:
