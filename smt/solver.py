@@ -450,9 +450,9 @@ def discharge_all(obs: list[Obligation], *, timeout_ms: int = DEFAULT_TIMEOUT_MS
             raw = _SOLVED.get(text) or _solve(text, query.witnesses, timeout_ms)
             seconds += time.perf_counter() - begin
             if raw["answer"] != "unknown":
-                _remember(_SOLVED, text, raw)
+                _remember(_SOLVED, text, raw, SOLVED_KEPT)
         else:
-            _remember(_PROVED, query.key, raw)
+            _remember(_PROVED, query.key, raw, PROVED_KEPT)
         if text is not None and raw["answer"] != "unknown":
             solved.append((text, raw))
         answers[i] = _answer(obs[i], raw, seconds, False, timeout_ms)
@@ -468,12 +468,13 @@ unsatisfiable whatever the solver decided before."""
 _SOLVED: dict[str, dict[str, Any]] = {}
 """The answers `_solve` gave this process, by query text: a model read in a context of its own depends on
 the text alone (`_solve`), so the same text gets the same answer."""
-_REMEMBERED = 100_000
-"""The most queries each memo holds (it is emptied when full: it only saves time)."""
+PROVED_KEPT, SOLVED_KEPT = 20_000, 1_000
+"""The most queries `_PROVED` and `_SOLVED` hold (each is emptied when full: it only saves time, and holds
+the terms, or the text, of what it keeps)."""
 
 
-def _remember(memo: dict, key: Any, raw: dict[str, Any]) -> None:
-    if len(memo) >= _REMEMBERED:
+def _remember(memo: dict, key: Any, raw: dict[str, Any], limit: int) -> None:
+    if len(memo) >= limit:
         memo.clear()
     memo[key] = raw
 

@@ -90,3 +90,24 @@ def test_query_text_is_the_dump_name_and_text_of_an_obligation():
     assert text == ("(declare-const |x| Int)\n(assert true)\n"              # the violation, asserted
                     "(declare-const |w!x| Int)\n(assert (= |w!x| |x|))\n"    # its witness `x`, read back
                     "(check-sat)\n")
+
+
+def test_a_query_posed_twice_in_a_process_is_decided_once(monkeypatch):
+    from pypto_verify.smt import solver
+
+    batches: list[int] = []
+    real = solver._solve_batch
+
+    def counted(queries, timeout_ms):
+        batches.append(len(queries))
+        return real(queries, timeout_ms)
+
+    monkeypatch.setattr(solver, "_solve_batch", counted)
+    x = E.const("x.twice")
+    proved = _obligation(E.and_(E.lt(x, E.lit(3)), E.lt(E.lit(4), x)))
+    answers = solver.discharge_all([proved, proved], cache=False)
+    assert [a.verdict for a in answers] == [Verdict.PROVED] * 2 and batches == [1]  # one query in the batch
+    assert solver.discharge(proved, cache=False).verdict is Verdict.PROVED and batches == [1]  # no batch again
+    refuted = _obligation(E.and_(E.lt(x, E.lit(3)), E.lt(E.lit(1), x)))
+    first, again = (solver.discharge(refuted, cache=False) for _ in range(2))
+    assert first.verdict is again.verdict is Verdict.REFUTED and first.values == again.values
