@@ -323,7 +323,8 @@ class _Builder:
         self.sorts = {E.INT: z3.IntSort(ctx), E.BOOL: z3.BoolSort(ctx)}
         self.made: dict[E.Term, Any] = {}
         """Term -> its z3 AST (a raw pointer, referenced once)."""
-        self.functions: dict[tuple[str, tuple[str, ...], str], Any] = {}
+        self.functions: dict[str, tuple[tuple[tuple[str, ...], str], Any]] = {}
+        """Function name -> (its signature, its z3 declaration)."""
         self.nary = {"+": z3core.Z3_mk_add, "*": z3core.Z3_mk_mul, "and": z3core.Z3_mk_and, "or": z3core.Z3_mk_or}
         self.binary = {"div": z3core.Z3_mk_div, "mod": z3core.Z3_mk_mod, "=": z3core.Z3_mk_eq,
                        "<": z3core.Z3_mk_lt, "<=": z3core.Z3_mk_le}
@@ -385,12 +386,14 @@ class _Builder:
         if head in self.nary:
             return self.nary[head](ref, len(args), array)
         if head == "app":
-            key = (t.value, tuple(a.sort for a in t.args), t.sort)
-            decl = self.functions.get(key)
-            if decl is None:
-                decl = self.functions[key] = self.z3.Function(t.value, *(self.sort(a.sort) for a in t.args),
-                                                              self.sort(t.sort))
-            return api.Z3_mk_app(ref, decl.ast, len(args), array)
+            signature = (tuple(a.sort for a in t.args), t.sort)
+            found = self.functions.get(t.value)
+            if found is None:
+                decl = self.z3.Function(t.value, *(self.sort(s) for s in signature[0]), self.sort(t.sort))
+                found = self.functions[t.value] = (signature, decl)
+            # as `encode.render` (one declaration per name): a name used with two signatures is our bug
+            assert found[0] == signature, f"function {t.value} used with two signatures"
+            return api.Z3_mk_app(ref, found[1].ast, len(args), array)
         raise AssertionError(f"no z3 term for `{head}`")
 
 
