@@ -235,12 +235,17 @@ def _rounded_sigma(result: np.ndarray, sigma: np.ndarray | None, dtype: DType,
     half = 0.5 * _spacing(result, dtype)
     with np.errstate(over="ignore", invalid="ignore"):
         # hypot(sigma, half) where sigma > 0, as the square root of the f64 sum of squares (both
-        # squares of f32 values are exact in f64): numpy's hypot takes several times as long
+        # squares of f32 values are exact in f64): numpy's hypot takes several times as long; in
+        # place, with no temporary the size of the result but the squares
         total = np.square(sigma, dtype=np.float64)
-        total += np.where(sigma > 0, np.square(half, dtype=np.float64), 0)
+        half_squared = np.square(half, dtype=np.float64)
+        np.add(total, half_squared, out=total, where=sigma > 0)
         out = _nan_to_inf(np.sqrt(total, out=total).astype(np.float32))
     # An overflowed (or NaN) reference element is compared exactly: the same infinity.
-    return np.where(np.isfinite(result), out, np.float32(0))
+    overflowed = ~np.isfinite(result)
+    if overflowed.any():
+        out[overflowed] = np.float32(0)
+    return out
 
 
 def _quadrature(*terms: np.ndarray | None) -> np.ndarray | None:
@@ -301,17 +306,33 @@ def _product(a: Value, b: Value) -> np.ndarray:
         # chooses, so the reference (and every value a report prints of it) would differ between machines
         # in the last digit; the order's own deviation is modelled by `_product_sigma`
         return np.matmul(a.data.astype(np.float64), b.data.astype(np.float64)).astype(np.float32)
-    return to_dtype(_int_matmul(a.data, b.data), DType.INT32)
+    return to_dtype(_int_matmul(a.data, b.data, _INT8_BOUND if a.dtype is DType.INT8 else None,
+                                _INT8_BOUND if b.dtype is DType.INT8 else None), DType.INT32)
 
 
-def _int_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The exact int64 `a @ b`: through float64 BLAS when every partial sum is an exact float64
-    integer (|a| * |b| * K < 2**53: always for int8 operands), numpy's integer loop otherwise."""
+_INT8_BOUND = 2 ** 7
+"""The largest `|x|` of an int8 value."""
+
+
+def _int_matmul(a: np.ndarray, b: np.ndarray, a_bound: int | None = None, b_bound: int | None = None) -> np.ndarray:
+    """The exact int64 `a @ b`: through float32 BLAS when every partial sum is an exact float32 integer
+    (|a| * |b| * K < 2**24: int8 operands up to K = 1023), float64 BLAS when it is an exact float64 one
+    (< 2**53), numpy's integer loop otherwise. *a_bound* / *b_bound* bound `|a|` / `|b|` when the
+    operand's dtype does (int8), sparing a pass over it."""
     if a.size and b.size:
-        bound = int(np.abs(a).max()) * int(np.abs(b).max()) * a.shape[-1]
+        bound = (a_bound or _abs_bound(a)) * (b_bound or _abs_bound(b)) * a.shape[-1]
+        if bound < 2 ** 24:  # exact in f32 too, whose BLAS takes half the time
+            return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(np.int64)
         if bound < 2 ** 53:
             return np.matmul(a.astype(np.float64), b.astype(np.float64)).astype(np.int64)
     return np.matmul(a.astype(np.int64), b.astype(np.int64))
+
+
+def _abs_bound(values: np.ndarray) -> int:
+    """A bound on `|values|`: its dtype's for an int8 array (no pass over it), else its largest."""
+    if values.dtype == np.int8:
+        return _INT8_BOUND
+    return int(np.abs(values).max())
 
 
 def _product_sigma(a: np.ndarray, b: np.ndarray, sa: np.ndarray | None, sb: np.ndarray | None,
@@ -397,8 +418,11 @@ class _Stop(Exception):
 class _Interpreter:
     """Runs one function's statements on an environment of names -> Value | int | bool | float."""
 
-    def __init__(self, fn: Function) -> None:
+    def __init__(self, fn: Function, deviations: bool = True) -> None:
         self.fn = fn
+        self.deviations = deviations
+        """Whether the matmuls give their results a deviation (the only source of one: every other op
+        carries its operands'); without, every `Value.sigma` is None or zero."""
         self.env: dict[str, Any] = {}
         self.max_k = 0
         self.iterations = 0
@@ -583,7 +607,7 @@ class _Interpreter:
         if a2.shape[1] != b2.shape[0]:
             raise ReferenceError(f"`{call.op}`: {list(a2.shape)} @ {list(b2.shape)}")
         product = _product(Value(a2, a.dtype), Value(b2, b.dtype))
-        sigma = _product_sigma(a2, b2, sa, sb, a.dtype.is_float)
+        sigma = _product_sigma(a2, b2, sa, sb, a.dtype.is_float) if self.deviations else None
         k = a2.shape[1]
         acc_dtype = _acc_dtype(a.dtype)
         batch = tuple(b.data.shape[:-2]) if b.data.ndim > 2 else tuple(a.data.shape[:-2])
@@ -1050,11 +1074,13 @@ def tensor_params(fn: Function) -> list[tuple[str, TensorType]]:
 
 
 def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
-                  scalars: Mapping[str, int | bool | float] | None = None) -> ReferenceResult:
+                  scalars: Mapping[str, int | bool | float] | None = None, *,
+                  deviations: bool = True) -> ReferenceResult:
     """Run the source kernel *fn* on *inputs* (one array per tensor parameter, by name) and
-    *scalars* (one value per scalar parameter); the final tensors by parameter name."""
+    *scalars* (one value per scalar parameter); the final tensors by parameter name. Without
+    *deviations*, every sigma is zero (the values are the same: no value depends on a deviation)."""
     scalars = dict(scalars or {})
-    it = _Interpreter(fn)
+    it = _Interpreter(fn, deviations)
     tensors: dict[str, _Tensor] = {}
     read_only = _read_only_params(fn)
     for p in fn.params:

@@ -37,7 +37,6 @@ of their own), with `tensor.dim(t, i)` read as `t`'s declared extent, scalar `mi
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from pypto_verify import ops, rules
@@ -259,16 +258,23 @@ def function_scalars(fn: Function, shapes: Shapes) -> Scalars:
     return Scalars(defs, params, carries, phis)
 
 
-def _walk(body: tuple[Stmt, ...]) -> Iterator[Stmt]:
+def _walk(body: tuple[Stmt, ...]) -> list[Stmt]:
+    """Every statement of *body* and inside it, pre-order (a list: no generator per nesting level)."""
+    out: list[Stmt] = []
+    _walk_into(body, out)
+    return out
+
+
+def _walk_into(body: tuple[Stmt, ...], out: list[Stmt]) -> None:
     for stmt in body:
-        yield stmt
+        out.append(stmt)
         if isinstance(stmt, For):
-            yield from _walk(stmt.body)
+            _walk_into(stmt.body, out)
         elif isinstance(stmt, If):
-            yield from _walk(stmt.then_body)
-            yield from _walk(stmt.else_body)
+            _walk_into(stmt.then_body, out)
+            _walk_into(stmt.else_body, out)
         elif isinstance(stmt, Scope):
-            yield from _walk(stmt.body)
+            _walk_into(stmt.body, out)
 
 
 # ---------------------------------------------------------------------------------------------- encoding

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import hashlib
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,9 +60,10 @@ INT, BOOL, TILE = "Int", "Bool", "Tile"
 class Term:
     """An SMT term: `head` is `int` / `bool` (a literal `value`), `const` (a declared constant `value`),
     `app` (an uninterpreted function `value` applied to `args`) or an SMT-LIB builtin (`+`, `ite`, ...).
-    Terms are hash-consed: equal terms are the same object."""
+    Terms are hash-consed: equal terms are the same object, so a term's equality and hash are its
+    identity's (`object`'s own, in C: a dict or set of terms pays no Python call per lookup)."""
 
-    __slots__ = ("head", "args", "value", "sort", "_hash", "__weakref__")
+    __slots__ = ("head", "args", "value", "sort", "__weakref__")
     _table: "weakref.WeakValueDictionary[tuple, Term]" = weakref.WeakValueDictionary()
 
     head: str
@@ -71,7 +72,6 @@ class Term:
     """An int / bool for a literal, the name (str) of a `const` or `app`, None for a builtin: `Any`
     because its type follows `head`, on which mypy cannot narrow."""
     sort: str
-    _hash: int
 
     def __new__(cls, head: str, args: tuple["Term", ...] = (), value: object = None, sort: str = INT) -> "Term":
         key = (head, tuple(map(id, args)), type(value).__name__, value, sort)
@@ -83,15 +83,8 @@ class Term:
                 return found
         self = object.__new__(cls)
         self.head, self.args, self.value, self.sort = head, args, value, sort
-        self._hash = hash(key)
         cls._table[key] = self
         return self
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __eq__(self, other: object) -> bool:
-        return self is other
 
     def __repr__(self) -> str:
         return render_term(self)
@@ -333,6 +326,12 @@ def substitute(term: Term, values: Mapping[Term, Term]) -> Term:
     return _substitute(term, values, {})
 
 
+def substituter(values: Mapping[Term, Term]) -> Callable[[Term], Term]:
+    """`substitute(., values)` for several terms, sharing the images of their common subterms."""
+    memo: dict[Term, Term] = {}
+    return lambda term: _substitute(term, values, memo)
+
+
 def facts_of(assumptions: Iterable[Term]) -> dict[Term, Term]:
     """The atoms *assumptions* assert, each mapped to its truth value (`a` to true, `(not a)`'s `a` to
     false, the conjuncts of an `and`): under the assumptions, a term may have them replaced."""
@@ -349,41 +348,55 @@ def facts_of(assumptions: Iterable[Term]) -> dict[Term, Term]:
     return facts
 
 
-def simplify_under(assumptions: Iterable[Term], terms: Iterable[Term]) -> tuple[tuple[Term, ...], tuple[Term, ...]]:
+def simplify_under(assumptions: Iterable[Term], terms: Iterable[Term],
+                   memos: dict[tuple[Term, ...], tuple[dict[Term, Term], dict[Term, Term]]] | None = None
+                   ) -> tuple[tuple[Term, ...], tuple[Term, ...]]:
     """*assumptions* without duplicates or `true`, and *terms* with every atom the assumptions assert
     replaced by its value (folded; equivalent under the assumptions). A context guard `nb < 2` then makes
-    a count `ite(nb < 2, 4, 0)` the literal 4, and a division by it a division by a literal."""
+    a count `ite(nb < 2, 4, 0)` the literal 4, and a division by it a division by a literal. *memos*, kept
+    by the caller across calls, holds the facts and images of each assumption set already seen (the
+    obligations of one site mostly share theirs)."""
     kept: list[Term] = []
     for a in assumptions:
         if a is not TRUE and a not in kept:
             kept.append(a)
-    facts = facts_of(kept)
+    key = tuple(kept)
+    found = memos.get(key) if memos is not None else None
+    if found is None:
+        found = (facts_of(kept), {})
+        if memos is not None:
+            memos[key] = found
+    facts, memo = found
     if not facts:
-        return tuple(kept), tuple(terms)
-    memo: dict[int, Term] = {}
-    return tuple(kept), tuple(_substitute(t, facts, memo) for t in terms)
+        return key, tuple(terms)
+    return key, tuple(_substitute(t, facts, memo) for t in terms)
 
 
-def _substitute(term: Term, values: Mapping[Term, Term], memo: dict[int, Term]) -> Term:
-    stack: list[tuple[Term, bool]] = [(term, False)]
+def _substitute(term: Term, values: Mapping[Term, Term], memo: dict[Term, Term]) -> Term:
+    """*term* under *values*, through *memo* (term -> its image; several calls with the same *values* may
+    share one: a term's image depends on the term and *values* alone)."""
+    found = memo.get(term)
+    if found is not None:
+        return found
+    stack: list[Term] = [term]
     while stack:
-        t, done = stack.pop()
-        key = id(t)
-        if key in memo:
+        t = stack[-1]
+        if t in memo:
+            stack.pop()
             continue
-        if t in values:
-            memo[key] = values[t]
+        image = values.get(t)
+        if image is not None or not t.args:
+            memo[t] = t if image is None else image
+            stack.pop()
             continue
-        if not t.args:
-            memo[key] = t
+        pending = [a for a in t.args if a not in memo]
+        if pending:
+            stack.extend(pending)
             continue
-        if not done:
-            stack.append((t, True))
-            stack.extend((a, False) for a in t.args if id(a) not in memo)
-            continue
-        args = tuple(memo[id(a)] for a in t.args)
-        memo[key] = t if all(x is y for x, y in zip(args, t.args)) else _rebuild(t, args)
-    return memo[id(term)]
+        stack.pop()
+        args = tuple([memo[a] for a in t.args])
+        memo[t] = t if all(x is y for x, y in zip(args, t.args)) else _rebuild(t, args)
+    return memo[term]
 
 
 def _smt_div(a: Term, b: Term) -> Term:

@@ -498,7 +498,7 @@ def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> t
     if not operands:
         return (_untraced_coverage(rule, lowered, side),)
     chain = side.chain
-    prev = {N: E.sub(N, E.ONE)}
+    at_prev = E.substituter({N: E.sub(N, E.ONE)})  # one memo: the terms below share most of their subterms
     nxt = {N: E.add(N, E.ONE)}
     roots = {o: sorted({_block_of(s, o).root for s in chain.steps}) for o in operands}
     offset = {o: _block_term(side, o, lambda b: b.offset) for o in operands}
@@ -510,14 +510,14 @@ def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> t
     axis = {o: _block_term(side, o, lambda b: E.lit(b.dim)) for o in operands}
     # a new segment starts at step n (n >= 1): a reset, a create, other operand tensors
     boundary = E.or_(chain.reset_at(), chain.create_at(),
-                     *(E.ne(root_id[o], E.substitute(root_id[o], prev)) for o in operands))
+                     *(E.ne(root_id[o], at_prev(root_id[o])) for o in operands))
     # a step on another plane of a blocked layout (`w[kb, :, :]`) is no neighbour along K; but no step of
     # one output tile's reduction moves an operand along its output axis (M of the left, N of the right)
-    same_plane = {o: E.and_(*(E.eq(p, E.substitute(p, prev)) for p in plane[o])) for o in operands}
-    turned = {o: E.ne(axis[o], E.substitute(axis[o], prev)) for o in operands}
+    same_plane = {o: E.and_(*(E.eq(p, at_prev(p)) for p in plane[o])) for o in operands}
+    turned = {o: E.ne(axis[o], at_prev(axis[o])) for o in operands}
     output = {o: _block_term(side, o, lambda b: b.out_offset if b.out_offset is not None else E.ZERO)
               for o in operands}
-    shifted = {o: E.ne(output[o], E.substitute(output[o], prev)) for o in operands}
+    shifted = {o: E.ne(output[o], at_prev(output[o])) for o in operands}
     symbol_sets = [side.chain.symbols]
     base = [*_base(lowered, side), *_free_assumptions(*symbol_sets)]
     out: list[Obligation] = []
@@ -528,7 +528,7 @@ def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> t
     witnesses = [("n", N), *side.witnesses(), *_free_witnesses(*symbol_sets)]
     for o in operands:
         witnesses += [(f"{o}.off", offset[o]), (f"{o}.width", width[o]), (f"{o}.extent", extent[o]),
-                      (f"{o}.prev_end", E.substitute(E.add(offset[o], width[o]), prev)),
+                      (f"{o}.prev_end", at_prev(E.add(offset[o], width[o]))),
                       (f"{o}.root", root_id[o]), (f"{o}.turned", turned[o]), (f"{o}.same_plane", same_plane[o]),
                       (f"{o}.shifted", shifted[o])]
 
@@ -571,7 +571,7 @@ def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> t
         return message, cx, step.mad.span if step is not None else None
 
     adjacent = E.or_(*(E.or_(turned[o], shifted[o],
-                             E.and_(same_plane[o], E.ne(offset[o], E.substitute(E.add(offset[o], width[o]), prev))))
+                             E.and_(same_plane[o], E.ne(offset[o], at_prev(E.add(offset[o], width[o])))))
                        for o in operands))
     out.append(Obligation(rule, lowered.id, "adjacent", (*base, E.le(E.ONE, N), E.lt(N, chain.total),
                                                          E.not_(boundary)),

@@ -563,16 +563,23 @@ def _var_names(expr: Expr | None) -> Iterator[str]:
             yield e.name
 
 
-def _walk(body: tuple[Stmt, ...]) -> Iterator[Stmt]:
+def _walk(body: tuple[Stmt, ...]) -> list[Stmt]:
+    """Every statement of *body* and inside it, pre-order (a list: no generator per nesting level)."""
+    out: list[Stmt] = []
+    _walk_into(body, out)
+    return out
+
+
+def _walk_into(body: tuple[Stmt, ...], out: list[Stmt]) -> None:
     for stmt in body:
-        yield stmt
+        out.append(stmt)
         if isinstance(stmt, For):
-            yield from _walk(stmt.body)
+            _walk_into(stmt.body, out)
         elif isinstance(stmt, If):
-            yield from _walk(stmt.then_body)
-            yield from _walk(stmt.else_body)
+            _walk_into(stmt.then_body, out)
+            _walk_into(stmt.else_body, out)
         elif isinstance(stmt, Scope):
-            yield from _walk(stmt.body)
+            _walk_into(stmt.body, out)
 
 
 def _types(fn: Function) -> dict[str, Type]:

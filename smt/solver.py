@@ -8,16 +8,19 @@ timeout or when the model may rest on an approximation (the reason is kept). An 
 
 Performance. The query text is made without z3 (`encode.render`), so the cache is looked up first: a
 fully cached run never imports z3. A query whose violation folds to false under its assumptions is
-proved without a solver. The misses of one site are decided together (`_solve_batch`): one SMT-LIB
-text declares their shared subterms once, asserts each query under an indicator literal
-(`(=> |!ob.k| (and assumptions violation))`), and is parsed once inside a `push` / `pop` on a
-`QF_UFLIA` solver; each query is then one `check(|!ob.k|)`, which produces no model. Only a query the
-batch does not prove (a model to read, an unknown to retry) is run on its own, as its own text on the
-general solver (`push` / `parse_smt2_string` / `check` / `pop`). The per-query timeout is set on the
-solver. Verdicts are cached by sha256 of (z3's version, the query text) in an sqlite file under
-`$XDG_CACHE_HOME/pypto-verify/smt/` (else `~/.cache/...`), one transaction per site; unknowns are not
-cached, so a longer timeout gets another try. On the corpus (667 obligations through the fixed
-lowering) this is about 0.4 s of solver time, against 2.2 s for one parse and check per query.
+proved without a solver, and so is a query this process's batches proved before (`_PROVED`; the
+same terms from another site, kernel or file). The misses of one site are decided together
+(`_solve_batch`): their terms are built as z3 terms directly (`_Builder`, z3's C API, each shared
+subterm once; no SMT-LIB text is rendered or parsed for them), each query asserted under an indicator
+literal (`(=> |!ob.k| (and assumptions violation))`) inside a `push` / `pop` on a `QF_UFLIA` solver;
+each query is then one `check(|!ob.k|)`, which produces no model. Only a query the batch does not
+prove (a model to read, an unknown to retry) is run on its own, as its own text in a context of its
+own (`_solve`: `parse_smt2_string` / `check`), so its model depends on the text alone. The per-query
+timeout is set on the solver. Verdicts are cached by sha256 of (z3's version, the query text) in an
+sqlite file under `$XDG_CACHE_HOME/pypto-verify/smt/` (else `~/.cache/...`), one transaction per
+site; unknowns are not cached, so a longer timeout gets another try. On the corpus (667 obligations
+through the fixed lowering) this is about 0.4 s of solver time, against 2.2 s for one parse and check
+per query.
 """
 
 from __future__ import annotations
@@ -77,12 +80,17 @@ class _Query:
         """Unsatisfiable without a solver: the violation or an assumption folded to false."""
         return self.violation is E.FALSE or any(a is E.FALSE for a in self.assumptions)
 
+    @property
+    def key(self) -> tuple[E.Term, ...]:
+        """The query's terms (witnesses aside, which a proof does not read): equal keys, equal verdicts."""
+        return (*self.assumptions, self.violation)
+
     def text(self) -> str:
         return E.render((*self.assumptions, self.violation), self.witnesses)
 
 
-def _query(ob: Obligation) -> _Query:
-    assumptions, (violation,) = E.simplify_under(ob.assumptions, (ob.violation,))
+def _query(ob: Obligation, memos: dict | None = None) -> _Query:
+    assumptions, (violation,) = E.simplify_under(ob.assumptions, (ob.violation,), memos)
     return _Query(assumptions, violation, ob.witnesses)
 
 
@@ -276,28 +284,117 @@ def _solve(text: str, witnesses: tuple[tuple[str, E.Term], ...], timeout_ms: int
 
 
 def _solve_batch(queries: list[_Query], timeout_ms: int) -> list[tuple[dict[str, Any] | None, float]]:
-    """Decide *queries* (one site's) on one parse: each is asserted under an indicator literal,
-    `(=> |!ob.k| (and assumptions violation))`, and checked with `check(|!ob.k|)`; the shared
-    subterms are declared once. Returns `({"answer": "unsat"}, seconds)` for a proof and `(None,
-    seconds)` where the query must be run on its own (a model to read, or an unknown to retry)."""
+    """Decide *queries* (one site's) together: each is asserted under an indicator literal,
+    `(=> |!ob.k| (and assumptions violation))`, and checked with `check(|!ob.k|)`; their shared subterms
+    are built once, as z3 terms made directly from ours (`_Builder`: no text to render or parse). Returns
+    `({"answer": "unsat"}, seconds)` for a proof and `(None, seconds)` where the query must be run on its
+    own (a model to read, or an unknown to retry)."""
     z3, ctx = _solver()
     solver = _batch_solver()
     begin = time.perf_counter()
-    flags = [E.const(f"{E.MARK}ob.{k}", E.BOOL) for k in range(len(queries))]
-    text = E.render([E.implies(flag, E.and_(*q.assumptions, q.violation)) for flag, q in zip(flags, queries)])
     out: list[tuple[dict[str, Any] | None, float]] = []
     solver.push()
+    build = _Builder(z3, ctx)
     try:
         solver.set("timeout", int(timeout_ms))
-        solver.add(*z3.parse_smt2_string(text, ctx=ctx))
+        flags = [z3.Bool(f"{E.MARK}ob.{k}", ctx) for k in range(len(queries))]
+        for flag, q in zip(flags, queries):
+            build.assert_implied(solver, flag, E.and_(*q.assumptions, q.violation))
         setup = (time.perf_counter() - begin) / len(queries)
         for flag in flags:
             start = time.perf_counter()
-            result = solver.check(z3.Bool(flag.value, ctx))
+            result = solver.check(flag)
             out.append(({"answer": "unsat"} if result == z3.unsat else None, setup + time.perf_counter() - start))
     finally:
         solver.pop()
+        build.release()
     return out
+
+
+class _Builder:
+    """Our terms as z3 terms of one context, each subterm made once, through z3's C API (`z3core`): the
+    terms `parse_smt2_string` makes of `encode.render`'s text (a `define-fun` of no argument is a macro,
+    so its uses are its body), without the text. Each made term holds one z3 reference until `release`."""
+
+    def __init__(self, z3: Any, ctx: Any) -> None:
+        from z3 import z3core  # noqa: PLC0415 - with z3 (module docstring)
+
+        self.z3, self.ctx, self.ref, self.api = z3, ctx, ctx.ref(), z3core
+        self.sorts = {E.INT: z3.IntSort(ctx), E.BOOL: z3.BoolSort(ctx)}
+        self.made: dict[E.Term, Any] = {}
+        """Term -> its z3 AST (a raw pointer, referenced once)."""
+        self.functions: dict[str, tuple[tuple[tuple[str, ...], str], Any]] = {}
+        """Function name -> (its signature, its z3 declaration)."""
+        self.nary = {"+": z3core.Z3_mk_add, "*": z3core.Z3_mk_mul, "and": z3core.Z3_mk_and, "or": z3core.Z3_mk_or}
+        self.binary = {"div": z3core.Z3_mk_div, "mod": z3core.Z3_mk_mod, "=": z3core.Z3_mk_eq,
+                       "<": z3core.Z3_mk_lt, "<=": z3core.Z3_mk_le}
+
+    def assert_implied(self, solver: Any, flag: Any, term: E.Term) -> None:
+        """Assert `flag => term` on *solver*."""
+        implied = self.z3.BoolRef(self.api.Z3_mk_implies(self.ref, flag.as_ast(), self.ast(term)), self.ctx)
+        self.api.Z3_solver_assert(self.ref, solver.solver, implied.as_ast())
+
+    def release(self) -> None:
+        """Drop the references the made terms hold."""
+        for ast in self.made.values():
+            self.api.Z3_dec_ref(self.ref, ast)
+        self.made.clear()
+
+    def sort(self, name: str) -> Any:
+        found = self.sorts.get(name)
+        if found is None:
+            found = self.sorts[name] = self.z3.DeclareSort(name, self.ctx)
+        return found
+
+    def ast(self, term: E.Term) -> Any:
+        """*term* as a z3 AST."""
+        stack = [term]
+        made, inc, ref = self.made, self.api.Z3_inc_ref, self.ref
+        while stack:
+            t = stack[-1]
+            if t in made:
+                stack.pop()
+                continue
+            pending = [a for a in t.args if a not in made]
+            if pending:
+                stack.extend(pending)
+                continue
+            stack.pop()
+            ast = self._make(t)
+            inc(ref, ast)
+            made[t] = ast
+        return made[term]
+
+    def _make(self, t: E.Term) -> Any:
+        api, ref, head = self.api, self.ref, t.head
+        if head == "int":
+            if -2**63 <= t.value < 2**63:
+                return api.Z3_mk_int64(ref, t.value, self.sorts[E.INT].ast)
+            return api.Z3_mk_numeral(ref, str(t.value), self.sorts[E.INT].ast)
+        if head == "bool":
+            return api.Z3_mk_true(ref) if t.value else api.Z3_mk_false(ref)
+        if head == "const":
+            return api.Z3_mk_const(ref, api.Z3_mk_string_symbol(ref, t.value), self.sort(t.sort).ast)
+        args = [self.made[a] for a in t.args]
+        if head in self.binary:
+            return self.binary[head](ref, args[0], args[1])
+        if head == "not":
+            return api.Z3_mk_not(ref, args[0])
+        if head == "ite":
+            return api.Z3_mk_ite(ref, args[0], args[1], args[2])
+        array = (self.z3.Ast * len(args))(*args)
+        if head in self.nary:
+            return self.nary[head](ref, len(args), array)
+        if head == "app":
+            signature = (tuple(a.sort for a in t.args), t.sort)
+            found = self.functions.get(t.value)
+            if found is None:
+                decl = self.z3.Function(t.value, *(self.sort(s) for s in signature[0]), self.sort(t.sort))
+                found = self.functions[t.value] = (signature, decl)
+            # as `encode.render` (one declaration per name): a name used with two signatures is our bug
+            assert found[0] == signature, f"function {t.value} used with two signatures"
+            return api.Z3_mk_app(ref, found[1].ast, len(args), array)
+        raise AssertionError(f"no z3 term for `{head}`")
 
 
 def discharge(ob: Obligation, *, timeout_ms: int = DEFAULT_TIMEOUT_MS, cache: bool = True,
@@ -315,11 +412,13 @@ def discharge_all(obs: list[Obligation], *, timeout_ms: int = DEFAULT_TIMEOUT_MS
     answers: list[Answer | None] = [None] * len(obs)
     store = _cache() if cache else None
     pending: list[tuple[int, _Query, str | None]] = []
+    solved: list[tuple[str, dict[str, Any]]] = []
+    memos: dict = {}  # the site's obligations share most assumption sets (`encode.simplify_under`)
     for i, ob in enumerate(obs):
         if ob.unposed:
             answers[i] = Answer(Verdict.INCONCLUSIVE, reason=ob.unposed)
             continue
-        query = _query(ob)
+        query = _query(ob, memos)
         text = query.text() if store is not None or dump_smt is not None else None
         if dump_smt is not None:
             dump_smt.mkdir(parents=True, exist_ok=True)
@@ -332,22 +431,55 @@ def discharge_all(obs: list[Obligation], *, timeout_ms: int = DEFAULT_TIMEOUT_MS
         if raw is not None:
             answers[i] = _answer(ob, raw, 0.0, True, timeout_ms)
             continue
+        if query.key in _PROVED:
+            answers[i] = Answer(Verdict.PROVED)
+            if text is not None:
+                solved.append((text, _PROVED[query.key]))  # stored under this text too, for the next run
+            continue
         pending.append((i, query, text))
     if not pending:
+        if store is not None:
+            store.put_many(solved)
         return _filled(answers)
-    solved: list[tuple[str, dict[str, Any]]] = []
-    for (i, query, text), (raw, seconds) in zip(pending, _solve_batch([q for _, q, _ in pending], timeout_ms)):
+    unique: dict[tuple[E.Term, ...], _Query] = {}
+    for _, query, _ in pending:
+        unique.setdefault(query.key, query)  # a query posed twice in the site is decided once
+    decided = dict(zip(unique, _solve_batch(list(unique.values()), timeout_ms)))
+    for i, query, text in pending:
+        raw, seconds = decided[query.key]
         if raw is None:
             text = text if text is not None else query.text()
             begin = time.perf_counter()
-            raw = _solve(text, query.witnesses, timeout_ms)
+            raw = _SOLVED.get(text) or _solve(text, query.witnesses, timeout_ms)
             seconds += time.perf_counter() - begin
+            if raw["answer"] != "unknown":
+                _remember(_SOLVED, text, raw, SOLVED_KEPT)
+        else:
+            _remember(_PROVED, query.key, raw, PROVED_KEPT)
         if text is not None and raw["answer"] != "unknown":
             solved.append((text, raw))
         answers[i] = _answer(obs[i], raw, seconds, False, timeout_ms)
     if store is not None:
         store.put_many(solved)
     return _filled(answers)
+
+
+_PROVED: dict[tuple[E.Term, ...], dict[str, Any]] = {}
+"""The queries (`_Query.key`) this process's batches proved: a query posed again (another site, kernel or
+file with the same terms) is proved without a solver. An unsat core is not history: the same query is
+unsatisfiable whatever the solver decided before."""
+_SOLVED: dict[str, dict[str, Any]] = {}
+"""The answers `_solve` gave this process, by query text: a model read in a context of its own depends on
+the text alone (`_solve`), so the same text gets the same answer."""
+PROVED_KEPT, SOLVED_KEPT = 20_000, 1_000
+"""The most queries `_PROVED` and `_SOLVED` hold (each is emptied when full: it only saves time, and holds
+the terms, or the text, of what it keeps)."""
+
+
+def _remember(memo: dict, key: Any, raw: dict[str, Any], limit: int) -> None:
+    if len(memo) >= limit:
+        memo.clear()
+    memo[key] = raw
 
 
 def _filled(answers: list[Answer | None]) -> list[Answer]:

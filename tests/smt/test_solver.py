@@ -90,3 +90,47 @@ def test_query_text_is_the_dump_name_and_text_of_an_obligation():
     assert text == ("(declare-const |x| Int)\n(assert true)\n"              # the violation, asserted
                     "(declare-const |w!x| Int)\n(assert (= |w!x| |x|))\n"    # its witness `x`, read back
                     "(check-sat)\n")
+
+
+def test_a_query_posed_twice_in_a_process_is_decided_once(monkeypatch):
+    from pypto_verify.smt import solver
+
+    batches: list[int] = []
+    real = solver._solve_batch
+
+    def counted(queries, timeout_ms):
+        batches.append(len(queries))
+        return real(queries, timeout_ms)
+
+    monkeypatch.setattr(solver, "_solve_batch", counted)
+    x = E.const("x.twice")
+    proved = _obligation(E.and_(E.lt(x, E.lit(3)), E.lt(E.lit(4), x)))
+    answers = solver.discharge_all([proved, proved], cache=False)
+    assert [a.verdict for a in answers] == [Verdict.PROVED] * 2 and batches == [1]  # one query in the batch
+    assert solver.discharge(proved, cache=False).verdict is Verdict.PROVED and batches == [1]  # no batch again
+    refuted = _obligation(E.and_(E.lt(x, E.lit(3)), E.lt(E.lit(1), x)))
+    first, again = (solver.discharge(refuted, cache=False) for _ in range(2))
+    assert first.verdict is again.verdict is Verdict.REFUTED and first.values == again.values
+
+
+def test_the_batch_builds_every_term_form_as_the_text_means_it():
+    # the batch makes z3 terms directly (solver._Builder); each query's verdict there is the one its own
+    # SMT-LIB text gets in a context of its own (solver._solve), for every head the encoding makes
+    from pypto_verify.smt import solver
+
+    x, y = E.const("x.built"), E.const("y.built")
+    flag = E.const("f.built", E.BOOL)
+    tile = E.app("mm.built", (x,), E.TILE)
+    big = E.lit(2 ** 70)
+    facts = [
+        E.eq(E.floordiv(x, E.lit(3)), E.lit(2)), E.eq(E.floormod(x, E.lit(3)), E.lit(1)),
+        E.eq(E.mul(x, y), E.lit(21)), E.lt(E.add(x, y), big), E.le(E.lit(-4), E.sub(y, x)),
+        E.eq(E.ite(flag, x, y), E.lit(7)), E.or_(E.not_(flag), E.eq(tile, E.app("mm.built", (E.lit(7),), E.TILE))),
+        E.eq(E.floordiv(x, y), E.lit(2)), E.TRUE,
+    ]
+    queries = [solver._Query((), E.and_(*facts[:i + 1], E.not_(E.eq(x, E.lit(7)))), (("x", x),))
+               for i in range(len(facts))] + [solver._Query(tuple(facts[:3]), E.eq(x, E.lit(7)), (("x", x),))]
+    batch = [raw for raw, _ in solver._solve_batch(queries, 2000)]
+    alone = [solver._solve(q.text(), q.witnesses, 2000)["answer"] for q in queries]
+    assert [("unsat" if raw else "other") for raw in batch] == [("unsat" if a == "unsat" else "other") for a in alone]
+    assert "unsat" in alone and "sat" in alone  # both verdicts are exercised
