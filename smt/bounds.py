@@ -23,9 +23,13 @@ variables and the window it reaches — unless the query mentions a value known 
 scalar parameter, a value read from a tensor such as `pl.read(seq_lens, [b])`, a dynamic dimension
 `pl.dynamic("N")`, a block index outside `pl.spmd`) or an expression the encoder does not model (an
 opaque call, a loop carry that is not affine): those are *approximations*, and a model that may rest on
-them is INCONCLUSIVE with the reason (PV100), never a refutation. Not posed, and INCONCLUSIVE with the
-reason: a write whose value's extents are a guess, a write of a lower-rank value into a higher-rank
-tensor (which dimensions it covers is not modelled), an access of a parameter whose type is not read.
+them is INCONCLUSIVE with the reason (PV100), never a refutation. A value of lower rank
+than its target covers the target's trailing dimensions and one index of each leading one (pypto: the
+InCore `tile.store`'s partition shape is `[1, ..., 1, *tile shape]` (FlattenTileNdTo2D), so the value's
+whole shape is checked; the host codegen of `tensor.assemble` also writes `[o, o + 1)` on the leading
+dimensions). Not posed, and INCONCLUSIVE with the reason: a
+write whose value's extents are a guess, a write of a value of higher rank than its target, an access
+of a parameter whose type is not read.
 
 UNSOUND: a slice or load of a value computed by an op whose result shape is a guess (not a window of a
 tensor the kernel declares or creates) is not an access here and is not checked.
@@ -204,9 +208,15 @@ def _write(fn: Function, call: Call, dst: Expr, value: Expr, offsets: tuple[Expr
     extra = len(extents) - len(offsets)
     if extra > 0 and all(ops.const_int(e) == 1 for e in extents[:extra]):
         extents = extents[extra:]  # a unit batch dimension (`[1, M, N]` matmul result) written as 2-D
+    if len(extents) < len(offsets):
+        # a lower-rank value fills the target's trailing dimensions and one index of each leading one: pypto's
+        # FlattenTileNdTo2D gives the InCore tile.store the partition shape [1, ..., 1, *tile shape] (the whole
+        # tile, so its shape, not its valid region, is checked); the host codegen of tensor.assemble writes
+        # `[o, o + 1)` on the leading dimensions too
+        extents = (*(Const(1) for _ in range(len(offsets) - len(source.dims))), *source.dims)
     if len(extents) != len(offsets):
-        why = (f"a {len(extents)}-D value written into the {len(offsets)}-D `{tensor}`: which of its dimensions "
-               "the value covers is not modelled")
+        why = (f"a {len(extents)}-D value written into the {len(offsets)}-D `{tensor}`: a value of higher rank "
+               "than its target is not a window of it")
         text = _call_text(call, tensor, value_text, offsets)
         return Access(fn.name, "writes", tensor, target.dims, offsets, (), span, context, text, unposed=why)
     text = f"{window_text(tensor, offsets, extents, target.dims)} = {value_text}"

@@ -239,3 +239,36 @@ def test_lowered_ir_is_checked_as_given():
     assert verdicts(body) == [(8, Verdict.PROVED), (10, Verdict.REFUTED)]
     (found,) = refuted(body)
     assert found.counterexample == {"ko": 0, "columns": "[-64, 0)", "shape": "[64, 256]"}
+
+
+def test_a_2d_value_assembled_into_a_3d_tensor_covers_its_trailing_dimensions():
+    # pypto's tensor.assemble of a lower-rank value: one index of each leading dimension, the value's extents
+    # on the trailing ones
+    body = """
+    @pl.jit
+    def scatter(x: pl.Tensor[[4, 16, 64], pl.BF16], out: pl.Out[pl.Tensor[[4, {ROWS}, 64], pl.BF16]]):
+        for b in pl.range(4):
+            for r0 in pl.range(0, 32, 16):
+                row = pl.create_tensor([16, 64], dtype=pl.BF16)
+                out = pl.assemble(out, row, [b, r0, 0])
+        return out
+    """
+    assert [v for _, v in verdicts(body.replace("{ROWS}", "32"))] == [Verdict.PROVED]
+    (found,) = refuted(body.replace("{ROWS}", "24"))
+    assert found.counterexample["dimension 1"] == "[16, 32)"
+
+
+def test_a_2d_value_assembled_into_a_4d_tensor_takes_one_index_of_each_leading_dimension():
+    body = """
+    @pl.jit
+    def heads(out: pl.Out[pl.Tensor[[2, 4, {ROWS}, 64], pl.BF16]]):
+        for h in pl.range(2):
+            for q in pl.range(4):
+                for r0 in pl.range(0, 16, 8):
+                    tile = pl.create_tensor([8, 64], dtype=pl.BF16)
+                    out = pl.assemble(out, tile, [h, q, r0, 0])
+        return out
+    """
+    assert [v for _, v in verdicts(body.replace("{ROWS}", "16"))] == [Verdict.PROVED]
+    (found,) = refuted(body.replace("{ROWS}", "12"))
+    assert found.counterexample["r0"] == 8 and found.counterexample["dimension 2"] == "[8, 16)"
