@@ -1421,6 +1421,12 @@ class FunctionReader:
         dims = base_type.shape if isinstance(base_type, (TensorType, TileType)) else None
         if dims is not None and len(elts) > len(dims):
             raise self.error(node, f"slice `{_text(node)}`", f"{len(elts)} indices for a {len(dims)}-D value")
+        if dims is not None and len(elts) == len(dims) and not any(isinstance(e, ast.Slice) for e in elts):
+            # pypto's parser: an all-scalar, full-rank subscript (`idx[s]` of a 1-D tensor) reads one element
+            # (`tensor.read` / `tile.read`); any other subscript is a slice
+            op = "tile.read" if isinstance(base_type, TileType) else ops.T_READ
+            indices = ListExpr(tuple(self._read_expr(e) for e in elts))
+            return Call(op, (base, indices), span=self.span(node))
         for k, elt in enumerate(elts):
             if isinstance(elt, ast.Slice):
                 if elt.step is not None:

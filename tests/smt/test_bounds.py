@@ -272,3 +272,21 @@ def test_a_2d_value_assembled_into_a_4d_tensor_takes_one_index_of_each_leading_d
     assert [v for _, v in verdicts(body.replace("{ROWS}", "16"))] == [Verdict.PROVED]
     (found,) = refuted(body.replace("{ROWS}", "12"))
     assert found.counterexample["r0"] == 8 and found.counterexample["dimension 2"] == "[8, 16)"
+
+
+def test_an_all_scalar_full_rank_subscript_is_a_run_time_read_and_its_window_is_conditional():
+    # pypto's parser: `order[s]` of a 1-D tensor reads one element (tensor.read), not a [1] slice; the row it
+    # yields is a run-time scalar, so the window below holds only for the values `order` holds
+    body = """
+    @pl.jit
+    def gather(order: pl.Tensor[[4], pl.INT32], x: pl.Tensor[[64, 64], pl.BF16],
+               y: pl.Out[pl.Tensor[[32, 64], pl.BF16]]):
+        for s in pl.range(4):
+            base = order[s] * 16
+            for r0 in pl.range(0, 16, 8):
+                y[s * 8 : s * 8 + 8, :] = x[base + r0 : base + r0 + 8, :]
+        return y
+    """
+    outcomes = prove_bounds(module(body), cache=False)
+    assert [(o.span.line - 2, o.verdict) for o in outcomes] == [(8, Verdict.CONDITIONAL), (8, Verdict.PROVED)]
+    assert "is read from `order` at run time" in outcomes[0].reason
