@@ -416,6 +416,15 @@ class _Converter:
                 args.append(arg)
         return replace(call, op="tile." + call.op.split(".", 1)[1], args=tuple(args))
 
+    def unknown_type(self, source: Expr) -> str:
+        """Why *source* has no type, as a clause after its name: a parameter's own reason
+        (`Param.untyped`), else the result of a call that was not inlined."""
+        v = var_like(source)
+        param = next((p for p in self.fn.params if v is not None and p.name == v.name), None)
+        if param is not None:
+            return f"a parameter that {param.untyped}" if param.untyped else "a parameter of no type"
+        return "whose type is unknown (the result of a call that was not inlined)"
+
     def create(self, stmt: Assign, call: Call, out: list[Stmt]) -> None:
         name = stmt.target.name
         t = self.env.get(name)
@@ -435,9 +444,9 @@ class _Converter:
         source, shape, offsets = call.args[0], call.args[1], call.args[2]
         t = self.env.get(name)
         if t is None and name in self.cube:
-            raise LoweringError("PV000", stmt.span, f"`{display_name(name)}` slices `{_shown(source)}`, whose type is "
-                                "unknown (the result of a call that was not inlined), so it cannot be loaded "
-                                "as a matmul operand", values=(name,))
+            raise LoweringError("PV000", stmt.span, f"`{display_name(name)}` slices `{_shown(source)}`, "
+                                f"{self.unknown_type(source)}, so it cannot be loaded as a matmul operand",
+                                values=(name,))
         if name in self.gm or not isinstance(t, TensorType):
             if t is not None:
                 self.types[name] = t

@@ -46,7 +46,8 @@ from dataclasses import dataclass, field
 
 from pypto_verify import ops, rules
 from pypto_verify.ir import (
-    Assign, BinOp, BoolOp, Call, Compare, Const, Expr, For, Function, If, ListExpr, LoopKind, Module, Scope, Span, Stmt,
+    Assign, BinOp, BoolOp, Call, Compare, Const, Expr, For, Function, If, ListExpr, LoopKind, Module, Param, Scope, Span,
+    Stmt,
     Sym, TensorType, TileType, TupleExpr, UnaryOp, Var, display_name, stmt_exprs, var_like, walk_exprs,
 )
 from pypto_verify.frontend.shapes import Shapes, dims_text, expr_text, window_text
@@ -169,7 +170,7 @@ def _access(fn: Function, stmt: Stmt, call: Call, context: tuple[Loop | Guard, .
     v = var_like(base)
     if v is not None and source is None and v.name in shapes.params and offsets is not None:
         return Access(fn.name, verb, display_name(v.name), (), offsets, (), span, context,
-                      f"pl.{name}({display_name(v.name)}, ...)", unposed=_undeclared(v.name))
+                      f"pl.{name}({display_name(v.name)}, ...)", unposed=_undeclared(shapes.params[v.name]))
     if v is None or source is None or not source.exact or offsets is None or extents is None:
         return None  # not a window of a value whose extents the kernel states
     if len(offsets) != len(source.dims) or len(extents) != len(source.dims):
@@ -189,7 +190,7 @@ def _write(fn: Function, call: Call, dst: Expr, value: Expr, offsets: tuple[Expr
     v = var_like(dst)
     if v is not None and target is None and v.name in shapes.params and offsets is not None:
         return Access(fn.name, "writes", display_name(v.name), (), offsets, (), span, context,
-                      f"pl.{call.op.split('.')[-1]}(..., {display_name(v.name)})", unposed=_undeclared(v.name))
+                      f"pl.{call.op.split('.')[-1]}(..., {display_name(v.name)})", unposed=_undeclared(shapes.params[v.name]))
     if v is None or target is None or not target.exact or offsets is None or len(offsets) != len(target.dims):
         return None
     tensor = display_name(v.name)
@@ -223,8 +224,9 @@ def _write(fn: Function, call: Call, dst: Expr, value: Expr, offsets: tuple[Expr
     return Access(fn.name, "writes", tensor, target.dims, offsets, extents, span, context, text, approximations)
 
 
-def _undeclared(param: str) -> str:
-    return f"the parameter `{display_name(param)}` has no type pypto-verify reads, so its shape is unknown"
+def _undeclared(param: Param) -> str:
+    why = param.untyped or "has no type pypto-verify reads"
+    return f"its shape is unknown: the parameter `{display_name(param.name)}` {why}"
 
 
 def _call_text(call: Call, tensor: str, value: str, offsets: tuple[Expr, ...]) -> str:

@@ -120,6 +120,29 @@ class ModuleResult:
     warnings: list[InputError]
 
 
+_CALL_SITE_ROUNDS = 8
+"""Readings of one file that may type bare `pl.jit.inline` parameters from their calls: one call level each."""
+
+
+@dataclass(frozen=True)
+class _CallSite:
+    """One call of a decorated function of this file: what it passes for each parameter."""
+
+    line: int
+    caller: str
+    types: dict[str, Type | None]
+    texts: dict[str, str]
+    """Each argument as written."""
+    why: dict[str, str]
+    """Why an argument that is an untyped parameter of the caller has no type (`Param.untyped`)."""
+
+
+def _type_text(t: Type | None) -> str:
+    if isinstance(t, (TensorType, TileType)):
+        return f"[{', '.join(print_dim(d) for d in t.shape)}] {t.dtype.name}"
+    return str(t)
+
+
 class _Unmaterialisable(Exception):
     """A static value that is not an IR value (a config instance, a function)."""
 
@@ -141,8 +164,26 @@ class ModuleReader:
         """Functions left out for an input error: (program, or None for a free function; name)."""
         self.loader = cst.Loader(max_file_size=max_file_size)
         self.scope = self.loader.module_scope(Path(path), tree)
+        self.calls: dict[str, list[_CallSite]] = {}
+        """The calls of each decorated function of this file, as the last reading found them."""
+        self.inferred: dict[str, dict[str, tuple[Type | None, str]]] = {}
+        """The bare `pl.Tensor` parameters of each `pl.jit.inline` function: the type their calls give
+        them, or None and why not (`_call_site_params`)."""
 
     def read(self) -> ModuleResult:
+        """The file read; again while its calls type more bare `pl.jit.inline` parameters (each reading
+        types them one call level deeper: an entry's typed argument, then the inline callee's own calls)."""
+        result = self._read_once()
+        for _ in range(_CALL_SITE_ROUNDS):
+            inferred = self._call_site_params()
+            if inferred == self.inferred:
+                break
+            self.inferred = inferred
+            result = self._read_once()
+        return result
+
+    def _read_once(self) -> ModuleResult:
+        self.errors, self.warnings, self._warned, self.failed, self.calls = [], [], set(), set(), {}
         programs: list[Program] = []
         free: list[Function] = []
         free_at: int | None = None
@@ -161,6 +202,68 @@ class ModuleReader:
             programs = [replace(p, functions=tuple(self._unlink_failed(p.name, f) for f in p.functions))
                         for p in programs]
         return ModuleResult(Module(self.path, tuple(programs)), self.errors, self.warnings)
+
+    def record_call(self, callee: str, site: _CallSite) -> None:
+        self.calls.setdefault(callee, []).append(site)
+
+    def _call_site_params(self) -> dict[str, dict[str, tuple[Type | None, str]]]:
+        """PyPTO splices a `pl.jit.inline` function into each caller, so a parameter annotated with a bare
+        `pl.Tensor` has the type of the argument each call passes: that type when every call of the file
+        passes the same one, else None with the reason (no call, an argument of no type, calls that
+        disagree)."""
+        out: dict[str, dict[str, tuple[Type | None, str]]] = {}
+        for node, _ in self._top_level(self.tree.body, self.scope):
+            if not isinstance(node, ast.FunctionDef) or not self._is_inline(node):
+                continue
+            bare = [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)
+                    if self.bare_tensor(a.annotation)]
+            if not bare:
+                continue
+            sites = self.calls.get(node.name, [])
+            here = f"is a bare `pl.Tensor` of the `pl.jit.inline` `{node.name}`, which takes the type of the argument each call passes"
+            params: dict[str, tuple[Type | None, str]] = {}
+            for param in bare:
+                if not sites:
+                    params[param] = (None, f"{here}, and nothing in this file calls `{node.name}`")
+                    continue
+                untyped = next((site for site in sites if site.types.get(param) is None), None)
+                if untyped is not None:
+                    passed = untyped.texts.get(param)
+                    what = f"passes `{passed}`, which {untyped.why.get(param) or 'has no type pypto-verify reads'}" \
+                        if passed else f"passes no argument for `{param}`"
+                    params[param] = (None, f"{here}; the call at line {untyped.line} (in `{untyped.caller}`) {what}")
+                    continue
+                types = {site.types[param] for site in sites}
+                if len(types) > 1:
+                    shown = "; ".join(f"line {site.line}: {_type_text(site.types[param])}" for site in sites)
+                    params[param] = (None, f"{here}, and its calls pass different types ({shown})")
+                    continue
+                params[param] = (types.pop(), "")
+            out[node.name] = params
+        return out
+
+    def _is_inline(self, node: ast.FunctionDef) -> bool:
+        decorator = self._pl_decorator(node)
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        return decorator is not None and self.pl_path_static(target) in ("jit.inline", "inline")
+
+    def bare_tensor(self, annotation: ast.expr | None) -> bool:
+        """*annotation* is `pl.Tensor`, `pl.Out[pl.Tensor]` or `pl.InOut[pl.Tensor]`: no shape, no dtype."""
+        if isinstance(annotation, ast.Subscript) and self.pl_path_static(annotation.value) in ("Out", "InOut"):
+            annotation = annotation.slice
+        return annotation is not None and self.pl_path_static(annotation) == "Tensor"
+
+    def untyped_reason(self, node: ast.FunctionDef | ast.AsyncFunctionDef, annotation: ast.expr | None) -> str:
+        """Why a parameter of *node* with *annotation* has no type (a clause after its name)."""
+        if self.bare_tensor(annotation):
+            decorator = self._pl_decorator(node)
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            path = self.pl_path_static(target) if target is not None else None
+            return (f"is a bare `pl.Tensor` of the `pl.{path}` entry `{node.name}`: its shape and dtype are those of "
+                    "the tensor passed at run time, which the source does not state")
+        if annotation is None:
+            return "has no annotation"
+        return f"has an annotation pypto-verify does not read (`{ast.unparse(annotation)}`)"
 
     def _unlink_failed(self, program: str | None, fn: Function) -> Function:
         """Calls of a function that was left out (its input error) become opaque `extern.` calls, so
@@ -339,6 +442,8 @@ class FunctionReader:
         """The shape of every value defined by a slice (checked where a constant shape is required)."""
         self.runtime: set[str] = set()
         """Scalars known only at run time (scalar parameters, `pl.read` results): symbolic values."""
+        self.untyped: dict[str, str] = {}
+        """Each parameter of no type: why (`Param.untyped`)."""
 
     # ------------------------------------------------------------------------------------------ utilities
 
@@ -493,14 +598,20 @@ class FunctionReader:
                 self.has_self = True
                 continue
             type_, direction = read_param_annotation(arg.annotation, self)
+            untyped = ""
+            if type_ is None:
+                inferred = None if self.in_class else self.module.inferred.get(node.name, {}).get(arg.arg)
+                type_, untyped = inferred or (None, self.module.untyped_reason(node, arg.annotation))
             name = self.names.first(arg.arg)
             var = Var(name, span=self.span(arg))
             self.frame.env[arg.arg] = Binding(var, type=type_)
             if type_ is not None:
                 self.types[name] = type_
+            else:
+                self.untyped[name] = untyped
             if isinstance(type_, ScalarType):
                 self.runtime.add(name)
-            params.append(Param(name, type_, direction, span=self.span(arg)))
+            params.append(Param(name, type_, direction, span=self.span(arg), untyped=untyped))
         return params
 
     # ------------------------------------------------------------------------------------------ bodies
@@ -1606,6 +1717,7 @@ class FunctionReader:
         if isinstance(raw, cst.FunctionValue) and raw.scope is self.frame.scope.module and raw.decorated:
             # another function of this file (a kernel calling a kernel): opaque, printed `name(...)`
             call = Call(f"call.{name}", args, kwargs, span=self.span(node))
+            self._record_call(name, raw.node, node, args, kwargs)
             result_type = self._callee_result_type(raw.node, args, kwargs)
             if result_type is not None:
                 self.call_types[call] = result_type
@@ -1615,6 +1727,22 @@ class FunctionReader:
         self.warn_once(f"call:{name}", self.span(node), f"call of `{name}`",
                        "not a kernel of this file or a plain helper; read as an opaque call")
         return Call(f"extern.{name}", args, kwargs, span=self.span(node))
+
+    def _record_call(self, name: str, callee: ast.AST, node: ast.Call, args: tuple[Expr, ...],
+                     kwargs: tuple[tuple[str, Expr], ...]) -> None:
+        """Note the types this call of *name* gives its parameters (`ModuleReader._call_site_params`)."""
+        if not isinstance(callee, ast.FunctionDef):
+            return
+        params = [a.arg for a in (*callee.args.posonlyargs, *callee.args.args, *callee.args.kwonlyargs)]
+        if params and params[0] == "self":
+            params = params[1:]
+        given = dict(zip(params, args))
+        given.update((k, v) for k, v in kwargs if k in params)
+        types = {p: self._infer(v) for p, v in given.items()}
+        texts = {p: _text(a) for p, a in zip(params, node.args)}
+        texts.update((k.arg, _text(k.value)) for k in node.keywords if k.arg in params)
+        why = {p: self.untyped.get(v.name, "") for p, v in given.items() if isinstance(v, Var)}
+        self.module.record_call(name, _CallSite(self.span(node).line, self.node.name, types, texts, why))
 
     def _callee_result_type(self, callee: ast.AST, args: tuple[Expr, ...],
                             kwargs: tuple[tuple[str, Expr], ...]) -> Type | None:

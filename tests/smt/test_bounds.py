@@ -290,3 +290,17 @@ def test_an_all_scalar_full_rank_subscript_is_a_run_time_read_and_its_window_is_
     outcomes = prove_bounds(module(body), cache=False)
     assert [(o.span.line - 2, o.verdict) for o in outcomes] == [(8, Verdict.CONDITIONAL), (8, Verdict.PROVED)]
     assert "is read from `order` at run time" in outcomes[0].reason
+
+
+def test_a_window_of_a_bare_tensor_parameter_is_inconclusive_naming_why_its_shape_is_unknown():
+    body = """
+    @pl.jit
+    def scale(x: pl.Tensor, y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        for c in pl.range(0, 64, 32):
+            y[:, c : c + 32] = pl.slice(x, [16, 32], [0, c])
+        return y
+    """
+    outcomes = [o for o in prove_bounds(module(body), cache=False) if o.verdict is Verdict.INCONCLUSIVE]
+    assert [o.span.line - 2 for o in outcomes] == [5]
+    assert "the parameter `x` is a bare `pl.Tensor` of the `pl.jit` entry `scale`: its shape and dtype are those " \
+        "of the tensor passed at run time" in outcomes[0].reason
