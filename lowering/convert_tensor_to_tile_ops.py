@@ -155,6 +155,9 @@ def _gm_names(fn: Function, env: dict[str, Type]) -> set[str]:
         if isinstance(stmt, Assign) and isinstance(stmt.value, Call) \
                 and not stmt.value.op.startswith(("tensor.", "tile.")):
             used_as_gm.add(stmt.target.name)
+        elif isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op == "tensor.getitem" \
+                and (holder := var_like(stmt.value.args[0])) is not None and holder.name in used_as_gm:
+            used_as_gm.add(stmt.target.name)  # an item of such a call's tuple result (`a, b = f(x, a, b)`)
         elif isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op.startswith("tensor.") \
                 and stmt.value.op not in (ops.T_CREATE, ops.T_SLICE, ops.T_ASSEMBLE, *_VIEWS):
             computed.add(stmt.target.name)

@@ -442,6 +442,8 @@ class FunctionReader:
         """The shape of every value defined by a slice (checked where a constant shape is required)."""
         self.runtime: set[str] = set()
         """Scalars known only at run time (scalar parameters, `pl.read` results): symbolic values."""
+        self.result_items: dict[Call, list[Type | None]] = {}
+        """The type of each value a call of an imported function returns, where it returns several."""
         self.untyped: dict[str, str] = {}
         """Each parameter of no type: why (`Param.untyped`)."""
 
@@ -825,6 +827,10 @@ class FunctionReader:
             self.runtime.add(target)
         self._note_slice(target, expr)
         self.frame.env[name] = Binding(var, type=type_)
+        if written is None and isinstance(expr, Call) and expr in self.call_types:
+            # a type only this reading knows (what an imported callee returns): written down for the later
+            # stages, which type the IR from its ops and annotations alone
+            written = self.call_types[expr]
         return [Assign(var, expr, written, span=self.span(node))]
 
     def _define(self, name: str, node: ast.AST) -> str:
@@ -874,8 +880,11 @@ class FunctionReader:
         holder = self.names.fresh(names[0], "tuple")
         holder_var = Var(holder, span=self.span(node))
         out.append(Assign(holder_var, expr, None, span=self.span(node)))
+        items = self.result_items.get(expr, []) if isinstance(expr, Call) else []
         for i, name in enumerate(names):
             item = Call("tensor.getitem", (holder_var, Const(i)), span=self.span(node))
+            if len(items) == len(names) and items[i] is not None:
+                self.call_types[item] = items[i]
             out.extend(self._bind_value(name, item, None, value, node))
         return out
 
@@ -1726,7 +1735,73 @@ class FunctionReader:
             return Call(f"call.{name}", args, kwargs, span=self.span(node))
         self.warn_once(f"call:{name}", self.span(node), f"call of `{name}`",
                        "not a kernel of this file or a plain helper; read as an opaque call")
-        return Call(f"extern.{name}", args, kwargs, span=self.span(node))
+        call = Call(f"extern.{name}", args, kwargs, span=self.span(node))
+        if isinstance(raw, cst.FunctionValue) and raw.decorated and isinstance(raw.node, ast.FunctionDef):
+            # a decorated function of another module (`from sibling import f`): it returns the tensors passed
+            # for its out-parameters, so its results have their arguments' types (the module is only parsed)
+            returned = self._returned_args(raw.node, raw.scope, self._given(raw.node, args, kwargs), 0)
+            types = [self._infer(a) if a is not None else None for a in returned or ()]
+            if len(types) == 1 and types[0] is not None:
+                self.call_types[call] = types[0]
+            elif len(types) > 1:
+                self.result_items[call] = types
+        return call
+
+    @staticmethod
+    def _given(callee: ast.FunctionDef, args: Any, kwargs: Any) -> dict[str, Any]:
+        """*callee*'s parameters bound to what a call passes (positional, then keywords)."""
+        params = [a.arg for a in (*callee.args.posonlyargs, *callee.args.args, *callee.args.kwonlyargs)]
+        if params and params[0] == "self":
+            params = params[1:]
+        given = dict(zip(params, args))
+        given.update((k, v) for k, v in kwargs if k in params)
+        return given
+
+    def _returned_args(self, callee: ast.FunctionDef, scope: cst.Scope, given: dict[str, Expr | None],
+                       depth: int) -> list[Expr | None] | None:
+        """For each value *callee* returns (`return y` / `return a, b`), the argument of this call it is: a
+        parameter returned as passed (or only assembled into), or a value a decorated function of *scope*
+        returns for such a parameter (`a, b = g(x, y)` then `return a, b`); None for anything else."""
+        last = callee.body[-1] if callee.body else None
+        if depth > _CALL_SITE_ROUNDS or not isinstance(last, ast.Return) or last.value is None:
+            return None
+        items = last.value.elts if isinstance(last.value, ast.Tuple) else [last.value]
+        assigns: dict[str, list[ast.Assign]] = {}
+        for stmt in ast.walk(callee):
+            if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) and isinstance(stmt.target, ast.Name):
+                assigns.setdefault(stmt.target.id, []).append(ast.Assign([stmt.target], ast.Constant(None)))
+            elif isinstance(stmt, ast.Assign):
+                for target in stmt.targets:
+                    for leaf in ([target] if isinstance(target, ast.Name) else getattr(target, "elts", [])):
+                        if isinstance(leaf, ast.Name):
+                            assigns.setdefault(leaf.id, []).append(stmt)
+
+        def argument(item: ast.expr) -> Expr | None:
+            if not isinstance(item, ast.Name):
+                return None
+            defs = assigns.get(item.id, [])
+            if item.id in given:
+                assembled = all(isinstance(d.value, ast.Call) and isinstance(d.value.func, ast.Attribute)
+                                and d.value.func.attr == "assemble" and d.value.args
+                                and isinstance(d.value.args[0], ast.Name) and d.value.args[0].id == item.id
+                                for d in defs)
+                return given[item.id] if assembled else None
+            if len(defs) != 1 or not isinstance(defs[0].value, ast.Call) or not isinstance(defs[0].value.func, ast.Name):
+                return None
+            (target,) = defs[0].targets
+            position = 0 if isinstance(target, ast.Name) else \
+                [getattr(e, "id", None) for e in getattr(target, "elts", [])].index(item.id)
+            inner = scope.raw(defs[0].value.func.id)
+            if not (isinstance(inner, cst.FunctionValue) and inner.decorated and isinstance(inner.node, ast.FunctionDef)):
+                return None
+            passed = [argument(a) for a in defs[0].value.args]
+            named = tuple((k.arg, argument(k.value)) for k in defs[0].value.keywords if k.arg is not None)
+            returned = self._returned_args(inner.node, inner.scope, self._given(inner.node, passed, named), depth + 1)
+            if returned is None or position >= len(returned) or (isinstance(target, ast.Name) and len(returned) != 1):
+                return None
+            return returned[position]
+
+        return [argument(item) for item in items]
 
     def _record_call(self, name: str, callee: ast.AST, node: ast.Call, args: tuple[Expr, ...],
                      kwargs: tuple[tuple[str, Expr], ...]) -> None:

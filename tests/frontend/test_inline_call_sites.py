@@ -82,3 +82,54 @@ def test_an_untyped_argument_names_the_entry_whose_bare_tensor_it_is(tmp_path):
     assert "the call at line 15 (in `layer`) passes `x`, which is a bare `pl.Tensor` of the `pl.jit` entry " \
         "`layer`: its shape and dtype are those of the tensor passed at run time" in finding.message
     assert "not inlined" not in finding.message
+
+
+SIBLING = """
+import pypto.language as pl
+
+
+@pl.jit.inline
+def _stage(x: pl.Tensor[[16, 256], pl.BF16], w: pl.Tensor[[256, 64], pl.BF16],
+           x_out: pl.Out[pl.Tensor[[16, 256], pl.BF16]], w_out: pl.Out[pl.Tensor[[256, 64], pl.BF16]]):
+    for c in pl.range(0, 256, 64):
+        x_out = pl.assemble(x_out, x[:, c : c + 64], [0, c])
+    return x_out, w_out
+
+
+@pl.jit.inline
+def stage(x: pl.Tensor[[16, 256], pl.BF16], w: pl.Tensor[[256, 64], pl.BF16],
+          x_out: pl.Out[pl.Tensor[[16, 256], pl.BF16]], w_out: pl.Out[pl.Tensor[[256, 64], pl.BF16]]):
+    staged_x, staged_w = _stage(x, w, x_out, w_out)
+    return staged_x, staged_w
+"""
+
+CALLER = """
+import pypto.language as pl
+
+from sibling import stage
+
+
+@pl.jit
+def proj(x: pl.Tensor[[16, 256], pl.BF16], w: pl.Tensor[[256, 64], pl.BF16],
+         x_buf: pl.Tensor[[16, 256], pl.BF16], w_buf: pl.Tensor[[256, 64], pl.BF16],
+         y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    xs, ws = stage(x, w, x_buf, w_buf)
+    for n0 in pl.parallel(0, 64, 64):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="proj"):
+            acc = pl.matmul(xs[:, 0:64], ws[0:64, n0 : n0 + 64], out_dtype=pl.FP32)
+            for k0 in pl.range(64, 256, 64):
+                acc = pl.matmul_acc(acc, xs[:, k0 : k0 + 64], ws[k0 : k0 + 64, n0 : n0 + 64])
+            y[:, n0 : n0 + 64] = acc
+    return y
+"""
+
+
+def test_the_results_of_an_imported_inline_callee_have_the_types_of_the_arguments_it_returns(tmp_path):
+    # the sibling module is parsed, never imported: `stage` returns what `_stage` returns for its
+    # out-parameters, which are the tensors this call passes
+    (tmp_path / "sibling.py").write_text(SIBLING)
+    path = tmp_path / "kernel.py"
+    path.write_text(CALLER)
+    (result,) = run([str(path)], Options(sim=False, cache=False, jobs=1)).files
+    assert [(f.rule.id, f.message) for f in result.findings] == []
+    assert [k.verdict for k in result.kernels] == ["verified"]
