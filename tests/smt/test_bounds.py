@@ -304,3 +304,22 @@ def test_a_window_of_a_bare_tensor_parameter_is_inconclusive_naming_why_its_shap
     assert [o.span.line - 2 for o in outcomes] == [5]
     assert "the parameter `x` is a bare `pl.Tensor` of the `pl.jit` entry `scale`: its shape and dtype are those " \
         "of the tensor passed at run time" in outcomes[0].reason
+
+
+def test_a_matmul_result_carries_its_lhs_valid_rows_into_the_write():
+    # pypto's tile.matmul: the product's valid region is the lhs's valid M by the rhs's valid N, so the
+    # ragged last row block writes only its valid rows
+    body = """
+    @pl.jit
+    def proj(x: pl.Tensor[[40, 64], pl.BF16], w: pl.Tensor[[64, 32], pl.BF16],
+             y: pl.Out[pl.Tensor[[40, 32], pl.FP32]]):
+        for r0 in pl.range(0, 48, 16):
+            rows = pl.min(16, {ROWS})
+            xa = pl.slice(x, [16, 64], [r0, 0], valid_shape=[rows, 64])
+            acc = pl.matmul(xa, w, out_dtype=pl.FP32)
+            y = pl.assemble(y, acc, [r0, 0])
+        return y
+    """
+    assert [v for _, v in verdicts(body.replace("{ROWS}", "40 - r0"))] == [Verdict.PROVED, Verdict.PROVED]
+    found = refuted(body.replace("{ROWS}", "48 - r0"))
+    assert [(o.span.line - 2, o.counterexample["r0"]) for o in found] == [(7, 32), (9, 32)]
