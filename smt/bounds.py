@@ -22,7 +22,8 @@ the precondition every obligation of `smt/` takes) — the violation is that som
 variables and the window it reaches — unless the query mentions a value known only at run time (a
 scalar parameter, a value read from a tensor such as `pl.read(seq_lens, [b])`, a dynamic dimension
 `pl.dynamic("N")`, a block index outside `pl.spmd`) or an expression the encoder does not model (an
-opaque call, a loop carry that is not affine): those are *approximations*, and a model that may rest on
+opaque call, a loop carry that is not affine and not updated from run-time reads — one that is, a
+running sum or max of counts read from a tensor, is a run-time value too): those are *approximations*, and a model that may rest on
 them is INCONCLUSIVE with the reason (PV100), never a refutation. A value of lower rank
 than its target covers the target's trailing dimensions and one index of each leading one (pypto: the
 InCore `tile.store`'s partition shape is `[1, ..., 1, *tile shape]` (FlattenTileNdTo2D), so the value's
@@ -42,7 +43,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pypto_verify import ops, rules
 from pypto_verify.ir import (
@@ -398,8 +399,30 @@ class _Encoder(E.ExprEncoder):
 
     def _carry(self, ssa: str, carry: Carry) -> E.Term:
         """`ExprEncoder._carry`, its uninterpreted function (a carry that is not affine) named with its
-        arity: the scopes one query values a carry in may hold different loop variables."""
-        return _with_arity(super()._carry(ssa, carry))
+        arity: the scopes one query values a carry in may hold different loop variables. A carry that each
+        iteration updates from values read at run time (`b = b + n`, `m = max(m, n)`, a counter advanced
+        under a condition on `n`; `n = pl.read(counts, [i])`) is itself such a value: a condition on the
+        run-time inputs, not a gap of the encoding."""
+        before = list(self.symbols.approximations)
+        term = _with_arity(super()._carry(ssa, carry))
+        affine = f"the loop-carried scalar `{display_name(ssa)}` (line {carry.span.line}) is not affine in the iteration"
+        if affine not in before and affine in self.symbols.approximations and self._updated_from_reads(carry):
+            self.symbols.approximations.remove(affine)
+            self.symbols.note(f"`{display_name(ssa)}` (line {carry.span.line}) is updated from values read at run time")
+        return term
+
+    def _updated_from_reads(self, carry: Carry) -> bool:
+        """The value *carry*'s loop yields is valued by run-time reads, the iter_arg and the loop variables
+        only (encoded on a scratch copy of the symbols, so nothing is noted here)."""
+        if carry.yielded is None:
+            return False
+        probe = _Encoder(replace(self.symbols, approximations=[], free=dict(self.symbols.free)), self.shapes,
+                         dict(self.loop_vars), dict(self.iterations), self.block)
+        inner = probe.bind(carry.loop_var, E.const(f"{E.MARK}carry-var.{carry.loop_var}")) \
+            .bind(carry.arg, E.const(f"{E.MARK}carry.{carry.arg}"))
+        inner.int_(carry.yielded)
+        notes = inner.symbols.approximations
+        return all(_is_condition(n) for n in notes) and any(n.endswith("at run time") for n in notes)
 
     def _opaque(self, expr: Expr, what: str) -> E.Term:
         """`ExprEncoder._opaque`, named for this query (its arguments are the loop variables in scope)."""

@@ -323,3 +323,26 @@ def test_a_matmul_result_carries_its_lhs_valid_rows_into_the_write():
     assert [v for _, v in verdicts(body.replace("{ROWS}", "40 - r0"))] == [Verdict.PROVED, Verdict.PROVED]
     found = refuted(body.replace("{ROWS}", "48 - r0"))
     assert [(o.span.line - 2, o.counterexample["r0"]) for o in found] == [(7, 32), (9, 32)]
+
+
+def test_a_carry_updated_from_run_time_reads_is_a_condition_not_an_approximation():
+    # `base` adds up the counts read from `counts`: a value known only at run time, like the counts themselves
+    body = """
+    @pl.jit
+    def pack(counts: pl.Tensor[[4], pl.INT32], x: pl.Tensor[[64, 32], pl.BF16],
+             y: pl.Out[pl.Tensor[[64, 32], pl.BF16]]):
+        base = pl.cast(0, pl.INDEX)
+        for src in pl.range(4):
+            n = pl.cast(pl.read(counts, [src]), pl.INDEX)
+            for slot in pl.range(n):
+                y[base + slot : base + slot + 1, :] = x[src * 16 + slot : src * 16 + slot + 1, :]
+            base = {UPDATE}
+        return y
+    """
+    (read, write) = prove_bounds(module(body.replace("{UPDATE}", "base + n")), cache=False)
+    assert write.verdict is Verdict.CONDITIONAL
+    assert "`base` (line 8) is updated from values read at run time" in write.reason
+    assert read.verdict is Verdict.CONDITIONAL
+    # a carry that is not affine and reads nothing stays a gap of the encoding
+    (_, write) = prove_bounds(module(body.replace("{UPDATE}", "base * 2 + 1")), cache=False)
+    assert write.verdict is Verdict.INCONCLUSIVE and "is not affine in the iteration" in write.reason
