@@ -337,6 +337,10 @@ class _Encoder(E.ExprEncoder):
             label = str(call.args[0].value)
             self.symbols.note(f"`{label}` is a dynamic dimension")
             return self.symbols.symbol(label)
+        if call.op == "distributed.world_size" and not args:
+            # the number of ranks of the communication group: a value of the launch, like a dynamic dimension
+            self.symbols.note("the world size `pld.world_size()` is known only at run time")
+            return self.symbols.symbol(ssa or "world_size")
         if level not in ("tensor", "tile", "call"):
             return self._unmodelled(call, ssa)
         if name == "dim" and len(call.args) >= 2:

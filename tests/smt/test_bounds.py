@@ -346,3 +346,16 @@ def test_a_carry_updated_from_run_time_reads_is_a_condition_not_an_approximation
     # a carry that is not affine and reads nothing stays a gap of the encoding
     (_, write) = prove_bounds(module(body.replace("{UPDATE}", "base * 2 + 1")), cache=False)
     assert write.verdict is Verdict.INCONCLUSIVE and "is not affine in the iteration" in write.reason
+
+
+def test_a_loop_over_the_world_size_is_conditional_on_it():
+    body = """
+    @pl.jit
+    def fan_out(parts: pl.Tensor[[4, 16, 64], pl.BF16], y: pl.Out[pl.Tensor[[16, 64], pl.BF16]]):
+        for rank in pl.range(pl.distributed.world_size()):
+            y[:, :] = parts[rank, :, :]
+        return y
+    """
+    outcomes = prove_bounds(module(body), cache=False)
+    assert [(o.span.line - 2, o.verdict) for o in outcomes] == [(5, Verdict.CONDITIONAL), (5, Verdict.PROVED)]
+    assert "the world size `pld.world_size()` is known only at run time" in outcomes[0].reason
