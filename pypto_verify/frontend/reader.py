@@ -60,6 +60,7 @@ from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DictExpr, DType, Eval, Expr, For, Function,
     FunctionKind, If, IterArg, ListExpr, LoopKind, MemSpace, Module, Param, Program, PtrType, Return,
     ScalarType, Scope, Span, Stmt, Sym, TensorType, TileType, TupleExpr, Type, UnaryOp, Var, Yield, display_name, map_stmt_exprs, map_stmts,
+    var_like,
     walk_exprs,
 )
 from pypto_verify.scalar import linear
@@ -1704,8 +1705,13 @@ class FunctionReader:
             shape = self.slice_shapes.get(operand.name)
             if shape is not None and ops.static_shape(shape) is None:
                 dims = ", ".join(print_dim(d) for d in shape)
+                # a `:` over a parameter of no type is its `tensor.dim`: say why the parameter has none
+                untyped = [f"; the parameter `{display_name(v.name)}` {self.untyped[v.name]}" for d in shape
+                           for c in walk_exprs(d) if isinstance(c, Call) and c.op == "tensor.dim" and c.args
+                           and (v := var_like(c.args[0])) is not None and self.untyped.get(v.name)]
                 raise self.error(node, f"operand `{display_name(operand.name)}` of `{ast.unparse(node.func)}`",
-                                 f"its slice shape [{dims}] is not constant; a matmul operand needs a constant shape")
+                                 f"its slice shape [{dims}] is not constant; a matmul operand needs a constant "
+                                 f"shape{untyped[0] if untyped else ''}")
 
     def _read_name_call(self, name: str, node: ast.Call) -> Expr:
         if name in self.frame.env:

@@ -133,3 +133,14 @@ def test_the_results_of_an_imported_inline_callee_have_the_types_of_the_argument
     (result,) = run([str(path)], Options(sim=False, cache=False, jobs=1)).files
     assert [(f.rule.id, f.message) for f in result.findings] == []
     assert [k.verdict for k in result.kernels] == ["verified"]
+
+
+def test_a_full_slice_of_a_bare_tensor_matmul_operand_says_why_its_extent_is_unknown(tmp_path):
+    text = PROJ.replace("x[0:16, 0:64]", "x[:, 0:64]") + ENTRY.format(X="pl.Tensor")
+    (finding,) = check(tmp_path, text).findings
+    assert (finding.rule.id, finding.span.line) == ("PV000", 7)
+    assert finding.message.endswith("a matmul operand needs a constant shape; the parameter `x` is a bare "
+                                    "`pl.Tensor` of the `pl.jit.inline` `project`, which takes the type of the argument "
+                                    "each call passes; the call at line 15 (in `layer`) passes `x`, which is a bare "
+                                    "`pl.Tensor` of the `pl.jit` entry `layer`: its shape and dtype are those of the "
+                                    "tensor passed at run time, which the source does not state")
