@@ -420,7 +420,8 @@ class _Encoder(E.ExprEncoder):
         only (encoded on a scratch copy of the symbols, so nothing is noted here)."""
         if carry.yielded is None:
             return False
-        probe = _Encoder(replace(self.symbols, approximations=[], free=dict(self.symbols.free)), self.shapes,
+        probe = _Encoder(replace(self.symbols, names=dict(self.symbols.names), approximations=[],
+                                 free=dict(self.symbols.free)), self.shapes,
                          dict(self.loop_vars), dict(self.iterations), self.block)
         inner = probe.bind(carry.loop_var, E.const(f"{E.MARK}carry-var.{carry.loop_var}")) \
             .bind(carry.arg, E.const(f"{E.MARK}carry.{carry.arg}"))
