@@ -245,8 +245,10 @@ class ModuleReader:
 
     def _is_inline(self, node: ast.FunctionDef) -> bool:
         decorator = self._pl_decorator(node)
+        if decorator is None:
+            return False
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
-        return decorator is not None and self.pl_path_static(target) in ("jit.inline", "inline")
+        return self.pl_path_static(target) in ("jit.inline", "inline")
 
     def bare_tensor(self, annotation: ast.expr | None) -> bool:
         """*annotation* is `pl.Tensor`, `pl.Out[pl.Tensor]` or `pl.InOut[pl.Tensor]`: no shape, no dtype."""
@@ -884,8 +886,9 @@ class FunctionReader:
         items = self.result_items.get(expr, []) if isinstance(expr, Call) else []
         for i, name in enumerate(names):
             item = Call("tensor.getitem", (holder_var, Const(i)), span=self.span(node))
-            if len(items) == len(names) and items[i] is not None:
-                self.call_types[item] = items[i]
+            item_type = items[i] if len(items) == len(names) else None
+            if item_type is not None:
+                self.call_types[item] = item_type
             out.extend(self._bind_value(name, item, None, value, node))
         return out
 
@@ -1797,6 +1800,8 @@ class FunctionReader:
             (target,) = defs[0].targets
             position = 0 if isinstance(target, ast.Name) else \
                 [getattr(e, "id", None) for e in getattr(target, "elts", [])].index(item.id)
+            if not isinstance(scope, (cst.ModuleScope, cst.FactoryScope)):
+                return None
             inner = scope.raw(defs[0].value.func.id)
             if not (isinstance(inner, cst.FunctionValue) and inner.decorated and isinstance(inner.node, ast.FunctionDef)):
                 return None

@@ -479,10 +479,9 @@ class Shapes:
         lhs_valid, rhs_valid = lhs.extents, rhs.extents
         valid_m = lhs_valid[-1] if parts.a_trans else lhs_valid[-2]
         valid_n = rhs_valid[-2] if parts.b_trans else rhs_valid[-1]
-        valid: tuple[Expr, ...] | None = (*batch, valid_m, valid_n)
-        if same_dims(valid, dims):
-            valid = None
-        return Shape(dims, lhs.exact and rhs.exact, valid, lhs.valid_known and rhs.valid_known)
+        valid = (*batch, valid_m, valid_n)
+        return Shape(dims, lhs.exact and rhs.exact, None if same_dims(valid, dims) else valid,
+                     lhs.valid_known and rhs.valid_known)
 
     # -- matmul agreement
 
