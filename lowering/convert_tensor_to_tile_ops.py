@@ -168,6 +168,9 @@ def _gm_names(fn: Function, env: dict[str, Type]) -> set[str]:
         # kernel) is a GM tensor
         if isinstance(stmt, Assign) and isinstance(stmt.value, Call) and _calls_function(stmt.value):
             used_as_gm.add(stmt.target.name)
+        elif isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op == "tensor.getitem" \
+                and (holder := var_like(stmt.value.args[0])) is not None and holder.name in used_as_gm:
+            used_as_gm.add(stmt.target.name)  # an item of such a call's tuple result (`a, b = f(x, a, b)`)
         elif isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op.startswith("tensor.") \
                 and stmt.value.op not in (ops.T_CREATE, ops.T_SLICE, ops.T_ASSEMBLE, *_VIEWS):
             computed.add(stmt.target.name)
@@ -463,6 +466,15 @@ class _Converter:
                 args.append(arg)
         return replace(call, op="tile." + call.op.split(".", 1)[1], args=tuple(args))
 
+    def unknown_type(self, source: Expr) -> str:
+        """Why *source* has no type, as a clause after its name: a parameter's own reason
+        (`Param.untyped`), else the result of a call that was not inlined."""
+        v = var_like(source)
+        param = next((p for p in self.fn.params if v is not None and p.name == v.name), None)
+        if param is not None:
+            return f"a parameter that {param.untyped}" if param.untyped else "a parameter of no type"
+        return "whose type is unknown (the result of a call that was not inlined)"
+
     def create(self, stmt: Assign, call: Call, out: list[Stmt]) -> None:
         name = stmt.target.name
         t = self.env.get(name)
@@ -493,9 +505,9 @@ class _Converter:
         source, shape, offsets = call.args[0], call.args[1], call.args[2]
         t = self.env.get(name)
         if t is None and name in self.cube:
-            raise LoweringError("PV000", stmt.span, f"`{display_name(name)}` slices `{_shown(source)}`, whose type is "
-                                "unknown (the result of a call that was not inlined), so it cannot be loaded "
-                                "as a matmul operand", values=(name,))
+            raise LoweringError("PV000", stmt.span, f"`{display_name(name)}` slices `{_shown(source)}`, "
+                                f"{self.unknown_type(source)}, so it cannot be loaded as a matmul operand",
+                                values=(name,))
         if name in self.gm or not isinstance(t, TensorType):
             if t is not None:
                 self.types[name] = t

@@ -437,6 +437,9 @@ class Param:
     type: Type | None
     direction: Direction = Direction.IN
     span: Span = _span()
+    untyped: str = field(default="", kw_only=True, compare=False, repr=False)
+    """Why `type` is None, as a clause after the parameter's name (`is a bare `pl.Tensor` ...`); empty when
+    typed. Not printed: the annotation as written says it again."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,10 +22,15 @@ the precondition every obligation of `smt/` takes) — the violation is that som
 variables and the window it reaches — unless the query mentions a value known only at run time (a
 scalar parameter, a value read from a tensor such as `pl.read(seq_lens, [b])`, a dynamic dimension
 `pl.dynamic("N")`, a block index outside `pl.spmd`) or an expression the encoder does not model (an
-opaque call, a loop carry that is not affine): those are *approximations*, and a model that may rest on
-them is INCONCLUSIVE with the reason (PV100), never a refutation. Not posed, and INCONCLUSIVE with the
-reason: a write whose value's extents are a guess, a write of a lower-rank value into a higher-rank
-tensor (which dimensions it covers is not modelled), an access of a parameter whose type is not read.
+opaque call, a loop carry that is not affine and not updated from run-time reads — one that is, a
+running sum or max of counts read from a tensor, is a run-time value too): those are *approximations*, and a model that may rest on
+them is INCONCLUSIVE with the reason (PV100), never a refutation. A value of lower rank
+than its target covers the target's trailing dimensions and one index of each leading one (pypto: the
+InCore `tile.store`'s partition shape is `[1, ..., 1, *tile shape]` (FlattenTileNdTo2D), so the value's
+whole shape is checked; the host codegen of `tensor.assemble` also writes `[o, o + 1)` on the leading
+dimensions). Not posed, and INCONCLUSIVE with the reason: a
+write whose value's extents are a guess, a write of a value of higher rank than its target, an access
+of a parameter whose type is not read.
 
 UNSOUND: a slice or load of a value computed by an op whose result shape is a guess (not a window of a
 tensor the kernel declares or creates) is not an access here and is not checked.
@@ -37,11 +42,13 @@ of their own), with `tensor.dim(t, i)` read as `t`'s declared extent, scalar `mi
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 
 from pypto_verify import ops, rules
 from pypto_verify.ir import (
-    Assign, BinOp, BoolOp, Call, Compare, Const, Expr, For, Function, If, ListExpr, LoopKind, Module, Scope, Span, Stmt,
+    Assign, BinOp, BoolOp, Call, Compare, Const, Expr, For, Function, If, ListExpr, LoopKind, Module, Param, Scope, Span,
+    Stmt,
     Sym, TensorType, TileType, TupleExpr, UnaryOp, Var, display_name, stmt_exprs, var_like, walk_exprs,
 )
 from pypto_verify.frontend.shapes import Shapes, dims_text, expr_text, window_text
@@ -164,7 +171,7 @@ def _access(fn: Function, stmt: Stmt, call: Call, context: tuple[Loop | Guard, .
     v = var_like(base)
     if v is not None and source is None and v.name in shapes.params and offsets is not None:
         return Access(fn.name, verb, display_name(v.name), (), offsets, (), span, context,
-                      f"pl.{name}({display_name(v.name)}, ...)", unposed=_undeclared(v.name))
+                      f"pl.{name}({display_name(v.name)}, ...)", unposed=_undeclared(shapes.params[v.name]))
     if v is None or source is None or not source.exact or offsets is None or extents is None:
         return None  # not a window of a value whose extents the kernel states
     if len(offsets) != len(source.dims) or len(extents) != len(source.dims):
@@ -184,7 +191,7 @@ def _write(fn: Function, call: Call, dst: Expr, value: Expr, offsets: tuple[Expr
     v = var_like(dst)
     if v is not None and target is None and v.name in shapes.params and offsets is not None:
         return Access(fn.name, "writes", display_name(v.name), (), offsets, (), span, context,
-                      f"pl.{call.op.split('.')[-1]}(..., {display_name(v.name)})", unposed=_undeclared(v.name))
+                      f"pl.{call.op.split('.')[-1]}(..., {display_name(v.name)})", unposed=_undeclared(shapes.params[v.name]))
     if v is None or target is None or not target.exact or offsets is None or len(offsets) != len(target.dims):
         return None
     tensor = display_name(v.name)
@@ -203,17 +210,24 @@ def _write(fn: Function, call: Call, dst: Expr, value: Expr, offsets: tuple[Expr
     extra = len(extents) - len(offsets)
     if extra > 0 and all(ops.const_int(e) == 1 for e in extents[:extra]):
         extents = extents[extra:]  # a unit batch dimension (`[1, M, N]` matmul result) written as 2-D
+    if len(extents) < len(offsets):
+        # a lower-rank value fills the target's trailing dimensions and one index of each leading one: pypto's
+        # FlattenTileNdTo2D gives the InCore tile.store the partition shape [1, ..., 1, *tile shape] (the whole
+        # tile, so its shape, not its valid region, is checked); the host codegen of tensor.assemble writes
+        # `[o, o + 1)` on the leading dimensions too
+        extents = (*(Const(1) for _ in range(len(offsets) - len(source.dims))), *source.dims)
     if len(extents) != len(offsets):
-        why = (f"a {len(extents)}-D value written into the {len(offsets)}-D `{tensor}`: which of its dimensions "
-               "the value covers is not modelled")
+        why = (f"a {len(extents)}-D value written into the {len(offsets)}-D `{tensor}`: a value of higher rank "
+               "than its target is not a window of it")
         text = _call_text(call, tensor, value_text, offsets)
         return Access(fn.name, "writes", tensor, target.dims, offsets, (), span, context, text, unposed=why)
     text = f"{window_text(tensor, offsets, extents, target.dims)} = {value_text}"
     return Access(fn.name, "writes", tensor, target.dims, offsets, extents, span, context, text, approximations)
 
 
-def _undeclared(param: str) -> str:
-    return f"the parameter `{display_name(param)}` has no type pypto-verify reads, so its shape is unknown"
+def _undeclared(param: Param) -> str:
+    why = param.untyped or "has no type pypto-verify reads"
+    return f"its shape is unknown: the parameter `{display_name(param.name)}` {why}"
 
 
 def _call_text(call: Call, tensor: str, value: str, offsets: tuple[Expr, ...]) -> str:
@@ -330,6 +344,10 @@ class _Encoder(E.ExprEncoder):
             label = str(call.args[0].value)
             self.symbols.note(f"`{label}` is a dynamic dimension")
             return self.symbols.symbol(label)
+        if call.op == "distributed.world_size" and not args:
+            # the number of ranks of the communication group: a value of the launch, like a dynamic dimension
+            self.symbols.note("the world size `pld.world_size()` is known only at run time")
+            return self.symbols.symbol(ssa or "world_size")
         if level not in ("tensor", "tile", "call"):
             return self._unmodelled(call, ssa)
         if name == "dim" and len(call.args) >= 2:
@@ -392,8 +410,31 @@ class _Encoder(E.ExprEncoder):
 
     def _carry(self, ssa: str, carry: Carry) -> E.Term:
         """`ExprEncoder._carry`, its uninterpreted function (a carry that is not affine) named with its
-        arity: the scopes one query values a carry in may hold different loop variables."""
-        return _with_arity(super()._carry(ssa, carry))
+        arity: the scopes one query values a carry in may hold different loop variables. A carry that each
+        iteration updates from values read at run time (`b = b + n`, `m = max(m, n)`, a counter advanced
+        under a condition on `n`; `n = pl.read(counts, [i])`) is itself such a value: a condition on the
+        run-time inputs, not a gap of the encoding."""
+        before = list(self.symbols.approximations)
+        term = _with_arity(super()._carry(ssa, carry))
+        affine = f"the loop-carried scalar `{display_name(ssa)}` (line {carry.span.line}) is not affine in the iteration"
+        if affine not in before and affine in self.symbols.approximations and self._updated_from_reads(carry):
+            self.symbols.approximations.remove(affine)
+            self.symbols.note(f"`{display_name(ssa)}` (line {carry.span.line}) is updated from values read at run time")
+        return term
+
+    def _updated_from_reads(self, carry: Carry) -> bool:
+        """The value *carry*'s loop yields is valued by run-time reads, the iter_arg and the loop variables
+        only (encoded on a scratch copy of the symbols, so nothing is noted here)."""
+        if carry.yielded is None:
+            return False
+        probe = _Encoder(replace(self.symbols, names=dict(self.symbols.names), approximations=[],
+                                 free=dict(self.symbols.free)), self.shapes,
+                         dict(self.loop_vars), dict(self.iterations), self.block)
+        inner = probe.bind(carry.loop_var, E.const(f"{E.MARK}carry-var.{carry.loop_var}")) \
+            .bind(carry.arg, E.const(f"{E.MARK}carry.{carry.arg}"))
+        inner.int_(carry.yielded)
+        notes = inner.symbols.approximations
+        return all(_is_condition(n) for n in notes) and any(n.endswith("at run time") for n in notes)
 
     def _opaque(self, expr: Expr, what: str) -> E.Term:
         """`ExprEncoder._opaque`, named for this query (its arguments are the loop variables in scope)."""

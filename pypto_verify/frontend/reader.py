@@ -64,6 +64,7 @@ from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DictExpr, DType, Eval, Expr, For, Function,
     FunctionKind, If, IterArg, ListExpr, LoopKind, MemSpace, Module, Param, Program, PtrType, Return,
     ScalarType, Scope, Span, Stmt, Sym, TensorType, TileType, TupleExpr, Type, UnaryOp, Var, Yield, display_name, map_stmt_exprs, map_stmts,
+    var_like,
     walk_exprs,
 )
 from pypto_verify.scalar import linear
@@ -124,6 +125,29 @@ class ModuleResult:
     warnings: list[InputError]
 
 
+_CALL_SITE_ROUNDS = 8
+"""Readings of one file that may type bare `pl.jit.inline` parameters from their calls: one call level each."""
+
+
+@dataclass(frozen=True)
+class _CallSite:
+    """One call of a decorated function of this file: what it passes for each parameter."""
+
+    line: int
+    caller: str
+    types: dict[str, Type | None]
+    texts: dict[str, str]
+    """Each argument as written."""
+    why: dict[str, str]
+    """Why an argument that is an untyped parameter of the caller has no type (`Param.untyped`)."""
+
+
+def _type_text(t: Type | None) -> str:
+    if isinstance(t, (TensorType, TileType)):
+        return f"[{', '.join(print_dim(d) for d in t.shape)}] {t.dtype.name}"
+    return str(t)
+
+
 class _Unmaterialisable(Exception):
     """A static value that is not an IR value (a config instance, a function)."""
 
@@ -145,8 +169,26 @@ class ModuleReader:
         """Functions left out for an input error: (program, or None for a free function; name)."""
         self.loader = cst.Loader(max_file_size=max_file_size)
         self.scope = self.loader.module_scope(Path(path), tree)
+        self.calls: dict[str, list[_CallSite]] = {}
+        """The calls of each decorated function of this file, as the last reading found them."""
+        self.inferred: dict[str, dict[str, tuple[Type | None, str]]] = {}
+        """The bare `pl.Tensor` parameters of each `pl.jit.inline` function: the type their calls give
+        them, or None and why not (`_call_site_params`)."""
 
     def read(self) -> ModuleResult:
+        """The file read; again while its calls type more bare `pl.jit.inline` parameters (each reading
+        types them one call level deeper: an entry's typed argument, then the inline callee's own calls)."""
+        result = self._read_once()
+        for _ in range(_CALL_SITE_ROUNDS):
+            inferred = self._call_site_params()
+            if inferred == self.inferred:
+                break
+            self.inferred = inferred
+            result = self._read_once()
+        return result
+
+    def _read_once(self) -> ModuleResult:
+        self.errors, self.warnings, self._warned, self.failed, self.calls = [], [], set(), set(), {}
         programs: list[Program] = []
         free: list[Function] = []
         free_at: int | None = None
@@ -165,6 +207,70 @@ class ModuleReader:
             programs = [replace(p, functions=tuple(self._unlink_failed(p.name, f) for f in p.functions))
                         for p in programs]
         return ModuleResult(Module(self.path, tuple(programs)), self.errors, self.warnings)
+
+    def record_call(self, callee: str, site: _CallSite) -> None:
+        self.calls.setdefault(callee, []).append(site)
+
+    def _call_site_params(self) -> dict[str, dict[str, tuple[Type | None, str]]]:
+        """PyPTO splices a `pl.jit.inline` function into each caller, so a parameter annotated with a bare
+        `pl.Tensor` has the type of the argument each call passes: that type when every call of the file
+        passes the same one, else None with the reason (no call, an argument of no type, calls that
+        disagree)."""
+        out: dict[str, dict[str, tuple[Type | None, str]]] = {}
+        for node, _ in self._top_level(self.tree.body, self.scope):
+            if not isinstance(node, ast.FunctionDef) or not self._is_inline(node):
+                continue
+            bare = [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)
+                    if self.bare_tensor(a.annotation)]
+            if not bare:
+                continue
+            sites = self.calls.get(node.name, [])
+            here = f"is a bare `pl.Tensor` of the `pl.jit.inline` `{node.name}`, which takes the type of the argument each call passes"
+            params: dict[str, tuple[Type | None, str]] = {}
+            for param in bare:
+                if not sites:
+                    params[param] = (None, f"{here}, and nothing in this file calls `{node.name}`")
+                    continue
+                untyped = next((site for site in sites if site.types.get(param) is None), None)
+                if untyped is not None:
+                    passed = untyped.texts.get(param)
+                    what = f"passes `{passed}`, which {untyped.why.get(param) or 'has no type pypto-verify reads'}" \
+                        if passed else f"passes no argument for `{param}`"
+                    params[param] = (None, f"{here}; the call at line {untyped.line} (in `{untyped.caller}`) {what}")
+                    continue
+                types = {site.types[param] for site in sites}
+                if len(types) > 1:
+                    shown = "; ".join(f"line {site.line}: {_type_text(site.types[param])}" for site in sites)
+                    params[param] = (None, f"{here}, and its calls pass different types ({shown})")
+                    continue
+                params[param] = (types.pop(), "")
+            out[node.name] = params
+        return out
+
+    def _is_inline(self, node: ast.FunctionDef) -> bool:
+        decorator = self._pl_decorator(node)
+        if decorator is None:
+            return False
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        return self.pl_path_static(target) in ("jit.inline", "inline")
+
+    def bare_tensor(self, annotation: ast.expr | None) -> bool:
+        """*annotation* is `pl.Tensor`, `pl.Out[pl.Tensor]` or `pl.InOut[pl.Tensor]`: no shape, no dtype."""
+        if isinstance(annotation, ast.Subscript) and self.pl_path_static(annotation.value) in ("Out", "InOut"):
+            annotation = annotation.slice
+        return annotation is not None and self.pl_path_static(annotation) == "Tensor"
+
+    def untyped_reason(self, node: ast.FunctionDef | ast.AsyncFunctionDef, annotation: ast.expr | None) -> str:
+        """Why a parameter of *node* with *annotation* has no type (a clause after its name)."""
+        if self.bare_tensor(annotation):
+            decorator = self._pl_decorator(node)
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            path = self.pl_path_static(target) if target is not None else None
+            return (f"is a bare `pl.Tensor` of the `pl.{path}` entry `{node.name}`: its shape and dtype are those of "
+                    "the tensor passed at run time, which the source does not state")
+        if annotation is None:
+            return "has no annotation"
+        return f"has an annotation pypto-verify does not read (`{ast.unparse(annotation)}`)"
 
     def _unlink_failed(self, program: str | None, fn: Function) -> Function:
         """Calls of a function that was left out (its input error) become opaque `extern.` calls, so
@@ -349,6 +455,10 @@ class FunctionReader:
         """The shape of every value defined by a slice (checked where a constant shape is required)."""
         self.runtime: set[str] = set()
         """Scalars known only at run time (scalar parameters, `pl.read` results): symbolic values."""
+        self.result_items: dict[Call, list[Type | None]] = {}
+        """The type of each value a call of an imported function returns, where it returns several."""
+        self.untyped: dict[str, str] = {}
+        """Each parameter of no type: why (`Param.untyped`)."""
 
     # ------------------------------------------------------------------------------------------ utilities
 
@@ -503,14 +613,20 @@ class FunctionReader:
                 self.has_self = True
                 continue
             type_, direction = read_param_annotation(arg.annotation, self)
+            untyped = ""
+            if type_ is None:
+                inferred = None if self.in_class else self.module.inferred.get(node.name, {}).get(arg.arg)
+                type_, untyped = inferred or (None, self.module.untyped_reason(node, arg.annotation))
             name = self.names.first(arg.arg)
             var = Var(name, span=self.span(arg))
             self.frame.env[arg.arg] = Binding(var, type=type_)
             if type_ is not None:
                 self.types[name] = type_
+            else:
+                self.untyped[name] = untyped
             if isinstance(type_, ScalarType):
                 self.runtime.add(name)
-            params.append(Param(name, type_, direction, span=self.span(arg)))
+            params.append(Param(name, type_, direction, span=self.span(arg), untyped=untyped))
         return params
 
     # ------------------------------------------------------------------------------------------ bodies
@@ -755,6 +871,10 @@ class FunctionReader:
             self.runtime.add(target)
         self._note_slice(target, expr)
         self.frame.env[name] = Binding(var, type=type_)
+        if written is None and isinstance(expr, Call) and expr in self.call_types:
+            # a type only this reading knows (what an imported callee returns): written down for the later
+            # stages, which type the IR from its ops and annotations alone
+            written = self.call_types[expr]
         return [Assign(var, expr, written, span=self.span(node))]
 
     def _define(self, name: str, node: ast.AST) -> str:
@@ -804,8 +924,12 @@ class FunctionReader:
         holder = self.names.fresh(names[0], "tuple")
         holder_var = Var(holder, span=self.span(node))
         out.append(Assign(holder_var, expr, None, span=self.span(node)))
+        items = self.result_items.get(expr, []) if isinstance(expr, Call) else []
         for i, name in enumerate(names):
             item = Call("tensor.getitem", (holder_var, Const(i)), span=self.span(node))
+            item_type = items[i] if len(items) == len(names) else None
+            if item_type is not None:
+                self.call_types[item] = item_type
             out.extend(self._bind_value(name, item, None, value, node))
         return out
 
@@ -1468,6 +1592,12 @@ class FunctionReader:
         dims = base_type.shape if isinstance(base_type, (TensorType, TileType)) else None
         if dims is not None and len(elts) > len(dims):
             raise self.error(node, f"slice `{_text(node)}`", f"{len(elts)} indices for a {len(dims)}-D value")
+        if dims is not None and len(elts) == len(dims) and not any(isinstance(e, ast.Slice) for e in elts):
+            # pypto's parser: an all-scalar, full-rank subscript (`idx[s]` of a 1-D tensor) reads one element
+            # (`tensor.read` / `tile.read`); any other subscript is a slice
+            op = "tile.read" if isinstance(base_type, TileType) else ops.T_READ
+            indices = ListExpr(tuple(self._read_expr(e) for e in elts))
+            return Call(op, (base, indices), span=self.span(node))
         for k, elt in enumerate(elts):
             if isinstance(elt, ast.Slice):
                 if elt.step is not None:
@@ -1625,8 +1755,13 @@ class FunctionReader:
             shape = self.slice_shapes.get(operand.name)
             if shape is not None and ops.static_shape(shape) is None:
                 dims = ", ".join(print_dim(d) for d in shape)
+                # a `:` over a parameter of no type is its `tensor.dim`: say why the parameter has none
+                untyped = [f"; the parameter `{display_name(v.name)}` {self.untyped[v.name]}" for d in shape
+                           for c in walk_exprs(d) if isinstance(c, Call) and c.op == "tensor.dim" and c.args
+                           and (v := var_like(c.args[0])) is not None and self.untyped.get(v.name)]
                 raise self.error(node, f"operand `{display_name(operand.name)}` of `{ast.unparse(node.func)}`",
-                                 f"its slice shape [{dims}] is not constant; a matmul operand needs a constant shape")
+                                 f"its slice shape [{dims}] is not constant; a matmul operand needs a constant "
+                                 f"shape{untyped[0] if untyped else ''}")
 
     def _read_name_call(self, name: str, node: ast.Call) -> Expr:
         if name in self.frame.env:
@@ -1647,6 +1782,7 @@ class FunctionReader:
         if isinstance(raw, cst.FunctionValue) and raw.scope is self.frame.scope.module and raw.decorated:
             # another function of this file (a kernel calling a kernel): opaque, printed `name(...)`
             call = Call(f"call.{name}", args, kwargs, span=self.span(node))
+            self._record_call(name, raw.node, node, args, kwargs)
             result_type = self._callee_result_type(raw.node, args, kwargs)
             if result_type is not None:
                 self.call_types[call] = result_type
@@ -1655,7 +1791,91 @@ class FunctionReader:
             return Call(f"call.{name}", args, kwargs, span=self.span(node))
         self.warn_once(f"call:{name}", self.span(node), f"call of `{name}`",
                        "not a kernel of this file or a plain helper; read as an opaque call")
-        return Call(f"extern.{name}", args, kwargs, span=self.span(node))
+        call = Call(f"extern.{name}", args, kwargs, span=self.span(node))
+        if isinstance(raw, cst.FunctionValue) and raw.decorated and isinstance(raw.node, ast.FunctionDef):
+            # a decorated function of another module (`from sibling import f`): it returns the tensors passed
+            # for its out-parameters, so its results have their arguments' types (the module is only parsed)
+            returned = self._returned_args(raw.node, raw.scope, self._given(raw.node, args, kwargs), 0)
+            types = [self._infer(a) if a is not None else None for a in returned or ()]
+            if len(types) == 1 and types[0] is not None:
+                self.call_types[call] = types[0]
+            elif len(types) > 1:
+                self.result_items[call] = types
+        return call
+
+    @staticmethod
+    def _given(callee: ast.FunctionDef, args: Any, kwargs: Any) -> dict[str, Any]:
+        """*callee*'s parameters bound to what a call passes (positional, then keywords)."""
+        params = [a.arg for a in (*callee.args.posonlyargs, *callee.args.args, *callee.args.kwonlyargs)]
+        if params and params[0] == "self":
+            params = params[1:]
+        given = dict(zip(params, args))
+        given.update((k, v) for k, v in kwargs if k in params)
+        return given
+
+    def _returned_args(self, callee: ast.FunctionDef, scope: cst.Scope, given: dict[str, Expr | None],
+                       depth: int) -> list[Expr | None] | None:
+        """For each value *callee* returns (`return y` / `return a, b`), the argument of this call it is: a
+        parameter returned as passed (or only assembled into), or a value a decorated function of *scope*
+        returns for such a parameter (`a, b = g(x, y)` then `return a, b`); None for anything else."""
+        last = callee.body[-1] if callee.body else None
+        if depth > _CALL_SITE_ROUNDS or not isinstance(last, ast.Return) or last.value is None:
+            return None
+        items = last.value.elts if isinstance(last.value, ast.Tuple) else [last.value]
+        assigns: dict[str, list[ast.Assign]] = {}
+        for stmt in ast.walk(callee):
+            if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) and isinstance(stmt.target, ast.Name):
+                assigns.setdefault(stmt.target.id, []).append(ast.Assign([stmt.target], ast.Constant(None)))
+            elif isinstance(stmt, ast.Assign):
+                for target in stmt.targets:
+                    for leaf in ([target] if isinstance(target, ast.Name) else getattr(target, "elts", [])):
+                        if isinstance(leaf, ast.Name):
+                            assigns.setdefault(leaf.id, []).append(stmt)
+
+        def argument(item: ast.expr) -> Expr | None:
+            if not isinstance(item, ast.Name):
+                return None
+            defs = assigns.get(item.id, [])
+            if item.id in given:
+                assembled = all(isinstance(d.value, ast.Call) and isinstance(d.value.func, ast.Attribute)
+                                and d.value.func.attr == "assemble" and d.value.args
+                                and isinstance(d.value.args[0], ast.Name) and d.value.args[0].id == item.id
+                                for d in defs)
+                return given[item.id] if assembled else None
+            if len(defs) != 1 or not isinstance(defs[0].value, ast.Call) or not isinstance(defs[0].value.func, ast.Name):
+                return None
+            (target,) = defs[0].targets
+            position = 0 if isinstance(target, ast.Name) else \
+                [getattr(e, "id", None) for e in getattr(target, "elts", [])].index(item.id)
+            if not isinstance(scope, (cst.ModuleScope, cst.FactoryScope)):
+                return None
+            inner = scope.raw(defs[0].value.func.id)
+            if not (isinstance(inner, cst.FunctionValue) and inner.decorated and isinstance(inner.node, ast.FunctionDef)):
+                return None
+            passed = [argument(a) for a in defs[0].value.args]
+            named = tuple((k.arg, argument(k.value)) for k in defs[0].value.keywords if k.arg is not None)
+            returned = self._returned_args(inner.node, inner.scope, self._given(inner.node, passed, named), depth + 1)
+            if returned is None or position >= len(returned) or (isinstance(target, ast.Name) and len(returned) != 1):
+                return None
+            return returned[position]
+
+        return [argument(item) for item in items]
+
+    def _record_call(self, name: str, callee: ast.AST, node: ast.Call, args: tuple[Expr, ...],
+                     kwargs: tuple[tuple[str, Expr], ...]) -> None:
+        """Note the types this call of *name* gives its parameters (`ModuleReader._call_site_params`)."""
+        if not isinstance(callee, ast.FunctionDef):
+            return
+        params = [a.arg for a in (*callee.args.posonlyargs, *callee.args.args, *callee.args.kwonlyargs)]
+        if params and params[0] == "self":
+            params = params[1:]
+        given = dict(zip(params, args))
+        given.update((k, v) for k, v in kwargs if k in params)
+        types = {p: self._infer(v) for p, v in given.items()}
+        texts = {p: _text(a) for p, a in zip(params, node.args)}
+        texts.update((k.arg, _text(k.value)) for k in node.keywords if k.arg in params)
+        why = {p: self.untyped.get(v.name, "") for p, v in given.items() if isinstance(v, Var)}
+        self.module.record_call(name, _CallSite(self.span(node).line, self.node.name, types, texts, why))
 
     def _callee_result_type(self, callee: ast.AST, args: tuple[Expr, ...],
                             kwargs: tuple[tuple[str, Expr], ...]) -> Type | None:

@@ -474,8 +474,15 @@ class Shapes:
         m = lhs.dims[-1] if parts.a_trans else lhs.dims[-2]
         n = rhs.dims[-2] if parts.b_trans else rhs.dims[-1]
         batch = tuple(rhs.dims[:-2]) if len(rhs.dims) > 2 else tuple(lhs.dims[:-2])
-        untouched = lhs.valid is None and rhs.valid is None and lhs.valid_known and rhs.valid_known
-        return Shape((*batch, m, n), lhs.exact and rhs.exact, None, untouched)
+        dims = (*batch, m, n)
+        # pypto's tile.matmul (DeduceMatmulProductInfo): the result's valid region is the lhs's valid M by the
+        # rhs's valid N (each read through its transpose flag); matmul_acc keeps its accumulator's (above)
+        lhs_valid, rhs_valid = lhs.extents, rhs.extents
+        valid_m = lhs_valid[-1] if parts.a_trans else lhs_valid[-2]
+        valid_n = rhs_valid[-2] if parts.b_trans else rhs_valid[-1]
+        valid = (*batch, valid_m, valid_n)
+        return Shape(dims, lhs.exact and rhs.exact, None if same_dims(valid, dims) else valid,
+                     lhs.valid_known and rhs.valid_known)
 
     # -- matmul agreement
 

@@ -239,3 +239,123 @@ def test_lowered_ir_is_checked_as_given():
     assert verdicts(body) == [(8, Verdict.PROVED), (10, Verdict.REFUTED)]
     (found,) = refuted(body)
     assert found.counterexample == {"ko": 0, "columns": "[-64, 0)", "shape": "[64, 256]"}
+
+
+def test_a_2d_value_assembled_into_a_3d_tensor_covers_its_trailing_dimensions():
+    # pypto's tensor.assemble of a lower-rank value: one index of each leading dimension, the value's extents
+    # on the trailing ones
+    body = """
+    @pl.jit
+    def scatter(x: pl.Tensor[[4, 16, 64], pl.BF16], out: pl.Out[pl.Tensor[[4, {ROWS}, 64], pl.BF16]]):
+        for b in pl.range(4):
+            for r0 in pl.range(0, 32, 16):
+                row = pl.create_tensor([16, 64], dtype=pl.BF16)
+                out = pl.assemble(out, row, [b, r0, 0])
+        return out
+    """
+    assert [v for _, v in verdicts(body.replace("{ROWS}", "32"))] == [Verdict.PROVED]
+    (found,) = refuted(body.replace("{ROWS}", "24"))
+    assert found.counterexample["dimension 1"] == "[16, 32)"
+
+
+def test_a_2d_value_assembled_into_a_4d_tensor_takes_one_index_of_each_leading_dimension():
+    body = """
+    @pl.jit
+    def heads(out: pl.Out[pl.Tensor[[2, 4, {ROWS}, 64], pl.BF16]]):
+        for h in pl.range(2):
+            for q in pl.range(4):
+                for r0 in pl.range(0, 16, 8):
+                    tile = pl.create_tensor([8, 64], dtype=pl.BF16)
+                    out = pl.assemble(out, tile, [h, q, r0, 0])
+        return out
+    """
+    assert [v for _, v in verdicts(body.replace("{ROWS}", "16"))] == [Verdict.PROVED]
+    (found,) = refuted(body.replace("{ROWS}", "12"))
+    assert found.counterexample["r0"] == 8 and found.counterexample["dimension 2"] == "[8, 16)"
+
+
+def test_an_all_scalar_full_rank_subscript_is_a_run_time_read_and_its_window_is_conditional():
+    # pypto's parser: `order[s]` of a 1-D tensor reads one element (tensor.read), not a [1] slice; the row it
+    # yields is a run-time scalar, so the window below holds only for the values `order` holds
+    body = """
+    @pl.jit
+    def gather(order: pl.Tensor[[4], pl.INT32], x: pl.Tensor[[64, 64], pl.BF16],
+               y: pl.Out[pl.Tensor[[32, 64], pl.BF16]]):
+        for s in pl.range(4):
+            base = order[s] * 16
+            for r0 in pl.range(0, 16, 8):
+                y[s * 8 : s * 8 + 8, :] = x[base + r0 : base + r0 + 8, :]
+        return y
+    """
+    outcomes = prove_bounds(module(body), cache=False)
+    assert [(o.span.line - 2, o.verdict) for o in outcomes] == [(8, Verdict.CONDITIONAL), (8, Verdict.PROVED)]
+    assert "is read from `order` at run time" in outcomes[0].reason
+
+
+def test_a_window_of_a_bare_tensor_parameter_is_inconclusive_naming_why_its_shape_is_unknown():
+    body = """
+    @pl.jit
+    def scale(x: pl.Tensor, y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        for c in pl.range(0, 64, 32):
+            y[:, c : c + 32] = pl.slice(x, [16, 32], [0, c])
+        return y
+    """
+    outcomes = [o for o in prove_bounds(module(body), cache=False) if o.verdict is Verdict.INCONCLUSIVE]
+    assert [o.span.line - 2 for o in outcomes] == [5]
+    assert "the parameter `x` is a bare `pl.Tensor` of the `pl.jit` entry `scale`: its shape and dtype are those " \
+        "of the tensor passed at run time" in outcomes[0].reason
+
+
+def test_a_matmul_result_carries_its_lhs_valid_rows_into_the_write():
+    # pypto's tile.matmul: the product's valid region is the lhs's valid M by the rhs's valid N, so the
+    # ragged last row block writes only its valid rows
+    body = """
+    @pl.jit
+    def proj(x: pl.Tensor[[40, 64], pl.BF16], w: pl.Tensor[[64, 32], pl.BF16],
+             y: pl.Out[pl.Tensor[[40, 32], pl.FP32]]):
+        for r0 in pl.range(0, 48, 16):
+            rows = pl.min(16, {ROWS})
+            xa = pl.slice(x, [16, 64], [r0, 0], valid_shape=[rows, 64])
+            acc = pl.matmul(xa, w, out_dtype=pl.FP32)
+            y = pl.assemble(y, acc, [r0, 0])
+        return y
+    """
+    assert [v for _, v in verdicts(body.replace("{ROWS}", "40 - r0"))] == [Verdict.PROVED, Verdict.PROVED]
+    found = refuted(body.replace("{ROWS}", "48 - r0"))
+    assert [(o.span.line - 2, o.counterexample["r0"]) for o in found] == [(7, 32), (9, 32)]
+
+
+def test_a_carry_updated_from_run_time_reads_is_a_condition_not_an_approximation():
+    # `base` adds up the counts read from `counts`: a value known only at run time, like the counts themselves
+    body = """
+    @pl.jit
+    def pack(counts: pl.Tensor[[4], pl.INT32], x: pl.Tensor[[64, 32], pl.BF16],
+             y: pl.Out[pl.Tensor[[64, 32], pl.BF16]]):
+        base = pl.cast(0, pl.INDEX)
+        for src in pl.range(4):
+            n = pl.cast(pl.read(counts, [src]), pl.INDEX)
+            for slot in pl.range(n):
+                y[base + slot : base + slot + 1, :] = x[src * 16 + slot : src * 16 + slot + 1, :]
+            base = {UPDATE}
+        return y
+    """
+    (read, write) = prove_bounds(module(body.replace("{UPDATE}", "base + n")), cache=False)
+    assert write.verdict is Verdict.CONDITIONAL
+    assert "`base` (line 8) is updated from values read at run time" in write.reason
+    assert read.verdict is Verdict.CONDITIONAL
+    # a carry that is not affine and reads nothing stays a gap of the encoding
+    (_, write) = prove_bounds(module(body.replace("{UPDATE}", "base * 2 + 1")), cache=False)
+    assert write.verdict is Verdict.INCONCLUSIVE and "is not affine in the iteration" in write.reason
+
+
+def test_a_loop_over_the_world_size_is_conditional_on_it():
+    body = """
+    @pl.jit
+    def fan_out(parts: pl.Tensor[[4, 16, 64], pl.BF16], y: pl.Out[pl.Tensor[[16, 64], pl.BF16]]):
+        for rank in pl.range(pl.distributed.world_size()):
+            y[:, :] = parts[rank, :, :]
+        return y
+    """
+    outcomes = prove_bounds(module(body), cache=False)
+    assert [(o.span.line - 2, o.verdict) for o in outcomes] == [(5, Verdict.CONDITIONAL), (5, Verdict.PROVED)]
+    assert "the world size `pld.world_size()` is known only at run time" in outcomes[0].reason

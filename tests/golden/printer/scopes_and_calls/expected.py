@@ -11,7 +11,7 @@ def helper_kernel(x: pl.Tensor[[16, 256], pl.FP32], y: pl.Tensor[[16, 256], pl.F
 @pl.jit
 def driver(x: pl.Tensor[[16, 256], pl.FP32], sig: pl.Tensor[[16, 1], pl.INT32], y: pl.Out[pl.Tensor[[16, 256], pl.FP32]]):
     with pl.at(level=pl.Level.CORE_GROUP, name_hint="first") as first_tid:
-        y = helper_kernel(x, y)
+        y: pl.Tensor[[16, 256], pl.FP32] = helper_kernel(x, y)
     for block_tid in pl.spmd(4, name_hint="blocks", deps=[first_tid]):
         blk = pl.tile.get_block_idx()
         y__slice_v1 = pl.tensor.slice(y, [4, 256], [blk * 4, 0])
