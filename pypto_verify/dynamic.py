@@ -41,7 +41,7 @@ import ctypes
 import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
@@ -53,6 +53,7 @@ from pypto_verify.ir import (
     var_like, walk_exprs, walk_stmts, stmt_exprs,
 )
 from pypto_verify.lowering.pipeline import is_lowered
+from pypto_verify.sizes import bind_sizes, dynamic_names, sample_bindings
 from pypto_verify.emit import EmitError, EmittedFunction, emit_function, emit_module
 from pypto_verify.reference import (
     ReferenceError, ReferenceResult, WindowError, round_bf16, run_reference, to_dtype,
@@ -88,6 +89,8 @@ class SimOutcome:
     """The sample values given to runtime scalars."""
     span: Span | None = None
     """The source statement a PV202 rejected (None: the kernel as a whole)."""
+    sizes: dict[str, int] = field(default_factory=dict)
+    """The values the kernel's `pl.dynamic` sizes were bound to (a mismatch: the binding it was found at)."""
 
 
 def _skipped(reason: str) -> SimOutcome:
@@ -413,14 +416,48 @@ def run_and_compare(run: PreparedRun, *, target: str = "a2a3") -> SimOutcome:
 
 
 def simulate_kernel(source_fn: Function | None, lowered_fn: Function, *, seed: int = 0,
-                    target: str = "a2a3", scalars: Mapping[str, int] | None = None) -> SimOutcome:
+                    target: str = "a2a3", scalars: Mapping[str, int] | None = None,
+                    sizes: Mapping[str, int] | None = None) -> SimOutcome:
     """PV201 for one kernel: the emitted PTO of *lowered_fn*, simulated on seeded inputs, against
-    the reference of *source_fn*."""
+    the reference of *source_fn*. A kernel with `pl.dynamic` sizes runs at each sample binding
+    (`pypto_verify.sizes`), a size named in *sizes* at that value (the caller checked it, `check_binding`);
+    the values are named in the outcome (`match at T=32; T=40`)."""
     with one_blas_thread():
-        run = prepare_run(source_fn, lowered_fn, seed=seed, target=target, scalars=scalars)
-        if isinstance(run, SimOutcome):
-            return run
-        return run_and_compare(run, target=target)
+        if source_fn is None or is_lowered(source_fn) or not dynamic_names(source_fn):
+            return _simulate_once(source_fn, lowered_fn, seed, target, scalars)
+        bindings: list[dict[str, int]] = []
+        for sample in sample_bindings(source_fn):  # a size the user bound takes that value in every sample
+            binding = {**sample, **{n: v for n, v in (sizes or {}).items() if n in sample}}
+            if binding not in bindings:
+                bindings.append(binding)
+        matched: list[str] = []
+        skipped: list[str] = []
+        for binding in bindings:
+            at = _binding_text(binding)
+            outcome = _simulate_once(bind_sizes(source_fn, binding), bind_sizes(lowered_fn, binding),
+                                     seed, target, scalars)
+            if outcome.status == "mismatch":
+                return replace(outcome, message=f"at {at}: {outcome.message}", sizes=binding)
+            if outcome.status == "skipped":
+                skipped.append(f"at {at}: {outcome.reason}")
+            else:
+                matched.append(at)
+        if not matched:
+            return _skipped("; ".join(skipped))
+        tried = "" if not skipped else f" (not simulated {'; '.join(skipped)})"
+        return SimOutcome("match", f"match at {'; '.join(matched)}{tried}", sizes=dict(bindings[0]))
+
+
+def _binding_text(binding: Mapping[str, int]) -> str:
+    return ", ".join(f"{name}={value}" for name, value in binding.items())
+
+
+def _simulate_once(source_fn: Function | None, lowered_fn: Function, seed: int, target: str,
+                   scalars: Mapping[str, int] | None) -> SimOutcome:
+    run = prepare_run(source_fn, lowered_fn, seed=seed, target=target, scalars=scalars)
+    if isinstance(run, SimOutcome):
+        return run
+    return run_and_compare(run, target=target)
 
 
 # ---------------------------------------------------------------------------------------------- BLAS threads

@@ -1,0 +1,168 @@
+"""Symbolic sizes bound to samples: a kernel with `pl.dynamic` dimensions, simulated at concrete values.
+
+Owns: which `pl.dynamic("N")` sizes a kernel has (`dynamic_names`), the sample values the dynamic check
+binds them to (`sample_bindings`), the check of a user's `--sim-bind NAME=VALUE` (`check_binding`), and the
+kernel with its sizes replaced by those values (`bind_sizes`). The static pass proved the kernel for every
+value; the simulation is evidence at the samples, and the samples are reported with its result.
+Input: a source or lowered `Function`. Output: values, or the function with `Const`s for its sizes.
+Layering: imports only `ir` (STYLE.md §1).
+
+Conventions:
+- The tiling unit of a kernel is the least common multiple of the constant divisors `C > 1` of its floor
+  divisions and remainders (`t_dim // T_TILE`, `n % 64`): a size the kernel divides into tiles is sampled
+  at a multiple of it, so every tile loop runs whole tiles. `pl.dynamic` declares no bounds; a size is at
+  least 1.
+- Samples, in order: two tiles (`2 * unit`); and, when the kernel has a remainder path (a `%`, a `valid_shape`
+  or a `min` of sizes), a tail case `2 * unit + unit // 2` (`+ 1` when the unit is 1). The dynamic check keeps
+  a sample only when the reference runs with every window in range at it (the kernel's own validity), and
+  names the ones it could not show valid.
+- A user's value must be at least 1 and a multiple of the unit unless the kernel has a remainder path.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import replace
+
+from pypto_verify.ir import (
+    Assign, BinOp, Call, Const, Eval, Expr, For, Function, If, Param, TensorType, TileType, TupleType, Type,
+    map_expr, map_stmt_exprs, map_stmts, stmt_exprs, var_like, walk_exprs, walk_stmts,
+)
+
+DYNAMIC = "dynamic"
+BIND_DYNAMIC = "method.bind_dynamic"
+TENSOR_DIM = "tensor.dim"
+
+
+def _size_name(expr: Expr) -> str | None:
+    if isinstance(expr, Call) and expr.op == DYNAMIC and expr.args and isinstance(expr.args[0], Const) \
+            and isinstance(expr.args[0].value, str):
+        return expr.args[0].value
+    return None
+
+
+def _type_exprs(t: Type | None) -> list[Expr]:
+    if isinstance(t, TensorType):
+        return list(t.shape)
+    if isinstance(t, TileType):
+        return [*t.shape, *(t.valid_shape or ())]
+    if isinstance(t, TupleType):
+        return [e for item in t.items for e in _type_exprs(item)]
+    return []
+
+
+def _all_exprs(fn: Function) -> list[Expr]:
+    out: list[Expr] = [e for p in fn.params for e in _type_exprs(p.type)]
+    for stmt in walk_stmts(fn.body):
+        out.extend(stmt_exprs(stmt))
+        if isinstance(stmt, Assign):
+            out.extend(_type_exprs(stmt.type))
+    return out
+
+
+def dynamic_names(fn: Function) -> list[str]:
+    """The `pl.dynamic` sizes of *fn*, in order of first appearance (parameter types first)."""
+    names: list[str] = []
+    for top in _all_exprs(fn):
+        for expr in walk_exprs(top):
+            name = _size_name(expr)
+            if name is not None and name not in names:
+                names.append(name)
+    return names
+
+
+def tiling_unit(fn: Function) -> int:
+    """The least common multiple of the constant divisors of *fn*'s floor divisions and remainders."""
+    unit = 1
+    for top in _all_exprs(fn):
+        for expr in walk_exprs(top):
+            if isinstance(expr, BinOp) and expr.op in ("//", "%") and isinstance(expr.rhs, Const) \
+                    and isinstance(expr.rhs.value, int) and not isinstance(expr.rhs.value, bool) and expr.rhs.value > 1:
+                unit = math.lcm(unit, expr.rhs.value)
+    return unit
+
+
+def has_remainder_path(fn: Function) -> bool:
+    """Whether *fn* handles a partial tile: a `%`, a `valid_shape` or a `min`."""
+    for top in _all_exprs(fn):
+        for expr in walk_exprs(top):
+            if isinstance(expr, BinOp) and expr.op in ("%", "min"):
+                return True
+            if isinstance(expr, Call) and (expr.op in ("min", "tensor.min_scalar") or expr.kwarg("valid_shape") is not None):
+                return True
+    return False
+
+
+def sample_bindings(fn: Function) -> list[dict[str, int]]:
+    """The sample bindings of *fn*'s sizes, in order (module docstring); `[{}]` when it has none."""
+    names = dynamic_names(fn)
+    if not names:
+        return [{}]
+    unit = tiling_unit(fn)
+    samples = [2 * unit]
+    if has_remainder_path(fn):
+        samples.append(2 * unit + (unit // 2 if unit > 1 else 1))
+    return [{name: value for name in names} for value in samples]
+
+
+def check_binding(fn: Function, name: str, value: int) -> str | None:
+    """Why `name=value` cannot bind a size of *fn* (None: it can)."""
+    names = dynamic_names(fn)
+    if name not in names:
+        known = ", ".join(names) if names else "none"
+        return f"`{name}` is not a `pl.dynamic` size of the kernel (its sizes: {known})"
+    if value < 1:
+        return f"`{name}={value}` is outside its bounds: a size is at least 1"
+    unit = tiling_unit(fn)
+    if value % unit and not has_remainder_path(fn):
+        return (f"`{name}={value}` is not a multiple of {unit}, the tiling the kernel divides its sizes by, "
+                f"and the kernel has no remainder path")
+    return None
+
+
+def bind_sizes(fn: Function, values: Mapping[str, int]) -> Function:
+    """*fn* with every `pl.dynamic` size named in *values* replaced by its value (and its
+    `bind_dynamic` statements, which only name the sizes, dropped)."""
+    if not values:
+        return fn
+
+    shapes: dict[str, tuple[Expr, ...]] = {}
+
+    def expr_fn(expr: Expr) -> Expr | None:
+        name = _size_name(expr)
+        if name is not None and name in values:
+            return Const(values[name], span=expr.span)
+        if isinstance(expr, Call) and expr.op == TENSOR_DIM and len(expr.args) == 2:
+            # `pl.tensor.dim(x, k)` of a parameter whose dimension is now a value: that value
+            tensor, axis = var_like(expr.args[0]), expr.args[1]
+            shape = shapes.get(tensor.name) if tensor is not None else None
+            if shape is not None and isinstance(axis, Const) and isinstance(axis.value, int) \
+                    and -len(shape) <= axis.value < len(shape) and isinstance(shape[axis.value], Const):
+                return Const(shape[axis.value].value, span=expr.span)
+        return None
+
+    def bind_type(t: Type | None) -> Type | None:
+        if isinstance(t, TensorType):
+            return replace(t, shape=tuple(map_expr(e, expr_fn) for e in t.shape))
+        if isinstance(t, TileType):
+            valid = None if t.valid_shape is None else tuple(map_expr(e, expr_fn) for e in t.valid_shape)
+            return replace(t, shape=tuple(map_expr(e, expr_fn) for e in t.shape), valid_shape=valid)
+        if isinstance(t, TupleType):
+            return replace(t, items=tuple(bind_type(i) for i in t.items))
+        return t
+
+    def stmt_fn(stmt):
+        if isinstance(stmt, Eval) and isinstance(stmt.value, Call) and stmt.value.op == BIND_DYNAMIC:
+            return ()  # `x.bind_dynamic(0, N)` names a size the types now hold as a value
+        stmt = map_stmt_exprs(stmt, expr_fn)
+        if isinstance(stmt, Assign):
+            stmt = replace(stmt, type=bind_type(stmt.type))
+        elif isinstance(stmt, (For, If)):
+            stmt = replace(stmt, return_types=tuple(bind_type(t) for t in stmt.return_types))
+        return (stmt,)
+
+    params = tuple(replace(p, type=bind_type(p.type)) if isinstance(p, Param) else p for p in fn.params)
+    shapes.update((p.name, p.type.shape) for p in params if isinstance(p.type, TensorType))
+    return replace(fn, params=params, body=map_stmts(fn.body, stmt_fn),
+                   return_types=tuple(bind_type(t) for t in fn.return_types))
