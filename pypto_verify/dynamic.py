@@ -80,7 +80,8 @@ class SimOutcome:
     message: str
     """One line for the report: the first difference, or why it was skipped."""
     first_difference: dict | None = None
-    """`{"tensor", "index", "sim", "reference", "magnitude", "count", "total"}` on a mismatch."""
+    """`{"tensor", "index", "sim", "reference", "magnitude", "count", "total", "producer"}` on a mismatch
+    (`producer`: the source statement whose store wrote the simulated element, or that none did)."""
     reason: str = ""
     """Why the check was skipped (empty otherwise)."""
     rule: str = PV201
@@ -259,8 +260,9 @@ def describe(diff: dict) -> str:
     where = ", ".join(str(i) for i in diff["index"])
     sim_value = diff["sim"]
     note = " (poison: undefined L0C reached the drain)" if isinstance(sim_value, float) and np.isnan(sim_value) else ""
+    producer = f"; {diff['producer']}" if diff.get("producer") else ""
     return (f"`{diff['tensor']}`[{where}]: sim {_fmt(sim_value)}{note} vs reference {_fmt(diff['reference'])} "
-            f"(|diff| {_fmt(diff['magnitude'])}; {diff['count']} of {diff['total']} elements differ)")
+            f"(|diff| {_fmt(diff['magnitude'])}; {diff['count']} of {diff['total']} elements differ{producer})")
 
 
 def _fmt(value) -> str:
@@ -411,8 +413,25 @@ def run_and_compare(run: PreparedRun, *, target: str = "a2a3") -> SimOutcome:
         diff = first_difference(name, dtype, got, want, reference.max_k,
                                 reference.sigma.get(name))
         if diff is not None:
+            diff = {**diff, "producer": _producer(run, arg, diff["index"], np.shape(got), target)}
             return SimOutcome("mismatch", describe(diff), diff, "", PV201, run.scalars)
     return SimOutcome("match", "match", None, "", PV201, run.scalars)
+
+
+def _producer(run: PreparedRun, arg: str, index: list[int] | None, shape: tuple[int, ...], target: str) -> str:
+    """Which store wrote the simulated element at *index* of argument *arg*: the source statement its
+    PTO was emitted for (and the PTO line), or that no store wrote it (the run is repeated watching it)."""
+    from pypto_verify.sim import store_line
+
+    if index is None:
+        return ""
+    line = store_line(run.text, run.function, run.args, arg, int(np.ravel_multi_index(tuple(index), shape)),
+                      target=target)
+    if line is None:
+        return "no store of the simulation wrote it"
+    at = run.source_lines.get(line)
+    return f"written by the store emitted for line {at.line} (PTO line {line})" if at is not None \
+        else f"written by the store at PTO line {line}"
 
 
 def simulate_kernel(source_fn: Function | None, lowered_fn: Function, *, seed: int = 0,
