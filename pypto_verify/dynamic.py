@@ -450,7 +450,8 @@ def simulate_kernel(source_fn: Function | None, lowered_fn: Function, *, seed: i
             if binding not in bindings:
                 bindings.append(binding)
         matched: list[str] = []
-        skipped: list[str] = []
+        skipped: dict[str, list[str]] = {}
+        """Why a sample was not simulated -> the samples (one reason is said once)."""
         for binding in bindings:
             at = _binding_text(binding)
             outcome = _simulate_once(bind_sizes(source_fn, binding), bind_sizes(lowered_fn, binding),
@@ -458,13 +459,14 @@ def simulate_kernel(source_fn: Function | None, lowered_fn: Function, *, seed: i
             if outcome.status == "mismatch":
                 return replace(outcome, message=f"at {at}: {outcome.message}", sizes=binding)
             if outcome.status == "skipped":
-                skipped.append(f"at {at}: {outcome.reason}")
+                skipped.setdefault(outcome.reason, []).append(at)
             else:
                 matched.append(at)
+        why = "; ".join(f"at {'; '.join(ats)}: {reason}" for reason, ats in skipped.items())
         if not matched:
-            return _skipped("; ".join(skipped))
-        tried = "" if not skipped else f" (not simulated {'; '.join(skipped)})"
-        return SimOutcome("match", f"match at {'; '.join(matched)}{tried}", sizes=dict(bindings[0]))
+            return _skipped(why)
+        return SimOutcome("match", f"match at {'; '.join(matched)}" + (f" (not simulated {why})" if why else ""),
+                          sizes=dict(bindings[0]))
 
 
 def _binding_text(binding: Mapping[str, int]) -> str:

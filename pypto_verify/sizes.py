@@ -9,8 +9,9 @@ Layering: imports only `ir` (STYLE.md §1).
 
 Conventions:
 - The tiling unit of a kernel is the least common multiple of the constant divisors `C > 1` of its floor
-  divisions and remainders (`t_dim // T_TILE`, `n % 64`): a size the kernel divides into tiles is sampled
-  at a multiple of it, so every tile loop runs whole tiles. `pl.dynamic` declares no bounds; a size is at
+  divisions and remainders (`t_dim // T_TILE`, `n % 64`) and of the constant extents of its slices along a
+  `pl.dynamic` dimension (`x[t0 : t0 + T_TILE, :]`): a size is sampled at a multiple of it, so every tile
+  loop runs whole tiles. `pl.dynamic` declares no bounds; a size is at
   least 1.
 - Samples, in order: two tiles (`2 * unit`); and, when the kernel has a remainder path (a `%`, a `valid_shape`
   or a `min` of sizes), a tail case `2 * unit + unit // 2` (`+ 1` when the unit is 1). The dynamic check keeps
@@ -26,13 +27,14 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from pypto_verify.ir import (
-    Assign, BinOp, Call, Const, Eval, Expr, For, Function, If, Param, TensorType, TileType, TupleType, Type,
+    Assign, BinOp, Call, Const, Eval, Expr, For, Function, If, ListExpr, Param, TensorType, TileType, TupleExpr, TupleType, Type,
     map_expr, map_stmt_exprs, map_stmts, stmt_exprs, var_like, walk_exprs, walk_stmts,
 )
 
 DYNAMIC = "dynamic"
 BIND_DYNAMIC = "method.bind_dynamic"
 TENSOR_DIM = "tensor.dim"
+TENSOR_SLICE = "tensor.slice"
 
 
 def _size_name(expr: Expr) -> str | None:
@@ -73,14 +75,29 @@ def dynamic_names(fn: Function) -> list[str]:
 
 
 def tiling_unit(fn: Function) -> int:
-    """The least common multiple of the constant divisors of *fn*'s floor divisions and remainders."""
+    """The least common multiple of the constant divisors of *fn*'s floor divisions and remainders, and
+    of the constant extents of its slices along a parameter's `pl.dynamic` dimension."""
+    sized = {p.name: [_size_name(d) is not None for d in p.type.shape]
+             for p in fn.params if isinstance(p.type, TensorType)}
     unit = 1
     for top in _all_exprs(fn):
         for expr in walk_exprs(top):
-            if isinstance(expr, BinOp) and expr.op in ("//", "%") and isinstance(expr.rhs, Const) \
-                    and isinstance(expr.rhs.value, int) and not isinstance(expr.rhs.value, bool) and expr.rhs.value > 1:
-                unit = math.lcm(unit, expr.rhs.value)
+            if isinstance(expr, BinOp) and expr.op in ("//", "%"):
+                unit = math.lcm(unit, _positive(expr.rhs))
+            elif isinstance(expr, Call) and expr.op == TENSOR_SLICE and len(expr.args) > 1:
+                tensor, extents = var_like(expr.args[0]), expr.args[1]
+                dynamic = sized.get(tensor.name, []) if tensor is not None else []
+                if isinstance(extents, (ListExpr, TupleExpr)) and len(extents.items) == len(dynamic):
+                    for extent, is_size in zip(extents.items, dynamic):
+                        unit = math.lcm(unit, _positive(extent) if is_size else 1)
     return unit
+
+
+def _positive(expr: Expr) -> int:
+    """*expr*'s value when it is an integer constant above 1, else 1."""
+    if isinstance(expr, Const) and isinstance(expr.value, int) and not isinstance(expr.value, bool) and expr.value > 1:
+        return expr.value
+    return 1
 
 
 def has_remainder_path(fn: Function) -> bool:

@@ -1,6 +1,7 @@
 """Row-tiled projections over a `pl.dynamic` number of tokens (the simulation binds it to samples).
 
-``rows_proj`` divides the tokens into whole ``ROW_TILE``-row tiles (a size must be a multiple of 16);
+``rows_proj`` divides the tokens into whole ``ROW_TILE``-row tiles (a size must be a multiple of 16), and
+``rows_step_proj`` steps through them by ``ROW_TILE`` rows (no division: the slices give the tiling);
 ``rows_tail_proj`` also has a remainder path: the rows past the last whole tile go through
 ``TAIL_ROWS``-row tiles, so the samples include a tail case.
 """
@@ -49,4 +50,18 @@ def rows_tail_proj(
         t0 = tail_start + tb * TAIL_ROWS
         with pl.at(level=pl.Level.CORE_GROUP, name_hint="tail_rows"):
             y[t0 : t0 + TAIL_ROWS, :] = pl.matmul(x[t0 : t0 + TAIL_ROWS, :], w, out_dtype=pl.FP32)
+    return y
+
+
+@pl.jit
+def rows_step_proj(
+    x: pl.Tensor[[TOKENS, HIDDEN], pl.BF16],
+    w: pl.Tensor[[HIDDEN, OUT], pl.BF16],
+    y: pl.Out[pl.Tensor[[TOKENS, OUT], pl.FP32]],
+):
+    x.bind_dynamic(0, TOKENS)
+    y.bind_dynamic(0, TOKENS)
+    for r0 in pl.range(0, pl.tensor.dim(x, 0), ROW_TILE):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="row_steps"):
+            y[r0 : r0 + ROW_TILE, :] = pl.matmul(x[r0 : r0 + ROW_TILE, :], w, out_dtype=pl.FP32)
     return y
