@@ -148,18 +148,20 @@ def bind_sizes(fn: Function, values: Mapping[str, int]) -> Function:
 
     def expr_fn(expr: Expr) -> Expr | None:
         name = _size_name(expr)
-        if name is not None and name in values:
+        if name is not None and name in values and isinstance(expr, Call):
             return Const(values[name], span=expr.span)
         if isinstance(expr, Call) and expr.op == TENSOR_DIM and len(expr.args) == 2:
             # `pl.tensor.dim(x, k)` of a parameter whose dimension is now a value: that value
             tensor, axis = var_like(expr.args[0]), expr.args[1]
             shape = shapes.get(tensor.name) if tensor is not None else None
             if shape is not None and isinstance(axis, Const) and isinstance(axis.value, int) \
-                    and -len(shape) <= axis.value < len(shape) and isinstance(shape[axis.value], Const):
-                return Const(shape[axis.value].value, span=expr.span)
+                    and -len(shape) <= axis.value < len(shape):
+                dim = shape[axis.value]
+                if isinstance(dim, Const):
+                    return Const(dim.value, span=expr.span)
         return None
 
-    def bind_type(t: Type | None) -> Type | None:
+    def bind_type(t: Type) -> Type:
         if isinstance(t, TensorType):
             return replace(t, shape=tuple(map_expr(e, expr_fn) for e in t.shape))
         if isinstance(t, TileType):
@@ -173,13 +175,14 @@ def bind_sizes(fn: Function, values: Mapping[str, int]) -> Function:
         if isinstance(stmt, Eval) and isinstance(stmt.value, Call) and stmt.value.op == BIND_DYNAMIC:
             return ()  # `x.bind_dynamic(0, N)` names a size the types now hold as a value
         stmt = map_stmt_exprs(stmt, expr_fn)
-        if isinstance(stmt, Assign):
+        if isinstance(stmt, Assign) and stmt.type is not None:
             stmt = replace(stmt, type=bind_type(stmt.type))
         elif isinstance(stmt, (For, If)):
-            stmt = replace(stmt, return_types=tuple(bind_type(t) for t in stmt.return_types))
+            stmt = replace(stmt, return_types=tuple(None if t is None else bind_type(t) for t in stmt.return_types))
         return (stmt,)
 
-    params = tuple(replace(p, type=bind_type(p.type)) if isinstance(p, Param) else p for p in fn.params)
+    params = tuple(replace(p, type=bind_type(p.type)) if isinstance(p, Param) and p.type is not None else p
+                   for p in fn.params)
     shapes.update((p.name, p.type.shape) for p in params if isinstance(p.type, TensorType))
     return replace(fn, params=params, body=map_stmts(fn.body, stmt_fn),
                    return_types=tuple(bind_type(t) for t in fn.return_types))

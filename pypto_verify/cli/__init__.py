@@ -112,24 +112,25 @@ def parse_sim_binds(values: tuple[str, ...], paths: list[str]) -> tuple[tuple[st
 
     binds: dict[str, int] = {}
     for text in values:
-        name, sep, value = text.partition("=")
+        name, sep, digits = text.partition("=")
         try:
-            binds[name.strip()] = int(value)
+            number = int(digits)
         except ValueError:
-            raise click.BadParameter(f"`{text}` is not NAME=INTEGER", param_hint="--sim-bind") from None
-        if not sep or not name.strip():
+            number = None
+        if not sep or not name.strip() or number is None:
             raise click.BadParameter(f"`{text}` is not NAME=INTEGER", param_hint="--sim-bind")
+        binds[name.strip()] = number
     if not binds:
         return ()
     kernels = [k.read for p in collect_files(paths) for k in read_stage(str(p)).kernels if k.read is not None]
-    for name, value in binds.items():
+    for name, bound in binds.items():
         having = [fn for fn in kernels if name in dynamic_names(fn)]
         if not having:
             known = sorted({n for fn in kernels for n in dynamic_names(fn)})
             raise click.BadParameter(f"`{name}` is not a `pl.dynamic` size of any kernel checked "
                                      f"(their sizes: {', '.join(known) or 'none'})", param_hint="--sim-bind")
         for fn in having:
-            why = check_binding(fn, name, value)
+            why = check_binding(fn, name, bound)
             if why is not None:
                 raise click.BadParameter(f"{why} (kernel `{fn.name}`)", param_hint="--sim-bind")
     return tuple(binds.items())
