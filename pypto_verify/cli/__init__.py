@@ -106,10 +106,6 @@ def parse_sim_binds(values: tuple[str, ...], paths: list[str]) -> tuple[tuple[st
     """The `--sim-bind` values, each shown valid for every kernel of *paths* that has the size; a usage
     error naming why one is not (not `NAME=INTEGER`, a name no kernel has, outside its bounds, not a
     multiple the kernel's tiling needs)."""
-    from pypto_verify.run.chain import read_stage
-    from pypto_verify.run.inputs import collect_files
-    from pypto_verify.sizes import check_binding, dynamic_names
-
     binds: dict[str, int] = {}
     for text in values:
         name, sep, digits = text.partition("=")
@@ -121,7 +117,11 @@ def parse_sim_binds(values: tuple[str, ...], paths: list[str]) -> tuple[tuple[st
             raise click.BadParameter(f"`{text}` is not NAME=INTEGER", param_hint="--sim-bind")
         binds[name.strip()] = number
     if not binds:
-        return ()
+        return ()  # a warm check imports no IR
+    from pypto_verify.run.chain import read_stage
+    from pypto_verify.run.inputs import collect_files
+    from pypto_verify.sizes import check_binding, dynamic_names
+
     kernels = [k.read for p in collect_files(paths) for k in read_stage(str(p)).kernels if k.read is not None]
     for name, bound in binds.items():
         having = [fn for fn in kernels if name in dynamic_names(fn)]
