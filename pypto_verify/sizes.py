@@ -1,6 +1,6 @@
 """Symbolic sizes bound to samples: a kernel with `pl.dynamic` dimensions, simulated at concrete values.
 
-Owns: which `pl.dynamic("N")` sizes a kernel has (`dynamic_names`), the sample values the dynamic check
+Owns: which `pl.dynamic("N")` sizes a kernel's tensor parameters have (`dynamic_names`), the sample values the dynamic check
 binds them to (`sample_bindings`), the check of a user's `--sim-bind NAME=VALUE` (`check_binding`), and the
 kernel with its sizes replaced by those values (`bind_sizes`). The static pass proved the kernel for every
 value; the simulation is evidence at the samples, and the samples are reported with its result.
@@ -64,9 +64,11 @@ def _all_exprs(fn: Function) -> list[Expr]:
 
 
 def dynamic_names(fn: Function) -> list[str]:
-    """The `pl.dynamic` sizes of *fn*, in order of first appearance (parameter types first)."""
+    """The `pl.dynamic` sizes of *fn*'s tensor parameters, in order of first appearance. A symbolic value
+    used elsewhere only (a module constant the frontend could not evaluate, a float threshold) is not a
+    size: it is never bound, and the emitter then says why the kernel is not simulated."""
     names: list[str] = []
-    for top in _all_exprs(fn):
+    for top in (d for p in fn.params if isinstance(p.type, TensorType) for d in p.type.shape):
         for expr in walk_exprs(top):
             name = _size_name(expr)
             if name is not None and name not in names:

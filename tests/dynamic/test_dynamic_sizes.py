@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from stages import KERNELS, require_stages
 
-from pypto_verify.ir import Assign, BinOp, Call, Const, ListExpr, TupleExpr, map_stmts
+from pypto_verify.ir import Assign, BinOp, Call, Const, Eval, ListExpr, TupleExpr, Var, map_stmts
 
 ROWS = KERNELS / "dynamic_rows.py"
 
@@ -46,6 +46,18 @@ def test_sizes_tiling_and_samples() -> None:
     assert check_binding(tail, "TOKENS", 40) is None
     assert "at least 1" in check_binding(tail, "TOKENS", 0)
     assert "not a `pl.dynamic` size" in check_binding(tail, "BATCH", 4)
+
+
+def test_a_symbolic_value_outside_the_parameter_shapes_is_not_a_size() -> None:
+    # a module value the frontend could not evaluate reads as `dynamic("_b0")` too: a float threshold
+    # is never bound to a sample (it is a guess, not a size)
+    from pypto_verify.sizes import check_binding, dynamic_names
+
+    fn = _kernels()["rows_proj"].source
+    threshold = Eval(Call("tensor.cmp", (Var("x"), Call("dynamic", (Const("_b0"),)))))
+    fn = replace(fn, body=(threshold, *fn.body))
+    assert dynamic_names(fn) == ["TOKENS"]
+    assert "not a `pl.dynamic` size" in check_binding(fn, "_b0", 2)
 
 
 def test_bound_kernel_has_no_symbolic_size_left() -> None:
