@@ -3,7 +3,7 @@
 Owns: the comparison of L0C_RULES.md "Dynamic check" — seeded inputs, sample values for runtime
 scalars, running `emit.pto` + `sim` against `pypto_verify.reference`, and the tolerance.
 Input: a source kernel (Form 1 / Form 2) and its lowered function. Output: a `SimOutcome`
-(`match` / `mismatch` / `skipped`, with the first differing element). PV202 (the simulator
+(`match` / `mismatch` / `skipped`, with the first differing element and the store that wrote it). PV202 (the simulator
 rejecting the PTO as illegal) is reported as a `mismatch` with `rule == "PV202"`, at the source
 statement the rejected PTO line was emitted for (`EmittedFunction.spans`) when it has one.
 It checks one kernel; the chain (`run/chain.py`, SIMULATE) runs it on every kernel of a run.
@@ -22,6 +22,11 @@ Conventions:
   quarter, then 16, 1 and 0. A tensor that `tensor.read` reads is filled with that value
   everywhere (so every read returns it, wherever it reads; the emitter turns each read tensor
   into one scalar argument). `scalars=` overrides by parameter name.
+- `pl.dynamic` sizes: a kernel whose tensor parameters have them is checked at each sample binding of
+  `pypto_verify.sizes` (a user's `--sim-bind` value replacing a size's samples), the kernel and its
+  lowering both with the sizes made constants; a sample at which the reference leaves a window out of
+  range, or the PTO cannot be emitted, is not simulated and is named with the reason. The outcome names
+  the samples (`match at T=32; T=40`); the first mismatch ends the check, naming its binding.
 - Tolerance: `|sim - ref| <= atol + rtol * |ref| + 6 * sigma`, with rtol 1e-4 (fp32) or 1e-2
   (bf16 / fp16), `atol = 1e-6 * max(K, 16)` (fp32) or `1e-3 + 1e-6 * max(K, 16)` (bf16 / fp16), K
   the longest reduction the reference accumulated into a stored value, and sigma the reference's
