@@ -1,9 +1,10 @@
 """Symbolic sizes bound to samples: a kernel with `pl.dynamic` dimensions, simulated at concrete values.
 
-Owns: which `pl.dynamic("N")` sizes a kernel's tensor parameters have (`dynamic_names`), the sample values the dynamic check
-binds them to (`sample_bindings`), the check of a user's `--sim-bind NAME=VALUE` (`check_binding`), and the
-kernel with its sizes replaced by those values (`bind_sizes`). The static pass proved the kernel for every
-value; the simulation is evidence at the samples, and the samples are reported with its result.
+Owns: which `pl.dynamic("N")` sizes a kernel's tensor parameters have (`dynamic_names`), the sample
+values the dynamic check binds them to (`sample_bindings`), the check of a user's `--sim-bind NAME=VALUE`
+(`check_binding`), and the kernel with its sizes replaced by those values (`bind_sizes`). The static pass
+proved the kernel for every value; the simulation is evidence at the samples, and the samples are reported
+with its result.
 Input: a source or lowered `Function`. Output: values, or the function with `Const`s for its sizes.
 Layering: imports only `ir` (STYLE.md §1).
 
@@ -11,8 +12,7 @@ Conventions:
 - The tiling unit of a kernel is the least common multiple of the constant divisors `C > 1` of its floor
   divisions and remainders (`t_dim // T_TILE`, `n % 64`) and of the constant extents of its slices along a
   `pl.dynamic` dimension (`x[t0 : t0 + T_TILE, :]`): a size is sampled at a multiple of it, so every tile
-  loop runs whole tiles. `pl.dynamic` declares no bounds; a size is at
-  least 1.
+  loop runs whole tiles. `pl.dynamic` declares no bounds; a size is at least 1.
 - Samples, in order: two tiles (`2 * unit`); and, when the kernel has a remainder path (a `%`, a `valid_shape`
   or a `min` of sizes), a tail case `2 * unit + unit // 2` (`+ 1` when the unit is 1). The dynamic check keeps
   a sample only when the reference runs with every window in range at it (the kernel's own validity), and
@@ -27,7 +27,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from pypto_verify.ir import (
-    Assign, BinOp, Call, Const, Eval, Expr, For, Function, If, ListExpr, Param, TensorType, TileType, TupleExpr, TupleType, Type,
+    Assign, BinOp, Call, Const, Eval, Expr, For, Function, If, ListExpr, Param, TensorType, TileType, TupleExpr,
+    TupleType, Type,
     map_expr, map_stmt_exprs, map_stmts, stmt_exprs, var_like, walk_exprs, walk_stmts,
 )
 
@@ -108,7 +109,7 @@ def has_remainder_path(fn: Function) -> bool:
         for expr in walk_exprs(top):
             if isinstance(expr, BinOp) and expr.op in ("%", "min"):
                 return True
-            if isinstance(expr, Call) and (expr.op in ("min", "tensor.min_scalar") or expr.kwarg("valid_shape") is not None):
+            if isinstance(expr, Call) and (expr.op == "min" or expr.kwarg("valid_shape") is not None):
                 return True
     return False
 

@@ -95,7 +95,8 @@ def _shift_tail_store(fn):
                 assert isinstance(offsets, (ListExpr, TupleExpr))
                 row = BinOp("-", offsets.items[0], Const(1))
                 moved = replace(offsets, items=(row, *offsets.items[1:]))
-                return (replace(stmt, value=replace(stmt.value, args=(stmt.value.args[0], moved, *stmt.value.args[2:]))),)
+                args = (stmt.value.args[0], moved, *stmt.value.args[2:])
+                return (replace(stmt, value=replace(stmt.value, args=args)),)
         return None
 
     return replace(fn, body=map_stmts(fn.body, stmt_fn))
