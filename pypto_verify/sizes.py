@@ -9,14 +9,15 @@ Input: a source or lowered `Function`. Output: values, or the function with `Con
 Layering: imports only `ir` (STYLE.md §1).
 
 Conventions:
-- The tiling unit of a kernel is the least common multiple of the constant divisors `C > 1` of its floor
-  divisions and remainders (`t_dim // T_TILE`, `n % 64`) and of the constant extents of its slices along a
-  `pl.dynamic` dimension (`x[t0 : t0 + T_TILE, :]`): a size is sampled at a multiple of it, so every tile
-  loop runs whole tiles. `pl.dynamic` declares no bounds; a size is at least 1.
-- Samples, in order: two tiles (`2 * unit`); and, when the kernel has a remainder path (a `%`, a `valid_shape`
-  or a `min` of sizes), a tail case `2 * unit + unit // 2` (`+ 1` when the unit is 1). The dynamic check keeps
-  a sample only when the reference runs with every window in range at it (the kernel's own validity), and
-  names the ones it could not show valid.
+- The tiling unit of a size is the least common multiple of the constant divisors `C > 1` of the floor
+  divisions and remainders of values computed from it (`t_dim // T_TILE`, `n % 64`, with `t_dim` from
+  `pl.tensor.dim` of a dimension of that size) and of the constant extents of slices along a dimension of
+  that size (`x[t0 : t0 + T_TILE, :]`): the size is sampled at a multiple of it, so every tile loop runs
+  whole tiles. `pl.dynamic` declares no bounds; a size is at least 1.
+- Samples, in order: two tiles of each size (`2 * unit`); and, when the kernel has a remainder path (a `%`,
+  a `valid_shape` or a `min`), a tail case `2 * unit + unit // 2` (`+ 1` when the unit is 1). The dynamic
+  check keeps a sample only when the reference runs with every window in range at it (the kernel's own
+  validity), and names the ones it could not show valid.
 - A user's value must be at least 1 and a multiple of the unit unless the kernel has a remainder path.
 """
 
@@ -28,7 +29,7 @@ from dataclasses import replace
 
 from pypto_verify.ir import (
     Assign, BinOp, Call, Const, Eval, Expr, For, Function, If, ListExpr, Param, TensorType, TileType, TupleExpr,
-    TupleType, Type,
+    TupleType, Type, Var,
     map_expr, map_stmt_exprs, map_stmts, stmt_exprs, var_like, walk_exprs, walk_stmts,
 )
 
@@ -77,23 +78,51 @@ def dynamic_names(fn: Function) -> list[str]:
     return names
 
 
-def tiling_unit(fn: Function) -> int:
-    """The least common multiple of the constant divisors of *fn*'s floor divisions and remainders, and
-    of the constant extents of its slices along a parameter's `pl.dynamic` dimension."""
-    sized = {p.name: [_size_name(d) is not None for d in p.type.shape]
-             for p in fn.params if isinstance(p.type, TensorType)}
+def tiling_unit(fn: Function, name: str) -> int:
+    """The least common multiple of the constant divisors of *fn*'s floor divisions and remainders of a
+    value computed from the size *name*, and of the constant extents of its slices along a parameter
+    dimension of that size."""
+    axes = {p.name: [_size_name(d) == name for d in p.type.shape]
+            for p in fn.params if isinstance(p.type, TensorType)}
+    derived = _derived(fn, name, axes)
     unit = 1
     for top in _all_exprs(fn):
         for expr in walk_exprs(top):
-            if isinstance(expr, BinOp) and expr.op in ("//", "%"):
+            if isinstance(expr, BinOp) and expr.op in ("//", "%") and _uses(expr.lhs, name, axes, derived):
                 unit = math.lcm(unit, _positive(expr.rhs))
             elif isinstance(expr, Call) and expr.op == TENSOR_SLICE and len(expr.args) > 1:
                 tensor, extents = var_like(expr.args[0]), expr.args[1]
-                dynamic = sized.get(tensor.name, []) if tensor is not None else []
-                if isinstance(extents, (ListExpr, TupleExpr)) and len(extents.items) == len(dynamic):
-                    for extent, is_size in zip(extents.items, dynamic):
+                sized = axes.get(tensor.name, []) if tensor is not None else []
+                if isinstance(extents, (ListExpr, TupleExpr)) and len(extents.items) == len(sized):
+                    for extent, is_size in zip(extents.items, sized):
                         unit = math.lcm(unit, _positive(extent) if is_size else 1)
     return unit
+
+
+def _derived(fn: Function, name: str, axes: Mapping[str, list[bool]]) -> set[str]:
+    """The variables of *fn* whose value is computed from the size *name* (in program order)."""
+    derived: set[str] = set()
+    for stmt in walk_stmts(fn.body):
+        if isinstance(stmt, Assign) and _uses(stmt.value, name, axes, derived):
+            derived.add(stmt.target.name)
+        elif isinstance(stmt, For) and any(_uses(e, name, axes, derived) for e in (stmt.start, stmt.stop, stmt.step)):
+            derived.add(stmt.loop_var.name)
+    return derived
+
+
+def _uses(expr: Expr, name: str, axes: Mapping[str, list[bool]], derived: set[str]) -> bool:
+    """Whether *expr* reads the size *name*: itself, a variable computed from it, or `pl.tensor.dim`
+    of a parameter's dimension of that size."""
+    for x in walk_exprs(expr):
+        if _size_name(x) == name or (isinstance(x, Var) and x.name in derived):
+            return True
+        if isinstance(x, Call) and x.op == TENSOR_DIM and len(x.args) == 2:
+            tensor, axis = var_like(x.args[0]), x.args[1]
+            sized = axes.get(tensor.name, []) if tensor is not None else []
+            if isinstance(axis, Const) and isinstance(axis.value, int) and -len(sized) <= axis.value < len(sized) \
+                    and sized[axis.value]:
+                return True
+    return False
 
 
 def _positive(expr: Expr) -> int:
@@ -116,14 +145,11 @@ def has_remainder_path(fn: Function) -> bool:
 
 def sample_bindings(fn: Function) -> list[dict[str, int]]:
     """The sample bindings of *fn*'s sizes, in order (module docstring); `[{}]` when it has none."""
-    names = dynamic_names(fn)
-    if not names:
-        return [{}]
-    unit = tiling_unit(fn)
-    samples = [2 * unit]
-    if has_remainder_path(fn):
-        samples.append(2 * unit + (unit // 2 if unit > 1 else 1))
-    return [{name: value for name in names} for value in samples]
+    units = {name: tiling_unit(fn, name) for name in dynamic_names(fn)}
+    samples = [{name: 2 * unit for name, unit in units.items()}]
+    if units and has_remainder_path(fn):
+        samples.append({name: 2 * unit + (unit // 2 if unit > 1 else 1) for name, unit in units.items()})
+    return samples
 
 
 def check_binding(fn: Function, name: str, value: int) -> str | None:
@@ -134,7 +160,7 @@ def check_binding(fn: Function, name: str, value: int) -> str | None:
         return f"`{name}` is not a `pl.dynamic` size of the kernel (its sizes: {known})"
     if value < 1:
         return f"`{name}={value}` is outside its bounds: a size is at least 1"
-    unit = tiling_unit(fn)
+    unit = tiling_unit(fn, name)
     if value % unit and not has_remainder_path(fn):
         return (f"`{name}={value}` is not a multiple of {unit}, the tiling the kernel divides its sizes by, "
                 f"and the kernel has no remainder path")

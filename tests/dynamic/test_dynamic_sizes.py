@@ -36,8 +36,12 @@ def test_sizes_tiling_and_samples() -> None:
     kernels = _kernels()
     whole, tail = kernels["rows_proj"].source, kernels["rows_tail_proj"].source
     assert dynamic_names(whole) == dynamic_names(tail) == ["TOKENS"]
-    assert tiling_unit(whole) == tiling_unit(tail) == 16  # lcm(16, 8)
-    assert tiling_unit(kernels["rows_step_proj"].source) == 16  # no division: its slices' extent
+    assert tiling_unit(whole, "TOKENS") == tiling_unit(tail, "TOKENS") == 16  # lcm(16, 8)
+    assert tiling_unit(kernels["rows_step_proj"].source, "TOKENS") == 16  # no division: its slices' extent
+    two = kernels["two_sizes_proj"].source
+    assert (dynamic_names(two), tiling_unit(two, "TOKENS"), tiling_unit(two, "PAGES")) == (["TOKENS", "PAGES"], 16, 32)
+    assert sample_bindings(two) == [{"TOKENS": 32, "PAGES": 64}]  # each size its own tiling
+    assert "not a multiple of 32" in check_binding(two, "PAGES", 48) and check_binding(two, "TOKENS", 48) is None
     assert not has_remainder_path(whole) and has_remainder_path(tail)
     assert sample_bindings(whole) == [{"TOKENS": 32}]
     assert sample_bindings(tail) == [{"TOKENS": 32}, {"TOKENS": 40}]  # two whole tiles, then a tail
@@ -81,6 +85,8 @@ def test_dynamic_kernels_simulate_and_match_at_the_samples() -> None:
     assert (tail.status, tail.message) == ("match", "match at TOKENS=32; TOKENS=40")
     steps = simulate_kernel(kernels["rows_step_proj"].source, kernels["rows_step_proj"].lowered)
     assert (steps.status, steps.message) == ("match", "match at TOKENS=32")
+    two = simulate_kernel(kernels["two_sizes_proj"].source, kernels["two_sizes_proj"].lowered)
+    assert (two.status, two.message) == ("match", "match at TOKENS=32, PAGES=64")
 
 
 def _shift_tail_store(fn):
@@ -110,7 +116,7 @@ def test_an_off_by_one_tail_window_mismatches_at_the_tail_sample_and_names_its_s
     assert outcome.status == "mismatch" and outcome.sizes == {"TOKENS": 40}  # 32 has no tail: it matched
     diff = outcome.first_difference
     assert diff["tensor"] == "y" and diff["index"] == [31, 0]  # the last whole row, overwritten by the tail
-    assert diff["producer"].startswith("written by the store emitted for line 52 (PTO line ")  # the tail store
+    assert diff["producer"].startswith("written by the store emitted for line 55 (PTO line ")  # the tail store
     assert outcome.message.startswith("at TOKENS=40: `y`[31, 0]: sim ")
     assert outcome.message.endswith(diff["producer"] + ")")
 
@@ -119,11 +125,13 @@ def test_sim_bind_chooses_the_value_and_rejects_an_invalid_one() -> None:
     require_stages()
     result = _run("sim", str(ROWS), "--sim-bind", "TOKENS=48")
     assert result.exit_code == 0, result.output
-    assert f"{ROWS}:19:1: rows_proj: match at TOKENS=48" in result.output
-    assert f"{ROWS}:35:1: rows_tail_proj: match at TOKENS=48" in result.output
+    assert f"{ROWS}:22:1: rows_proj: match at TOKENS=48" in result.output
+    assert f"{ROWS}:38:1: rows_tail_proj: match at TOKENS=48" in result.output
+    assert f"{ROWS}:74:1: two_sizes_proj: match at TOKENS=48, PAGES=64" in result.output  # the other: its sample
     for bind, why in (("TOKENS=40", "`TOKENS=40` is not a multiple of 16, the tiling the kernel divides its sizes by, "
                                     "and the kernel has no remainder path (kernel `rows_proj`)"),
-                      ("BATCH=4", "`BATCH` is not a `pl.dynamic` size of any kernel checked (their sizes: TOKENS)"),
+                      ("BATCH=4", "`BATCH` is not a `pl.dynamic` size of any kernel checked "
+                                  "(their sizes: PAGES, TOKENS)"),
                       ("TOKENS=0", "outside its bounds"),
                       ("TOKENS", "is not NAME=INTEGER")):
         result = _run("sim", str(ROWS), "--sim-bind", bind)
