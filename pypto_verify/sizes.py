@@ -24,13 +24,14 @@ Conventions:
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Mapping
 from dataclasses import replace
 
 from pypto_verify.ir import (
     Assign, BinOp, Call, Const, Eval, Expr, For, Function, If, ListExpr, Param, TensorType, TileType, TupleExpr,
     TupleType, Type, Var,
-    map_expr, map_stmt_exprs, map_stmts, stmt_exprs, var_like, walk_exprs, walk_stmts,
+    defined_names, map_expr, map_stmt_exprs, map_stmts, stmt_exprs, var_like, walk_exprs, walk_stmts,
 )
 
 DYNAMIC = "dynamic"
@@ -167,18 +168,49 @@ def check_binding(fn: Function, name: str, value: int) -> str | None:
     return None
 
 
+_FOLD = {"+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv, "%": operator.mod}
+"""The integer arithmetic `bind_sizes` folds (of non-negative constants; `//` and `%` by a positive one)."""
+
+
+def _natural(expr: Expr) -> int | None:
+    """*expr*'s value when it is a non-negative integer constant, else None."""
+    if isinstance(expr, Const) and isinstance(expr.value, int) and not isinstance(expr.value, bool) and expr.value >= 0:
+        return expr.value
+    return None
+
+
+def _assigned_once(fn: Function) -> set[str]:
+    """The names *fn* assigns exactly once (and never as a loop variable or a carried value)."""
+    counts: dict[str, int] = {}
+    for stmt in walk_stmts(fn.body):
+        for name in defined_names(stmt):
+            counts[name] = counts.get(name, 0) + (1 if isinstance(stmt, Assign) else 2)
+    return {name for name, count in counts.items() if count == 1}
+
+
 def bind_sizes(fn: Function, values: Mapping[str, int]) -> Function:
-    """*fn* with every `pl.dynamic` size named in *values* replaced by its value (and its
-    `bind_dynamic` statements, which only name the sizes, dropped)."""
+    """*fn* with every `pl.dynamic` size named in *values* replaced by its value, a variable assigned
+    once to a value that became a constant replaced by it, integer arithmetic of constants folded (so a
+    shape written `[t_dim, D]` is static), and its `bind_dynamic` statements, which only name the sizes,
+    dropped."""
     if not values:
         return fn
 
     shapes: dict[str, tuple[Expr, ...]] = {}
+    once = _assigned_once(fn)
+    known: dict[str, int] = {}
+    """Variables assigned once, to a value the binding made a constant (`t_dim = pl.tensor.dim(x, 0)`)."""
 
     def expr_fn(expr: Expr) -> Expr | None:
         name = _size_name(expr)
         if name is not None and name in values and isinstance(expr, Call):
             return Const(values[name], span=expr.span)
+        if isinstance(expr, Var) and type(expr) is Var and expr.name in known:
+            return Const(known[expr.name], span=expr.span)
+        if isinstance(expr, BinOp):
+            lhs, rhs = _natural(expr.lhs), _natural(expr.rhs)
+            if lhs is not None and rhs is not None and expr.op in _FOLD and (rhs > 0 or expr.op in "+-*"):
+                return Const(_FOLD[expr.op](lhs, rhs), span=expr.span)
         if isinstance(expr, Call) and expr.op == TENSOR_DIM and len(expr.args) == 2:
             # `pl.tensor.dim(x, k)` of a parameter whose dimension is now a value: that value
             tensor, axis = var_like(expr.args[0]), expr.args[1]
@@ -203,7 +235,12 @@ def bind_sizes(fn: Function, values: Mapping[str, int]) -> Function:
     def stmt_fn(stmt):
         if isinstance(stmt, Eval) and isinstance(stmt.value, Call) and stmt.value.op == BIND_DYNAMIC:
             return ()  # `x.bind_dynamic(0, N)` names a size the types now hold as a value
+        before = stmt
         stmt = map_stmt_exprs(stmt, expr_fn)
+        if isinstance(stmt, Assign) and isinstance(before, Assign) and stmt.target.name in once:
+            value = _natural(stmt.value)
+            if value is not None and _natural(before.value) is None:
+                known[stmt.target.name] = value
         if isinstance(stmt, Assign) and stmt.type is not None:
             stmt = replace(stmt, type=bind_type(stmt.type))
         elif isinstance(stmt, (For, If)):

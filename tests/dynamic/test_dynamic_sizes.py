@@ -75,6 +75,18 @@ def test_bound_kernel_has_no_symbolic_size_left() -> None:
         assert "tensor.dim" not in repr(bound.body) and "bind_dynamic" not in repr(bound.body)
 
 
+def test_a_value_computed_from_a_size_becomes_a_constant() -> None:
+    # `tokens = pl.tensor.dim(x, 0)` then `tokens // ROW_TILE`: the loop's trip count is a number once
+    # bound, as a GM scratch shape written `[tokens, D]` is (the emitter needs static shapes)
+    from pypto_verify.ir import For, walk_stmts
+    from pypto_verify.sizes import bind_sizes
+
+    kernel = _kernels()["rows_proj"]
+    for fn in (kernel.source, kernel.lowered):
+        loops = [s for s in walk_stmts(bind_sizes(fn, {"TOKENS": 48}).body) if isinstance(s, For)]
+        assert loops and isinstance(loops[0].stop, Const) and loops[0].stop.value == 3
+
+
 def test_dynamic_kernels_simulate_and_match_at_the_samples() -> None:
     from pypto_verify.dynamic import simulate_kernel
 
