@@ -161,3 +161,15 @@ def test_check_reports_the_sample_values(fmt: str) -> None:
         assert "rows_tail_proj: verified, simulated and matched at TOKENS=32; TOKENS=40" in result.output
     result = _run("check", str(ROWS), "--no-cache", "--jobs", "1", "--sim-bind", "TOKENS=40")
     assert result.exit_code == 2 and "no remainder path" in result.output
+
+
+def test_the_summary_groups_skip_reasons_without_their_samples() -> None:
+    from pypto_verify.reports.text import _unsimulated_reasons
+    from pypto_verify.run.records import KernelResult
+
+    reason = "emit: `tile.get_block_idx` has no instruction in the PTO subset"
+    kernels = [KernelResult("a", "a", sim_reason=f"at T=16; T=20: {reason}"),
+               KernelResult("b", "b", sim_reason=f"at B=32, S=64: {reason}"),
+               KernelResult("c", "c", sim_reason=reason),
+               KernelResult("d", "d", sim_reason="Form 3 input: no source to compare with")]
+    assert _unsimulated_reasons(kernels) == f": 3 {reason}; 1 Form 3 input: no source to compare with"
