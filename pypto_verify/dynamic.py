@@ -3,7 +3,7 @@
 Owns: the comparison of L0C_RULES.md "Dynamic check" — seeded inputs, sample values for runtime
 scalars, running `emit.pto` + `sim` against `pypto_verify.reference`, and the tolerance.
 Input: a source kernel (Form 1 / Form 2) and its lowered function. Output: a `SimOutcome`
-(`match` / `mismatch` / `skipped`, with the first differing element). PV202 (the simulator
+(`match` / `mismatch` / `skipped`, with the first differing element and the store that wrote it). PV202 (the simulator
 rejecting the PTO as illegal) is reported as a `mismatch` with `rule == "PV202"`, at the source
 statement the rejected PTO line was emitted for (`EmittedFunction.spans`) when it has one.
 It checks one kernel; the chain (`run/chain.py`, SIMULATE) runs it on every kernel of a run.
@@ -22,6 +22,11 @@ Conventions:
   quarter, then 16, 1 and 0. A tensor that `tensor.read` reads is filled with that value
   everywhere (so every read returns it, wherever it reads; the emitter turns each read tensor
   into one scalar argument). `scalars=` overrides by parameter name.
+- `pl.dynamic` sizes: a kernel whose tensor parameters have them is checked at each sample binding of
+  `pypto_verify.sizes` (a user's `--sim-bind` value replacing a size's samples), the kernel and its
+  lowering both with the sizes made constants; a sample at which the reference leaves a window out of
+  range, or the PTO cannot be emitted, is not simulated and is named with the reason. The outcome names
+  the samples (`match at T=32; T=40`); the first mismatch ends the check, naming its binding.
 - Tolerance: `|sim - ref| <= atol + rtol * |ref| + 6 * sigma`, with rtol 1e-4 (fp32) or 1e-2
   (bf16 / fp16), `atol = 1e-6 * max(K, 16)` (fp32) or `1e-3 + 1e-6 * max(K, 16)` (bf16 / fp16), K
   the longest reduction the reference accumulated into a stored value, and sigma the reference's
@@ -44,7 +49,7 @@ import ctypes
 import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
@@ -56,6 +61,7 @@ from pypto_verify.ir import (
     var_like, walk_exprs, walk_stmts, stmt_exprs,
 )
 from pypto_verify.lowering.pipeline import is_lowered
+from pypto_verify.sizes import bind_sizes, dynamic_names, sample_bindings
 from pypto_verify.emit import EmitError, EmittedFunction, emit_function, emit_module
 from pypto_verify.reference import (
     ReferenceError, ReferenceResult, WindowError, round_bf16, run_reference, to_dtype,
@@ -82,7 +88,8 @@ class SimOutcome:
     message: str
     """One line for the report: the first difference, or why it was skipped."""
     first_difference: dict | None = None
-    """`{"tensor", "index", "sim", "reference", "magnitude", "count", "total"}` on a mismatch."""
+    """`{"tensor", "index", "sim", "reference", "magnitude", "count", "total", "producer"}` on a mismatch
+    (`producer`: the source statement whose store wrote the simulated element, or that none did)."""
     reason: str = ""
     """Why the check was skipped (empty otherwise)."""
     rule: str = PV201
@@ -91,6 +98,8 @@ class SimOutcome:
     """The sample values given to runtime scalars."""
     span: Span | None = None
     """The source statement a PV202 rejected (None: the kernel as a whole)."""
+    sizes: dict[str, int] = field(default_factory=dict)
+    """The values the kernel's `pl.dynamic` sizes were bound to (a mismatch: the binding it was found at)."""
 
 
 def _skipped(reason: str) -> SimOutcome:
@@ -259,8 +268,9 @@ def describe(diff: dict) -> str:
     where = ", ".join(str(i) for i in diff["index"])
     sim_value = diff["sim"]
     note = " (poison: undefined L0C reached the drain)" if isinstance(sim_value, float) and np.isnan(sim_value) else ""
+    producer = f"; {diff['producer']}" if diff.get("producer") else ""
     return (f"`{diff['tensor']}`[{where}]: sim {_fmt(sim_value)}{note} vs reference {_fmt(diff['reference'])} "
-            f"(|diff| {_fmt(diff['magnitude'])}; {diff['count']} of {diff['total']} elements differ)")
+            f"(|diff| {_fmt(diff['magnitude'])}; {diff['count']} of {diff['total']} elements differ{producer})")
 
 
 def _fmt(value) -> str:
@@ -407,15 +417,16 @@ def run_and_compare(run: PreparedRun, *, target: str = "a2a3") -> SimOutcome:
         # the source statement first, the emitted PTO's line after it (issue 16, item 11)
         return SimOutcome("mismatch", f"PV202 the simulator rejected the PTO emitted for line {at.line}: "
                                       f"{error.message} (PTO line {error.line})", None, "", PV202, run.scalars, at)
-    outcome = _compare(run, final, run.reference)
+    outcome = _compare(run, final, run.reference, target)
     if outcome.status == "mismatch" and run.with_deviations is not None:
         # judged with no deviation, a match stands (every tolerance only widens with one); a difference is
         # judged again against the reference with its deviations
-        outcome = _compare(run, final, run.with_deviations())
+        outcome = _compare(run, final, run.with_deviations(), target)
     return outcome
 
 
-def _compare(run: PreparedRun, final: Mapping[str, np.ndarray], reference: ReferenceResult) -> SimOutcome:
+def _compare(run: PreparedRun, final: Mapping[str, np.ndarray], reference: ReferenceResult,
+             target: str) -> SimOutcome:
     """The first tensor where the simulation's *final* values differ from *reference*'s, or a match."""
     for name, want in reference.outputs.items():
         if name not in run.outputs:
@@ -429,20 +440,73 @@ def _compare(run: PreparedRun, final: Mapping[str, np.ndarray], reference: Refer
         diff = first_difference(name, dtype, got, want, reference.max_k,
                                 reference.sigma.get(name))
         if diff is not None:
+            diff = {**diff, "producer": _producer(run, arg, diff["index"], np.shape(got), target)}
             return SimOutcome("mismatch", describe(diff), diff, "", PV201, run.scalars)
     return SimOutcome("match", "match", None, "", PV201, run.scalars)
 
 
+def _producer(run: PreparedRun, arg: str, index: list[int] | None, shape: tuple[int, ...], target: str) -> str:
+    """Which store wrote the simulated element at *index* of argument *arg*: the source statement its
+    PTO was emitted for (and the PTO line), or that no store wrote it (the run is repeated watching it)."""
+    from pypto_verify.sim import store_line
+
+    if index is None:
+        return ""
+    line = store_line(run.text, run.function, run.args, arg, int(np.ravel_multi_index(tuple(index), shape)),
+                      target=target)
+    if line is None:
+        return "no store of the simulation wrote it"
+    at = run.source_lines.get(line)
+    return f"written by the store emitted for line {at.line} (PTO line {line})" if at is not None \
+        else f"written by the store at PTO line {line}"
+
+
 def simulate_kernel(source_fn: Function | None, lowered_fn: Function, *, seed: int = 0,
-                    target: str = "a2a3", scalars: Mapping[str, int] | None = None) -> SimOutcome:
+                    target: str = "a2a3", scalars: Mapping[str, int] | None = None,
+                    sizes: Mapping[str, int] | None = None) -> SimOutcome:
     """PV201 for one kernel: the emitted PTO of *lowered_fn*, simulated on seeded inputs, against
-    the reference of *source_fn*."""
+    the reference of *source_fn*. A kernel with `pl.dynamic` sizes runs at each sample binding
+    (`pypto_verify.sizes`), a size named in *sizes* at that value (the caller checked it, `check_binding`);
+    the values are named in the outcome (`match at T=32; T=40`)."""
     with one_blas_thread():
-        # the reference's deviations are computed only where a difference needs them (run_and_compare)
-        run = prepare_run(source_fn, lowered_fn, seed=seed, target=target, scalars=scalars, deviations=False)
-        if isinstance(run, SimOutcome):
-            return run
-        return run_and_compare(run, target=target)
+        if source_fn is None or is_lowered(source_fn) or not dynamic_names(source_fn):
+            return _simulate_once(source_fn, lowered_fn, seed, target, scalars)
+        bindings: list[dict[str, int]] = []
+        for sample in sample_bindings(source_fn):  # a size the user bound takes that value in every sample
+            binding = {**sample, **{n: v for n, v in (sizes or {}).items() if n in sample}}
+            if binding not in bindings:
+                bindings.append(binding)
+        matched: list[str] = []
+        skipped: dict[str, list[str]] = {}
+        """Why a sample was not simulated -> the samples (one reason is said once)."""
+        for binding in bindings:
+            at = _binding_text(binding)
+            outcome = _simulate_once(bind_sizes(source_fn, binding), bind_sizes(lowered_fn, binding),
+                                     seed, target, scalars)
+            if outcome.status == "mismatch":
+                return replace(outcome, message=f"at {at}: {outcome.message}", sizes=binding)
+            if outcome.status == "skipped":
+                skipped.setdefault(outcome.reason, []).append(at)
+            else:
+                matched.append(at)
+        why = "; ".join(f"at {'; '.join(ats)}: {reason}" for reason, ats in skipped.items())
+        if not matched:
+            return _skipped(why)
+        return SimOutcome("match", f"match at {'; '.join(matched)}" + (f" (not simulated {why})" if why else ""),
+                          sizes=dict(bindings[0]))
+
+
+def _binding_text(binding: Mapping[str, int]) -> str:
+    return ", ".join(f"{name}={value}" for name, value in binding.items())
+
+
+def _simulate_once(source_fn: Function | None, lowered_fn: Function, seed: int, target: str,
+                   scalars: Mapping[str, int] | None) -> SimOutcome:
+    # the reference's deviations are computed only where a difference needs them (run_and_compare)
+    run = prepare_run(source_fn, lowered_fn, seed=seed, target=target, scalars=scalars, deviations=False)
+    if isinstance(run, SimOutcome):
+        return run
+    return run_and_compare(run, target=target)
 
 
 # ---------------------------------------------------------------------------------------------- BLAS threads

@@ -1,7 +1,8 @@
 """PTO-AS parser and interpreter on one byte arena per memory space (PV201, PV202).
 
 Public API: `parse_pto(text) -> Module`, `simulate(text_or_module, function, args, *, target=None,
-strict_undef=False) -> {arg name: final GM array}` and `SimError` (`.line`, `.rule`: "PV202" for an
+strict_undef=False) -> {arg name: final GM array}`, `store_line(...)` (the PTO line of the last store
+to one GM element) and `SimError` (`.line`, `.rule`: "PV202" for an
 illegal program, "" for a parse error). Modules: `parser` (text -> AST), `arena` (byte arenas and
 tile views), `dtypes` (encodings and rounding), `interpreter` (execution and the PV202 checks).
 """
@@ -11,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import SimError
-from .interpreter import run_function
+from .interpreter import last_store_line, run_function
 from .parser import Module, parse_pto
 
-__all__ = ["Module", "SimError", "parse_pto", "simulate"]
+__all__ = ["Module", "SimError", "parse_pto", "simulate", "store_line"]
 
 
 def simulate(text_or_module: str | Module, function: str, args: dict[str, object], *,
@@ -27,3 +28,11 @@ def simulate(text_or_module: str | Module, function: str, args: dict[str, object
     module = parse_pto(text_or_module) if isinstance(text_or_module, str) else text_or_module
     chosen = target or module.target_arch or "a2a3"
     return run_function(module.function(function), args, chosen, strict_undef)
+
+
+def store_line(text_or_module: str | Module, function: str, args: dict[str, object], arg: str, element: int, *,
+               target: str | None = None) -> int | None:
+    """The PTO line of the last `pto.tstore` that wrote element *element* (row-major) of argument *arg*
+    when @*function* runs on *args* (None: no store wrote it); the producer of a differing element."""
+    module = parse_pto(text_or_module) if isinstance(text_or_module, str) else text_or_module
+    return last_store_line(module.function(function), args, target or module.target_arch or "a2a3", arg, element)

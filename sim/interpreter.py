@@ -177,8 +177,13 @@ Info = ScalarType | PtrType | TensorInfo | TileType
 class _Compiler:
     """Turns a function body into closures over `self.values` (one slot per SSA name)."""
 
-    def __init__(self, func: Func, memory: Memory, strict_undef: bool) -> None:
+    def __init__(self, func: Func, memory: Memory, strict_undef: bool,
+                 watch: tuple[str, int] | None = None) -> None:
         self.func = func
+        self.watch = watch
+        """`(argument, flat index)`: the GM element whose stores `writers` records (`last_store_line`)."""
+        self.writers: list[int] = []
+        """The PTO line of each `pto.tstore` that wrote the watched element, in execution order."""
         self.memory = memory
         self.target = memory.target
         self.strict = strict_undef
@@ -562,7 +567,22 @@ class _Compiler:
         if view.dtype not in allowed:
             raise rejected(f"{op.name}: cannot store a {tile_type.loc} {tile_type.dtype} tile "
                            f"to a {view.dtype} view", op.line)
-        adds = atomic == "#pto.atomic<add>"
+        arg = self.view_args[op.group("outs")[0]]
+        if self.watch is not None and self.watch[0] == arg:
+            store = self._store_run(op, source, dest, tile_type, view)
+            values, line, arg_slot, element, writers = self.values, op.line, self.slot(arg), self.watch[1], self.writers
+
+            def watched() -> None:
+                store()
+                if np.shares_memory(values[dest], values[arg_slot][element:element + 1]):
+                    writers.append(line)
+            return watched
+        return self._store_run(op, source, dest, tile_type, view)
+
+    def _store_run(self, op: Op, source: int, dest: int, tile_type: TileType, view: TensorInfo) -> Step:
+        """The step of a `pto.tstore` (checked by `op_pto_tstore`)."""
+        is_acc = tile_type.loc == "acc"
+        adds = op.attr("atomic") == "#pto.atomic<add>"
         src_dtype, gm_dtype = tile_type.dtype, view.dtype
         values, line, checks = self.values, op.line, self.strict and is_acc
 
@@ -994,6 +1014,18 @@ def _bind_scalar(func: Func, name: str, kind: str, value: Any) -> object:
 def run_function(func: Func, args: dict[str, object], target: str,
                  strict_undef: bool = False) -> dict[str, np.ndarray]:
     """Execute *func* on fresh poisoned arenas of *target*; the final GM tensors by arg name."""
+    return _execute(func, args, target, strict_undef, None)[0]
+
+
+def last_store_line(func: Func, args: dict[str, object], target: str, arg: str, element: int) -> int | None:
+    """The PTO line of the last `pto.tstore` that wrote element *element* (row-major) of argument
+    *arg* when *func* runs on *args*; None when no store wrote it."""
+    writers = _execute(func, args, target, False, (arg, element))[1]
+    return writers[-1] if writers else None
+
+
+def _execute(func: Func, args: dict[str, object], target: str, strict_undef: bool,
+             watch: tuple[str, int] | None) -> tuple[dict[str, np.ndarray], list[int]]:
     if target not in TARGETS:
         raise SimError(f"unknown target {target!r} (expected one of {sorted(TARGETS)})")
     names = {arg.name for arg in func.args}
@@ -1001,7 +1033,7 @@ def run_function(func: Func, args: dict[str, object], target: str,
     if unknown:
         raise SimError(f"@{func.name} has no argument {unknown[0]}", func.line)
     memory = Memory.for_target(target, track_writes=strict_undef)
-    compiler = _Compiler(func, memory, strict_undef)
+    compiler = _Compiler(func, memory, strict_undef, watch)
     body = compiler.compile_function()
     results: dict[str, Callable[[], np.ndarray]] = {}
     for arg in func.args:
@@ -1017,7 +1049,7 @@ def run_function(func: Func, args: dict[str, object], target: str,
     with np.errstate(all="ignore"):
         for step in body:
             step()
-    return {name: result() for name, result in results.items()}
+    return {name: result() for name, result in results.items()}, compiler.writers
 
 
 def _bind_tensor(value: object, dtype: str, stored: bool

@@ -93,3 +93,44 @@ class _Commands(click.Group):
 @click.version_option(__version__, prog_name="pypto-verify")
 def main() -> None:
     """Verify PyPTO tile kernels' L0C accumulator chains."""
+
+
+def sim_bind_option():
+    """`--sim-bind NAME=VALUE` (repeatable): the value a `pl.dynamic` size is simulated at."""
+    return click.option("--sim-bind", "sim_bind", multiple=True, metavar="NAME=VALUE",
+                        help="Simulate at this value of a `pl.dynamic` size (repeatable); by default the "
+                             "simulation picks valid samples, a tail case among them.")
+
+
+def parse_sim_binds(values: tuple[str, ...], paths: list[str]) -> tuple[tuple[str, int], ...]:
+    """The `--sim-bind` values, each shown valid for every kernel of *paths* that has the size; a usage
+    error naming why one is not (not `NAME=INTEGER`, a name no kernel has, outside its bounds, not a
+    multiple the kernel's tiling needs)."""
+    binds: dict[str, int] = {}
+    for text in values:
+        name, sep, digits = text.partition("=")
+        try:
+            number = int(digits)
+        except ValueError:
+            number = None
+        if not sep or not name.strip() or number is None:
+            raise click.BadParameter(f"`{text}` is not NAME=INTEGER", param_hint="--sim-bind")
+        binds[name.strip()] = number
+    if not binds:
+        return ()  # a warm check imports no IR
+    from pypto_verify.run.chain import read_stage
+    from pypto_verify.run.inputs import collect_files
+    from pypto_verify.sizes import check_binding, dynamic_names
+
+    kernels = [k.read for p in collect_files(paths) for k in read_stage(str(p)).kernels if k.read is not None]
+    for name, bound in binds.items():
+        having = [fn for fn in kernels if name in dynamic_names(fn)]
+        if not having:
+            known = sorted({n for fn in kernels for n in dynamic_names(fn)})
+            raise click.BadParameter(f"`{name}` is not a `pl.dynamic` size of any kernel checked "
+                                     f"(their sizes: {', '.join(known) or 'none'})", param_hint="--sim-bind")
+        for fn in having:
+            why = check_binding(fn, name, bound)
+            if why is not None:
+                raise click.BadParameter(f"{why} (kernel `{fn.name}`)", param_hint="--sim-bind")
+    return tuple(binds.items())

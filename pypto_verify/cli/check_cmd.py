@@ -15,7 +15,9 @@ from typing import TextIO
 
 import click
 
-from pypto_verify.cli import engine_option, pipeline_option, require_engine, target_option
+from pypto_verify.cli import (
+    engine_option, parse_sim_binds, pipeline_option, require_engine, sim_bind_option, target_option,
+)
 from pypto_verify.cli.config import ConfiguredCommand
 from pypto_verify.reports import FORMATS
 from pypto_verify.reports import statistics as statistics_report
@@ -186,6 +188,7 @@ Exit codes:
               help="Colour the text report: auto = on a terminal and NO_COLOR unset.")
 @click.option("--jobs", type=int, default=0, show_default=True, help="Worker processes; 0 = number of cores.")
 @click.option("--no-sim", is_flag=True, help="Skip PTO emission and simulation.")
+@sim_bind_option()
 @click.option("--no-smt", is_flag=True, help="Skip the Z3 obligations.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), envvar="PYPTO_VERIFY_CACHE_DIR",
@@ -221,7 +224,7 @@ Exit codes:
                    "are inconclusive (PV100). 0: no cap.")
 @click.option("--shard", help="Check only part I of N of the files (I/N, by a hash of each path); "
                                "`pypto-verify merge` joins the shards' JSON reports.")
-def command(paths, mode, target, engine, fmt, output, statistics, color, jobs, no_sim, no_smt, no_cache, cache_dir,
+def command(paths, mode, target, engine, fmt, output, statistics, color, jobs, no_sim, sim_bind, no_smt, no_cache, cache_dir,
             strict, min_sites, baseline, write_baseline, select, ignore, show_kernels, engine_timeout, exit_zero,
             quiet, verbose, stdin_filename, shard, timeout, max_file_size, max_memory) -> None:
     """Verify kernels: frontend, lowering, Datalog rules, Z3 obligations, emission and simulation.
@@ -267,7 +270,8 @@ def command(paths, mode, target, engine, fmt, output, statistics, color, jobs, n
     targets = [p for p in paths if p != STDIN] + list(sources)
     options = Options(mode=mode, target=target, engine=engine, sim=not no_sim, smt=not no_smt,
                       cache=not no_cache, jobs=jobs, engine_timeout=engine_timeout, timeout=timeout,
-                      max_file_size=max_file_size, max_memory=max_memory)
+                      max_file_size=max_file_size, max_memory=max_memory,
+                      sim_bind=parse_sim_binds(sim_bind, [p for p in targets if p in paths]))
     progress = _progress if sys.stderr.isatty() and not quiet else None
     try:
         part = select_shard(targets, shard) if shard else None

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import click
 
-from pypto_verify.cli import pipeline_option, target_option
+from pypto_verify.cli import parse_sim_binds, pipeline_option, sim_bind_option, target_option
 from pypto_verify.rules import Engine
 from pypto_verify.run import Options, Stage, run_work
 from pypto_verify.run.records import Mode
@@ -26,11 +26,13 @@ from pypto_verify.run.records import Mode
 @click.command("sim")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random inputs.")
+@sim_bind_option()
 @pipeline_option()
 @target_option()
-def command(paths: tuple[Path, ...], seed: int, pipeline: Mode, target: str) -> None:
+def command(paths: tuple[Path, ...], seed: int, sim_bind: tuple[str, ...], pipeline: Mode, target: str) -> None:
     """Simulate every kernel of the files (or directories of them) against its reference."""
-    options = Options(mode=pipeline, target=target, seed=seed)
+    binds = parse_sim_binds(sim_bind, [str(p) for p in paths])
+    options = Options(mode=pipeline, target=target, seed=seed, sim_bind=binds)
     works = run_work([str(p) for p in paths], options, (Stage.READ, Stage.LOWER, Stage.SIMULATE))
     failed = False
     for work in works:
@@ -45,7 +47,7 @@ def command(paths: tuple[Path, ...], seed: int, pipeline: Mode, target: str) -> 
             elif kernel.sim == "skipped":
                 click.echo(f"{where}{kernel.name}: skipped: {kernel.sim_reason}")
             else:
-                click.echo(f"{where}{kernel.name}: match")
+                click.echo(f"{where}{kernel.name}: {kernel.sim_reason or 'match'}")
     if failed:
         sys.exit(1)
     sys.exit(2 if any(work.status == "input-error" for work in works) else 0)

@@ -639,7 +639,8 @@ def simulate_stage(work: FileWork, options: Options) -> FileWork:
             kernels.append(replace(kernel, simulation=skipped("Form 3 input: no source to compare with")))
             continue
         try:
-            outcome = simulate_kernel(kernel.source, kernel.lowered, seed=options.seed, target=options.target)
+            outcome = simulate_kernel(kernel.source, kernel.lowered, seed=options.seed, target=options.target,
+                                      sizes=dict(options.sim_bind))
         except MemoryError:  # a limit (--max-memory), not a finding: the static verdict stands
             kernels.append(replace(kernel, simulation=skipped("the simulation ran out of memory (--max-memory)")))
             continue

@@ -64,6 +64,8 @@ class Options:
     engine_timeout: float = 120.0
     """Seconds the Datalog engine may run on one batch of facts; past it the kernels are inconclusive."""
     seed: int = 0
+    sim_bind: tuple[tuple[str, int], ...] = ()
+    """`--sim-bind NAME=VALUE`: the values `pl.dynamic` sizes are simulated at (others: samples)."""
     dump_smt: str | None = None
     """A directory to write every Z3 query into (`prove --dump-smt`); not part of the key."""
     max_file_size: int = 4 * 1024 * 1024
@@ -77,7 +79,7 @@ class Options:
 
     def key(self) -> str:
         return (f"{self.mode}|{self.target}|{self.engine}|{self.sim}|{self.smt}|{self.timeout_ms}|"
-                f"{self.engine_timeout:g}|{self.seed}")
+                f"{self.engine_timeout:g}|{self.seed}" + (f"|{self.sim_bind}" if self.sim_bind else ""))
 
 
 @dataclass(frozen=True)
@@ -109,8 +111,9 @@ class KernelResult:
             return f"conditional on run-time inputs: {self.conditions[0] if self.conditions else '?'}{more}"
         if self.verdict != "verified":
             return self.verdict
-        if self.sim == "match":
-            return "verified, simulated and matched"
+        if self.sim == "match":  # a kernel with `pl.dynamic` sizes names the values: `match at T=32; T=40`
+            at = self.sim_reason[len("match "):] if self.sim_reason.startswith("match at ") else ""
+            return "verified, simulated and matched" + (f" {at}" if at else "")
         return f"verified, not simulated: {self.sim_reason or 'simulation was not run (--no-sim)'}"
 
     def to_json(self) -> dict:

@@ -163,6 +163,8 @@ def test_a_dropped_drain_is_a_mismatch_on_the_tensor_only_the_reference_wrote() 
     reference = run.reference
     assert outcome.first_difference["tensor"] in reference.written
     assert set(reference.written) < set(reference.outputs)  # the inputs were not written
+    assert outcome.first_difference["producer"] == "no store of the simulation wrote it"
+    assert outcome.message.endswith("; no store of the simulation wrote it)")
 
 
 def test_the_check_runs_on_one_blas_thread_and_restores_the_count() -> None:
