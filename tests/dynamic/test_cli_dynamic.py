@@ -55,3 +55,18 @@ def test_sim_of_an_unreadable_file_exits_2(tmp_path: Path) -> None:
     bad.write_text("x = (\n")
     result = _run("sim", str(bad))
     assert result.exit_code == 2
+
+
+def test_sim_exits_4_when_the_simulation_fails_inside(monkeypatch) -> None:
+    """An exception of ours inside emission or simulation is a PV999 and exit 4, never a quiet `skipped`
+    with exit 0 (a merge left a NameError there that `sim` reported as skipped)."""
+    require_stages()
+    import pypto_verify.dynamic as dynamic
+
+    def broken(*args, **kwargs):
+        raise NameError("name 'target' is not defined")
+
+    monkeypatch.setattr(dynamic, "simulate_kernel", broken)  # the chain imports it when it simulates
+    result = _run("sim", str(KERNELS / "fragmented_chain.py"))
+    assert result.exit_code == 4, result.output
+    assert "PV999" in result.output and "skipped: internal error: NameError" in result.output
