@@ -12,6 +12,7 @@ loop kind, condition form, accumulators, nesting depth, consumer.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 from pypto_verify import ops
 from pypto_verify.ir import (
@@ -19,6 +20,7 @@ from pypto_verify.ir import (
     Yield, display_name, var_like, walk_exprs, walk_stmts, yield_values,
 )
 from pypto_verify.idiom import IdiomSite
+from pypto_verify.scalar import evaluate
 
 
 
@@ -63,26 +65,29 @@ class _FunctionCensus:
 
     def run(self) -> list[IdiomSite]:
         out: list[IdiomSite] = []
-        self._walk(self.fn.body, loops=(), out=out)
+        self._walk(self.fn.body, loops=(), out=out, dead="")
         return out
 
-    def _walk(self, body: tuple[Stmt, ...], loops: tuple[For, ...], out: list[IdiomSite]) -> None:
-        for index, stmt in enumerate(body):
+    def _walk(self, body: tuple[Stmt, ...], loops: tuple[For, ...], out: list[IdiomSite], dead: str) -> None:
+        """*dead*: why the lowering removes everything in *body* ("" when it may run)."""
+        for stmt in body:
             if isinstance(stmt, If):
                 site = self._if_site(stmt, loops)
                 if site is not None:
-                    out.append(site)
-                self._walk(stmt.then_body, loops, out)
-                self._walk(stmt.else_body, loops, out)
+                    out.append(replace(site, removed=dead) if dead else site)
+                taken = _literal(stmt.cond)
+                why = f"the `if` at line {stmt.span.line} is {'true' if taken else 'false'} with the file's constants"
+                self._walk(stmt.then_body, loops, out, dead or (why if taken is False else ""))
+                self._walk(stmt.else_body, loops, out, dead or (why if taken is True else ""))
             elif isinstance(stmt, For):
-                out.extend(self._seed_sites(stmt, loops))
-                self._walk(stmt.body, loops + (stmt,), out)
+                out.extend(replace(s, removed=dead) if dead else s for s in self._seed_sites(stmt, loops))
+                self._walk(stmt.body, loops + (stmt,), out, dead)
             elif isinstance(stmt, Scope):
-                self._walk(stmt.body, loops, out)
+                self._walk(stmt.body, loops, out, dead)
             elif isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op in ops.ACC_MADS:
                 if ops.matmul_parts(stmt.value).init_cond is not None:
-                    out.append(self._site(stmt.span.line, "init-cond", loops, "-", 1,
-                                          self._consumer(stmt.target.name)))
+                    site = self._site(stmt.span.line, "init-cond", loops, "-", 1, self._consumer(stmt.target.name))
+                    out.append(replace(site, removed=dead) if dead else site)
 
     # -- if-phi ----------------------------------------------------------------------------------
 
@@ -238,9 +243,17 @@ def _consumer_kind(call: Call) -> str:
     return "vector"
 
 
+def _literal(cond: Expr) -> bool | None:
+    """The truth value of a condition the constants decide (it evaluates with no name), else None: the
+    lowering folds such an `if` to one arm (`simplify`, `simplify_literal_conditions`)."""
+    value = evaluate(cond)
+    return None if value is None or isinstance(value, float) else bool(value)
+
+
 def _is_zero(expr: Expr) -> bool:
     return isinstance(expr, Const) and expr.value == 0 and not isinstance(expr.value, bool)
 
 
 def display(site: IdiomSite) -> str:
-    return f"{site.path}:{site.line}: {site.form} in `{display_name(site.function)}` [{site.klass}]"
+    removed = f" (removed by the lowering: {site.removed})" if site.removed else ""
+    return f"{site.path}:{site.line}: {site.form} in `{display_name(site.function)}` [{site.klass}]{removed}"

@@ -27,6 +27,9 @@ class IdiomSite:
     """How many loops enclose the site."""
     consumer: str
     """What reads the chain after the loop: `store`, `assemble`, `atomic-assemble`, `cast`, `vector`, ..."""
+    removed: str = ""
+    """Why the lowering removes the site ("" when it runs): it lies in the arm of an `if` that the file's
+    constants decide against (`if VOCAB_TAIL != 0:` with `VOCAB_TAIL` 0). Not a chain to prove."""
 
     @property
     def klass(self) -> str:
@@ -35,4 +38,5 @@ class IdiomSite:
     def to_json(self) -> dict:
         return {"path": self.path, "line": self.line, "function": self.function, "form": self.form,
                 "class": self.klass, "loop": self.loop, "condition": self.condition,
-                "accumulators": self.accumulators, "nesting": self.nesting, "consumer": self.consumer}
+                "accumulators": self.accumulators, "nesting": self.nesting, "consumer": self.consumer,
+                "removed": self.removed}

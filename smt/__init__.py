@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from pypto_verify import ir, rules
+from pypto_verify.scalar import evaluate
 
 from pypto_verify.smt import bounds
 from pypto_verify.smt.obligations import Obligation, RULE_ORDER, site_obligations
-from pypto_verify.smt.sites import AccSite, Pair, extract_sites, match_sites
+from pypto_verify.smt.sites import AccSite, ContextGuard, Pair, extract_sites, match_sites
 from pypto_verify.smt.solver import DEFAULT_TIMEOUT_MS, Answer, Verdict, discharge, discharge_all
 
 __all__ = [
@@ -79,6 +80,18 @@ def pair_sites(source: ir.Module | None, lowered: ir.Module) -> tuple[list[Pair]
     return unique, [s for s in unmatched if s.function in lowered_functions]
 
 
+def dead_guard(site: AccSite) -> ContextGuard | None:
+    """The enclosing `if` of *site* whose condition the constants decide against it (`if VOCAB_TAIL != 0:`
+    with `VOCAB_TAIL` 0): the lowering folds that `if` to its other arm, so the chain never runs. None when
+    every guard is undecided or holds."""
+    for guard in site.context:
+        if isinstance(guard, ContextGuard):
+            value = evaluate(guard.cond)
+            if value is not None and not isinstance(value, float) and bool(value) != guard.holds:
+                return guard
+    return None
+
+
 def prove_module(source: ir.Module | None, lowered: ir.Module, *, timeout_ms: int = DEFAULT_TIMEOUT_MS,
                  cache: bool = True, dump_smt: Path | None = None) -> list[Outcome]:
     """Every obligation of every accumulator site of *lowered* (matched with *source*), decided."""
@@ -102,6 +115,8 @@ def prove_pairs(pairs: list[Pair], unmatched: Sequence[AccSite] = (), *, has_sou
             if rule.id in by_rule:
                 outcomes.append(_outcome(pair.lowered, rule.id, by_rule[rule.id]))
     for site in unmatched:
+        if dead_guard(site) is not None:
+            continue  # the lowering removes it: a chain that never runs is not a chain to prove (`sites` says so)
         for rule in (rules.PREDICATION_IS_PHI, rules.REDUCTION_EQUIVALENCE):
             reason = f"no lowered chain carries the spans of `{site.name}`'s MADs"
             outcomes.append(Outcome(rule.id, site.id, Verdict.INCONCLUSIVE, reason, site.span, None, reason,

@@ -34,9 +34,12 @@ def command(paths, fmt) -> None:
         sys.stdout.write("\n")
     else:
         for s in sites:
-            sys.stdout.write(f"{s.path}:{s.line}: {s.form} in {s.function} [{s.klass}]\n")
+            removed = f" (removed by the lowering: {s.removed})" if s.removed else ""
+            sys.stdout.write(f"{s.path}:{s.line}: {s.form} in {s.function} [{s.klass}]{removed}\n")
         summary = summarise(sites)
-        sys.stdout.write(f"{len(sites)} sites in {with_sites} of {len(files)} files\n")
+        removed_count = sum(bool(s.removed) for s in sites)
+        removed_note = f" ({removed_count} removed by the lowering: not chains to prove)" if removed_count else ""
+        sys.stdout.write(f"{len(sites)} sites in {with_sites} of {len(files)} files{removed_note}\n")
         for key, counts in summary.items():
             sys.stdout.write(f"  {key}: " + ", ".join(f"{k} {v}" for k, v in counts.items()) + "\n")
     sys.exit(2 if errors else 0)

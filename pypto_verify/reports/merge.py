@@ -23,7 +23,7 @@ from pypto_verify.span import Span
 
 def _site(data: dict) -> IdiomSite:
     return IdiomSite(data["path"], data["line"], data["function"], data["form"], data["loop"], data["condition"],
-                     data["accumulators"], data["nesting"], data["consumer"])
+                     data["accumulators"], data["nesting"], data["consumer"], data.get("removed", ""))
 
 
 def _kernel(data: dict) -> KernelResult:

@@ -170,7 +170,8 @@ def _from_json(data: dict, path: str) -> FileResult:
     if not isinstance(data, dict) or data.get("status") not in ("ok", "input-error"):
         raise TypeError("a stored result of another shape")
     sites = tuple(IdiomSite(path, s["line"], s["function"], s["form"], s["loop"], s["condition"],
-                            s["accumulators"], s["nesting"], s["consumer"]) for s in data["sites"])
+                            s["accumulators"], s["nesting"], s["consumer"], _text(s["removed"]))
+                  for s in data["sites"])
     kernels = tuple(KernelResult(_text(k["name"]), _text(k["function"]), k["verdict"], _text(k["sim"]),
                                  _text(k["sim_reason"]), _counts(k["obligations"]), _texts(k["conditions"]))
                     for k in data["kernels"])

@@ -137,9 +137,10 @@ class FileResult:
     """Wall time of each per-file stage (`read`, `lower`, `facts`, `prove`, `simulate`); () when cached."""
 
     def verified_sites(self) -> int:
-        """Idiom sites of kernels whose every obligation is proved (a suppressed finding does not count)."""
+        """Idiom sites of kernels whose every obligation is proved (a suppressed finding does not count). A site
+        the lowering removes (`IdiomSite.removed`) proves nothing and is not counted."""
         ok = {k.function for k in self.kernels if k.verdict == "verified"}
-        return sum(1 for s in self.sites if s.function in ok)
+        return sum(1 for s in self.sites if s.function in ok and not s.removed)
 
     def to_json(self) -> dict:
         return {"path": self.path, "status": self.status, "sites": len(self.sites),

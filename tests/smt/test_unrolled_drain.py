@@ -42,3 +42,15 @@ def test_an_untraced_operand_is_compared_by_step_only_never_refuted() -> None:
     assert not [o for o in outcomes if o.verdict is Verdict.REFUTED]
     (second,) = [o for o in outcomes if o.rule == "PV105" and o.site.endswith(":27")]
     assert second.verdict is Verdict.PROVED and "compared by step only" in second.message
+
+def test_a_chain_under_an_if_the_constants_decide_against_is_not_a_site_to_prove() -> None:
+    """Issue 13, item 6 (`deepseek_v4_pro/lm_head.py:205`, `if VOCAB_TAIL != 0:` with a tail of 0): the
+    lowering removes the tail's chain, so it is no PV100; `sites` lists it as removed and a verified run does
+    not count it as a verified site."""
+    result = _check("constant_false_tail.py")
+    assert result.findings == []
+    assert [k.verdict for f in result.files for k in f.kernels] == ["verified"]
+    (sites,) = [f.sites for f in result.files]
+    assert [(s.line, bool(s.removed)) for s in sites] == [(22, False), (30, True)]
+    assert "the `if` at line 28 is false" in sites[1].removed
+    assert result.verified_sites == 1
