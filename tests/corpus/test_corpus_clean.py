@@ -11,10 +11,10 @@ facts").
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
+import shared_runs
 
 from pypto_verify import frontend
 from pypto_verify.census import find_sites
@@ -33,7 +33,7 @@ KNOWN_TOOL_BUGS: dict[str, str] = {}
 def errors_by_file(block: str) -> dict[str, list[str]]:
     """`{file name: [rendered error findings]}` of a `check --format json` block (`== command (exit N)`,
     then the report, then any stderr) of the fixed pipeline."""
-    report = json.loads(block.split("\n", 1)[1].split("\n-- stderr\n")[0])
+    report = shared_runs.report(block)
     assert report["pipeline"] == "fixed", report["pipeline"]
     out: dict[str, list[str]] = {Path(f["path"]).name: [] for f in report["files"]}
     for f in report["findings"]:
