@@ -20,3 +20,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def update_golden(request: pytest.FixtureRequest) -> bool:
     """True when the run was started with `--update-golden`."""
     return bool(request.config.getoption("--update-golden"))
+
+
+@pytest.fixture(scope="session")
+def cold_check(tmp_path_factory: pytest.TempPathFactory):
+    """`cold_check(folder) -> (block, cache)`: one cold `check <folder> --format json` per session
+    (tests/shared_runs.py)."""
+    from shared_runs import cold_checks
+
+    return cold_checks(tmp_path_factory)
+
+
+@pytest.fixture(autouse=True)
+def _no_user_cache_dir(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`$PYPTO_VERIFY_CACHE_DIR` overrides `$XDG_CACHE_HOME`: unset, so a test that points the cache at its
+    own directory never reads nor writes the user's."""
+    monkeypatch.delenv("PYPTO_VERIFY_CACHE_DIR", raising=False)

@@ -1,8 +1,9 @@
 """Every top-level corpus kernel verifies clean in the fixed pipeline, and the corpus keeps its site census.
 
 `corpus/*.py` (not `corpus/defects/`) are meant to be valid kernels (corpus/README.md): the fixed
-pipeline must lower each one and find no error. One static `check` run covers them all (SMT on,
-simulation off: the dynamic check has its own test); each file is its own test case. The census
+pipeline must lower each one and find no error. One `check corpus --format json` run covers them all
+(static and simulation: a mismatch is a PV201 error): the session's cold run, which the check goldens
+pin and replay (tests/shared_runs.py); each file is its own test case. The census
 (`pypto_verify.census`, read from the frontend's module) must keep at least 95 if-phi sites in at least
 52 files, the counts of the public kernel library the corpus mirrors (TARGET_FACTS.md, "Kernel corpus
 facts").
@@ -10,14 +11,12 @@ facts").
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 import pytest
+import shared_runs
 
 from pypto_verify import frontend
-from pypto_verify.run import Options, run
-from pypto_verify.rules import Severity
 from pypto_verify.census import find_sites
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,14 +30,15 @@ KNOWN_TOOL_BUGS: dict[str, str] = {}
 """Files that fail because of a known tool bug; strict, so the fix is noticed and the entry removed."""
 
 
-@functools.lru_cache(maxsize=None)
-def errors_by_file() -> dict[str, list[str]]:
-    """`{file name: [rendered error findings]}` of one fixed-mode check of every top-level corpus file."""
-    report = run([str(p) for p in FILES], Options(mode="fixed", sim=False, smt=True, cache=False, jobs=1))
-    out: dict[str, list[str]] = {}
-    for file_report in report.files:
-        out[Path(file_report.path).name] = [
-            f"{f.span.line}: {f.rule.id} {f.message}" for f in file_report.findings if f.severity is Severity.ERROR]
+def errors_by_file(block: str) -> dict[str, list[str]]:
+    """`{file name: [rendered error findings]}` of a `check --format json` block (`== command (exit N)`,
+    then the report, then any stderr) of the fixed pipeline."""
+    report = shared_runs.report(block)
+    assert report["pipeline"] == "fixed", report["pipeline"]
+    out: dict[str, list[str]] = {Path(f["path"]).name: [] for f in report["files"]}
+    for f in report["findings"]:
+        if f["severity"] == "error":
+            out[Path(f["path"]).name].append(f"{f['line']}: {f['rule']} {f['message']}")
     return out
 
 
@@ -49,8 +49,10 @@ def _cases():
 
 
 @pytest.mark.parametrize("path", list(_cases()))
-def test_corpus_file_checks_clean_in_fixed_mode(path: Path) -> None:
-    errors = errors_by_file()
+def test_corpus_file_checks_clean_in_fixed_mode(path: Path, cold_check) -> None:
+    block, _ = cold_check("corpus")
+    assert block.startswith("== pypto-verify check corpus --format json (exit "), block[:200]
+    errors = errors_by_file(block)
     assert path.name in errors, f"{path.name} was not checked"
     assert errors[path.name] == [], "\n".join(errors[path.name])
 

@@ -8,16 +8,16 @@ Each expected finding is one the pre-fix compiler really produced on valid kerne
 - PV008 L0B capacity: a predicated tensor-level `matmul_acc` whose operands exceed L0, which the old
   AutoTileMatmulL0 rejected instead of tiling.
 The fixed pipeline lowers and verifies every one of these kernels (test_corpus_clean.py).
+
+The findings are read from the session's cold `check corpus --pipeline legacy --format json` run, which the
+legacy check golden replays (tests/shared_runs.py).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pypto_verify.run import Options, run
-from pypto_verify.rules import Severity
-
-CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+import shared_runs
 
 EXPECTED = {
     ("edge_nonzero_start.py", "PV008", 79),
@@ -32,11 +32,12 @@ EXPECTED = {
 }
 
 
-def test_legacy_pipeline_reports_exactly_the_old_compilers_real_failures() -> None:
-    report = run([str(CORPUS)], Options(mode="legacy", sim=False, cache=False, jobs=2))
-    found = {(Path(f.span.path).name, f.rule.id, f.span.line) for f in report.findings
-             if f.severity is Severity.ERROR}
+def test_legacy_pipeline_reports_exactly_the_old_compilers_real_failures(cold_check) -> None:
+    block, _ = cold_check("corpus", "--pipeline", "legacy")
+    report = shared_runs.report(block)
+    assert report["pipeline"] == "legacy"
+    found = {(Path(f["path"]).name, f["rule"], f["line"]) for f in report["findings"] if f["severity"] == "error"}
     assert found == EXPECTED
-    assert report.exit_code() == 1
-    messages = [f.message for f in report.findings if f.rule.id == "PV001"]
-    assert all("cannot reconcile divergent L0C accumulator buffers" in m for m in messages)
+    assert block.startswith("== pypto-verify check corpus --pipeline legacy --format json (exit 1)\n"), block[:200]
+    messages = [f["message"] for f in report["findings"] if f["rule"] == "PV001"]
+    assert messages and all("cannot reconcile divergent L0C accumulator buffers" in m for m in messages)

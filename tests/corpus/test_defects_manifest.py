@@ -10,22 +10,22 @@ are ignored; PV100 (inconclusive, a warning) is not: none of these files may lea
 PV201 (the dynamic check) is only run by `check` on kernels without error findings, and a planted
 defect always has some, so for a file whose expectations mention PV201 or PV202 the dynamic check is run
 directly (the chain's read, lower and simulate stages, in both pipelines) and each mismatch counts as a
-finding on its source kernel's `def` line, as `check` would report it. Other files are checked with
-`sim=False`: their expectations are static only.
+finding on its source kernel's `def` line, as `check` would report it. The static findings are read from
+the session's cold `check corpus/defects` run in each pipeline (tests/shared_runs.py), without its
+dynamic ones.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 import tokenize
 from collections import Counter
 from pathlib import Path
 
 import pytest
+import shared_runs
 
-from pypto_verify.run import Options, Stage, run, run_work
-from pypto_verify.rules import Severity
+from pypto_verify.run import Options, Stage, run_work
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFECTS = ROOT / "corpus" / "defects"
@@ -73,18 +73,18 @@ def dynamic_findings(path: Path, pipeline: str) -> Counter:
     return found
 
 
-@functools.lru_cache(maxsize=None)
-def static_findings(pipeline: str) -> dict[str, Counter]:
-    """One static `check` run over every defect file in *pipeline* (one Datalog run for all of them):
-    `{file stem: Counter((rule id, line))}` of the error and warning findings."""
-    report = run([str(p) for p in FILES], Options(mode=pipeline, sim=False, smt=True, cache=False, jobs=1))
-    found: dict[str, Counter] = {}
-    for file_report in report.files:
-        counter: Counter = Counter()
-        for finding in file_report.findings:
-            if finding.severity in (Severity.ERROR, Severity.WARNING) and finding.rule.id not in IGNORED_RULES:
-                counter[(finding.rule.id, finding.span.line)] += 1
-        found[Path(file_report.path).stem] = counter
+def static_findings(cold_check, pipeline: str) -> dict[str, Counter]:
+    """The static findings of every defect file in *pipeline*: `{file stem: Counter((rule id, line))}` of the
+    error and warning findings of one `check corpus/defects` run (one Datalog run for all of them), the
+    session's cold run the check goldens pin (tests/shared_runs.py). Its dynamic findings (PV201, PV202)
+    are left out: the files that expect them are simulated directly, below."""
+    block, _ = cold_check("corpus/defects", *(("--pipeline", pipeline) if pipeline != "fixed" else ()))
+    report = shared_runs.report(block)
+    assert report["pipeline"] == pipeline
+    found: dict[str, Counter] = {Path(f["path"]).stem: Counter() for f in report["files"]}
+    for finding in report["findings"]:
+        if finding["severity"] in ("error", "warning") and finding["rule"] not in IGNORED_RULES | DYNAMIC_RULES:
+            found[Path(finding["path"]).stem][(finding["rule"], finding["line"])] += 1
     return found
 
 
@@ -102,9 +102,9 @@ def _render(counter: Counter) -> list[str]:
 
 
 @pytest.mark.parametrize("path, pipeline", list(_cases()))
-def test_defect_file_reports_exactly_its_expectations(path: Path, pipeline: str) -> None:
+def test_defect_file_reports_exactly_its_expectations(path: Path, pipeline: str, cold_check) -> None:
     expected = expectations(path)
-    found = Counter(static_findings(pipeline)[path.stem])
+    found = Counter(static_findings(cold_check, pipeline)[path.stem])
     if any(rule in DYNAMIC_RULES for pipe in PIPELINES for rule, _ in expected[pipe]):
         found.update(dynamic_findings(path, pipeline))
     missing, unexpected = expected[pipeline] - found, found - expected[pipeline]

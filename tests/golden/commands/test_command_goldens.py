@@ -4,26 +4,23 @@ One golden per (command, input set): `tests/golden/commands/<command>/<set>.txt`
 `pytest --update-golden`. Each file-level command (`parse`, `lower`, `prove`, `emit`, `sim`, `explain`)
 runs once per file of the set; each block records the command line, the exit code, stdout and stderr.
 Timings (the only nondeterministic text) are replaced by `<t>`. The commands run in-process through
-click's runner, from the repository root (paths print as given), with a fresh cache directory.
+click's runner, from the repository root (paths print as given), with a fresh cache directory (the check
+goldens: the cache of the session's cold run, tests/shared_runs.py, then warm).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from golden_util import check_golden
-
-from pypto_verify.cli import main
+from shared_runs import invoke
 
 ROOT = Path(__file__).resolve().parents[3]
 HERE = Path(__file__).resolve().parent
 SETS = {"corpus": "corpus", "defects": "corpus/defects", "fixtures": "tests/fixtures"}
-_TIMING = re.compile(r"(solver time )\d+\.\d+( s)")
 
 
 def _files(folder: str) -> list[str]:
@@ -40,13 +37,7 @@ def _at_root(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def _invoke(*args: str) -> str:
-    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
-    out = _TIMING.sub(r"\1<t>\2", result.stdout).replace(ROOT.as_uri() + "/", "file:///<root>/")
-    err = _TIMING.sub(r"\1<t>\2", result.stderr)
-    block = f"== pypto-verify {' '.join(args)} (exit {result.exit_code})\n{out}"
-    if err:
-        block += f"-- stderr\n{err}"
-    return block
+    return invoke(*args)
 
 
 PER_FILE = {
@@ -67,15 +58,21 @@ def test_file_command_output_matches_golden(command: str, name: str, update_gold
 
 
 @pytest.mark.parametrize("name", sorted(SETS))
-def test_check_output_in_every_format_matches_golden(name: str, update_golden: bool) -> None:
-    """A cold run in JSON, then warm (cached) runs in text and SARIF: a replay must equal the run."""
+def test_check_output_in_every_format_matches_golden(name: str, update_golden: bool, cold_check,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cold run in JSON (the session's, tests/shared_runs.py), then warm (cached) runs in text and SARIF
+    from its cache: a replay must equal the run."""
     folder = SETS[name]
-    cold = _invoke("check", folder, "--format", "json")
+    cold, cache = cold_check(folder)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     warm_json = _invoke("check", folder, "--format", "json")
     assert warm_json == cold, "a cached run differs from the run that filled the cache"
     text = _invoke("check", folder, "--kernels") + _invoke("check", folder, "--no-sim", "--no-cache", "--kernels")
     sarif = _invoke("check", folder, "--format", "sarif")
-    legacy = _invoke("check", folder, "--pipeline", "legacy", "--kernels", "--no-cache")
+    legacy_cold, legacy_cache = cold_check(folder, "--pipeline", "legacy")  # replayed in text from its cache
+    monkeypatch.setenv("XDG_CACHE_HOME", str(legacy_cache))
+    legacy = _invoke("check", folder, "--pipeline", "legacy", "--kernels")
+    assert _invoke("check", folder, "--pipeline", "legacy", "--format", "json") == legacy_cold
     check_golden(HERE / "check" / f"{name}.json.txt", cold, update_golden)
     check_golden(HERE / "check" / f"{name}.text.txt", text + legacy, update_golden)
     check_golden(HERE / "check" / f"{name}.sarif.txt", sarif, update_golden)
