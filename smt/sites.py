@@ -695,7 +695,7 @@ class _Origins:
         """A `tile.load` of a buffer -> the `tile.store` into that buffer just before it in program order (the
         lowering's Acc -> GM -> Vec bridge: `x__gm = tensor.create(...)`, `x__gm = tile.store(x, [0, 0],
         x__gm)`, `x_Vec = tile.load(x__gm, ...)`, the buffer's name reused, and again in each pipeline clone)."""
-        _index_bridges(fn.body, {}, self.bridged)
+        _index_bridges(fn.body, {}, self.bridged, types)
         self.filled = _filled_buffers(fn, defs)
         """Every value of an on-chip buffer filled in place (`create_l1` + `gather_row`) -> its create."""
 
@@ -977,7 +977,25 @@ BRIDGE_SUFFIX = "__gm"
 such buffers are seen through: a buffer the kernel itself creates is a root of its own on both sides."""
 
 
-def _index_bridges(body: tuple[Stmt, ...], last: dict[str, Call], out: dict[str, Call]) -> None:
+def _whole_tile_round_trip(store: Call, load: Call, loaded: str, types: dict[str, Type]) -> bool:
+    """*load* reads back exactly the tile *store* wrote: both at offset 0 in every dimension, and the loaded
+    value of the stored tile's shape. Only then is the load the stored tile (the name `x__gm` alone is not
+    proof: a kernel may name a buffer so, store a tile at an offset or read back a wider window)."""
+    def at_origin(call: Call) -> bool:
+        offsets = call.args[1] if len(call.args) > 1 else None
+        items = offsets.items if isinstance(offsets, (TupleExpr, ListExpr)) else None
+        return items is not None and all(isinstance(e, Const) and e.value == 0 and not isinstance(e.value, bool)
+                                         for e in items)
+
+    stored = var_like(store.args[0]) if store.args else None
+    stored_type = types.get(stored.name) if stored is not None else None
+    loaded_type = types.get(loaded)
+    return at_origin(store) and at_origin(load) and isinstance(stored_type, (TileType, TensorType)) \
+        and isinstance(loaded_type, (TileType, TensorType)) and stored_type.shape == loaded_type.shape
+
+
+def _index_bridges(body: tuple[Stmt, ...], last: dict[str, Call], out: dict[str, Call],
+                   types: dict[str, Type]) -> None:
     """Fill *out* with each `tile.load` of a buffer that a `tile.store` earlier in the same statement list
     (or an enclosing one) rebound under the buffer's own name: the load's target -> that store."""
     last = dict(last)
@@ -988,17 +1006,17 @@ def _index_bridges(body: tuple[Stmt, ...], last: dict[str, Call], out: dict[str,
                     and dst.name == stmt.target.name and BRIDGE_SUFFIX in dst.name:
                 last[dst.name] = call
             elif call.op == ops.LOAD and call.args and (src := var_like(call.args[0])) is not None \
-                    and src.name in last:
+                    and src.name in last and _whole_tile_round_trip(last[src.name], call, stmt.target.name, types):
                 out[stmt.target.name] = last[src.name]
             else:
                 last.pop(stmt.target.name, None)
         elif isinstance(stmt, For):
-            _index_bridges(stmt.body, last, out)
+            _index_bridges(stmt.body, last, out, types)
         elif isinstance(stmt, If):
-            _index_bridges(stmt.then_body, last, out)
-            _index_bridges(stmt.else_body, last, out)
+            _index_bridges(stmt.then_body, last, out, types)
+            _index_bridges(stmt.else_body, last, out, types)
         elif isinstance(stmt, Scope):
-            _index_bridges(stmt.body, last, out)
+            _index_bridges(stmt.body, last, out, types)
 
 
 _FILLS = (ops.T_GATHER_ROW, ops.GATHER_ROW)

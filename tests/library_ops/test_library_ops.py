@@ -148,3 +148,30 @@ def test_a_product_split_into_l0_blocks_is_one_traced_root():
         assert second and all(m.lhs is not None and m.lhs.root.startswith("cast@") for m in second)
     checked = _check("split_product.py")
     assert [(k.name, k.verdict) for k in checked.kernels] == [("wide_scores", "verified")], checked.findings
+
+
+def test_a_bridge_is_seen_through_only_when_it_reads_back_the_whole_stored_tile() -> None:
+    """`smt/sites.py` identifies a `tile.load` of a GM buffer with the tile a `tile.store` put there just
+    before (the lowering's Acc -> GM -> Vec bridge, `acc__gm`). The buffer's name is no proof: a kernel may
+    name a buffer so, store at an offset or read back a wider window; then the load is not the stored tile."""
+    from pypto_verify import ops
+    from pypto_verify.ir import Call, Const, DType, ListExpr, MemSpace, TensorType, TileType, Var
+    from pypto_verify.smt.sites import _whole_tile_round_trip
+
+    def at(*offsets: int) -> ListExpr:
+        return ListExpr(tuple(Const(o) for o in offsets))
+
+    def tile(rows: int) -> TileType:
+        return TileType((Const(rows), Const(64)), DType.FP32, MemSpace.Vec)
+
+    types = {"acc": TileType((Const(16), Const(64)), DType.FP32, MemSpace.Acc), "whole": tile(16), "wide": tile(32)}
+    buffer = Var("acc__gm")
+    store = Call(ops.STORE, (Var("acc"), at(0, 0), buffer))
+    assert _whole_tile_round_trip(store, Call(ops.LOAD, (buffer, at(0, 0), at(16, 64))), "whole", types)
+    assert not _whole_tile_round_trip(store, Call(ops.LOAD, (buffer, at(0, 0), at(32, 64))), "wide", types)
+    assert not _whole_tile_round_trip(store, Call(ops.LOAD, (buffer, at(16, 0), at(16, 64))), "whole", types)
+    shifted = Call(ops.STORE, (Var("acc"), at(16, 0), buffer))
+    assert not _whole_tile_round_trip(shifted, Call(ops.LOAD, (buffer, at(0, 0), at(16, 64))), "whole", types)
+    assert not _whole_tile_round_trip(store, Call(ops.LOAD, (buffer, Var("r0"), at(16, 64))), "whole", types)
+    del types["acc"]  # a stored value of unknown shape is never taken for the loaded one
+    assert not _whole_tile_round_trip(store, Call(ops.LOAD, (buffer, at(0, 0), at(16, 64))), "whole", types)
