@@ -349,7 +349,8 @@ def prepare_run(source_fn: Function | None, lowered_fn: Function, *, seed: int =
         return _skipped("no source to compare")
     size = _input_elements(source_fn)
     if size > MAX_INPUT_ELEMENTS:
-        return _skipped(f"the kernel's tensors hold {size} elements; the simulation's limit is {MAX_INPUT_ELEMENTS}")
+        return _skipped(f"the kernel's tensors hold more elements than the simulation's limit of "
+                        f"{MAX_INPUT_ELEMENTS} ({size})")
     try:
         emitted = emit_function(lowered_fn, target)
     except EmitError as error:

@@ -65,12 +65,23 @@ def _count(n: int, noun: str, plural: str | None = None) -> str:
 _SAMPLES = re.compile(r"(^|; )at \w+=\d+[^:]*: ")
 """The `at T=32; T=40: ` a kernel with `pl.dynamic` sizes leads each reason with (`dynamic.simulate_kernel`)."""
 
+_COUNT = re.compile(r" \(\d+\)(?=$|; )")
+"""The kernel's own count a reason (or each sample's reason) ends with (`... the simulation's limit of 268435456
+(778958850)`)."""
+
+
+def _reason_key(reason: str) -> str:
+    """*reason* without its samples and counts, each part once (two samples skipped for one reason)."""
+    parts = _COUNT.sub("", _SAMPLES.sub(r"\1", reason)).split("; ")
+    return "; ".join(dict.fromkeys(parts))
+
 
 def _unsimulated_reasons(kernels: list[KernelResult]) -> str:
     """Why verified kernels were not simulated: `: Form 3 input: no source to compare with` (the most
     common reason first, each with its count when there are several; the samples a kernel with
-    `pl.dynamic` sizes was tried at are left out, so its reason counts with the others')."""
-    reasons = Counter(_SAMPLES.sub(r"\1", k.sim_reason) or "simulation was not run (--no-sim)" for k in kernels)
+    `pl.dynamic` sizes was tried at, and a count of the kernel's own a reason ends with, are left out, so its
+    reason counts with the others')."""
+    reasons = Counter(_reason_key(k.sim_reason) or "simulation was not run (--no-sim)" for k in kernels)
     if not reasons:
         return ""
     if len(reasons) == 1:

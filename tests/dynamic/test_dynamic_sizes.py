@@ -173,3 +173,17 @@ def test_the_summary_groups_skip_reasons_without_their_samples() -> None:
                KernelResult("c", "c", sim_reason=reason),
                KernelResult("d", "d", sim_reason="Form 3 input: no source to compare with")]
     assert _unsimulated_reasons(kernels) == f": 3 {reason}; 1 Form 3 input: no source to compare with"
+
+
+def test_the_summary_groups_the_size_limit_without_each_kernels_count() -> None:
+    """pypto-lib's model kernels over whole weights: one reason, not one group per element count."""
+    from pypto_verify.reports.text import _unsimulated_reasons
+    from pypto_verify.run.records import KernelResult
+
+    limit = "the kernel's tensors hold more elements than the simulation's limit of 268435456"
+    kernels = [KernelResult("a", "a", sim_reason=f"{limit} (778958850)"),
+               KernelResult("b", "b", sim_reason=f"{limit} (1078198530)"),
+               KernelResult("d", "d", sim_reason=f"at T=32: {limit} (778958850); at T=40: {limit} (779110915)"),
+               KernelResult("c", "c", sim_reason="emit: `tensor.reshape` has no instruction in the PTO subset")]
+    assert _unsimulated_reasons(kernels) == \
+        f": 3 {limit}; 1 emit: `tensor.reshape` has no instruction in the PTO subset"
