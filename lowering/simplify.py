@@ -38,7 +38,7 @@ from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Compare, Const, Expr, For, Function, If, LoopKind, Module, Scope, Stmt,
     UnaryOp, map_stmt_exprs,
 )
-from pypto_verify.scalar import evaluate, trip_count
+from pypto_verify.scalar import evaluate, trip_count, truth
 
 from pypto_verify.lowering._pass_util import (
     Namer, clone_fresh, yield_values, fold_condition, map_kernel_functions, rebound_outside, strip_yield,
@@ -88,7 +88,7 @@ class _State:
                 return self.unroll(stmt, trip, subst)
             return (replace(stmt, body=self.body(stmt.body, subst)),)
         if isinstance(stmt, If):
-            taken = _literal(stmt.cond)
+            taken = truth(stmt.cond)
             if taken is None:
                 return (replace(stmt, cond=fold_condition(stmt.cond), then_body=self.body(stmt.then_body, subst),
                                 else_body=self.body(stmt.else_body, subst)),)
@@ -145,14 +145,6 @@ def _fold_own(stmt: Stmt) -> Stmt:
                 return Const(value, span=e.span)
         return None
     return map_stmt_exprs(stmt, step)
-
-
-def _literal(cond: Expr) -> bool | None:
-    """The truth value of a condition that evaluates without any name, else None."""
-    value = evaluate(cond)
-    if value is None or isinstance(value, float):
-        return None
-    return bool(value)
 
 
 def _constant_domain(loop: For) -> range | None:

@@ -26,7 +26,7 @@ from typing import Final
 
 from pypto_verify import ops
 from pypto_verify.ir import Assign, Call, Const, Eval, Expr, For, Function, If, Module, Scope, Stmt
-from pypto_verify.scalar import evaluate
+from pypto_verify.scalar import truth
 
 from pypto_verify.lowering._pass_util import (
     yield_values, fold_condition, map_kernel_functions, strip_yield, subst_stmt_own,
@@ -43,19 +43,12 @@ def _simplify_function(fn: Function) -> Function:
     return replace(fn, body=_body(fn.body, {}))
 
 
-def _literal(expr: Expr) -> bool | None:
-    value = evaluate(expr)
-    if value is None or isinstance(value, float):
-        return None
-    return bool(value)
-
-
 def _body(body: tuple[Stmt, ...], subst: dict[str, Expr]) -> tuple[Stmt, ...]:
     out: list[Stmt] = []
     for stmt in body:
         stmt = subst_stmt_own(stmt, subst)
         if isinstance(stmt, If):
-            taken = _literal(stmt.cond)
+            taken = truth(stmt.cond)
             if taken is None:
                 out.append(replace(stmt, cond=fold_condition(stmt.cond), then_body=_body(stmt.then_body, subst),
                                    else_body=_body(stmt.else_body, subst)))
@@ -82,7 +75,7 @@ def _fold_init_cond(call: Call) -> Call:
     predicate = keyword if keyword is not None else (call.args[3] if len(call.args) > 3 else None)
     if predicate is None:
         return call
-    taken = _literal(predicate)
+    taken = truth(predicate)
     if taken is None:
         folded = fold_condition(predicate)
         if folded == predicate:

@@ -20,7 +20,7 @@ from pypto_verify.ir import (
     Yield, display_name, var_like, walk_exprs, walk_stmts, yield_values,
 )
 from pypto_verify.idiom import IdiomSite
-from pypto_verify.scalar import evaluate
+from pypto_verify.scalar import truth
 
 
 
@@ -75,7 +75,7 @@ class _FunctionCensus:
                 site = self._if_site(stmt, loops)
                 if site is not None:
                     out.append(replace(site, removed=dead) if dead else site)
-                taken = _literal(stmt.cond)
+                taken = truth(stmt.cond)
                 why = f"the `if` at line {stmt.span.line} is {'true' if taken else 'false'} with the file's constants"
                 self._walk(stmt.then_body, loops, out, dead or (why if taken is False else ""))
                 self._walk(stmt.else_body, loops, out, dead or (why if taken is True else ""))
@@ -241,13 +241,6 @@ def _consumer_kind(call: Call) -> str:
     if op in ("move",):
         return "move"
     return "vector"
-
-
-def _literal(cond: Expr) -> bool | None:
-    """The truth value of a condition the constants decide (it evaluates with no name), else None: the
-    lowering folds such an `if` to one arm (`simplify`, `simplify_literal_conditions`)."""
-    value = evaluate(cond)
-    return None if value is None or isinstance(value, float) else bool(value)
 
 
 def _is_zero(expr: Expr) -> bool:

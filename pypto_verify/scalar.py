@@ -99,6 +99,14 @@ def evaluate(expr: Expr, env: dict[str, int | bool] | None = None) -> int | bool
     return None
 
 
+def truth(cond: Expr) -> bool | None:
+    """The truth value of a condition the constants decide (it evaluates with no name and not to a float), else
+    None: the `if`s the lowering folds to one arm (`simplify`, `simplify_literal_conditions`), and so the arms
+    `census` and the SMT stage know never run."""
+    value = evaluate(cond)
+    return None if value is None or isinstance(value, float) else bool(value)
+
+
 def linear(expr: Expr, *, opaque: bool = False) -> Linear | None:
     """*expr* as a linear form over names, or None when it is not linear with int coefficients.
 

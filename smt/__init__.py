@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pypto_verify import ir, rules
-from pypto_verify.scalar import evaluate
+from pypto_verify.scalar import truth
 
 from pypto_verify.smt import bounds
 from pypto_verify.smt.obligations import Obligation, RULE_ORDER, site_obligations
@@ -86,8 +86,8 @@ def dead_guard(site: AccSite) -> ContextGuard | None:
     every guard is undecided or holds."""
     for guard in site.context:
         if isinstance(guard, ContextGuard):
-            value = evaluate(guard.cond)
-            if value is not None and not isinstance(value, float) and bool(value) != guard.holds:
+            decided = truth(guard.cond)
+            if decided is not None and decided != guard.holds:
                 return guard
     return None
 
