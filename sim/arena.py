@@ -68,6 +68,13 @@ class Arena:
         self.data = words.view(np.uint8)
         self.written = np.zeros(self.capacity, dtype=bool) if self.track_writes else None
 
+    def poison(self) -> None:
+        """Refill every byte with the poison pattern (and forget every write), in place: the tile
+        views into the arena stay valid."""
+        self.data.view("<u4")[:] = POISON_WORD
+        if self.written is not None:
+            self.written[:] = False
+
     def fits(self, addr: int, nbytes: int) -> bool:
         """Whether `[addr, addr + nbytes)` lies inside the arena."""
         return 0 <= addr and addr + nbytes <= self.capacity
@@ -100,3 +107,8 @@ class Memory:
         capacities = TARGETS[target].capacity
         return cls(target, {space: Arena(space, capacities[mem], track_writes)
                             for space, mem in SPACES.items()})
+
+    def poison(self) -> None:
+        """Every arena back to its state at creation (a fresh core's memory)."""
+        for arena in self.arenas.values():
+            arena.poison()

@@ -35,6 +35,10 @@ Decisions where the spec is silent or loose (docs/pto-subset.md):
   zero. `pto.texpands` takes an f32 / f16 / bf16 scalar for a float tile, an integer one for an
   integer tile. Reductions reject an empty source valid region; sums accumulate in numpy's order.
   Operands of the row / column forms must have the valid shape `rows x 1` / `1 x cols`.
+- A launch (`pto.block_dim = N` on the function, docs/pto-subset.md "Launches"): instance 0..N-1 run in
+  turn, each on freshly poisoned arenas (its own core: nothing on chip survives from another
+  instance) over the one GM; `pto.get_block_idx` reads the running instance's index,
+  `pto.get_block_num` N. Without the attribute a function is one instance (index 0 of 1).
 - Integer scalars wrap to their type's width (`index` is 64 bits); `i1` values are bools.
 - Errors about names (undefined value, missing argument) have rule ""; every semantic rejection
   has rule PV202.
@@ -189,6 +193,9 @@ class _Compiler:
         self.strict = strict_undef
         self.iterations = 0
         """`scf.for` iterations run so far (`MAX_ITERATIONS`)."""
+        self.instance = (0, 1)
+        """(the running instance's index, the launch's block count): what `pto.get_block_idx` /
+        `pto.get_block_num` read."""
         self.slots: dict[str, int] = {}
         self.values: list[Any] = []
         """Slot contents: int / bool / float scalars, `Tile`s, GM windows (numpy arrays). Typed `Any`:
@@ -349,6 +356,33 @@ class _Compiler:
 
         def run() -> None:
             values[index] = values[on_true] if values[condition] else values[on_false]
+        return run
+
+    def op_arith_index_cast(self, op: Op) -> Step:
+        source = self.scalar(op, op.operands[0])
+        source_type, result_type = op.types
+        if source_type.name not in _INT_BITS or result_type.name not in _INT_BITS:
+            raise rejected(f"arith.index_cast from {source_type} to {result_type}", op.line)
+        index = self.define(op.results[0], result_type)
+        values, wrap = self.values, _wrap(_INT_BITS[result_type.name])
+
+        def run() -> None:
+            values[index] = wrap(values[source])
+        return run
+
+    # --- launches -----------------------------------------------------------------------------
+    def op_pto_get_block_idx(self, op: Op) -> Step:
+        index = self.define(op.results[0], ScalarType("i64"))
+
+        def run() -> None:
+            self.values[index] = self.instance[0]
+        return run
+
+    def op_pto_get_block_num(self, op: Op) -> Step:
+        index = self.define(op.results[0], ScalarType("i64"))
+
+        def run() -> None:
+            self.values[index] = self.instance[1]
         return run
 
     # --- control flow -----------------------------------------------------------------------
@@ -1046,10 +1080,25 @@ def _execute(func: Func, args: dict[str, object], target: str, strict_undef: boo
                                                                     stored)
         else:
             compiler.values[slot] = _bind_scalar(func, arg.name, arg.type.name, args[arg.name])
+    blocks = block_dim(func)
+    if blocks > MAX_ITERATIONS:
+        raise over_limit(f"the launch runs {blocks} instances; the simulator's limit is {MAX_ITERATIONS}", func.line)
     with np.errstate(all="ignore"):
-        for step in body:
-            step()
+        for instance in range(blocks):
+            if instance:
+                memory.poison()  # the next instance runs on a core of its own
+            compiler.instance = (instance, blocks)
+            for step in body:
+                step()
     return {name: result() for name, result in results.items()}, compiler.writers
+
+
+def block_dim(func: Func) -> int:
+    """How many instances a launch of *func* runs: its `pto.block_dim` attribute (1 without one)."""
+    value = dict(func.attributes).get("pto.block_dim", 1)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise SimError(f"@{func.name}: pto.block_dim = {value} is not a positive integer", func.line)
+    return value
 
 
 def _bind_tensor(value: object, dtype: str, stored: bool

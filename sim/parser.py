@@ -647,6 +647,9 @@ class _Parser:
             "pto.alloc_tile": self._alloc_tile,
             "scf.for": self._for,
             "scf.if": self._if,
+            "pto.get_block_idx": self._launch_query,
+            "pto.get_block_num": self._launch_query,
+            "arith.index_cast": self._index_cast,
         }.get(name)
 
     def _constant(self, name: str, line: int, results: tuple[str, ...]) -> Op:
@@ -701,6 +704,18 @@ class _Parser:
         self.expect(":")
         return Op(name, line, results, (condition, on_true, on_false),
                   types=(self._scalar_type(line),))
+
+    def _launch_query(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        """`%b = pto.get_block_idx` / `%n = pto.get_block_num`: no operands, an i64 result."""
+        return Op(name, line, results, types=(ScalarType("i64"),))
+
+    def _index_cast(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        """`%r = arith.index_cast %x : i64 to index`; types are (source, result)."""
+        source = self.value()
+        self.expect(":")
+        source_type = self._scalar_type(line)
+        self.expect("to")
+        return Op(name, line, results, (source,), types=(source_type, self._scalar_type(line)))
 
     def _scalar_type(self, line: int) -> ScalarType:
         result_type = self.type()

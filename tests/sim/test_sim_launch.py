@@ -1,0 +1,117 @@
+"""Launches (docs/pto-subset.md "Launches"): `pto.block_dim = N` runs instance 0..N-1 in turn over one GM,
+each on fresh arenas, `pto.get_block_idx` / `pto.get_block_num` reading the running instance."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pypto_verify.sim import SimError, simulate
+from sim_kernels import CONSTANTS, alloc, load, pview, store, view
+
+RNG = np.random.default_rng(20261205)
+
+
+def _launch(body: str, block_dim: str | None) -> str:
+    attribute = "" if block_dim is None else f", pto.block_dim = {block_dim}"
+    return ('module attributes {pto.target_arch = "a2a3"} {\n'
+            "  func.func @main(%arg0: !pto.ptr<f32>, %arg1: !pto.ptr<f32>) attributes "
+            f"{{pto.kernel_kind = #pto.kernel_kind<vector>{attribute}}} {{\n"
+            f"{CONSTANTS}\n{body}\n    return\n  }}\n}}\n")
+
+
+def _row_band(row_of_block: str = "%r0 = arith.muli %b, %c4 : index") -> str:
+    """Instance b copies rows [4b, 4b + 4) of x (16 x 8) into y, times 2."""
+    return "\n".join([
+        view("x", "arg0", 16, 8, "f32"), view("y", "arg1", 16, 8, "f32"),
+        "    %blk = pto.get_block_idx",
+        "    %b = arith.index_cast %blk : i64 to index",
+        f"    {row_of_block}",
+        f"    %xw = pto.partition_view %x_v, offsets = [%r0, %c0], sizes = [%c4, %c8] : "
+        f"!pto.tensor_view<?x?xf32> -> {pview(4, 8, 'f32')}",
+        f"    %yw = pto.partition_view %y_v, offsets = [%r0, %c0], sizes = [%c4, %c8] : "
+        f"!pto.tensor_view<?x?xf32> -> {pview(4, 8, 'f32')}",
+        load("xw", "t", "vec", "f32", 4, 8),
+        "    %two = arith.constant 2.0 : f32",
+        "    pto.tmuls ins(%t, %two : !pto.tile_buf<loc=vec, dtype=f32, rows=4, cols=8, v_row=?, v_col=?, "
+        "blayout=row_major, slayout=row_major, fractal=512, pad=0>, f32) outs(%t : !pto.tile_buf<loc=vec, "
+        "dtype=f32, rows=4, cols=8, v_row=?, v_col=?, blayout=row_major, slayout=row_major, fractal=512, pad=0>)",
+        store("t", "vec", "f32", 4, 8, "yw"),
+    ])
+
+
+def _inputs() -> dict[str, np.ndarray]:
+    return {"arg0": RNG.standard_normal((16, 8)).astype(np.float32), "arg1": np.full((16, 8), -7, np.float32)}
+
+
+def test_every_instance_of_a_launch_runs_over_one_gm() -> None:
+    args = _inputs()
+    out = simulate(_launch(_row_band(), "4"), "main", args)["arg1"]
+    np.testing.assert_array_equal(out, 2 * args["arg0"])
+
+
+def test_a_launch_of_fewer_blocks_leaves_the_last_band_unwritten() -> None:
+    args = _inputs()
+    out = simulate(_launch(_row_band(), "3"), "main", args)["arg1"]
+    np.testing.assert_array_equal(out[:12], 2 * args["arg0"][:12])
+    assert (out[12:] == -7).all()
+
+
+def test_a_function_without_block_dim_is_one_instance_of_index_zero() -> None:
+    args = _inputs()
+    out = simulate(_launch(_row_band(), None), "main", args)["arg1"]
+    np.testing.assert_array_equal(out[:4], 2 * args["arg0"][:4])
+    assert (out[4:] == -7).all()
+
+
+def test_overlapping_task_windows_keep_the_last_instances_rows() -> None:
+    # r0 = 3 b: instance b + 1 overwrites the last row of instance b; rows 13.. are never written
+    args = _inputs()
+    out = simulate(_launch(_row_band("%r0 = arith.muli %b, %c3 : index"), "4"), "main", args)["arg1"]
+    np.testing.assert_array_equal(out[:13], 2 * args["arg0"][:13])
+    assert (out[13:] == -7).all()
+
+
+def test_get_block_num_reads_the_launch_size() -> None:
+    body = "\n".join([
+        view("x", "arg0", 16, 8, "f32"), view("y", "arg1", 16, 8, "f32"),
+        "    %n64 = pto.get_block_num",
+        "    %n = arith.index_cast %n64 : i64 to index",
+        f"    %yw = pto.partition_view %y_v, offsets = [%n, %c0], sizes = [%c1, %c8] : "
+        f"!pto.tensor_view<?x?xf32> -> {pview(1, 8, 'f32')}",
+        alloc("t", "vec", "f32", 1, 8),
+        "    %one = arith.constant 1.0 : f32",
+        "    pto.texpands ins(%one : f32) outs(%t : !pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=8, v_row=?, "
+        "v_col=?, blayout=row_major, slayout=row_major, fractal=512, pad=0>)",
+        store("t", "vec", "f32", 1, 8, "yw"),
+    ])
+    out = simulate(_launch(body, "5"), "main", _inputs())["arg1"]
+    assert (out[5] == 1).all() and (np.delete(out, 5, axis=0) == -7).all()
+
+
+def test_each_instance_starts_on_poisoned_arenas() -> None:
+    # instance 0 fills the tile; every instance stores it: only instance 0's band holds the fill,
+    # the others store the poison (NaN), as on a core of their own
+    body = "\n".join([
+        view("x", "arg0", 16, 8, "f32"), view("y", "arg1", 16, 8, "f32"),
+        "    %blk = pto.get_block_idx",
+        "    %b = arith.index_cast %blk : i64 to index",
+        "    %first = arith.cmpi eq, %b, %c0 : index",
+        alloc("t", "vec", "f32", 1, 8),
+        "    %one = arith.constant 1.0 : f32",
+        "    scf.if %first {",
+        "    pto.texpands ins(%one : f32) outs(%t : !pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=8, v_row=?, "
+        "v_col=?, blayout=row_major, slayout=row_major, fractal=512, pad=0>)",
+        "    }",
+        f"    %yw = pto.partition_view %y_v, offsets = [%b, %c0], sizes = [%c1, %c8] : "
+        f"!pto.tensor_view<?x?xf32> -> {pview(1, 8, 'f32')}",
+        store("t", "vec", "f32", 1, 8, "yw"),
+    ])
+    out = simulate(_launch(body, "2"), "main", _inputs())["arg1"]
+    assert (out[0] == 1).all() and np.isnan(out[1]).all()
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "true"])
+def test_a_block_dim_that_is_not_a_positive_integer_is_rejected(value: str) -> None:
+    with pytest.raises(SimError, match="pto.block_dim"):
+        simulate(_launch(_row_band(), value), "main", _inputs())
