@@ -30,7 +30,8 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
   dtype; `row_sum/max/min` reduce `[M, N]` to `[M, 1]` and `col_*` to `[1, N]` in f32;
   `row_expand_<op>(x, v)` / `col_expand_<op>(x, v)` (op `add sub mul div max min`) broadcast a
   `[M, 1]` / `[1, N]` v over x; `full` fills; `cast` rounds half to even (float to int saturates).
-- Loops of every kind run sequentially (a pipeline stage does not change values); `if`s pick an arm
+- Loops of every kind run sequentially (a pipeline stage does not change values; the blocks of a
+  `pl.spmd` launch run in turn, `get_block_idx()` reading the innermost one's); `if`s pick an arm
   and bind the phis; iter_args are carried; `tensor.read` returns an element of a GM tensor.
 - Slices and loads must lie inside their tensor: a window out of range is a `ReferenceError` (so the
   dynamic driver can reject a sample scalar that makes the kernel read out of bounds).
@@ -62,7 +63,7 @@ from pypto_verify import ops
 from pypto_verify.scalar import trip_count
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DType, DictExpr, Eval, Expr, For, Function, If,
-    ListExpr, Return, ScalarType, Scope, Stmt, Sym, TensorType, TileType, TupleExpr,
+    ListExpr, LoopKind, Return, ScalarType, Scope, Stmt, Sym, TensorType, TileType, TupleExpr,
     UnaryOp, Var, Yield, stmt_exprs, walk_exprs, walk_stmts,
 )
 
@@ -427,6 +428,8 @@ class _Interpreter:
         self.max_k = 0
         self.iterations = 0
         """Loop iterations run so far (`MAX_ITERATIONS`)."""
+        self.blocks: list[int] = []
+        """The running block index of each enclosing `pl.spmd` loop, innermost last (`get_block_idx`)."""
 
     # statements -------------------------------------------------------------------------
     def body(self, stmts: tuple[Stmt, ...]) -> tuple[Any, ...] | None:
@@ -465,11 +468,18 @@ class _Interpreter:
         if self.iterations > MAX_ITERATIONS:
             raise ReferenceError(f"the loop at line {stmt.span.line} runs {trips} times; the simulation's "
                                  f"limit is {MAX_ITERATIONS} loop iterations per kernel")
+        launch = stmt.kind is LoopKind.SPMD
         for i in range(start, stop, step):
             self.env[stmt.loop_var.name] = i
             for arg, value in zip(stmt.iter_args, carries):
                 self.env[arg.name] = value
-            yielded = self.body(stmt.body)
+            if launch:
+                self.blocks.append(i)
+            try:
+                yielded = self.body(stmt.body)
+            finally:
+                if launch:
+                    self.blocks.pop()
             if stmt.iter_args:
                 if yielded is None or len(yielded) != len(stmt.iter_args):
                     raise ReferenceError("loop body does not yield one value per iter_arg")
@@ -1003,6 +1013,22 @@ def _read(it: _Interpreter, call: Call) -> int | float:
     return int(element) if not src.dtype.is_float else float(element)
 
 
+def _block_idx(it: _Interpreter, call: Call) -> int:
+    """`get_block_idx()`: the block of the innermost `pl.spmd` loop (every block runs in turn)."""
+    if not it.blocks:
+        raise ReferenceError(f"`{call.op}` outside a `pl.spmd` loop: the launch size is given at run time")
+    return it.blocks[-1]
+
+
+def _dim(it: _Interpreter, call: Call) -> int:
+    """`pl.tensor.dim(t, axis)`: the extent of one axis of *t*."""
+    shape = np.shape(it.value(call, 0).data)
+    axis = it.arg(call, 1)
+    if not isinstance(axis, int) or isinstance(axis, bool) or not -len(shape) <= axis < len(shape):
+        raise ReferenceError(f"`{call.op}` axis {axis!r} of a value of shape {list(shape)}")
+    return int(shape[axis])
+
+
 def _alloc(it: _Interpreter, call: Call) -> None:
     return None
 
@@ -1023,6 +1049,7 @@ _HANDLERS = {
     ops.TRANSPOSE_VIEW: _transpose_view, ops.T_CAST: _cast, "tile.cast": _cast,
     ops.T_RESHAPE: _reshape, "tile.reshape": _reshape, ops.T_READ: _read, ops.ALLOC: _alloc,
     "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape,
+    **dict.fromkeys(ops.BLOCK_IDX, _block_idx), "tensor.dim": _dim, "tile.dim": _dim,
 }
 
 

@@ -35,10 +35,12 @@ Decisions where the spec is silent or loose (docs/pto-subset.md):
   zero. `pto.texpands` takes an f32 / f16 / bf16 scalar for a float tile, an integer one for an
   integer tile. Reductions reject an empty source valid region; sums accumulate in numpy's order.
   Operands of the row / column forms must have the valid shape `rows x 1` / `1 x cols`.
-- A launch (`pto.block_dim = N` on the function, docs/pto-subset.md "Launches"): instance 0..N-1 run in
-  turn, each on freshly poisoned arenas (its own core: nothing on chip survives from another
-  instance) over the one GM; `pto.get_block_idx` reads the running instance's index,
-  `pto.get_block_num` N. Without the attribute a function is one instance (index 0 of 1).
+- A launch (`pto.block_dim = N` on the function, docs/pto-subset.md "Launches"): its N instances run in
+  turn, last to first (N-1 down to 0: the hardware fixes no order, and the reference runs them first to
+  last, so a launch whose result depends on the order of its instances differs), each on freshly
+  poisoned arenas (its own core: nothing on chip survives from another instance), over the one GM;
+  `pto.get_block_idx` reads the running instance's index, `pto.get_block_num` N. Without the attribute a
+  function is one instance (index 0 of 1).
 - Integer scalars wrap to their type's width (`index` is 64 bits); `i1` values are bools.
 - Errors about names (undefined value, missing argument) have rule ""; every semantic rejection
   has rule PV202.
@@ -1084,8 +1086,8 @@ def _execute(func: Func, args: dict[str, object], target: str, strict_undef: boo
     if blocks > MAX_ITERATIONS:
         raise over_limit(f"the launch runs {blocks} instances; the simulator's limit is {MAX_ITERATIONS}", func.line)
     with np.errstate(all="ignore"):
-        for instance in range(blocks):
-            if instance:
+        for instance in reversed(range(blocks)):  # last to first: the reference runs first to last
+            if instance != blocks - 1:
                 memory.poison()  # the next instance runs on a core of its own
             compiler.instance = (instance, blocks)
             for step in body:

@@ -1,5 +1,5 @@
-"""Launches (docs/pto-subset.md "Launches"): `pto.block_dim = N` runs instance 0..N-1 in turn over one GM,
-each on fresh arenas, `pto.get_block_idx` / `pto.get_block_num` reading the running instance."""
+"""Launches (docs/pto-subset.md "Launches"): `pto.block_dim = N` runs its N instances in turn, last to first,
+over one GM, each on fresh arenas, `pto.get_block_idx` / `pto.get_block_num` reading the running instance."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from sim_kernels import CONSTANTS, alloc, load, pview, store, view
 RNG = np.random.default_rng(20261205)
 
 
-def _launch(body: str, block_dim: str | None) -> str:
+def _launch(body: str, block_dim: str | None, out: str = "f32") -> str:
     attribute = "" if block_dim is None else f", pto.block_dim = {block_dim}"
     return ('module attributes {pto.target_arch = "a2a3"} {\n'
-            "  func.func @main(%arg0: !pto.ptr<f32>, %arg1: !pto.ptr<f32>) attributes "
+            f"  func.func @main(%arg0: !pto.ptr<f32>, %arg1: !pto.ptr<{out}>) attributes "
             f"{{pto.kernel_kind = #pto.kernel_kind<vector>{attribute}}} {{\n"
             f"{CONSTANTS}\n{body}\n    return\n  }}\n}}\n")
 
@@ -64,12 +64,23 @@ def test_a_function_without_block_dim_is_one_instance_of_index_zero() -> None:
     assert (out[4:] == -7).all()
 
 
-def test_overlapping_task_windows_keep_the_last_instances_rows() -> None:
-    # r0 = 3 b: instance b + 1 overwrites the last row of instance b; rows 13.. are never written
-    args = _inputs()
-    out = simulate(_launch(_row_band("%r0 = arith.muli %b, %c3 : index"), "4"), "main", args)["arg1"]
-    np.testing.assert_array_equal(out[:13], 2 * args["arg0"][:13])
-    assert (out[13:] == -7).all()
+def test_instances_run_last_to_first() -> None:
+    # every instance writes its own index into row 0 of y: instance 0, run last, is what remains
+    i32 = "!pto.tile_buf<loc=vec, dtype=i32, rows=1, cols=8, v_row=?, v_col=?, blayout=row_major, " \
+          "slayout=row_major, fractal=512, pad=0>"
+    body = "\n".join([
+        view("y", "arg1", 16, 8, "i32"),
+        "    %blk = pto.get_block_idx",
+        "    %b = arith.index_cast %blk : i64 to index",
+        alloc("t", "vec", "i32", 1, 8),
+        f"    pto.texpands ins(%b : index) outs(%t : {i32})",
+        f"    %yw = pto.partition_view %y_v, offsets = [%c0, %c0], sizes = [%c1, %c8] : "
+        f"!pto.tensor_view<?x?xi32> -> {pview(1, 8, 'i32')}",
+        store("t", "vec", "i32", 1, 8, "yw"),
+    ])
+    args = {"arg0": np.zeros((16, 8), np.float32), "arg1": np.full((16, 8), -7, np.int32)}
+    out = simulate(_launch(body, "3", out="i32"), "main", args)["arg1"]
+    assert (out[0] == 0).all() and (out[1:] == -7).all()
 
 
 def test_get_block_num_reads_the_launch_size() -> None:
@@ -90,16 +101,16 @@ def test_get_block_num_reads_the_launch_size() -> None:
 
 
 def test_each_instance_starts_on_poisoned_arenas() -> None:
-    # instance 0 fills the tile; every instance stores it: only instance 0's band holds the fill,
-    # the others store the poison (NaN), as on a core of their own
+    # instance 1 (run first) fills the tile; both store it: instance 0's band holds the poison (NaN), not
+    # instance 1's fill, as on a core of its own
     body = "\n".join([
         view("x", "arg0", 16, 8, "f32"), view("y", "arg1", 16, 8, "f32"),
         "    %blk = pto.get_block_idx",
         "    %b = arith.index_cast %blk : i64 to index",
-        "    %first = arith.cmpi eq, %b, %c0 : index",
+        "    %second = arith.cmpi eq, %b, %c1 : index",
         alloc("t", "vec", "f32", 1, 8),
         "    %one = arith.constant 1.0 : f32",
-        "    scf.if %first {",
+        "    scf.if %second {",
         "    pto.texpands ins(%one : f32) outs(%t : !pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=8, v_row=?, "
         "v_col=?, blayout=row_major, slayout=row_major, fractal=512, pad=0>)",
         "    }",
@@ -108,7 +119,7 @@ def test_each_instance_starts_on_poisoned_arenas() -> None:
         store("t", "vec", "f32", 1, 8, "yw"),
     ])
     out = simulate(_launch(body, "2"), "main", _inputs())["arg1"]
-    assert (out[0] == 1).all() and np.isnan(out[1]).all()
+    assert (out[1] == 1).all() and np.isnan(out[0]).all()
 
 
 @pytest.mark.parametrize("value", ["0", "-2", "true"])

@@ -1,0 +1,111 @@
+"""Kernels that read their block index (`pl.tile.get_block_idx()` in a `pl.spmd` launch): the simulation runs
+every instance of the launch over one GM (issue 14, item 2).
+
+``band_scale`` scales one row band per block; ``band_proj`` projects one column band per block on the cube;
+``token_norm`` takes its launch size from a `pl.dynamic` token count (`pl.tensor.dim`). The twins are wrong:
+``band_scale_overlap`` writes each band 4 rows short of where it read it (neighbouring blocks write one row
+with different values), ``band_chain`` reads the band the previous block writes (its result depends on the
+order the blocks run in). ``blocks_at_run_time`` launches a runtime number of blocks, ``two_launches`` reads
+the block index in one of two launches of a function: neither can be simulated, and each says why.
+"""
+
+import pypto.language as pl
+
+ROWS = 64
+COLS = 128
+BLOCKS = 4
+BAND = ROWS // BLOCKS
+HIDDEN = 256
+OUT = 256
+N_BAND = OUT // BLOCKS
+K_TILE = 128
+TOKENS = pl.dynamic("TOKENS")
+TOKEN_TILE = 8
+
+
+@pl.jit
+def band_scale(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]):
+    with pl.spmd(BLOCKS, name_hint="band_scale") as band_tid:
+        blk = pl.tile.get_block_idx()
+        r0 = blk * BAND
+        band = pl.load(x, [r0, 0], [BAND, COLS])
+        scaled = pl.mul(band, 2.0)
+        y = pl.store(scaled, [r0, 0], y)
+    return y
+
+
+@pl.jit
+def band_proj(
+    x: pl.Tensor[[ROWS, HIDDEN], pl.BF16],
+    w: pl.Tensor[[HIDDEN, OUT], pl.BF16],
+    y: pl.Out[pl.Tensor[[ROWS, OUT], pl.FP32]],
+):
+    for nb in pl.spmd(BLOCKS, name_hint="band_proj"):
+        n0 = pl.get_block_idx() * N_BAND
+        acc = pl.matmul(x[:, 0:K_TILE], w[0:K_TILE, n0 : n0 + N_BAND], out_dtype=pl.FP32)
+        for kb in pl.pipeline(1, HIDDEN // K_TILE, stage=2):
+            k0 = kb * K_TILE
+            acc = pl.matmul_acc(acc, x[:, k0 : k0 + K_TILE], w[k0 : k0 + K_TILE, n0 : n0 + N_BAND])
+        y[:, n0 : n0 + N_BAND] = acc
+    return y
+
+
+@pl.jit
+def token_norm(x: pl.Tensor[[TOKENS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[TOKENS, COLS], pl.FP32]]):
+    x.bind_dynamic(0, TOKENS)
+    y.bind_dynamic(0, TOKENS)
+    tokens = pl.tensor.dim(x, 0)
+    with pl.spmd(tokens // TOKEN_TILE, name_hint="token_norm") as norm_tid:
+        t0 = pl.tile.get_block_idx() * TOKEN_TILE
+        rows = pl.load(x, [t0, 0], [TOKEN_TILE, COLS])
+        peak = pl.row_max(rows)
+        centred = pl.row_expand_sub(rows, peak)
+        y = pl.store(centred, [t0, 0], y)
+    return y
+
+
+@pl.jit
+def band_scale_overlap(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]):
+    with pl.spmd(BLOCKS, name_hint="band_scale_overlap") as band_tid:
+        blk = pl.tile.get_block_idx()
+        band = pl.load(x, [blk * BAND, 0], [BAND, COLS])
+        scaled = pl.mul(band, 2.0)
+        y = pl.store(scaled, [blk * (BAND - 4), 0], y)
+    return y
+
+
+@pl.jit
+def band_chain(x: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]):
+    with pl.spmd(BLOCKS - 1, name_hint="band_chain") as band_tid:
+        blk = pl.tile.get_block_idx()
+        band = pl.load(x, [blk * BAND, 0], [BAND, COLS])
+        scaled = pl.mul(band, 2.0)
+        x = pl.store(scaled, [(blk + 1) * BAND, 0], x)
+    return x
+
+
+@pl.jit
+def blocks_at_run_time(
+    x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]], blocks: pl.Scalar[pl.INDEX]
+):
+    with pl.spmd(blocks, name_hint="blocks_at_run_time") as band_tid:
+        r0 = pl.tile.get_block_idx() * BAND
+        band = pl.load(x, [r0, 0], [BAND, COLS])
+        scaled = pl.mul(band, 2.0)
+        y = pl.store(scaled, [r0, 0], y)
+    return y
+
+
+@pl.jit
+def two_launches(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]):
+    with pl.spmd(BLOCKS, name_hint="scale") as scale_tid:
+        r0 = pl.tile.get_block_idx() * BAND
+        band = pl.load(x, [r0, 0], [BAND, COLS])
+        scaled = pl.mul(band, 2.0)
+        y = pl.store(scaled, [r0, 0], y)
+    for half in pl.spmd(2, name_hint="shift"):
+        h0 = half * (ROWS // 2)
+        rows = pl.load(y, [h0, 0], [ROWS // 2, COLS])
+        shifted = pl.add(rows, 1.0)
+        y = pl.store(shifted, [h0, 0], y)
+    return y

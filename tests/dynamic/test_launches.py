@@ -1,0 +1,75 @@
+"""Kernels that read their block index, simulated as launches: every block over one GM, against the reference
+running the blocks of `pl.spmd` in turn (issue 14, item 2; docs/pto-subset.md "Launches")."""
+
+from __future__ import annotations
+
+import pytest
+
+from stages import KERNELS, require_stages
+
+LAUNCHES = KERNELS / "block_launches.py"
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    require_stages()
+    from pypto_verify.run.chain import lower_stage, read_stage
+    from pypto_verify.run.records import Options
+
+    work = lower_stage(read_stage(str(LAUNCHES)), Options())
+    return {k.name: k for k in work.kernels}
+
+
+def _simulate(kernel):
+    from pypto_verify.dynamic import simulate_kernel
+
+    return simulate_kernel(kernel.source, kernel.lowered)
+
+
+def test_a_launch_is_emitted_with_its_block_count_and_block_index() -> None:
+    require_stages()
+    from pypto_verify.run.chain import lower_stage, read_stage
+    from pypto_verify.run.records import Options
+    from pypto_verify.emit import emit_function
+
+    work = lower_stage(read_stage(str(LAUNCHES)), Options())
+    text = emit_function(next(k for k in work.kernels if k.name == "band_scale").lowered).text
+    assert "pto.block_dim = 4}" in text.splitlines()[0]
+    assert "%band_tid_block = pto.get_block_idx" in text
+    assert "%band_tid = arith.index_cast %band_tid_block : i64 to index" in text
+    assert "scf.for" not in text  # the launch is the function, once per block
+
+
+@pytest.mark.parametrize("name", ["band_scale", "band_proj"])
+def test_every_block_of_a_launch_is_simulated_and_matches(kernels, name: str) -> None:
+    outcome = _simulate(kernels[name])
+    assert outcome.status == "match", outcome.message
+
+
+def test_a_launch_sized_by_a_dynamic_token_count_matches_at_its_samples(kernels) -> None:
+    outcome = _simulate(kernels["token_norm"])
+    assert (outcome.status, outcome.message) == ("match", "match at TOKENS=16")
+
+
+def test_blocks_writing_one_row_different_values_mismatch(kernels) -> None:
+    outcome = _simulate(kernels["band_scale_overlap"])
+    assert outcome.status == "mismatch"
+    # rows 12..15 of each band: written by two blocks, the last block to run wins
+    assert outcome.first_difference["tensor"] == "y" and outcome.first_difference["index"] == [12, 0]
+
+
+def test_a_block_reading_what_another_writes_mismatches(kernels) -> None:
+    outcome = _simulate(kernels["band_chain"])
+    assert outcome.status == "mismatch" and outcome.first_difference["index"] == [32, 0]
+
+
+def test_a_launch_size_known_only_at_run_time_is_skipped_with_its_reason(kernels) -> None:
+    outcome = _simulate(kernels["blocks_at_run_time"])
+    assert outcome.status == "skipped"
+    assert outcome.reason == "emit: the launch size of `pl.spmd(blocks)` is not known statically"
+
+
+def test_the_block_index_of_one_of_several_steps_is_skipped_with_its_reason(kernels) -> None:
+    outcome = _simulate(kernels["two_launches"])
+    assert outcome.status == "skipped"
+    assert "is not all of its function's work" in outcome.reason
