@@ -1048,9 +1048,10 @@ def _bind_scalar(func: Func, name: str, kind: str, value: Any) -> object:
 
 
 def run_function(func: Func, args: dict[str, object], target: str,
-                 strict_undef: bool = False) -> dict[str, np.ndarray]:
-    """Execute *func* on fresh poisoned arenas of *target*; the final GM tensors by arg name."""
-    return _execute(func, args, target, strict_undef, None)[0]
+                 strict_undef: bool = False, blocks_in_order: bool = False) -> dict[str, np.ndarray]:
+    """Execute *func* on fresh poisoned arenas of *target*; the final GM tensors by arg name. A launch runs
+    its blocks last to first, or first to last with *blocks_in_order*."""
+    return _execute(func, args, target, strict_undef, None, blocks_in_order)[0]
 
 
 def last_store_line(func: Func, args: dict[str, object], target: str, arg: str, element: int) -> int | None:
@@ -1061,7 +1062,8 @@ def last_store_line(func: Func, args: dict[str, object], target: str, arg: str, 
 
 
 def _execute(func: Func, args: dict[str, object], target: str, strict_undef: bool,
-             watch: tuple[str, int] | None) -> tuple[dict[str, np.ndarray], list[int]]:
+             watch: tuple[str, int] | None, blocks_in_order: bool = False
+             ) -> tuple[dict[str, np.ndarray], list[int]]:
     if target not in TARGETS:
         raise SimError(f"unknown target {target!r} (expected one of {sorted(TARGETS)})")
     names = {arg.name for arg in func.args}
@@ -1086,8 +1088,9 @@ def _execute(func: Func, args: dict[str, object], target: str, strict_undef: boo
     if blocks > MAX_ITERATIONS:
         raise over_limit(f"the launch runs {blocks} instances; the simulator's limit is {MAX_ITERATIONS}", func.line)
     with np.errstate(all="ignore"):
-        for instance in reversed(range(blocks)):  # last to first: the reference runs first to last
-            if instance != blocks - 1:
+        order = range(blocks) if blocks_in_order else reversed(range(blocks))  # the reference: first to last
+        for count, instance in enumerate(order):
+            if count:
                 memory.poison()  # the next instance runs on a core of its own
             compiler.instance = (instance, blocks)
             for step in body:

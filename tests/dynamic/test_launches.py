@@ -73,3 +73,21 @@ def test_the_block_index_of_one_of_several_steps_is_skipped_with_its_reason(kern
     outcome = _simulate(kernels["two_launches"])
     assert outcome.status == "skipped"
     assert "is not all of its function's work" in outcome.reason
+
+
+@pytest.mark.parametrize("name", ["band_scale_overlap", "band_chain"])
+def test_a_mismatch_that_is_the_order_of_the_blocks_says_so(kernels, name: str) -> None:
+    outcome = _simulate(kernels[name])
+    assert outcome.message.endswith("(a race between blocks): run first to last, as the reference runs them, "
+                                    "they match")
+
+
+def test_a_launch_wrong_in_every_order_is_not_called_a_race(kernels) -> None:
+    from dataclasses import replace
+
+    from pypto_verify.dynamic import prepare_run, run_and_compare
+
+    run = prepare_run(kernels["band_scale"].source, kernels["band_scale"].lowered)
+    assert run.text.count("arith.constant 2.0 : f32") == 1
+    outcome = run_and_compare(replace(run, text=run.text.replace("arith.constant 2.0 : f32", "arith.constant 3.0 : f32")))
+    assert outcome.status == "mismatch" and "race" not in outcome.message
