@@ -601,6 +601,9 @@ class _FunctionEmitter:
                 if isinstance(inner, Call) and inner.op != ops.T_READ:
                     raise EmitError(f"`{_innermost(inner).op}` has no instruction in the PTO subset", span)
         op = call.op
+        if op.startswith("distributed."):
+            raise EmitError(f"`{op}` acts on the window of another rank: the simulation runs one rank, and how "
+                            "many ranks a run has (`pld.world_size()`) is given at run time", span)
         name = target.name if target is not None else None
         handler = _CALLS.get(op)
         if handler is not None:

@@ -75,6 +75,14 @@ def test_the_block_index_of_one_of_several_steps_is_skipped_with_its_reason(kern
     assert "is not all of its function's work" in outcome.reason
 
 
+def test_a_store_into_another_ranks_window_is_skipped_with_its_reason(kernels) -> None:
+    outcome = _simulate(kernels["push_band"])
+    assert outcome.status == "skipped"
+    assert outcome.reason == ("emit: `distributed.tile.remote_store` acts on the window of another rank: the "
+                              "simulation runs one rank, and how many ranks a run has (`pld.world_size()`) is "
+                              "given at run time")
+
+
 @pytest.mark.parametrize("name", ["band_scale_overlap", "band_chain"])
 def test_a_mismatch_that_is_the_order_of_the_blocks_says_so(kernels, name: str) -> None:
     outcome = _simulate(kernels[name])

@@ -6,10 +6,12 @@ every instance of the launch over one GM (issue 14, item 2).
 ``band_scale_overlap`` writes each band 4 rows short of where it read it (neighbouring blocks write one row
 with different values), ``band_chain`` reads the band the previous block writes (its result depends on the
 order the blocks run in). ``blocks_at_run_time`` launches a runtime number of blocks, ``two_launches`` reads
-the block index in one of two launches of a function: neither can be simulated, and each says why.
+the block index in one of two launches of a function, ``push_band`` stores each band into a peer rank's
+window: none can be simulated, and each says why.
 """
 
 import pypto.language as pl
+import pypto.language.distributed as pld
 
 ROWS = 64
 COLS = 128
@@ -109,3 +111,14 @@ def two_launches(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[ROWS,
         shifted = pl.add(rows, 1.0)
         y = pl.store(shifted, [h0, 0], y)
     return y
+
+
+@pl.jit
+def push_band(
+    x: pl.Tensor[[ROWS, COLS], pl.FP32], window: pld.DistributedTensor[[ROWS, COLS], pl.FP32], peer: pl.Scalar[pl.INT32]
+):
+    with pl.spmd(BLOCKS, name_hint="push_band") as push_tid:
+        r0 = pl.tile.get_block_idx() * BAND
+        band = pl.load(x, [r0, 0], [BAND, COLS])
+        pld.tile.remote_store(band, window, peer, [r0, 0])
+    return window
