@@ -49,8 +49,8 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   accumulator's row pitch. `tile.set_validshape` (metadata only) is an `alloc_tile` at its source's
   address with the new valid rows and columns. Neither emits an instruction.
 
-- Launches (docs/pto-subset.md "Launches"): a function whose work is one `pl.spmd(n)` loop reading its
-  block index (`_launch`) is emitted as a launch: `pto.block_dim = n` on the function (n folded from the
+- Launches (docs/pto-subset.md "Launches"): a function whose work is one `pl.spmd(n)` loop (`_launch`)
+  is emitted as a launch: `pto.block_dim = n` on the function (n folded from the
   source, `_launch_size`), the loop's body as the function's, its loop variable and every
   `get_block_idx()` the index `pto.get_block_idx` reads. Any other `pl.spmd` loop stays an `scf.for`;
   `pl.tensor.dim` of a tensor parameter is its constant extent.
@@ -1191,8 +1191,8 @@ def _is_atomic(expr: Expr | None) -> bool:
 
 
 def _launch(fn: Function) -> For | None:
-    """The `pl.spmd` loop that is all of *fn*'s work, when its body reads the block index: besides it, the
-    body holds only `tile.alloc`s, scalar assignments (recomputed by every instance) and the return."""
+    """The `pl.spmd` loop that is all of *fn*'s work: besides it, the body holds only `tile.alloc`s, scalar
+    assignments (recomputed by every instance) and the return."""
     loops = [s for s in fn.body if isinstance(s, For)]
     if len(loops) != 1 or loops[0].kind is not LoopKind.SPMD or loops[0].iter_args:
         return None
@@ -1202,8 +1202,7 @@ def _launch(fn: Function) -> For | None:
         if not isinstance(stmt, Assign) or isinstance(stmt.type, (TileType, TensorType)) \
                 or any(isinstance(c, Call) and c.op not in (ops.ALLOC, *_DIMS) for c in walk_exprs(stmt.value)):
             return None
-    reads = any(c.op in ops.BLOCK_IDX for s in walk_stmts(loops[0].body) for c in _stmt_calls(s))
-    return loops[0] if reads else None
+    return loops[0]
 
 
 def _launch_size(fn: Function, loop: For) -> int:

@@ -26,21 +26,18 @@ def _simulate(kernel):
     return simulate_kernel(kernel.source, kernel.lowered)
 
 
-def test_a_launch_is_emitted_with_its_block_count_and_block_index() -> None:
-    require_stages()
-    from pypto_verify.run.chain import lower_stage, read_stage
-    from pypto_verify.run.records import Options
+@pytest.mark.parametrize("name, block", [("band_scale", "band_tid"), ("band_rows", "rb")])
+def test_a_launch_is_emitted_with_its_block_count_and_block_index(kernels, name: str, block: str) -> None:
     from pypto_verify.emit import emit_function
 
-    work = lower_stage(read_stage(str(LAUNCHES)), Options())
-    text = emit_function(next(k for k in work.kernels if k.name == "band_scale").lowered).text
+    text = emit_function(kernels[name].lowered).text
     assert "pto.block_dim = 4}" in text.splitlines()[0]
-    assert "%band_tid_block = pto.get_block_idx" in text
-    assert "%band_tid = arith.index_cast %band_tid_block : i64 to index" in text
+    assert f"%{block}_block = pto.get_block_idx" in text
+    assert f"%{block} = arith.index_cast %{block}_block : i64 to index" in text
     assert "scf.for" not in text  # the launch is the function, once per block
 
 
-@pytest.mark.parametrize("name", ["band_scale", "band_proj"])
+@pytest.mark.parametrize("name", ["band_scale", "band_rows", "band_proj"])
 def test_every_block_of_a_launch_is_simulated_and_matches(kernels, name: str) -> None:
     outcome = _simulate(kernels[name])
     assert outcome.status == "match", outcome.message

@@ -1,7 +1,7 @@
 """Kernels that read their block index (`pl.tile.get_block_idx()` in a `pl.spmd` launch): the simulation runs
 every instance of the launch over one GM (issue 14, item 2).
 
-``band_scale`` scales one row band per block; ``band_proj`` projects one column band per block on the cube;
+``band_scale`` scales one row band per block (``band_rows`` too, by its loop variable); ``band_proj`` projects one column band per block on the cube;
 ``token_norm`` takes its launch size from a `pl.dynamic` token count (`pl.tensor.dim`). The twins are wrong:
 ``band_scale_overlap`` writes each band 4 rows short of where it read it (neighbouring blocks write one row
 with different values), ``band_chain`` reads the band the previous block writes (its result depends on the
@@ -33,6 +33,15 @@ def band_scale(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[ROWS, C
         band = pl.load(x, [r0, 0], [BAND, COLS])
         scaled = pl.mul(band, 2.0)
         y = pl.store(scaled, [r0, 0], y)
+    return y
+
+
+@pl.jit
+def band_rows(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]):
+    for rb in pl.spmd(BLOCKS, name_hint="band_rows"):
+        band = pl.load(x, [rb * BAND, 0], [BAND, COLS])
+        shifted = pl.add(band, 1.0)
+        y = pl.store(shifted, [rb * BAND, 0], y)
     return y
 
 
