@@ -476,6 +476,9 @@ class _FunctionEmitter:
     def op_block_idx(self, name, call, declared, span):
         return _Scalar(self.block_idx(span), "index")
 
+    def op_dim(self, name, call, declared, span):
+        return _Scalar(self.const(self._dim(call, span), "index"), "index")
+
     def _carried(self, init: Expr, name: str, span: Span) -> _Binding:
         v = var_like(init)
         if v is None:
@@ -1084,6 +1087,7 @@ _CALLS = {
     **{op: _FunctionEmitter.op_block_idx for op in ops.BLOCK_IDX},
 }
 _DIMS = ("tensor.dim", "tile.dim")
+_CALLS.update({op: _FunctionEmitter.op_dim for op in _DIMS})
 
 
 # ---------------------------------------------------------------------------------------------- helpers

@@ -26,7 +26,7 @@ def _simulate(kernel):
     return simulate_kernel(kernel.source, kernel.lowered)
 
 
-@pytest.mark.parametrize("name, block", [("band_scale", "band_tid"), ("band_rows", "rb")])
+@pytest.mark.parametrize("name, block", [("band_scale", "band_tid"), ("band_rows", "rb"), ("band_of_dim", "band_tid")])
 def test_a_launch_is_emitted_with_its_block_count_and_block_index(kernels, name: str, block: str) -> None:
     from pypto_verify.emit import emit_function
 
@@ -37,7 +37,7 @@ def test_a_launch_is_emitted_with_its_block_count_and_block_index(kernels, name:
     assert "scf.for" not in text  # the launch is the function, once per block
 
 
-@pytest.mark.parametrize("name", ["band_scale", "band_rows", "band_proj"])
+@pytest.mark.parametrize("name", ["band_scale", "band_rows", "band_proj", "band_of_dim"])
 def test_every_block_of_a_launch_is_simulated_and_matches(kernels, name: str) -> None:
     outcome = _simulate(kernels[name])
     assert outcome.status == "match", outcome.message

@@ -2,7 +2,8 @@
 every instance of the launch over one GM (issue 14, item 2).
 
 ``band_scale`` scales one row band per block (``band_rows`` too, by its loop variable); ``band_proj`` projects one column band per block on the cube;
-``token_norm`` takes its launch size from a `pl.dynamic` token count (`pl.tensor.dim`). The twins are wrong:
+``token_norm`` takes its launch size from a `pl.dynamic` token count (`pl.tensor.dim`), ``band_of_dim``
+from the static extent of its input. The twins are wrong:
 ``band_scale_overlap`` writes each band 4 rows short of where it read it (neighbouring blocks write one row
 with different values), ``band_chain`` reads the band the previous block writes (its result depends on the
 order the blocks run in). ``blocks_at_run_time`` launches a runtime number of blocks, ``two_launches`` reads
@@ -72,6 +73,18 @@ def token_norm(x: pl.Tensor[[TOKENS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[TOKEN
         peak = pl.row_max(rows)
         centred = pl.row_expand_sub(rows, peak)
         y = pl.store(centred, [t0, 0], y)
+    return y
+
+
+@pl.jit
+def band_of_dim(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]):
+    rows = pl.tensor.dim(x, 0)
+    bands = rows // BAND
+    with pl.spmd(bands, name_hint="band_of_dim") as band_tid:
+        r0 = pl.tile.get_block_idx() * BAND
+        band = pl.load(x, [r0, 0], [BAND, COLS])
+        halved = pl.mul(band, 0.5)
+        y = pl.store(halved, [r0, 0], y)
     return y
 
 
