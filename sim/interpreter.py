@@ -363,7 +363,8 @@ class _Compiler:
     def op_arith_index_cast(self, op: Op) -> Step:
         source = self.scalar(op, op.operands[0])
         source_type, result_type = op.types
-        if source_type.name not in _INT_BITS or result_type.name not in _INT_BITS:
+        if not isinstance(source_type, ScalarType) or not isinstance(result_type, ScalarType) \
+                or source_type.name not in _INT_BITS or result_type.name not in _INT_BITS:
             raise rejected(f"arith.index_cast from {source_type} to {result_type}", op.line)
         index = self.define(op.results[0], result_type)
         values, wrap = self.values, _wrap(_INT_BITS[result_type.name])
