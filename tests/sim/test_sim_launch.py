@@ -126,3 +126,11 @@ def test_each_instance_starts_on_poisoned_arenas() -> None:
 def test_a_block_dim_that_is_not_a_positive_integer_is_rejected(value: str) -> None:
     with pytest.raises(SimError, match="pto.block_dim"):
         simulate(_launch(_row_band(), value), "main", _inputs())
+
+
+def test_index_cast_converts_between_integer_types_only() -> None:
+    body = "\n".join([view("x", "arg0", 16, 8, "f32"), view("y", "arg1", 16, 8, "f32"),
+                      "    %h = arith.constant 0.5 : f32", "    %i = arith.index_cast %h : f32 to index"])
+    with pytest.raises(SimError, match="arith.index_cast from f32 to index") as error:
+        simulate(_launch(body, None), "main", _inputs())
+    assert error.value.rule == "PV202"
