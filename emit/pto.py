@@ -52,7 +52,8 @@ How the IR maps onto PTO (one instruction per op, in statement order):
 - Launches (docs/pto-subset.md "Launches"): a function whose work is one `pl.spmd(n)` loop (`_launch`)
   is emitted as a launch: `pto.block_dim = n` on the function (n folded from the
   source, `_launch_size`), the loop's body as the function's, its loop variable and every
-  `get_block_idx()` the index `pto.get_block_idx` reads. Any other `pl.spmd` loop stays an `scf.for`;
+  `get_block_idx()` the index `pto.get_block_idx` reads; a `pl.system.syncall` at the top of its body is a
+  `pto.syncall` barrier. Any other `pl.spmd` loop stays an `scf.for`;
   `pl.tensor.dim` of a tensor parameter is its constant extent.
 
 What the subset cannot express is an `EmitError` naming the op (the comparison then reports
@@ -242,6 +243,8 @@ class _FunctionEmitter:
     """Inside the launch: the SSA name of the running instance's index."""
     spmd_depth: int = 0
     """How many `pl.spmd` loops other than the launch enclose the statement being emitted."""
+    launch_depth: int = -1
+    """The indentation depth of the launch's body (a barrier is emitted only there)."""
     base_address: dict[str, int] | None = None
     """Set when the IR has no byte addresses yet (see `_plan_addresses`): base -> its address."""
 
@@ -455,6 +458,7 @@ class _FunctionEmitter:
         self.emit(f"%{induction} = arith.index_cast %{raw} : i64 to index")
         self.bind[stmt.loop_var.name] = _Scalar(induction, "index")
         self.block_index = induction
+        self.launch_depth = self.depth
         try:
             self.body(stmt.body)
         finally:
@@ -475,6 +479,21 @@ class _FunctionEmitter:
 
     def op_block_idx(self, name, call, declared, span):
         return _Scalar(self.block_idx(span), "index")
+
+    def op_syncall(self, name, call, declared, span):
+        # `pl.system.syncall(core_type=C)`: every block of the launch reaches it before any goes on
+        core = call.kwarg("core_type")
+        mode = call.kwarg("mode")
+        if mode is not None and not (isinstance(mode, Const) and mode.value == "hard"):
+            raise EmitError("`pl.system.syncall` in soft mode (a GM workspace barrier) has no form in the PTO subset",
+                            span)
+        if not isinstance(core, Const) or core.value not in ("mix", "aic", "aiv"):
+            raise EmitError("`pl.system.syncall` without a literal `core_type` (`mix`, `aic` or `aiv`)", span)
+        if self.block_index is None or self.spmd_depth or self.depth != self.launch_depth:
+            raise EmitError("`pl.system.syncall` not at the top level of a `pl.spmd` launch: the simulation splits "
+                            "a launch into phases only there", span)
+        self.emit(f"pto.syncall() mode = #pto.sync_all_mode<hard>, core_type = #pto.sync_core_type<{core.value}>")
+        return None
 
     def op_dim(self, name, call, declared, span):
         return _Scalar(self.const(self._dim(call, span), "index"), "index")
@@ -1088,6 +1107,7 @@ _CALLS = {
 }
 _DIMS = ("tensor.dim", "tile.dim")
 _CALLS.update({op: _FunctionEmitter.op_dim for op in _DIMS})
+_CALLS["system.syncall"] = _FunctionEmitter.op_syncall
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -1194,17 +1214,22 @@ def _is_atomic(expr: Expr | None) -> bool:
     return isinstance(expr, Sym) and expr.path.endswith("Add")
 
 
+_PRELUDE = frozenset({ops.ALLOC, ops.T_CREATE, ops.T_READ, *_DIMS})
+"""What may precede a launch's loop: allocations, GM scratch (a workspace argument), scalars."""
+
+
 def _launch(fn: Function) -> For | None:
-    """The `pl.spmd` loop that is all of *fn*'s work: besides it, the body holds only `tile.alloc`s, scalar
-    assignments (recomputed by every instance) and the return."""
+    """The `pl.spmd` loop that is all of *fn*'s work: besides it, the body holds only `tile.alloc`s, GM scratch
+    tensors (`tensor.create`: workspace arguments), scalar assignments (recomputed by every instance) and the
+    return."""
     loops = [s for s in fn.body if isinstance(s, For)]
     if len(loops) != 1 or loops[0].kind is not LoopKind.SPMD or loops[0].iter_args:
         return None
     for stmt in fn.body:
         if stmt is loops[0] or isinstance(stmt, Return):
             continue
-        if not isinstance(stmt, Assign) or isinstance(stmt.type, (TileType, TensorType)) \
-                or any(isinstance(c, Call) and c.op not in (ops.ALLOC, *_DIMS) for c in walk_exprs(stmt.value)):
+        if not isinstance(stmt, Assign) or isinstance(stmt.type, TileType) \
+                or any(isinstance(c, Call) and c.op not in _PRELUDE for c in walk_exprs(stmt.value)):
             return None
     return loops[0]
 

@@ -31,7 +31,9 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
   `row_expand_<op>(x, v)` / `col_expand_<op>(x, v)` (op `add sub mul div max min`) broadcast a
   `[M, 1]` / `[1, N]` v over x; `full` fills; `cast` rounds half to even (float to int saturates).
 - Loops of every kind run sequentially (a pipeline stage does not change values; the blocks of a
-  `pl.spmd` launch run in turn, `get_block_idx()` reading the innermost one's); `if`s pick an arm
+  `pl.spmd` launch run in turn, `get_block_idx()` reading the innermost one's; with `pl.system.syncall`
+  barriers at the top of its body, phase by phase: every block runs up to the barrier before any goes
+  on, each resuming its own names); `if`s pick an arm
   and bind the phis; iter_args are carried; `tensor.read` returns an element of a GM tensor.
 - Slices and loads must lie inside their tensor: a window out of range is a `ReferenceError` (so the
   dynamic driver can reject a sample scalar that makes the kernel read out of bounds).
@@ -469,6 +471,9 @@ class _Interpreter:
             raise ReferenceError(f"the loop at line {stmt.span.line} runs {trips} times; the simulation's "
                                  f"limit is {MAX_ITERATIONS} loop iterations per kernel")
         launch = stmt.kind is LoopKind.SPMD
+        if launch and any(_is_barrier(s) for s in stmt.body):
+            self._phases(stmt, range(start, stop, step))
+            return
         for i in range(start, stop, step):
             self.env[stmt.loop_var.name] = i
             for arg, value in zip(stmt.iter_args, carries):
@@ -485,6 +490,31 @@ class _Interpreter:
                     raise ReferenceError("loop body does not yield one value per iter_arg")
                 carries = yielded
         self._bind(stmt.return_vars, carries, "loop")
+
+    def _phases(self, stmt: For, blocks: range) -> None:
+        """A `pl.spmd` loop with `pl.system.syncall` barriers in its body: every block runs a phase (the
+        statements up to the next barrier) before any runs the next, resuming its own names."""
+        if stmt.iter_args:
+            raise ReferenceError("a `pl.spmd` loop with barriers carries values")
+        phases: list[list[Stmt]] = [[]]
+        for inner in stmt.body:
+            if _is_barrier(inner):
+                phases.append([])
+            elif not isinstance(inner, Yield):
+                phases[-1].append(inner)
+        envs = {i: dict(self.env) for i in blocks}
+        for phase in phases:
+            for i in blocks:
+                self.env = envs[i]
+                self.env[stmt.loop_var.name] = i
+                self.blocks.append(i)
+                try:
+                    for inner in phase:
+                        self.stmt(inner)
+                finally:
+                    self.blocks.pop()
+        if blocks:
+            self.env = envs[blocks[-1]]
 
     def _bind(self, names: tuple[Var, ...], values: tuple[Any, ...] | None, what: str) -> None:
         if not names:
@@ -1013,6 +1043,18 @@ def _read(it: _Interpreter, call: Call) -> int | float:
     return int(element) if not src.dtype.is_float else float(element)
 
 
+_BARRIER = "system.syncall"
+"""`pl.system.syncall`: every block of the launch reaches it before any goes on."""
+
+
+def _is_barrier(stmt: Stmt) -> bool:
+    return isinstance(stmt, Eval) and isinstance(stmt.value, Call) and stmt.value.op == _BARRIER
+
+
+def _barrier(it: _Interpreter, call: Call) -> None:
+    raise ReferenceError("`pl.system.syncall` not at the top level of a `pl.spmd` loop's body")
+
+
 def _block_idx(it: _Interpreter, call: Call) -> int:
     """`get_block_idx()`: the block of the innermost `pl.spmd` loop (every block runs in turn)."""
     if not it.blocks:
@@ -1049,7 +1091,7 @@ _HANDLERS = {
     ops.TRANSPOSE_VIEW: _transpose_view, ops.T_CAST: _cast, "tile.cast": _cast,
     ops.T_RESHAPE: _reshape, "tile.reshape": _reshape, ops.T_READ: _read, ops.ALLOC: _alloc,
     "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape,
-    **dict.fromkeys(ops.BLOCK_IDX, _block_idx), "tensor.dim": _dim, "tile.dim": _dim,
+    **dict.fromkeys(ops.BLOCK_IDX, _block_idx), "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier,
 }
 
 

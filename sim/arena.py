@@ -112,3 +112,16 @@ class Memory:
         """Every arena back to its state at creation (a fresh core's memory)."""
         for arena in self.arenas.values():
             arena.poison()
+
+    def snapshot(self) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
+        """A copy of every arena's bytes (and written-bitmap): one core's memory, to `restore` later."""
+        return {space: (arena.data.copy(), None if arena.written is None else arena.written.copy())
+                for space, arena in self.arenas.items()}
+
+    def restore(self, snapshot: dict[str, tuple[np.ndarray, np.ndarray | None]]) -> None:
+        """Every arena as *snapshot* holds it, in place (the tile views stay valid)."""
+        for space, (data, written) in snapshot.items():
+            arena = self.arenas[space]
+            arena.data[:] = data
+            if written is not None and arena.written is not None:
+                arena.written[:] = written

@@ -41,6 +41,10 @@ Decisions where the spec is silent or loose (docs/pto-subset.md):
   poisoned arenas (its own core: nothing on chip survives from another instance), over the one GM;
   `pto.get_block_idx` reads the running instance's index, `pto.get_block_num` N. Without the attribute a
   function is one instance (index 0 of 1).
+- `pto.syncall` (hard mode) is a barrier of every instance of the launch: the simulation runs the launch
+  phase by phase (a phase ends at a `pto.syncall` of the function's top level): every instance runs a
+  phase, in the launch's order, before any runs the next, each resuming its own scalars and on-chip
+  memory. A `pto.syncall` inside a loop or an `if` is not simulated (the limit rule, like a loop too long).
 - Integer scalars wrap to their type's width (`index` is 64 bits); `i1` values are bools.
 - Errors about names (undefined value, missing argument) have rule ""; every semantic rejection
   has rule PV202.
@@ -195,6 +199,8 @@ class _Compiler:
         self.strict = strict_undef
         self.iterations = 0
         """`scf.for` iterations run so far (`MAX_ITERATIONS`)."""
+        self.depth = 0
+        """How many blocks enclose the op being compiled (1: the function's top level)."""
         self.instance = (0, 1)
         """(the running instance's index, the launch's block count): what `pto.get_block_idx` /
         `pto.get_block_num` read."""
@@ -269,10 +275,12 @@ class _Compiler:
     def block(self, ops: tuple[Op, ...]) -> tuple[Step, ...]:
         saved = dict(self.scope)
         steps = []
+        self.depth += 1
         for op in ops:
             step = self.op(op)
             if step is not None:
                 steps.append(step)
+        self.depth -= 1
         self.scope = saved
         return tuple(steps)
 
@@ -387,6 +395,14 @@ class _Compiler:
         def run() -> None:
             self.values[index] = self.instance[1]
         return run
+
+    def op_pto_syncall(self, op: Op) -> Step:
+        if op.attr("mode", "#pto.sync_all_mode<hard>") != "#pto.sync_all_mode<hard>":
+            raise rejected(f"pto.syncall mode {op.attr('mode')}: only the hard mode is in the subset", op.line)
+        if self.depth != 1:
+            raise over_limit("a pto.syncall inside a loop or an if: the simulation splits a launch into phases "
+                             "only at the function's top level", op.line)
+        return _BARRIER
 
     # --- control flow -----------------------------------------------------------------------
     def op_scf_for(self, op: Op) -> Step:
@@ -1088,15 +1104,52 @@ def _execute(func: Func, args: dict[str, object], target: str, strict_undef: boo
     blocks = block_dim(func)
     if blocks > MAX_ITERATIONS:
         raise over_limit(f"the launch runs {blocks} instances; the simulator's limit is {MAX_ITERATIONS}", func.line)
+    order = list(range(blocks) if blocks_in_order else reversed(range(blocks)))  # the reference: first to last
+    phases = _phases(body)
     with np.errstate(all="ignore"):
-        order = range(blocks) if blocks_in_order else reversed(range(blocks))  # the reference: first to last
-        for count, instance in enumerate(order):
-            if count:
-                memory.poison()  # the next instance runs on a core of its own
-            compiler.instance = (instance, blocks)
-            for step in body:
-                step()
+        if len(phases) == 1:
+            for count, instance in enumerate(order):
+                if count:
+                    memory.poison()  # the next instance runs on a core of its own
+                compiler.instance = (instance, blocks)
+                for step in phases[0]:
+                    step()
+        else:
+            _run_phases(compiler, memory, phases, order)
     return {name: result() for name, result in results.items()}, compiler.writers
+
+
+def _BARRIER() -> None:
+    """The step of a top-level `pto.syncall`: where one phase of a launch ends (`_phases`)."""
+
+
+def _phases(body: tuple[Step, ...]) -> list[tuple[Step, ...]]:
+    """*body* cut at its barriers."""
+    phases: list[list[Step]] = [[]]
+    for step in body:
+        if step is _BARRIER:
+            phases.append([])
+        else:
+            phases[-1].append(step)
+    return [tuple(phase) for phase in phases]
+
+
+def _run_phases(compiler: _Compiler, memory: Memory, phases: list[tuple[Step, ...]], order: list[int]) -> None:
+    """Every instance runs a phase before any runs the next; each resumes its own slots and on-chip memory
+    (saved at the barrier, as its core keeps them)."""
+    saved: dict[int, tuple[list[Any], dict[str, tuple[np.ndarray, np.ndarray | None]]]] = {}
+    for number, phase in enumerate(phases):
+        for instance in order:
+            if number:
+                values, arenas = saved[instance]
+                compiler.values[:] = values
+                memory.restore(arenas)
+            else:
+                memory.poison()
+            compiler.instance = (instance, len(order))
+            for step in phase:
+                step()
+            saved[instance] = (list(compiler.values), memory.snapshot())
 
 
 def block_dim(func: Func) -> int:

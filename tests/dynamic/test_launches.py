@@ -37,7 +37,7 @@ def test_a_launch_is_emitted_with_its_block_count_and_block_index(kernels, name:
     assert "scf.for" not in text  # the launch is the function, once per block
 
 
-@pytest.mark.parametrize("name", ["band_scale", "band_rows", "band_proj", "band_of_dim"])
+@pytest.mark.parametrize("name", ["band_scale", "band_rows", "band_proj", "band_of_dim", "rotate_bands"])
 def test_every_block_of_a_launch_is_simulated_and_matches(kernels, name: str) -> None:
     outcome = _simulate(kernels[name])
     assert outcome.status == "match", outcome.message
@@ -80,7 +80,25 @@ def test_a_store_into_another_ranks_window_is_skipped_with_its_reason(kernels) -
                               "given at run time")
 
 
-@pytest.mark.parametrize("name", ["band_scale_overlap", "band_chain"])
+def test_a_barrier_is_emitted_where_the_source_waits(kernels) -> None:
+    from pypto_verify.emit import emit_function
+
+    text = emit_function(kernels["rotate_bands"].lowered).text
+    assert text.count("pto.syncall() mode = #pto.sync_all_mode<hard>, core_type = #pto.sync_core_type<mix>") == 1
+
+
+def test_reading_a_neighbours_band_without_a_barrier_mismatches(kernels) -> None:
+    outcome = _simulate(kernels["rotate_bands_unsynced"])
+    assert outcome.status == "mismatch" and "(a race between blocks)" in outcome.message
+
+
+def test_a_barrier_inside_a_loop_is_skipped_with_its_reason(kernels) -> None:
+    outcome = _simulate(kernels["barrier_in_loop"])
+    assert outcome.reason == ("emit: `pl.system.syncall` not at the top level of a `pl.spmd` launch: the "
+                              "simulation splits a launch into phases only there")
+
+
+@pytest.mark.parametrize("name", ["band_scale_overlap", "band_chain", "rotate_bands_unsynced"])
 def test_a_mismatch_that_is_the_order_of_the_blocks_says_so(kernels, name: str) -> None:
     outcome = _simulate(kernels[name])
     assert outcome.message.endswith("(a race between blocks): run first to last, as the reference runs them, "

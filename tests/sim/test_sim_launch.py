@@ -134,3 +134,78 @@ def test_index_cast_converts_between_integer_types_only() -> None:
     with pytest.raises(SimError, match="arith.index_cast from f32 to index") as error:
         simulate(_launch(body, None), "main", _inputs())
     assert error.value.rule == "PV202"
+
+
+def _rotate(barrier: str) -> str:
+    """Instance b stores x's band b (rows 4b..4b+3, times 2) into scratch z, waits at *barrier*, then copies z's
+    band b + 1 (mod 4) into y's band b."""
+    t = "!pto.tile_buf<loc=vec, dtype=f32, rows=4, cols=8, v_row=?, v_col=?, blayout=row_major, " \
+        "slayout=row_major, fractal=512, pad=0>"
+    return "\n".join([
+        view("x", "arg0", 16, 8, "f32"), view("y", "arg1", 16, 8, "f32"), view("z", "arg2", 16, 8, "f32"),
+        "    %blk = pto.get_block_idx",
+        "    %b = arith.index_cast %blk : i64 to index",
+        "    %r0 = arith.muli %b, %c4 : index",
+        f"    %xw = pto.partition_view %x_v, offsets = [%r0, %c0], sizes = [%c4, %c8] : "
+        f"!pto.tensor_view<?x?xf32> -> {pview(4, 8, 'f32')}",
+        f"    %zw = pto.partition_view %z_v, offsets = [%r0, %c0], sizes = [%c4, %c8] : "
+        f"!pto.tensor_view<?x?xf32> -> {pview(4, 8, 'f32')}",
+        load("xw", "t", "vec", "f32", 4, 8),
+        "    %two = arith.constant 2.0 : f32",
+        f"    pto.tmuls ins(%t, %two : {t}, f32) outs(%t : {t})",
+        store("t", "vec", "f32", 4, 8, "zw"),
+        barrier,
+        "    %b1 = arith.addi %b, %c1 : index",
+        "    %nb = arith.remsi %b1, %c4 : index",
+        "    %n0 = arith.muli %nb, %c4 : index",
+        f"    %zn = pto.partition_view %z_v, offsets = [%n0, %c0], sizes = [%c4, %c8] : "
+        f"!pto.tensor_view<?x?xf32> -> {pview(4, 8, 'f32')}",
+        f"    %yw = pto.partition_view %y_v, offsets = [%r0, %c0], sizes = [%c4, %c8] : "
+        f"!pto.tensor_view<?x?xf32> -> {pview(4, 8, 'f32')}",
+        f"    pto.tload ins(%zn : {pview(4, 8, 'f32')}) outs(%t : {t})",
+        store("t", "vec", "f32", 4, 8, "yw"),
+    ])
+
+
+def _rotate_args() -> dict[str, np.ndarray]:
+    return {**_inputs(), "arg2": np.zeros((16, 8), np.float32)}
+
+
+def _three_args(text: str) -> str:
+    return text.replace("%arg1: !pto.ptr<f32>)", "%arg1: !pto.ptr<f32>, %arg2: !pto.ptr<f32>)")
+
+
+SYNCALL = "    pto.syncall() mode = #pto.sync_all_mode<hard>, core_type = #pto.sync_core_type<mix>"
+
+
+def test_every_instance_reaches_a_syncall_before_any_goes_on() -> None:
+    args = _rotate_args()
+    out = simulate(_three_args(_launch(_rotate(SYNCALL), "4")), "main", args)["arg1"]
+    np.testing.assert_array_equal(out, 2 * np.roll(args["arg0"], -4, axis=0))
+
+
+def test_without_the_syncall_an_instance_reads_a_band_not_yet_written() -> None:
+    args = _rotate_args()
+    out = simulate(_three_args(_launch(_rotate(""), "4")), "main", args)["arg1"]
+    # last to first: instance 3 reads band 0 before instance 0 wrote it
+    assert (out[12:] == 0).all()
+
+
+def test_an_instance_resumes_its_own_scalars_and_tiles_after_a_syncall() -> None:
+    # the tile %t and the scalar %b are each instance's own across the barrier: reloading nothing, y's band b
+    # is instance b's own scaled band
+    body = _rotate(SYNCALL).replace(f"    pto.tload ins(%zn : {pview(4, 8, 'f32')}) outs(%t : "
+                                    "!pto.tile_buf<loc=vec, dtype=f32, rows=4, cols=8, v_row=?, v_col=?, "
+                                    "blayout=row_major, slayout=row_major, fractal=512, pad=0>)", "")
+    args = _rotate_args()
+    out = simulate(_three_args(_launch(body, "4")), "main", args)["arg1"]
+    np.testing.assert_array_equal(out, 2 * args["arg0"])
+
+
+def test_a_syncall_inside_a_loop_is_over_the_simulators_limit() -> None:
+    from pypto_verify.sim.errors import LIMIT
+
+    body = _rotate(f"    scf.for %i = %c0 to %c1 step %c1 {{\n{SYNCALL}\n    }}")
+    with pytest.raises(SimError, match="only at the function's top level") as error:
+        simulate(_three_args(_launch(body, "4")), "main", _rotate_args())
+    assert error.value.rule == LIMIT

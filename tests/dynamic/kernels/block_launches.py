@@ -2,13 +2,15 @@
 every instance of the launch over one GM (issue 14, item 2).
 
 ``band_scale`` scales one row band per block (``band_rows`` too, by its loop variable); ``band_proj`` projects one column band per block on the cube;
-``token_norm`` takes its launch size from a `pl.dynamic` token count (`pl.tensor.dim`), ``band_of_dim``
+``rotate_bands`` stages every band in GM, waits for every block at a `pl.system.syncall` barrier, then
+reads its neighbour's band. ``token_norm`` takes its launch size from a `pl.dynamic` token count (`pl.tensor.dim`), ``band_of_dim``
 from the static extent of its input. The twins are wrong:
 ``band_scale_overlap`` writes each band 4 rows short of where it read it (neighbouring blocks write one row
 with different values), ``band_chain`` reads the band the previous block writes (its result depends on the
-order the blocks run in). ``blocks_at_run_time`` launches a runtime number of blocks, ``two_launches`` reads
+order the blocks run in), ``rotate_bands_unsynced`` reads its neighbour's band with no barrier.
+``blocks_at_run_time`` launches a runtime number of blocks, ``two_launches`` reads
 the block index in one of two launches of a function, ``push_band`` stores each band into a peer rank's
-window: none can be simulated, and each says why.
+window, ``barrier_in_loop`` waits at a barrier inside a loop: none can be simulated, and each says why.
 """
 
 import pypto.language as pl
@@ -89,6 +91,35 @@ def band_of_dim(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[ROWS, 
 
 
 @pl.jit
+def rotate_bands(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]):
+    staged = pl.create_tensor([ROWS, COLS], dtype=pl.FP32)
+    with pl.spmd(BLOCKS, name_hint="rotate_bands") as rotate_tid:
+        blk = pl.tile.get_block_idx()
+        band = pl.load(x, [blk * BAND, 0], [BAND, COLS])
+        doubled = pl.mul(band, 2.0)
+        staged = pl.store(doubled, [blk * BAND, 0], staged)
+        pl.system.syncall(core_type="mix")
+        neighbour = (blk + 1) % BLOCKS
+        theirs = pl.load(staged, [neighbour * BAND, 0], [BAND, COLS])
+        y = pl.store(theirs, [blk * BAND, 0], y)
+    return y
+
+
+@pl.jit
+def rotate_bands_unsynced(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]):
+    staged = pl.create_tensor([ROWS, COLS], dtype=pl.FP32)
+    with pl.spmd(BLOCKS, name_hint="rotate_bands_unsynced") as rotate_tid:
+        blk = pl.tile.get_block_idx()
+        band = pl.load(x, [blk * BAND, 0], [BAND, COLS])
+        doubled = pl.mul(band, 2.0)
+        staged = pl.store(doubled, [blk * BAND, 0], staged)
+        neighbour = (blk + 1) % BLOCKS
+        theirs = pl.load(staged, [neighbour * BAND, 0], [BAND, COLS])
+        y = pl.store(theirs, [blk * BAND, 0], y)
+    return y
+
+
+@pl.jit
 def band_scale_overlap(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]):
     with pl.spmd(BLOCKS, name_hint="band_scale_overlap") as band_tid:
         blk = pl.tile.get_block_idx()
@@ -144,3 +175,15 @@ def push_band(
         band = pl.load(x, [r0, 0], [BAND, COLS])
         pld.tile.remote_store(band, window, peer, [r0, 0])
     return window
+
+
+@pl.jit
+def barrier_in_loop(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]):
+    with pl.spmd(BLOCKS, name_hint="barrier_in_loop") as loop_tid:
+        blk = pl.tile.get_block_idx()
+        for half in pl.range(2):
+            r0 = blk * BAND + half * (BAND // 2)
+            rows = pl.load(x, [r0, 0], [BAND // 2, COLS])
+            y = pl.store(rows, [r0, 0], y)
+            pl.system.syncall(core_type="mix")
+    return y
