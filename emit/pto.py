@@ -1214,8 +1214,9 @@ def _is_atomic(expr: Expr | None) -> bool:
     return isinstance(expr, Sym) and expr.path.endswith("Add")
 
 
-_PRELUDE = frozenset({ops.ALLOC, ops.T_CREATE, ops.T_READ, *_DIMS})
-"""What may precede a launch's loop: allocations, GM scratch (a workspace argument), scalars."""
+_PRELUDE = frozenset({ops.ALLOC, ops.T_CREATE, ops.T_READ, ops.T_RESHAPE, *_DIMS})
+"""What may precede a launch's loop: allocations, GM scratch (a workspace argument), views of GM tensors
+(`tensor.reshape`), scalars: nothing an instance's recomputing it changes."""
 
 
 def _launch(fn: Function) -> For | None:

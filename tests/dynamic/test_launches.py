@@ -80,6 +80,16 @@ def test_a_store_into_another_ranks_window_is_skipped_with_its_reason(kernels) -
                               "given at run time")
 
 
+def test_a_view_of_a_gm_tensor_may_precede_a_launch(kernels) -> None:
+    # recomputing a view changes nothing: the loop after it is still all of the function's work
+    from pypto_verify.emit.pto import _launch
+
+    lowered = kernels["band_of_view"].lowered
+    assert any(getattr(s, "value", None) is not None and getattr(s.value, "op", "") == "tensor.reshape"
+               for s in lowered.body)
+    assert _launch(lowered) is not None and _launch(kernels["two_launches"].lowered) is None
+
+
 def test_a_barrier_is_emitted_where_the_source_waits(kernels) -> None:
     from pypto_verify.emit import emit_function
 

@@ -4,7 +4,7 @@ every instance of the launch over one GM (issue 14, item 2).
 ``band_scale`` scales one row band per block (``band_rows`` too, by its loop variable); ``band_proj`` projects one column band per block on the cube;
 ``rotate_bands`` stages every band in GM, waits for every block at a `pl.system.syncall` barrier, then
 reads its neighbour's band. ``token_norm`` takes its launch size from a `pl.dynamic` token count (`pl.tensor.dim`), ``band_of_dim``
-from the static extent of its input. The twins are wrong:
+from the static extent of its input; ``band_of_view`` views its input with another shape before the launch. The twins are wrong:
 ``band_scale_overlap`` writes each band 4 rows short of where it read it (neighbouring blocks write one row
 with different values), ``band_chain`` reads the band the previous block writes (its result depends on the
 order the blocks run in), ``rotate_bands_unsynced`` reads its neighbour's band with no barrier.
@@ -87,6 +87,16 @@ def band_of_dim(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[ROWS, 
         band = pl.load(x, [r0, 0], [BAND, COLS])
         halved = pl.mul(band, 0.5)
         y = pl.store(halved, [r0, 0], y)
+    return y
+
+
+@pl.jit
+def band_of_view(x: pl.Tensor[[ROWS // 2, COLS * 2], pl.FP32], y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]):
+    x_rows = pl.reshape(x, [ROWS, COLS])
+    with pl.spmd(BLOCKS, name_hint="band_of_view") as band_tid:
+        r0 = pl.tile.get_block_idx() * BAND
+        band = pl.load(x_rows, [r0, 0], [BAND, COLS])
+        y = pl.store(band, [r0, 0], y)
     return y
 
 
