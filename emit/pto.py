@@ -49,6 +49,13 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   accumulator's row pitch. `tile.set_validshape` (metadata only) is an `alloc_tile` at its source's
   address with the new valid rows and columns. Neither emits an instruction.
 
+- Launches (docs/pto-subset.md "Launches"): a function whose work is one `pl.spmd(n)` loop (`_launch`)
+  is emitted as a launch: `pto.block_dim = n` on the function (n folded from the
+  source, `_launch_size`), the loop's body as the function's, its loop variable and every
+  `get_block_idx()` the index `pto.get_block_idx` reads; a `pl.system.syncall` at the top of its body is a
+  `pto.syncall` barrier. Any other `pl.spmd` loop stays an `scf.for`;
+  `pl.tensor.dim` of a tensor parameter is its constant extent.
+
 What the subset cannot express is an `EmitError` naming the op (the comparison then reports
 `sim: skipped` with the reason): vector ops it lacks, scalar loop carries and scalar phis, GM
 scratch tensors, windows of a Mat tile narrower than its rows.
@@ -65,9 +72,10 @@ from dataclasses import dataclass, field, replace
 from pypto_verify import ops, scalar
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DType, Eval, Expr, For, Function, If, ListExpr,
-    MemSpace, NO_SPAN, Return, ScalarType, Scope, Span, Stmt, Sym, TensorType, TileType,
+    LoopKind, MemSpace, NO_SPAN, Return, ScalarType, Scope, Span, Stmt, Sym, TensorType, TileType,
     TupleExpr, Type, UnaryOp, Var, Yield, final_yield, stmt_exprs, type_env, var_like, walk_exprs, walk_stmts,
 )
+from pypto_verify.printer import print_expr
 from pypto_verify.target import Target, get_target
 
 
@@ -229,6 +237,14 @@ class _FunctionEmitter:
     reads: dict[str, str] = field(default_factory=dict)
     transposed_uses: set[str] = field(default_factory=set)
     cube: bool = False
+    launch: For | None = None
+    """The `pl.spmd` loop that is the function's whole work (`_launch`): emitted as a launch."""
+    block_index: str | None = None
+    """Inside the launch: the SSA name of the running instance's index."""
+    spmd_depth: int = 0
+    """How many `pl.spmd` loops other than the launch enclose the statement being emitted."""
+    launch_depth: int = -1
+    """The indentation depth of the launch's body (a barrier is emitted only there)."""
     base_address: dict[str, int] | None = None
     """Set when the IR has no byte addresses yet (see `_plan_addresses`): base -> its address."""
 
@@ -300,11 +316,13 @@ class _FunctionEmitter:
         for param, binding in zip(self.fn.params, self.args):
             if isinstance(param.type, TensorType):
                 views.append(self._tensor_view(param.name, binding.name, param.type, param.span))
+        self.launch = _launch(self.fn)
+        block_dim = "" if self.launch is None else f", pto.block_dim = {_launch_size(self.fn, self.launch)}"
         self.body(self.fn.body)
         kind = "cube" if self.cube else "vector"
         header = (f"  func.func @{self.fn.name}("
                   + ", ".join(f"%{a.name}: {a.type}" for a in self.args)
-                  + f") attributes {{pto.kernel_kind = #pto.kernel_kind<{kind}>}} {{")
+                  + f") attributes {{pto.kernel_kind = #pto.kernel_kind<{kind}>{block_dim}}} {{")
         prefix = "\n".join([header, *self.constant_lines, *(v for v in views if v)])
         text = "\n".join([prefix, *self.lines, "    return", "  }"])
         first = prefix.count("\n") + 2  # the line of lines[0]
@@ -400,6 +418,19 @@ class _FunctionEmitter:
         self.bind[target.name] = _Scalar(ssa, kind)
 
     def loop(self, stmt: For) -> None:
+        if stmt is self.launch:
+            self.launch_body(stmt)
+            return
+        if stmt.kind is LoopKind.SPMD:
+            self.spmd_depth += 1
+            try:
+                self._loop(stmt)
+            finally:
+                self.spmd_depth -= 1
+            return
+        self._loop(stmt)
+
+    def _loop(self, stmt: For) -> None:
         lower = self.index(stmt.start, stmt.span)
         upper = self.index(stmt.stop, stmt.span)
         step = self.index(stmt.step, stmt.span)
@@ -416,6 +447,56 @@ class _FunctionEmitter:
         for rv, arg in zip(stmt.return_vars, stmt.iter_args):
             # TARGET_FACTS.md, PTO codegen: a loop's result is the init value's buffer.
             self.bind[rv.name] = self.bind[arg.name]
+
+    # launches ---------------------------------------------------------------------------
+    def launch_body(self, stmt: For) -> None:
+        """The launch loop's body, once per instance: its loop variable is the instance's index
+        (`pto.get_block_idx`); the size is the function's `pto.block_dim`."""
+        raw = self.fresh(f"{stmt.loop_var.name}_block")
+        self.emit(f"%{raw} = pto.get_block_idx")
+        induction = self.fresh(stmt.loop_var.name)
+        self.emit(f"%{induction} = arith.index_cast %{raw} : i64 to index")
+        self.bind[stmt.loop_var.name] = _Scalar(induction, "index")
+        self.block_index = induction
+        self.launch_depth = self.depth
+        try:
+            self.body(stmt.body)
+        finally:
+            self.block_index = None
+
+    def block_idx(self, span: Span) -> str:
+        """The SSA name of `get_block_idx()` here: the launch's instance index."""
+        if self.block_index is None and self.spmd_depth:
+            raise EmitError("`tile.get_block_idx` in a `pl.spmd` loop that is not all of its function's work (an "
+                            "orchestration of several steps): the PTO subset launches a whole function", span)
+        if self.block_index is None:
+            raise EmitError("`tile.get_block_idx` outside a `pl.spmd` loop: its launch size is given at run "
+                            "time, not in the source", span)
+        if self.spmd_depth:
+            raise EmitError("`tile.get_block_idx` in a `pl.spmd` loop nested in the function's launch: the PTO "
+                            "subset launches one function per `pl.spmd`", span)
+        return self.block_index
+
+    def op_block_idx(self, name, call, declared, span):
+        return _Scalar(self.block_idx(span), "index")
+
+    def op_syncall(self, name, call, declared, span):
+        # `pl.system.syncall(core_type=C)`: every block of the launch reaches it before any goes on
+        core = call.kwarg("core_type")
+        mode = call.kwarg("mode")
+        if mode is not None and not (isinstance(mode, Const) and mode.value == "hard"):
+            raise EmitError("`pl.system.syncall` in soft mode (a GM workspace barrier) has no form in the PTO subset",
+                            span)
+        if not isinstance(core, Const) or core.value not in ("mix", "aic", "aiv"):
+            raise EmitError("`pl.system.syncall` without a literal `core_type` (`mix`, `aic` or `aiv`)", span)
+        if self.block_index is None or self.spmd_depth or self.depth != self.launch_depth:
+            raise EmitError("`pl.system.syncall` not at the top level of a `pl.spmd` launch: the simulation splits "
+                            "a launch into phases only there", span)
+        self.emit(f"pto.syncall() mode = #pto.sync_all_mode<hard>, core_type = #pto.sync_core_type<{core.value}>")
+        return None
+
+    def op_dim(self, name, call, declared, span):
+        return _Scalar(self.const(self._dim(call, span), "index"), "index")
 
     def _carried(self, init: Expr, name: str, span: Span) -> _Binding:
         v = var_like(init)
@@ -542,6 +623,9 @@ class _FunctionEmitter:
                 if isinstance(inner, Call) and inner.op != ops.T_READ:
                     raise EmitError(f"`{_innermost(inner).op}` has no instruction in the PTO subset", span)
         op = call.op
+        if op.startswith("distributed."):
+            raise EmitError(f"`{op}` acts on the window of another rank: the simulation runs one rank, and how "
+                            "many ranks a run has (`pld.world_size()`) is given at run time", span)
         name = target.name if target is not None else None
         handler = _CALLS.get(op)
         if handler is not None:
@@ -973,6 +1057,10 @@ class _FunctionEmitter:
             result = self.fresh(name)
             self.emit(f"%{result} = arith.subi %{self.const(0, 'index')}, %{operand} : index")
             return result, "index"
+        if isinstance(expr, Call) and expr.op in ops.BLOCK_IDX:
+            return self.block_idx(span), "index"
+        if isinstance(expr, Call) and expr.op in _DIMS:
+            return self.const(self._dim(expr, span), "index"), "index"
         if isinstance(expr, Call) and expr.op == ops.T_READ:
             tensor = var_like(expr.args[0]) if expr.args else None
             bound_tensor = self.bind.get(tensor.name) if tensor is not None else None
@@ -986,6 +1074,15 @@ class _FunctionEmitter:
                 self.reads[param] = arg
             return self.reads[param], "index"
         raise EmitError(f"expression {type(expr).__name__} has no scalar PTO form", span)
+
+    def _dim(self, call: Call, span: Span) -> int:
+        """`pl.tensor.dim(t, axis)` of a tensor parameter: its constant extent."""
+        tensor = var_like(call.args[0]) if call.args else None
+        bound = self.bind.get(tensor.name) if tensor is not None else None
+        axis = ops.const_int(call.args[1]) if len(call.args) == 2 else None
+        if not isinstance(bound, _Tensor) or axis is None or not -len(bound.shape) <= axis < len(bound.shape):
+            raise EmitError(f"`{call.op}` of something other than an axis of a tensor parameter", span)
+        return bound.shape[axis]
 
     def _bool(self, expr: Expr, span: Span) -> str:
         ssa, kind = self.scalar(expr, span)
@@ -1006,7 +1103,11 @@ _CALLS = {
     ops.SET_VALIDSHAPE: _FunctionEmitter.op_set_validshape,
     "tile.full": _FunctionEmitter.op_full, "tile.slice": _FunctionEmitter.op_slice,
     ops.T_READ: _FunctionEmitter.op_read,
+    **{op: _FunctionEmitter.op_block_idx for op in ops.BLOCK_IDX},
 }
+_DIMS = ("tensor.dim", "tile.dim")
+_CALLS.update({op: _FunctionEmitter.op_dim for op in _DIMS})
+_CALLS["system.syncall"] = _FunctionEmitter.op_syncall
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -1111,6 +1212,56 @@ def _items(expr: Expr | None, span: Span, what: str) -> tuple[Expr, ...]:
 
 def _is_atomic(expr: Expr | None) -> bool:
     return isinstance(expr, Sym) and expr.path.endswith("Add")
+
+
+_PRELUDE = frozenset({ops.ALLOC, ops.T_CREATE, ops.T_READ, ops.T_RESHAPE, *_DIMS})
+"""What may precede a launch's loop: allocations, GM scratch (a workspace argument), views of GM tensors
+(`tensor.reshape`), scalars: nothing an instance's recomputing it changes."""
+
+
+def _launch(fn: Function) -> For | None:
+    """The `pl.spmd` loop that is all of *fn*'s work: besides it, the body holds only `tile.alloc`s, GM scratch
+    tensors (`tensor.create`: workspace arguments), scalar assignments (recomputed by every instance) and the
+    return."""
+    loops = [s for s in fn.body if isinstance(s, For)]
+    if len(loops) != 1 or loops[0].kind is not LoopKind.SPMD or loops[0].iter_args:
+        return None
+    for stmt in fn.body:
+        if stmt is loops[0] or isinstance(stmt, Return):
+            continue
+        if not isinstance(stmt, Assign) or isinstance(stmt.type, TileType) \
+                or any(isinstance(c, Call) and c.op not in _PRELUDE for c in walk_exprs(stmt.value)):
+            return None
+    return loops[0]
+
+
+def _launch_size(fn: Function, loop: For) -> int:
+    """The block count of the launch *loop*: `pl.spmd(n)`'s n, folded with the scalars assigned before it
+    (`pl.tensor.dim` of a static shape included); an `EmitError` when the source does not fix it."""
+    shapes = {p.name: ops.static_shape(p.type.shape) for p in fn.params if isinstance(p.type, TensorType)}
+    env: dict[str, int | bool] = {}
+    for stmt in fn.body:
+        if stmt is loop:
+            break
+        if not isinstance(stmt, Assign):
+            continue
+        value: int | bool | float | None
+        if isinstance(stmt.value, Call) and stmt.value.op in _DIMS and len(stmt.value.args) == 2:
+            tensor, axis = var_like(stmt.value.args[0]), ops.const_int(stmt.value.args[1])
+            shape = shapes.get(tensor.name) if tensor is not None else None
+            value = shape[axis] if shape is not None and axis is not None and -len(shape) <= axis < len(shape) else None
+        else:
+            value = scalar.evaluate(stmt.value, env)
+        if isinstance(value, (int, bool)):
+            env[stmt.target.name] = value
+    start, stop, step = (scalar.evaluate(e, env) for e in (loop.start, loop.stop, loop.step))
+    if start != 0 or step != 1:
+        raise EmitError("a `pl.spmd` launch that does not count its blocks from 0 by 1", loop.span)
+    if not isinstance(stop, int) or isinstance(stop, bool):
+        raise EmitError(f"the launch size of `pl.spmd({print_expr(loop.stop)})` is not known statically", loop.span)
+    if stop < 1:
+        raise EmitError(f"a `pl.spmd` launch of {stop} blocks", loop.span)
+    return stop
 
 
 def _stmt_calls(stmt: Stmt) -> Iterable[Call]:

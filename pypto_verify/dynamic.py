@@ -40,6 +40,9 @@ Conventions:
   the deviations first (they cost as much as its values): every element within tolerance with sigma
   0 is within it with any sigma, so that is a match; only a kernel with a difference runs the
   reference again with them, and is judged by that run (`PreparedRun.with_deviations`).
+- A launch (docs/pto-subset.md "Launches") runs its blocks last to first, the reference first to last; a
+  launch that mismatches is simulated again first to last, and when that matches the mismatch says that
+  the result depends on the order of the blocks (a race between blocks).
 - A source given as Form 3 (lowered IR, no source) is `skipped` ("no source to compare").
 """
 
@@ -418,12 +421,33 @@ def run_and_compare(run: PreparedRun, *, target: str = "a2a3") -> SimOutcome:
         # the source statement first, the emitted PTO's line after it (issue 16, item 11)
         return SimOutcome("mismatch", f"PV202 the simulator rejected the PTO emitted for line {at.line}: "
                                       f"{error.message} (PTO line {error.line})", None, "", PV202, run.scalars, at)
-    outcome = _compare(run, final, run.reference, target)
+    reference = run.reference
+    outcome = _compare(run, final, reference, target)
     if outcome.status == "mismatch" and run.with_deviations is not None:
         # judged with no deviation, a match stands (every tolerance only widens with one); a difference is
         # judged again against the reference with its deviations
-        outcome = _compare(run, final, run.with_deviations(), target)
+        reference = run.with_deviations()
+        outcome = _compare(run, final, reference, target)
+    if outcome.status == "mismatch":
+        outcome = _order_of_blocks(run, outcome, reference, target)
     return outcome
+
+
+def _order_of_blocks(run: PreparedRun, outcome: SimOutcome, reference: ReferenceResult, target: str) -> SimOutcome:
+    """A launch's mismatch, said to be a race between its blocks when the blocks run first to last (the
+    reference's order; the simulation runs them last to first) match."""
+    from pypto_verify.sim import block_dim, parse_pto, simulate
+
+    module = parse_pto(run.text)
+    blocks = block_dim(module.function(run.function))
+    if blocks < 2:
+        return outcome
+    in_order = simulate(module, run.function, run.args, target=target, blocks_in_order=True)
+    if _compare(run, in_order, reference, target).status != "match":
+        return outcome
+    return replace(outcome, message=f"{outcome.message}; the result depends on the order the launch's {blocks} "
+                                    "blocks run in (a race between blocks): run first to last, as the reference "
+                                    "runs them, they match")
 
 
 def _compare(run: PreparedRun, final: Mapping[str, np.ndarray], reference: ReferenceResult,

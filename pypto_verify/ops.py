@@ -34,6 +34,9 @@ SET_VALIDSHAPE = "tile.set_validshape"
 AIV_SHARD = "tile.aiv_shard"
 """A vector lane's shard of a cube tile across the C->V edge (`pl.aiv_shard`): a FIXPIPE drain of an Acc value."""
 YIELD = "yield_"
+BLOCK_IDX = frozenset({"tile.get_block_idx", "tensor.get_block_idx"})
+"""`pl.tile.get_block_idx()` / `pl.get_block_idx()`: the index of the running instance of the innermost
+`pl.spmd` launch (PTO `pto.get_block_idx`)."""
 
 T_MATMUL = "tensor.matmul"
 T_MATMUL_ACC = "tensor.matmul_acc"

@@ -30,7 +30,10 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
   dtype; `row_sum/max/min` reduce `[M, N]` to `[M, 1]` and `col_*` to `[1, N]` in f32;
   `row_expand_<op>(x, v)` / `col_expand_<op>(x, v)` (op `add sub mul div max min`) broadcast a
   `[M, 1]` / `[1, N]` v over x; `full` fills; `cast` rounds half to even (float to int saturates).
-- Loops of every kind run sequentially (a pipeline stage does not change values); `if`s pick an arm
+- Loops of every kind run sequentially (a pipeline stage does not change values; the blocks of a
+  `pl.spmd` launch run in turn, `get_block_idx()` reading the innermost one's; with `pl.system.syncall`
+  barriers at the top of its body, phase by phase: every block runs up to the barrier before any goes
+  on, each resuming its own names); `if`s pick an arm
   and bind the phis; iter_args are carried; `tensor.read` returns an element of a GM tensor.
 - Slices and loads must lie inside their tensor: a window out of range is a `ReferenceError` (so the
   dynamic driver can reject a sample scalar that makes the kernel read out of bounds).
@@ -62,7 +65,7 @@ from pypto_verify import ops
 from pypto_verify.scalar import trip_count
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DType, DictExpr, Eval, Expr, For, Function, If,
-    ListExpr, Return, ScalarType, Scope, Stmt, Sym, TensorType, TileType, TupleExpr,
+    ListExpr, LoopKind, Return, ScalarType, Scope, Stmt, Sym, TensorType, TileType, TupleExpr,
     UnaryOp, Var, Yield, stmt_exprs, walk_exprs, walk_stmts,
 )
 
@@ -427,6 +430,8 @@ class _Interpreter:
         self.max_k = 0
         self.iterations = 0
         """Loop iterations run so far (`MAX_ITERATIONS`)."""
+        self.blocks: list[int] = []
+        """The running block index of each enclosing `pl.spmd` loop, innermost last (`get_block_idx`)."""
 
     # statements -------------------------------------------------------------------------
     def body(self, stmts: tuple[Stmt, ...]) -> tuple[Any, ...] | None:
@@ -465,16 +470,51 @@ class _Interpreter:
         if self.iterations > MAX_ITERATIONS:
             raise ReferenceError(f"the loop at line {stmt.span.line} runs {trips} times; the simulation's "
                                  f"limit is {MAX_ITERATIONS} loop iterations per kernel")
+        launch = stmt.kind is LoopKind.SPMD
+        if launch and any(_is_barrier(s) for s in stmt.body):
+            self._phases(stmt, range(start, stop, step))
+            return
         for i in range(start, stop, step):
             self.env[stmt.loop_var.name] = i
             for arg, value in zip(stmt.iter_args, carries):
                 self.env[arg.name] = value
-            yielded = self.body(stmt.body)
+            if launch:
+                self.blocks.append(i)
+            try:
+                yielded = self.body(stmt.body)
+            finally:
+                if launch:
+                    self.blocks.pop()
             if stmt.iter_args:
                 if yielded is None or len(yielded) != len(stmt.iter_args):
                     raise ReferenceError("loop body does not yield one value per iter_arg")
                 carries = yielded
         self._bind(stmt.return_vars, carries, "loop")
+
+    def _phases(self, stmt: For, blocks: range) -> None:
+        """A `pl.spmd` loop with `pl.system.syncall` barriers in its body: every block runs a phase (the
+        statements up to the next barrier) before any runs the next, resuming its own names."""
+        if stmt.iter_args:
+            raise ReferenceError("a `pl.spmd` loop with barriers carries values")
+        phases: list[list[Stmt]] = [[]]
+        for inner in stmt.body:
+            if _is_barrier(inner):
+                phases.append([])
+            elif not isinstance(inner, Yield):
+                phases[-1].append(inner)
+        envs = {i: dict(self.env) for i in blocks}
+        for phase in phases:
+            for i in blocks:
+                self.env = envs[i]
+                self.env[stmt.loop_var.name] = i
+                self.blocks.append(i)
+                try:
+                    for inner in phase:
+                        self.stmt(inner)
+                finally:
+                    self.blocks.pop()
+        if blocks:
+            self.env = envs[blocks[-1]]
 
     def _bind(self, names: tuple[Var, ...], values: tuple[Any, ...] | None, what: str) -> None:
         if not names:
@@ -1003,6 +1043,34 @@ def _read(it: _Interpreter, call: Call) -> int | float:
     return int(element) if not src.dtype.is_float else float(element)
 
 
+_BARRIER = "system.syncall"
+"""`pl.system.syncall`: every block of the launch reaches it before any goes on."""
+
+
+def _is_barrier(stmt: Stmt) -> bool:
+    return isinstance(stmt, Eval) and isinstance(stmt.value, Call) and stmt.value.op == _BARRIER
+
+
+def _barrier(it: _Interpreter, call: Call) -> None:
+    raise ReferenceError("`pl.system.syncall` not at the top level of a `pl.spmd` loop's body")
+
+
+def _block_idx(it: _Interpreter, call: Call) -> int:
+    """`get_block_idx()`: the block of the innermost `pl.spmd` loop (every block runs in turn)."""
+    if not it.blocks:
+        raise ReferenceError(f"`{call.op}` outside a `pl.spmd` loop: the launch size is given at run time")
+    return it.blocks[-1]
+
+
+def _dim(it: _Interpreter, call: Call) -> int:
+    """`pl.tensor.dim(t, axis)`: the extent of one axis of *t*."""
+    shape = np.shape(it.value(call, 0).data)
+    axis = it.arg(call, 1)
+    if not isinstance(axis, int) or isinstance(axis, bool) or not -len(shape) <= axis < len(shape):
+        raise ReferenceError(f"`{call.op}` axis {axis!r} of a value of shape {list(shape)}")
+    return int(shape[axis])
+
+
 def _alloc(it: _Interpreter, call: Call) -> None:
     return None
 
@@ -1023,6 +1091,7 @@ _HANDLERS = {
     ops.TRANSPOSE_VIEW: _transpose_view, ops.T_CAST: _cast, "tile.cast": _cast,
     ops.T_RESHAPE: _reshape, "tile.reshape": _reshape, ops.T_READ: _read, ops.ALLOC: _alloc,
     "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape,
+    **dict.fromkeys(ops.BLOCK_IDX, _block_idx), "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier,
 }
 
 

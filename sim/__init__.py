@@ -12,22 +12,25 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import SimError
-from .interpreter import last_store_line, run_function
+from .interpreter import block_dim, last_store_line, run_function
 from .parser import Module, parse_pto
 
-__all__ = ["Module", "SimError", "parse_pto", "simulate", "store_line"]
+__all__ = ["Module", "SimError", "block_dim", "parse_pto", "simulate", "store_line"]
 
 
 def simulate(text_or_module: str | Module, function: str, args: dict[str, object], *,
-             target: str | None = None, strict_undef: bool = False) -> dict[str, np.ndarray]:
+             target: str | None = None, strict_undef: bool = False,
+             blocks_in_order: bool = False) -> dict[str, np.ndarray]:
     """Run @*function* on *args* (GM arrays / ints by argument name without `%`); final GM arrays.
 
     *target* defaults to the module's `pto.target_arch` (and to "a2a3" when it has none);
-    *strict_undef* rejects (PV202) any read of acc bytes never written since the start of the run.
+    *strict_undef* rejects (PV202) any read of acc bytes never written since the start of the run;
+    *blocks_in_order* runs a launch's blocks first to last instead of last to first (whether a difference
+    is the order of the blocks).
     """
     module = parse_pto(text_or_module) if isinstance(text_or_module, str) else text_or_module
     chosen = target or module.target_arch or "a2a3"
-    return run_function(module.function(function), args, chosen, strict_undef)
+    return run_function(module.function(function), args, chosen, strict_undef, blocks_in_order)
 
 
 def store_line(text_or_module: str | Module, function: str, args: dict[str, object], arg: str, element: int, *,

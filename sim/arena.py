@@ -68,6 +68,13 @@ class Arena:
         self.data = words.view(np.uint8)
         self.written = np.zeros(self.capacity, dtype=bool) if self.track_writes else None
 
+    def poison(self) -> None:
+        """Refill every byte with the poison pattern (and forget every write), in place: the tile
+        views into the arena stay valid."""
+        self.data.view("<u4")[:] = POISON_WORD
+        if self.written is not None:
+            self.written[:] = False
+
     def fits(self, addr: int, nbytes: int) -> bool:
         """Whether `[addr, addr + nbytes)` lies inside the arena."""
         return 0 <= addr and addr + nbytes <= self.capacity
@@ -100,3 +107,21 @@ class Memory:
         capacities = TARGETS[target].capacity
         return cls(target, {space: Arena(space, capacities[mem], track_writes)
                             for space, mem in SPACES.items()})
+
+    def poison(self) -> None:
+        """Every arena back to its state at creation (a fresh core's memory)."""
+        for arena in self.arenas.values():
+            arena.poison()
+
+    def snapshot(self) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
+        """A copy of every arena's bytes (and written-bitmap): one core's memory, to `restore` later."""
+        return {space: (arena.data.copy(), None if arena.written is None else arena.written.copy())
+                for space, arena in self.arenas.items()}
+
+    def restore(self, snapshot: dict[str, tuple[np.ndarray, np.ndarray | None]]) -> None:
+        """Every arena as *snapshot* holds it, in place (the tile views stay valid)."""
+        for space, (data, written) in snapshot.items():
+            arena = self.arenas[space]
+            arena.data[:] = data
+            if written is not None and arena.written is not None:
+                arena.written[:] = written

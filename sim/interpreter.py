@@ -35,6 +35,16 @@ Decisions where the spec is silent or loose (docs/pto-subset.md):
   zero. `pto.texpands` takes an f32 / f16 / bf16 scalar for a float tile, an integer one for an
   integer tile. Reductions reject an empty source valid region; sums accumulate in numpy's order.
   Operands of the row / column forms must have the valid shape `rows x 1` / `1 x cols`.
+- A launch (`pto.block_dim = N` on the function, docs/pto-subset.md "Launches"): its N instances run in
+  turn, last to first (N-1 down to 0: the hardware fixes no order, and the reference runs them first to
+  last, so a launch whose result depends on the order of its instances differs), each on freshly
+  poisoned arenas (its own core: nothing on chip survives from another instance), over the one GM;
+  `pto.get_block_idx` reads the running instance's index, `pto.get_block_num` N. Without the attribute a
+  function is one instance (index 0 of 1).
+- `pto.syncall` (hard mode) is a barrier of every instance of the launch: the simulation runs the launch
+  phase by phase (a phase ends at a `pto.syncall` of the function's top level): every instance runs a
+  phase, in the launch's order, before any runs the next, each resuming its own scalars and on-chip
+  memory. A `pto.syncall` inside a loop or an `if` is not simulated (the limit rule, like a loop too long).
 - Integer scalars wrap to their type's width (`index` is 64 bits); `i1` values are bools.
 - Errors about names (undefined value, missing argument) have rule ""; every semantic rejection
   has rule PV202.
@@ -189,6 +199,11 @@ class _Compiler:
         self.strict = strict_undef
         self.iterations = 0
         """`scf.for` iterations run so far (`MAX_ITERATIONS`)."""
+        self.depth = 0
+        """How many blocks enclose the op being compiled (1: the function's top level)."""
+        self.instance = (0, 1)
+        """(the running instance's index, the launch's block count): what `pto.get_block_idx` /
+        `pto.get_block_num` read."""
         self.slots: dict[str, int] = {}
         self.values: list[Any] = []
         """Slot contents: int / bool / float scalars, `Tile`s, GM windows (numpy arrays). Typed `Any`:
@@ -260,10 +275,12 @@ class _Compiler:
     def block(self, ops: tuple[Op, ...]) -> tuple[Step, ...]:
         saved = dict(self.scope)
         steps = []
+        self.depth += 1
         for op in ops:
             step = self.op(op)
             if step is not None:
                 steps.append(step)
+        self.depth -= 1
         self.scope = saved
         return tuple(steps)
 
@@ -350,6 +367,42 @@ class _Compiler:
         def run() -> None:
             values[index] = values[on_true] if values[condition] else values[on_false]
         return run
+
+    def op_arith_index_cast(self, op: Op) -> Step:
+        source = self.scalar(op, op.operands[0])
+        source_type, result_type = op.types
+        if not isinstance(source_type, ScalarType) or not isinstance(result_type, ScalarType) \
+                or source_type.name not in _INT_BITS or result_type.name not in _INT_BITS:
+            raise rejected(f"arith.index_cast from {source_type} to {result_type}", op.line)
+        index = self.define(op.results[0], result_type)
+        values, wrap = self.values, _wrap(_INT_BITS[result_type.name])
+
+        def run() -> None:
+            values[index] = wrap(values[source])
+        return run
+
+    # --- launches -----------------------------------------------------------------------------
+    def op_pto_get_block_idx(self, op: Op) -> Step:
+        index = self.define(op.results[0], ScalarType("i64"))
+
+        def run() -> None:
+            self.values[index] = self.instance[0]
+        return run
+
+    def op_pto_get_block_num(self, op: Op) -> Step:
+        index = self.define(op.results[0], ScalarType("i64"))
+
+        def run() -> None:
+            self.values[index] = self.instance[1]
+        return run
+
+    def op_pto_syncall(self, op: Op) -> Step:
+        if op.attr("mode", "#pto.sync_all_mode<hard>") != "#pto.sync_all_mode<hard>":
+            raise rejected(f"pto.syncall mode {op.attr('mode')}: only the hard mode is in the subset", op.line)
+        if self.depth != 1:
+            raise over_limit("a pto.syncall inside a loop or an if: the simulation splits a launch into phases "
+                             "only at the function's top level", op.line)
+        return _BARRIER
 
     # --- control flow -----------------------------------------------------------------------
     def op_scf_for(self, op: Op) -> Step:
@@ -1012,9 +1065,10 @@ def _bind_scalar(func: Func, name: str, kind: str, value: Any) -> object:
 
 
 def run_function(func: Func, args: dict[str, object], target: str,
-                 strict_undef: bool = False) -> dict[str, np.ndarray]:
-    """Execute *func* on fresh poisoned arenas of *target*; the final GM tensors by arg name."""
-    return _execute(func, args, target, strict_undef, None)[0]
+                 strict_undef: bool = False, blocks_in_order: bool = False) -> dict[str, np.ndarray]:
+    """Execute *func* on fresh poisoned arenas of *target*; the final GM tensors by arg name. A launch runs
+    its blocks last to first, or first to last with *blocks_in_order*."""
+    return _execute(func, args, target, strict_undef, None, blocks_in_order)[0]
 
 
 def last_store_line(func: Func, args: dict[str, object], target: str, arg: str, element: int) -> int | None:
@@ -1025,7 +1079,8 @@ def last_store_line(func: Func, args: dict[str, object], target: str, arg: str, 
 
 
 def _execute(func: Func, args: dict[str, object], target: str, strict_undef: bool,
-             watch: tuple[str, int] | None) -> tuple[dict[str, np.ndarray], list[int]]:
+             watch: tuple[str, int] | None, blocks_in_order: bool = False
+             ) -> tuple[dict[str, np.ndarray], list[int]]:
     if target not in TARGETS:
         raise SimError(f"unknown target {target!r} (expected one of {sorted(TARGETS)})")
     names = {arg.name for arg in func.args}
@@ -1046,10 +1101,63 @@ def _execute(func: Func, args: dict[str, object], target: str, strict_undef: boo
                                                                     stored)
         else:
             compiler.values[slot] = _bind_scalar(func, arg.name, arg.type.name, args[arg.name])
+    blocks = block_dim(func)
+    if blocks > MAX_ITERATIONS:
+        raise over_limit(f"the launch runs {blocks} instances; the simulator's limit is {MAX_ITERATIONS}", func.line)
+    order = list(range(blocks) if blocks_in_order else reversed(range(blocks)))  # the reference: first to last
+    phases = _phases(body)
     with np.errstate(all="ignore"):
-        for step in body:
-            step()
+        if len(phases) == 1:
+            for count, instance in enumerate(order):
+                if count:
+                    memory.poison()  # the next instance runs on a core of its own
+                compiler.instance = (instance, blocks)
+                for step in phases[0]:
+                    step()
+        else:
+            _run_phases(compiler, memory, phases, order)
     return {name: result() for name, result in results.items()}, compiler.writers
+
+
+def _BARRIER() -> None:
+    """The step of a top-level `pto.syncall`: where one phase of a launch ends (`_phases`)."""
+
+
+def _phases(body: tuple[Step, ...]) -> list[tuple[Step, ...]]:
+    """*body* cut at its barriers."""
+    phases: list[list[Step]] = [[]]
+    for step in body:
+        if step is _BARRIER:
+            phases.append([])
+        else:
+            phases[-1].append(step)
+    return [tuple(phase) for phase in phases]
+
+
+def _run_phases(compiler: _Compiler, memory: Memory, phases: list[tuple[Step, ...]], order: list[int]) -> None:
+    """Every instance runs a phase before any runs the next; each resumes its own slots and on-chip memory
+    (saved at the barrier, as its core keeps them)."""
+    saved: dict[int, tuple[list[Any], dict[str, tuple[np.ndarray, np.ndarray | None]]]] = {}
+    for number, phase in enumerate(phases):
+        for instance in order:
+            if number:
+                values, arenas = saved[instance]
+                compiler.values[:] = values
+                memory.restore(arenas)
+            else:
+                memory.poison()
+            compiler.instance = (instance, len(order))
+            for step in phase:
+                step()
+            saved[instance] = (list(compiler.values), memory.snapshot())
+
+
+def block_dim(func: Func) -> int:
+    """How many instances a launch of *func* runs: its `pto.block_dim` attribute (1 without one)."""
+    value = dict(func.attributes).get("pto.block_dim", 1)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise SimError(f"@{func.name}: pto.block_dim = {value} is not a positive integer", func.line)
+    return value
 
 
 def _bind_tensor(value: object, dtype: str, stored: bool

@@ -627,7 +627,7 @@ class _Parser:
             raise SimError(f"unknown instruction {name}", line)
         self.next()
         op = parse(name, line, results)
-        wants_result = name not in INS_OUTS_OPS and name not in ("scf.for", "scf.if")
+        wants_result = name not in INS_OUTS_OPS and name not in ("scf.for", "scf.if", "pto.syncall")
         if wants_result != bool(results):
             what = "needs a result" if wants_result else "has no result"
             raise SimError(f"{name} {what}", line)
@@ -647,6 +647,10 @@ class _Parser:
             "pto.alloc_tile": self._alloc_tile,
             "scf.for": self._for,
             "scf.if": self._if,
+            "pto.get_block_idx": self._launch_query,
+            "pto.get_block_num": self._launch_query,
+            "arith.index_cast": self._index_cast,
+            "pto.syncall": self._syncall,
         }.get(name)
 
     def _constant(self, name: str, line: int, results: tuple[str, ...]) -> Op:
@@ -701,6 +705,31 @@ class _Parser:
         self.expect(":")
         return Op(name, line, results, (condition, on_true, on_false),
                   types=(self._scalar_type(line),))
+
+    def _launch_query(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        """`%b = pto.get_block_idx` / `%n = pto.get_block_num`: no operands, an i64 result."""
+        return Op(name, line, results, types=(ScalarType("i64"),))
+
+    def _syncall(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        """`pto.syncall() mode = #pto.sync_all_mode<hard>, core_type = #pto.sync_core_type<mix>`."""
+        self.expect("(")
+        self.expect(")")
+        attributes: list[tuple[str, object]] = []
+        while self.peek.kind == "ident" and self.peek.text in ("mode", "core_type"):
+            key = self.next().text
+            self.expect("=")
+            attributes.append((key, self.attr_value()))
+            if not self.accept(","):
+                break
+        return Op(name, line, results, attributes=tuple(attributes))
+
+    def _index_cast(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        """`%r = arith.index_cast %x : i64 to index`; types are (source, result)."""
+        source = self.value()
+        self.expect(":")
+        source_type = self._scalar_type(line)
+        self.expect("to")
+        return Op(name, line, results, (source,), types=(source_type, self._scalar_type(line)))
 
     def _scalar_type(self, line: int) -> ScalarType:
         result_type = self.type()
