@@ -10,8 +10,9 @@ takes its first *named* operand's type, which can be a `[M, 1]` row scale); a gu
 here, so nothing is ever accused on it. Also the valid region a slice or a load narrows a value to
 (`valid_shape=`, `set_validshape`), where known, carried as pypto's type deduction carries it (a store or an
 assemble moves only the valid region, PTO-ISA TSTORE): kept by unary and scalar ops and on the surviving
-axis of a reduction and by a tensor element-wise op whose operands share it (else not settled: pypto's
-tensor type and its tile lowering disagree), the first operand's for a tile element-wise op, made whole by
+axis of a reduction and by a tensor element-wise op whose operands share it (operands with different
+regions: whole when the first operand is, where pypto's tensor type and its tile lowering agree, else not
+settled; never their intersection), the first operand's for a tile element-wise op, made whole by
 `fillpad`, kept through a reshape between vectors.
 
 Used by the frontend's matmul check (`matmul_k_mismatches`: PV000 when the operands' K extents are
@@ -460,9 +461,11 @@ class Shapes:
         settled = all(s is not None and s.valid_known for s in shapes)
         if settled and all(s is not None and s.valid == first.valid for s in shapes):
             return Shape(dims, exact, first.valid, True)
-        # operands with different valid regions: pypto types the tensor op's result fully valid, but its
-        # tile lowering takes the first operand's region, so what a store of it moves is not settled
-        return Shape(dims, exact, None, False)
+        # operands with different valid regions: pypto types the tensor op's result fully valid (no
+        # intersection: DeduceTensorOpElementwiseBinaryType keeps a region only when the operands' are
+        # provably equal) and its tile lowering takes the first operand's region. The two agree when the
+        # first operand is wholly valid; otherwise what a store of it moves is not settled
+        return Shape(dims, exact, None, first.valid is None and first.valid_known)
 
     def _matmul(self, call: Call) -> Shape | None:
         parts = ops.matmul_parts(call)

@@ -74,6 +74,53 @@ def test_a_tensor_op_on_operands_with_different_valid_regions_is_not_refuted():
     assert "the valid region of" in store.reason
 
 
+PADDED = """
+@pl.jit
+def rotate(x: pl.Tensor[[40, 64], pl.FP32], cos: pl.Tensor[[40, 64], pl.FP32],
+           y: pl.Out[pl.Tensor[[{ROWS}, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="rotate"):
+        for r in pl.range(0, 40, 16):
+            rows = pl.min(16, 40 - r)
+            c = pl.slice(cos, [16, 64], [r, 0], valid_shape=[rows, 64])
+            y[r : r + 16, :] = pl.cast(pl.mul(x[r : r + 16, :], c), target_type=pl.FP32)
+    return y
+"""
+
+
+def test_a_tensor_op_whose_first_operand_is_whole_writes_the_whole_tile():
+    # pypto types the product fully valid (the regions differ: no intersection) and its tile lowering takes
+    # the wholly valid first operand's region: both say all 16 rows, which the 48-row padding holds
+    assert verdicts(PADDED.format(ROWS=48))[-1] == (9, Verdict.PROVED)
+
+
+def test_a_tensor_op_whose_first_operand_is_whole_is_refuted_past_the_padding():
+    write = outcomes(PADDED.format(ROWS=40))[-1]
+    assert write.verdict is Verdict.REFUTED
+    assert write.counterexample["r"] == 32
+    assert write.counterexample["rows"] == "[32, 48)"
+
+
+def test_a_tensor_op_whose_first_operand_is_whole_is_conditional_on_a_dynamic_row_count():
+    body = """
+    N = pl.dynamic("N")
+
+    @pl.jit
+    def rotate(x: pl.Tensor[[48, 64], pl.FP32], cos: pl.Tensor[[N, 64], pl.FP32],
+               y: pl.Out[pl.Tensor[[48, 64], pl.FP32]]):
+        n = pl.tensor.dim(cos, 0)
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="rotate"):
+            for blk in pl.range((n + 15) // 16):
+                r = blk * 16
+                c = pl.slice(cos, [16, 64], [r, 0], valid_shape=[pl.min(16, n - r), 64])
+                y[r : r + 16, :] = pl.mul(x[r : r + 16, :], c)
+        return y
+    """
+    write = outcomes(body)[-1]
+    assert write.verdict is Verdict.CONDITIONAL  # all 16 rows written: in bounds exactly when N <= 48
+    assert "`N` is a dynamic dimension" in write.reason
+    assert "valid region" not in write.reason
+
+
 def test_a_tile_op_keeps_its_first_operands_valid_region():
     body = """
     @pl.program
