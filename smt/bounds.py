@@ -30,7 +30,10 @@ InCore `tile.store`'s partition shape is `[1, ..., 1, *tile shape]` (FlattenTile
 whole shape is checked; the host codegen of `tensor.assemble` also writes `[o, o + 1)` on the leading
 dimensions). Not posed, and INCONCLUSIVE with the reason: a
 write whose value's extents are a guess, a write of a value of higher rank than its target, an access
-of a parameter whose type is not read.
+of a parameter whose type is not read — except a run-time shaped one (`Param.runtime_shaped`: a bare
+`pl.Tensor` of a `pl.jit` entry, which pypto specialises on the tensor each call passes), posed over one
+symbol per extent of the tensor passed, taken to have the rank of its windows (all of one rank, else not
+posed): conditions, so such an access is at best conditional.
 
 UNSOUND: a slice or load of a value computed by an op whose result shape is a guess (not a window of a
 tensor the kernel declares or creates) is not an access here and is not checked.
@@ -99,6 +102,8 @@ class Access:
     """What the extents over-approximate (a valid region that is not tracked)."""
     unposed: str = ""
     """Why the access cannot be posed (its extents are not known exactly)."""
+    runtime_extents: tuple[Expr, ...] = ()
+    """The window's extents where the accessed tensor's shape is unknown (a run-time shaped parameter)."""
 
 
 def accesses(fn: Function, shapes: Shapes | None = None) -> list[Access]:
@@ -106,7 +111,25 @@ def accesses(fn: Function, shapes: Shapes | None = None) -> list[Access]:
     shapes = shapes or Shapes(fn)
     out: list[Access] = []
     _collect(fn, fn.body, (), shapes, out)
-    return out
+    return [_runtime_shaped(access, out, shapes) for access in out]
+
+
+def _runtime_shaped(access: Access, every: list[Access], shapes: Shapes) -> Access:
+    """An access of a run-time shaped parameter (`Param.runtime_shaped`: pypto specialises a `pl.jit` entry on
+    the tensors each call passes) posed over the extents of the tensor passed, one symbol each, the rank
+    taken from the windows: a subscript or slice of as many dimensions as the tensor has is a rectangle of
+    it (a lower-rank one is a reinterpreting view, pypto's DeduceTensorSliceType), so the rank is part of
+    the condition. Left unposed when the function's windows of it disagree on the rank."""
+    param = next((p for p in shapes.params.values() if display_name(p.name) == access.tensor), None)
+    if not access.unposed or access.shape or not access.runtime_extents or param is None or not param.runtime_shaped:
+        return access
+    ranks = {len(a.offsets) for a in every if a.tensor == access.tensor and a.unposed and not a.shape}
+    if len(ranks) != 1:
+        shown = ", ".join(str(r) for r in sorted(ranks))
+        return replace(access, unposed=f"{access.unposed}, and its windows disagree on its rank ({shown})")
+    rank = ranks.pop()
+    dims = tuple(Call(ops.RUNTIME_DIM, (Const(access.tensor), Const(d), Const(rank))) for d in range(rank))
+    return replace(access, shape=dims, extents=access.runtime_extents, unposed="")
 
 
 def _collect(fn: Function, body: tuple[Stmt, ...], context: tuple[Loop | Guard, ...], shapes: Shapes,
@@ -170,8 +193,12 @@ def _access(fn: Function, stmt: Stmt, call: Call, context: tuple[Loop | Guard, .
     source = shapes.of(base)
     v = var_like(base)
     if v is not None and source is None and v.name in shapes.params and offsets is not None:
-        return Access(fn.name, verb, display_name(v.name), (), offsets, (), span, context,
-                      f"pl.{name}({display_name(v.name)}, ...)", unposed=_undeclared(shapes.params[v.name]))
+        moved = valid if valid is not None and extents is not None and len(valid) == len(extents) else extents
+        text = (window_text(display_name(v.name), offsets, extents) if extents is not None
+                and len(extents) == len(offsets) else f"pl.{name}({display_name(v.name)}, ...)")
+        return Access(fn.name, verb, display_name(v.name), (), offsets, (), span, context, text,
+                      unposed=_undeclared(shapes.params[v.name]),
+                      runtime_extents=moved if moved is not None and len(moved) == len(offsets) else ())
     if v is None or source is None or not source.exact or offsets is None or extents is None:
         return None  # not a window of a value whose extents the kernel states
     if len(offsets) != len(source.dims) or len(extents) != len(source.dims):
@@ -190,8 +217,11 @@ def _write(fn: Function, call: Call, dst: Expr, value: Expr, offsets: tuple[Expr
     target = shapes.of(dst)
     v = var_like(dst)
     if v is not None and target is None and v.name in shapes.params and offsets is not None:
+        moved = shapes.of(value)
+        exact = moved is not None and moved.exact and moved.valid_known and len(moved.extents) == len(offsets)
         return Access(fn.name, "writes", display_name(v.name), (), offsets, (), span, context,
-                      f"pl.{call.op.split('.')[-1]}(..., {display_name(v.name)})", unposed=_undeclared(shapes.params[v.name]))
+                      f"pl.{call.op.split('.')[-1]}(..., {display_name(v.name)})", unposed=_undeclared(shapes.params[v.name]),
+                      runtime_extents=moved.extents if moved is not None and exact else ())
     if v is None or target is None or not target.exact or offsets is None or len(offsets) != len(target.dims):
         return None
     tensor = display_name(v.name)
@@ -344,6 +374,11 @@ class _Encoder(E.ExprEncoder):
             label = str(call.args[0].value)
             self.symbols.note(f"`{label}` is a dynamic dimension")
             return self.symbols.symbol(label)
+        if call.op == ops.RUNTIME_DIM and len(call.args) == 3:
+            tensor, axis, rank = (a.value if isinstance(a, Const) else None for a in call.args)
+            self.symbols.note(f"`{tensor}.shape[{axis}]` is an extent of the tensor passed for the bare `pl.Tensor` "
+                              f"`{tensor}` (taken as {rank}-D), known only at run time")
+            return self.symbols.symbol(f"{tensor}.shape[{axis}]")
         if call.op == "distributed.world_size" and not args:
             # the number of ranks of the communication group: a value of the launch, like a dynamic dimension
             self.symbols.note("the world size `pld.world_size()` is known only at run time")

@@ -727,6 +727,8 @@ def expr_text(expr: Expr, outer: int = 0) -> str:
     if isinstance(expr, Call):
         if expr.op == "dynamic" and expr.args and isinstance(expr.args[0], Const):
             return str(expr.args[0].value)
+        if expr.op == ops.RUNTIME_DIM and len(expr.args) == 3:
+            return f"{expr_text(expr.args[0])[1:-1]}.shape[{expr_text(expr.args[1])}]"
         return f"pl.{expr.op}(" + ", ".join(expr_text(a) for a in expr.args) + ")"
     if isinstance(expr, (ListExpr, TupleExpr)):
         return "[" + ", ".join(expr_text(e) for e in expr.items) + "]"

@@ -292,18 +292,62 @@ def test_an_all_scalar_full_rank_subscript_is_a_run_time_read_and_its_window_is_
     assert "is read from `order` at run time" in outcomes[0].reason
 
 
-def test_a_window_of_a_bare_tensor_parameter_is_inconclusive_naming_why_its_shape_is_unknown():
+BARE = """
+@pl.jit
+def scale(x: pl.Tensor, y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    for c in pl.range(0, 64, 32):
+        y[:, c : c + 32] = pl.slice(x, [16, 32], [{R0}, c])
+    return y
+"""
+
+
+def test_a_window_of_a_bare_tensor_entry_parameter_is_conditional_on_the_extents_passed():
+    # pypto specialises a `pl.jit` entry on the tensors each call passes: the window is in bounds exactly
+    # when the tensor passed for `x` is 2-D and holds it
+    outcomes = [o for o in prove_bounds(module(BARE.format(R0=0)), cache=False) if o.verdict is not Verdict.PROVED]
+    assert [(o.span.line - 2, o.verdict) for o in outcomes] == [(5, Verdict.CONDITIONAL)]
+    assert "`x.shape[1]` is an extent of the tensor passed for the bare `pl.Tensor` `x` (taken as 2-D), known " \
+        "only at run time" in outcomes[0].reason
+
+
+def test_a_window_of_a_bare_tensor_entry_parameter_before_its_start_is_not_proved():
+    # NOTE: a model of an obligation with conditions is conditional (`solver._answer`), as for a window of a
+    # `pl.dynamic` dimension, even where, as here, the offset leaves the tensor whatever its extents
+    (read,) = [o for o in prove_bounds(module(BARE.format(R0="c - 32")), cache=False) if o.name == "x"]
+    assert read.verdict in (Verdict.REFUTED, Verdict.CONDITIONAL)
+
+
+def test_windows_of_a_bare_tensor_of_different_ranks_are_inconclusive_naming_why():
     body = """
     @pl.jit
     def scale(x: pl.Tensor, y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
-        for c in pl.range(0, 64, 32):
-            y[:, c : c + 32] = pl.slice(x, [16, 32], [0, c])
+        y[:, 0:32] = pl.slice(x, [16, 32], [0, 0])
+        y[:, 32:64] = pl.reshape(pl.slice(x, [1, 16, 32], [0, 0, 32]), [16, 32])
         return y
     """
     outcomes = [o for o in prove_bounds(module(body), cache=False) if o.verdict is Verdict.INCONCLUSIVE]
-    assert [o.span.line - 2 for o in outcomes] == [5]
+    assert [o.span.line - 2 for o in outcomes] == [4, 5]
     assert "the parameter `x` is a bare `pl.Tensor` of the `pl.jit` entry `scale`: its shape and dtype are those " \
         "of the tensor passed at run time" in outcomes[0].reason
+    assert "its windows disagree on its rank (2, 3)" in outcomes[0].reason
+
+
+def test_a_bare_tensor_of_an_inline_function_each_call_passes_a_bare_entry_tensor_is_conditional():
+    body = """
+    @pl.jit.inline
+    def half(x: pl.Tensor, y: pl.Tensor[[16, 64], pl.FP32], c: pl.Scalar[pl.INDEX]):
+        y[:, c : c + 32] = pl.slice(x, [16, 32], [0, c])
+        return y
+
+    @pl.jit
+    def scale(x: pl.Tensor, y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        y = half(x, y, 0)
+        y = half(x, y, 32)
+        return y
+    """
+    (read,) = [o for o in prove_bounds(module(body), cache=False) if o.function == "half" and o.name == "x"]
+    assert read.verdict is Verdict.CONDITIONAL
+    assert "`x.shape[0]` is an extent of the tensor passed for the bare `pl.Tensor` `x`" in read.reason
 
 
 def test_a_matmul_result_carries_its_lhs_valid_rows_into_the_write():
