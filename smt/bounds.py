@@ -104,6 +104,9 @@ class Access:
     """Why the access cannot be posed (its extents are not known exactly)."""
     runtime_extents: tuple[Expr, ...] = ()
     """The window's extents where the accessed tensor's shape is unknown (a run-time shaped parameter)."""
+    start_only: bool = False
+    """Check only that the window starts inside the tensor (`offset >= 0`): the part of an access of a
+    run-time shaped parameter that its unknown extents do not decide."""
 
 
 def accesses(fn: Function, shapes: Shapes | None = None) -> list[Access]:
@@ -542,8 +545,8 @@ def obligation(access: Access, shapes: Shapes, scalars: Scalars, site: str) -> O
             query.assumptions.append(c if ctx.holds else E.not_(c))
     lows = [encoder.int_(o) for o in access.offsets]
     widths = [encoder.int_(e) for e in access.extents]
-    dims = [encoder.int_(d) for d in access.shape]
     highs = [E.add(lo, w) for lo, w in zip(lows, widths)]
+    dims = highs if access.start_only else [encoder.int_(d) for d in access.shape]
     violation = E.or_(*(E.or_(E.lt(lo, E.ZERO), E.gt(hi, dim)) for lo, hi, dim in zip(lows, highs, dims)))
     free = dict(sorted(symbols.free.items()))
     assumptions = (*query.assumptions, *(E.le(E.ZERO, t) for t in free.values()))
@@ -599,6 +602,10 @@ def _explain(access: Access, values: dict[str, int | bool], loops: list[str],
         names = _DIM_NAMES.get(rank)
         what = names[d] if names else f"dimension {d}"
         shape = "[" + ", ".join(str(value(f"dim.{i}")) for i in range(rank)) + "]"
+        if access.start_only:
+            message = f"`{access.text}` {access.verb} {what} [{lo}, {hi}) of `{access.tensor}`, before its start"
+            counterexample[what] = f"[{lo}, {hi})"
+            break
         message = f"`{access.text}` {access.verb} {what} [{lo}, {hi}) of `{access.tensor}` (shape {shape})"
         counterexample[what] = f"[{lo}, {hi})"
         counterexample["shape"] = shape
@@ -621,7 +628,8 @@ def module_obligations(module: Module) -> list[tuple[Access, Obligation]]:
 
 def function_obligations(fn: Function) -> list[tuple[Access, Obligation]]:
     """PV107 on every access of *fn*, each with its obligation; site ids `<function>:bounds:<line>:<col>`
-    (`.2`, ... for a second access at one place)."""
+    (`.2`, ... for a second access at one place). An access of a run-time shaped parameter has two, its
+    start (`Access.start_only`) first: `smt.prove_bounds` gives it one outcome, the worse."""
     shapes = Shapes(fn)
     found = accesses(fn, shapes)
     if not found:
@@ -634,6 +642,9 @@ def function_obligations(fn: Function) -> list[tuple[Access, Obligation]]:
         seen[site] = seen.get(site, 0) + 1
         if seen[site] > 1:
             site = f"{site}.{seen[site]}"
+        if any(isinstance(d, Call) and d.op == ops.RUNTIME_DIM for d in access.shape):
+            # its start does not depend on the extents passed: a window before it is refuted, not conditional
+            out.append((access, obligation(replace(access, start_only=True), shapes, scalars, site)))
         out.append((access, obligation(access, shapes, scalars, site)))
     return out
 

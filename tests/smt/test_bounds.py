@@ -310,11 +310,12 @@ def test_a_window_of_a_bare_tensor_entry_parameter_is_conditional_on_the_extents
         "only at run time" in outcomes[0].reason
 
 
-def test_a_window_of_a_bare_tensor_entry_parameter_before_its_start_is_not_proved():
-    # NOTE: a model of an obligation with conditions is conditional (`solver._answer`), as for a window of a
-    # `pl.dynamic` dimension, even where, as here, the offset leaves the tensor whatever its extents
-    (read,) = [o for o in prove_bounds(module(BARE.format(R0="c - 32")), cache=False) if o.name == "x"]
-    assert read.verdict in (Verdict.REFUTED, Verdict.CONDITIONAL)
+def test_a_window_of_a_bare_tensor_entry_parameter_before_its_start_is_refuted():
+    # whatever the extents of the tensor passed, row -32 is not in it
+    (read,) = refuted(BARE.format(R0="c - 32"))
+    assert read.span.line - 2 == 5
+    assert read.counterexample == {"c": 0, "rows": "[-32, -16)"}
+    assert "before its start" in read.message
 
 
 def test_windows_of_a_bare_tensor_of_different_ranks_are_inconclusive_naming_why():
