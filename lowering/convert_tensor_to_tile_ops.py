@@ -138,8 +138,8 @@ def _pin_runtime_operands(fn: Function, env: dict[str, Type]) -> Function:
             if name in windows:
                 t = expr_type(other, env)
                 dtypes.setdefault(name, set()).add(t.dtype if isinstance(t, (TensorType, TileType)) else None)
-    pinned = {name: TensorType(windows[name], found.pop()) for name, found in dtypes.items()
-              if len(found) == 1 and None not in found}
+    pinned = {name: TensorType(windows[name], dtype) for name, found in dtypes.items()
+              if len(found) == 1 and (dtype := next(iter(found))) is not None}
     if not pinned:
         return fn
 
