@@ -160,7 +160,9 @@ _SEVERITY = {Verdict.REFUTED: 3, Verdict.INCONCLUSIVE: 2, Verdict.CONDITIONAL: 1
 def _worst_of_each(posed: list[tuple[bounds.Access, Obligation]],
                    answers: list[Answer]) -> list[tuple[tuple[bounds.Access, Obligation], Answer]]:
     """One answer per access: of the obligations posed on one access (`bounds.function_obligations`), the
-    worst (refuted, inconclusive, conditional, proved; the later of equals)."""
+    worst (refuted, inconclusive, conditional, proved; the later of equals). An access of a run-time
+    shaped parameter proved for every extent passed is still conditional on the rank it was taken to have
+    (a lower-rank `pl.slice` of a tensor is a reinterpreting view, not a rectangle of it)."""
     out: list[tuple[tuple[bounds.Access, Obligation], Answer]] = []
     for pair, answer in zip(posed, answers):
         if out and out[-1][0][0] is pair[0]:
@@ -168,6 +170,12 @@ def _worst_of_each(posed: list[tuple[bounds.Access, Obligation]],
                 out[-1] = (pair, answer)
             continue
         out.append((pair, answer))
+    for i, ((access, ob), answer) in enumerate(out):
+        rank = bounds.runtime_rank(access)
+        if answer.verdict is Verdict.PROVED and rank is not None:
+            reason = (f"depends on run-time values: the tensor passed for the bare `pl.Tensor` `{access.tensor}` is "
+                      f"{rank}-D (the rank of its windows)")
+            out[i] = ((access, ob), replace(answer, verdict=Verdict.CONDITIONAL, reason=reason))
     return out
 
 

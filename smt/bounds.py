@@ -258,6 +258,14 @@ def _write(fn: Function, call: Call, dst: Expr, value: Expr, offsets: tuple[Expr
     return Access(fn.name, "writes", tensor, target.dims, offsets, extents, span, context, text, approximations)
 
 
+def runtime_rank(access: Access) -> int | None:
+    """The rank a run-time shaped parameter is taken to have by *access* (`_runtime_shaped`); None for any
+    other access."""
+    if any(isinstance(d, Call) and d.op == ops.RUNTIME_DIM for d in access.shape):
+        return len(access.shape)
+    return None
+
+
 def _undeclared(param: Param) -> str:
     why = param.untyped or "has no type pypto-verify reads"
     return f"its shape is unknown: the parameter `{display_name(param.name)}` {why}"
@@ -393,6 +401,14 @@ class _Encoder(E.ExprEncoder):
             axis = ops.const_int(call.args[1])
             if shape is not None and shape.exact and axis is not None and -len(shape.dims) <= axis < len(shape.dims):
                 return self.int_(shape.dims[axis])
+            param = var_like(call.args[0]) if shape is None else None
+            if param is not None and param.name in self.shapes.params and axis is not None and axis >= 0 \
+                    and self.shapes.params[param.name].runtime_shaped:
+                # the extent of the tensor passed: the symbol its windows' bounds use (`_runtime_shaped`)
+                tensor = display_name(param.name)
+                self.symbols.note(f"`{tensor}.shape[{axis}]` is an extent of the tensor passed for the bare "
+                                  f"`pl.Tensor` `{tensor}`, known only at run time")
+                return self.symbols.symbol(f"{tensor}.shape[{axis}]")
         if name in _MINMAX and len(args) == 2 and not call.kwargs and not any(self._tensor(a) for a in args):
             return _MINMAX[name](self.int_(args[0]), self.int_(args[1]))
         if name == "cast" and args and not self._tensor(args[0]) and self._cast_dtype(call) in _INT_DTYPES:
@@ -649,4 +665,5 @@ def function_obligations(fn: Function) -> list[tuple[Access, Obligation]]:
     return out
 
 
-__all__ = ["Access", "Guard", "Loop", "accesses", "function_obligations", "module_obligations", "obligation"]
+__all__ = ["Access", "Guard", "Loop", "accesses", "function_obligations", "module_obligations", "obligation",
+           "runtime_rank"]

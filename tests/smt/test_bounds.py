@@ -404,3 +404,43 @@ def test_a_loop_over_the_world_size_is_conditional_on_it():
     outcomes = prove_bounds(module(body), cache=False)
     assert [(o.span.line - 2, o.verdict) for o in outcomes] == [(5, Verdict.CONDITIONAL), (5, Verdict.PROVED)]
     assert "the world size `pld.world_size()` is known only at run time" in outcomes[0].reason
+
+
+def test_a_bare_tensor_read_within_its_run_time_extents_is_conditional_only_on_its_rank():
+    # `pl.tensor.dim(x, d)` is the extent its windows are checked against: in bounds for every extent passed,
+    # so only the rank the windows take it to have remains (a lower-rank `pl.slice` is a reinterpreting view)
+    body = """
+    @pl.jit
+    def tiles(x: pl.Tensor, y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        rows = pl.tensor.dim(x, 0)
+        cols = pl.tensor.dim(x, 1)
+        for r in pl.range(rows // 16):
+            for q in pl.range(cols // 64):
+                y[:, :] = x[r * 16 : r * 16 + 16, q * 64 : q * 64 + 64]
+        return y
+    """
+    (read,) = [o for o in prove_bounds(module(body), cache=False) if o.name == "x"]
+    assert read.verdict is Verdict.CONDITIONAL
+    assert read.reason == ("depends on run-time values: the tensor passed for the bare `pl.Tensor` `x` is 2-D (the "
+                           "rank of its windows)")
+
+
+WRITTEN = """
+@pl.jit
+def fill(x: pl.Tensor, y: pl.Tensor[[16, 64], pl.FP32]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="fill"):
+        x = pl.assemble(x, pl.exp(y[:, :]), [0, 0])
+        x = pl.assemble(x, pl.exp(y[:, :]), [{ROW}, 0])
+    return x
+"""
+
+
+def test_writes_into_a_bare_tensor_entry_parameter_are_conditional_on_its_extents():
+    outcomes = [o for o in prove_bounds(module(WRITTEN.format(ROW=16)), cache=False) if o.name == "x"]
+    assert [(o.span.line - 2, o.verdict) for o in outcomes] == [(5, Verdict.CONDITIONAL), (6, Verdict.CONDITIONAL)]
+
+
+def test_a_write_into_a_bare_tensor_entry_parameter_before_its_start_is_refuted():
+    (write,) = refuted(WRITTEN.format(ROW=-16))
+    assert write.span.line - 2 == 6
+    assert write.counterexample == {"rows": "[-16, 0)"}
