@@ -51,6 +51,10 @@ False`; a consumer that needs the layout follows the operand to its `tile.transp
 used directly as a matmul operand is loaded whole into Mat first (`x__mat`), and one used directly by a
 vector op is loaded whole into Vec (`x__tile`).
 
+A window of a run-time shaped parameter (a bare `pl.Tensor` of a `pl.jit` entry, `Param.runtime_shaped`)
+that is a MAD operand is typed first (`_pin_runtime_operands`): the slice's shape, the other operand's
+dtype (pypto's tile.matmul / matmul_acc require identical lhs and rhs dtypes).
+
 3-D operands (KERNEL_LANGUAGE.md, Shapes): a leading unit dimension is dropped from the tile, never from
 the addressing. `w[e : e + 1, :, k0 : k0 + K]` becomes `tile.load(w, [e, 0, k0], [1, N, K], [1, N, K],
 target_memory=Mat)` whose result is annotated as the 2-D tile `[N, K]`; a `[1, M, N]` matmul result is
@@ -101,9 +105,50 @@ def _convert_function(fn: Function) -> Function:
         return fn
     fn = flatten_calls(fn)
     env = infer_env(fn)
+    while (pinned := _pin_runtime_operands(fn, env)) is not fn:  # a pinned window may type another's partner
+        fn, env = pinned, infer_env(pinned)
     gm = _gm_names(fn, env)
     converter = _Converter(fn, env, gm, _cube_operands(fn), Namer(fn))
     return replace(fn, body=converter.body(fn.body))
+
+
+def _pin_runtime_operands(fn: Function, env: dict[str, Type]) -> Function:
+    """Type each window `x[a:b, c:d]` of a run-time shaped parameter (`Param.runtime_shaped`: its extents,
+    rank and dtype are those of the tensor passed) that is a MAD operand: the window's shape is the slice's
+    own, its rank taken as the parameter's (the condition PV107 states on it, `smt/bounds.py`), and its
+    dtype the other operand's — pypto's tile.matmul and matmul_acc require identical lhs and rhs dtypes, so
+    no other dtype compiles. Left untyped (PV000 at the load) when the other operands' dtypes are unknown
+    or differ."""
+    runtime = {p.name for p in fn.params if p.runtime_shaped}
+    if not runtime:
+        return fn
+    windows: dict[str, tuple[Expr, ...]] = {}
+    for stmt in walk_stmts(fn.body):
+        if isinstance(stmt, Assign) and stmt.type is None and stmt.target.name not in env \
+                and isinstance(stmt.value, Call) and stmt.value.op == ops.T_SLICE and len(stmt.value.args) >= 3 \
+                and _named(stmt.value.args[0]) in runtime and isinstance(stmt.value.args[1], ListExpr):
+            windows[stmt.target.name] = tuple(stmt.value.args[1].items)
+    dtypes: dict[str, set[DType | None]] = {}
+    for stmt in walk_stmts(fn.body):
+        if not (isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op in ops.TENSOR_MADS):
+            continue
+        parts = ops.matmul_parts(stmt.value)
+        for operand, other in ((parts.lhs, parts.rhs), (parts.rhs, parts.lhs)):
+            name = _named(operand)
+            if name in windows:
+                t = expr_type(other, env)
+                dtypes.setdefault(name, set()).add(t.dtype if isinstance(t, (TensorType, TileType)) else None)
+    pinned = {name: TensorType(windows[name], dtype) for name, found in dtypes.items()
+              if len(found) == 1 and (dtype := next(iter(found))) is not None}
+    if not pinned:
+        return fn
+
+    def pin(stmt: Stmt) -> tuple[Stmt, ...] | None:
+        if isinstance(stmt, Assign) and stmt.target.name in pinned:
+            return (replace(stmt, type=pinned[stmt.target.name]),)
+        return None
+
+    return replace(fn, body=map_stmts(fn.body, pin))
 
 
 def _stmt_calls(stmt: Stmt) -> list[Expr]:

@@ -440,6 +440,10 @@ class Param:
     untyped: str = field(default="", kw_only=True, compare=False, repr=False)
     """Why `type` is None, as a clause after the parameter's name (`is a bare `pl.Tensor` ...`); empty when
     typed. Not printed: the annotation as written says it again."""
+    runtime_shaped: bool = field(default=False, kw_only=True, compare=False, repr=False)
+    """An untyped tensor whose extents are those of the tensor passed at run time: a bare `pl.Tensor` of a
+    `pl.jit` entry (pypto specialises the entry on each call's tensors), or of a `pl.jit.inline` every call
+    of which passes one. Its dtype and rank are not stated either."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,6 +47,9 @@ T_ASSEMBLE = "tensor.assemble"
 T_CAST = "tensor.cast"
 T_RESHAPE = "tensor.reshape"
 T_READ = "tensor.read"
+RUNTIME_DIM = "runtime_dim"
+"""`runtime_dim(name, d, rank)`: extent *d* of the run-time shaped parameter *name* (`Param.runtime_shaped`)
+taken as a *rank*-D tensor; made by `smt/bounds.py` only, never read from a kernel."""
 T_AIV_SHARD = "tensor.aiv_shard"
 T_CREATE_L1 = "tensor.create_l1"
 """An on-chip L1 (Mat) buffer for a kernel-driven gather (PyPTO `tensor.create_l1`): a tensor to the

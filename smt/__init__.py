@@ -135,7 +135,7 @@ def prove_bounds(module: ir.Module, *, timeout_ms: int = DEFAULT_TIMEOUT_MS, cac
         if not posed:
             continue
         answers = _discharge_each([ob for _, ob in posed], timeout_ms=timeout_ms, cache=cache, dump_smt=dump_smt)
-        for (access, ob), answer in zip(posed, answers):
+        for (access, ob), answer in _worst_of_each(posed, answers):
             if answer.verdict is Verdict.REFUTED:
                 message, counterexample, span = ob.explain(answer.values)
                 outcomes.append(Outcome(ob.rule.id, ob.site, Verdict.REFUTED, message, span or ob.span,
@@ -152,6 +152,31 @@ def prove_bounds(module: ir.Module, *, timeout_ms: int = DEFAULT_TIMEOUT_MS, cac
                 outcomes.append(Outcome(ob.rule.id, ob.site, Verdict.PROVED, ob.proved, ob.span, None,
                                         "; ".join(ob.approximations), answer.seconds, fn.name, access.tensor))
     return outcomes
+
+
+_SEVERITY = {Verdict.REFUTED: 3, Verdict.INCONCLUSIVE: 2, Verdict.CONDITIONAL: 1, Verdict.PROVED: 0}
+
+
+def _worst_of_each(posed: list[tuple[bounds.Access, Obligation]],
+                   answers: list[Answer]) -> list[tuple[tuple[bounds.Access, Obligation], Answer]]:
+    """One answer per access: of the obligations posed on one access (`bounds.function_obligations`), the
+    worst (refuted, inconclusive, conditional, proved; the later of equals). An access of a run-time
+    shaped parameter proved for every extent passed is still conditional on the rank it was taken to have
+    (a lower-rank `pl.slice` of a tensor is a reinterpreting view, not a rectangle of it)."""
+    out: list[tuple[tuple[bounds.Access, Obligation], Answer]] = []
+    for pair, answer in zip(posed, answers):
+        if out and out[-1][0][0] is pair[0]:
+            if _SEVERITY[answer.verdict] >= _SEVERITY[out[-1][1].verdict]:
+                out[-1] = (pair, answer)
+            continue
+        out.append((pair, answer))
+    for i, ((access, ob), answer) in enumerate(out):
+        rank = bounds.runtime_rank(access)
+        if answer.verdict is Verdict.PROVED and rank is not None:
+            reason = (f"depends on run-time values: the tensor passed for the bare `pl.Tensor` `{access.tensor}` is "
+                      f"{rank}-D (the rank of its windows)")
+            out[i] = ((access, ob), replace(answer, verdict=Verdict.CONDITIONAL, reason=reason))
+    return out
 
 
 def _discharge_each(obligations: list[Obligation], **options: Any) -> list[Answer]:

@@ -30,7 +30,10 @@ InCore `tile.store`'s partition shape is `[1, ..., 1, *tile shape]` (FlattenTile
 whole shape is checked; the host codegen of `tensor.assemble` also writes `[o, o + 1)` on the leading
 dimensions). Not posed, and INCONCLUSIVE with the reason: a
 write whose value's extents are a guess, a write of a value of higher rank than its target, an access
-of a parameter whose type is not read.
+of a parameter whose type is not read — except a run-time shaped one (`Param.runtime_shaped`: a bare
+`pl.Tensor` of a `pl.jit` entry, which pypto specialises on the tensor each call passes), posed over one
+symbol per extent of the tensor passed, taken to have the rank of its windows (all of one rank, else not
+posed): conditions, so such an access is at best conditional.
 
 UNSOUND: a slice or load of a value computed by an op whose result shape is a guess (not a window of a
 tensor the kernel declares or creates) is not an access here and is not checked.
@@ -99,6 +102,11 @@ class Access:
     """What the extents over-approximate (a valid region that is not tracked)."""
     unposed: str = ""
     """Why the access cannot be posed (its extents are not known exactly)."""
+    runtime_extents: tuple[Expr, ...] = ()
+    """The window's extents where the accessed tensor's shape is unknown (a run-time shaped parameter)."""
+    start_only: bool = False
+    """Check only that the window starts inside the tensor (`offset >= 0`): the part of an access of a
+    run-time shaped parameter that its unknown extents do not decide."""
 
 
 def accesses(fn: Function, shapes: Shapes | None = None) -> list[Access]:
@@ -106,7 +114,25 @@ def accesses(fn: Function, shapes: Shapes | None = None) -> list[Access]:
     shapes = shapes or Shapes(fn)
     out: list[Access] = []
     _collect(fn, fn.body, (), shapes, out)
-    return out
+    return [_runtime_shaped(access, out, shapes) for access in out]
+
+
+def _runtime_shaped(access: Access, every: list[Access], shapes: Shapes) -> Access:
+    """An access of a run-time shaped parameter (`Param.runtime_shaped`: pypto specialises a `pl.jit` entry on
+    the tensors each call passes) posed over the extents of the tensor passed, one symbol each, the rank
+    taken from the windows: a subscript or slice of as many dimensions as the tensor has is a rectangle of
+    it (a lower-rank one is a reinterpreting view, pypto's DeduceTensorSliceType), so the rank is part of
+    the condition. Left unposed when the function's windows of it disagree on the rank."""
+    param = next((p for p in shapes.params.values() if display_name(p.name) == access.tensor), None)
+    if not access.unposed or access.shape or not access.runtime_extents or param is None or not param.runtime_shaped:
+        return access
+    ranks = {len(a.offsets) for a in every if a.tensor == access.tensor and a.unposed and not a.shape}
+    if len(ranks) != 1:
+        shown = ", ".join(str(r) for r in sorted(ranks))
+        return replace(access, unposed=f"{access.unposed}, and its windows disagree on its rank ({shown})")
+    rank = ranks.pop()
+    dims = tuple(Call(ops.RUNTIME_DIM, (Const(access.tensor), Const(d), Const(rank))) for d in range(rank))
+    return replace(access, shape=dims, extents=access.runtime_extents, unposed="")
 
 
 def _collect(fn: Function, body: tuple[Stmt, ...], context: tuple[Loop | Guard, ...], shapes: Shapes,
@@ -170,8 +196,12 @@ def _access(fn: Function, stmt: Stmt, call: Call, context: tuple[Loop | Guard, .
     source = shapes.of(base)
     v = var_like(base)
     if v is not None and source is None and v.name in shapes.params and offsets is not None:
-        return Access(fn.name, verb, display_name(v.name), (), offsets, (), span, context,
-                      f"pl.{name}({display_name(v.name)}, ...)", unposed=_undeclared(shapes.params[v.name]))
+        moved = valid if valid is not None and extents is not None and len(valid) == len(extents) else extents
+        text = (window_text(display_name(v.name), offsets, extents) if extents is not None
+                and len(extents) == len(offsets) else f"pl.{name}({display_name(v.name)}, ...)")
+        return Access(fn.name, verb, display_name(v.name), (), offsets, (), span, context, text,
+                      unposed=_undeclared(shapes.params[v.name]),
+                      runtime_extents=moved if moved is not None and len(moved) == len(offsets) else ())
     if v is None or source is None or not source.exact or offsets is None or extents is None:
         return None  # not a window of a value whose extents the kernel states
     if len(offsets) != len(source.dims) or len(extents) != len(source.dims):
@@ -190,8 +220,11 @@ def _write(fn: Function, call: Call, dst: Expr, value: Expr, offsets: tuple[Expr
     target = shapes.of(dst)
     v = var_like(dst)
     if v is not None and target is None and v.name in shapes.params and offsets is not None:
+        moved = shapes.of(value)
+        exact = moved is not None and moved.exact and moved.valid_known and len(moved.extents) == len(offsets)
         return Access(fn.name, "writes", display_name(v.name), (), offsets, (), span, context,
-                      f"pl.{call.op.split('.')[-1]}(..., {display_name(v.name)})", unposed=_undeclared(shapes.params[v.name]))
+                      f"pl.{call.op.split('.')[-1]}(..., {display_name(v.name)})", unposed=_undeclared(shapes.params[v.name]),
+                      runtime_extents=moved.extents if moved is not None and exact else ())
     if v is None or target is None or not target.exact or offsets is None or len(offsets) != len(target.dims):
         return None
     tensor = display_name(v.name)
@@ -223,6 +256,14 @@ def _write(fn: Function, call: Call, dst: Expr, value: Expr, offsets: tuple[Expr
         return Access(fn.name, "writes", tensor, target.dims, offsets, (), span, context, text, unposed=why)
     text = f"{window_text(tensor, offsets, extents, target.dims)} = {value_text}"
     return Access(fn.name, "writes", tensor, target.dims, offsets, extents, span, context, text, approximations)
+
+
+def runtime_rank(access: Access) -> int | None:
+    """The rank a run-time shaped parameter is taken to have by *access* (`_runtime_shaped`); None for any
+    other access."""
+    if any(isinstance(d, Call) and d.op == ops.RUNTIME_DIM for d in access.shape):
+        return len(access.shape)
+    return None
 
 
 def _undeclared(param: Param) -> str:
@@ -344,6 +385,11 @@ class _Encoder(E.ExprEncoder):
             label = str(call.args[0].value)
             self.symbols.note(f"`{label}` is a dynamic dimension")
             return self.symbols.symbol(label)
+        if call.op == ops.RUNTIME_DIM and len(call.args) == 3:
+            tensor, axis, rank = (a.value if isinstance(a, Const) else None for a in call.args)
+            self.symbols.note(f"`{tensor}.shape[{axis}]` is an extent of the tensor passed for the bare `pl.Tensor` "
+                              f"`{tensor}` (taken as {rank}-D), known only at run time")
+            return self.symbols.symbol(f"{tensor}.shape[{axis}]")
         if call.op == "distributed.world_size" and not args:
             # the number of ranks of the communication group: a value of the launch, like a dynamic dimension
             self.symbols.note("the world size `pld.world_size()` is known only at run time")
@@ -355,6 +401,14 @@ class _Encoder(E.ExprEncoder):
             axis = ops.const_int(call.args[1])
             if shape is not None and shape.exact and axis is not None and -len(shape.dims) <= axis < len(shape.dims):
                 return self.int_(shape.dims[axis])
+            param = var_like(call.args[0]) if shape is None else None
+            if param is not None and param.name in self.shapes.params and axis is not None and axis >= 0 \
+                    and self.shapes.params[param.name].runtime_shaped:
+                # the extent of the tensor passed: the symbol its windows' bounds use (`_runtime_shaped`)
+                tensor = display_name(param.name)
+                self.symbols.note(f"`{tensor}.shape[{axis}]` is an extent of the tensor passed for the bare "
+                                  f"`pl.Tensor` `{tensor}`, known only at run time")
+                return self.symbols.symbol(f"{tensor}.shape[{axis}]")
         if name in _MINMAX and len(args) == 2 and not call.kwargs and not any(self._tensor(a) for a in args):
             return _MINMAX[name](self.int_(args[0]), self.int_(args[1]))
         if name == "cast" and args and not self._tensor(args[0]) and self._cast_dtype(call) in _INT_DTYPES:
@@ -507,8 +561,8 @@ def obligation(access: Access, shapes: Shapes, scalars: Scalars, site: str) -> O
             query.assumptions.append(c if ctx.holds else E.not_(c))
     lows = [encoder.int_(o) for o in access.offsets]
     widths = [encoder.int_(e) for e in access.extents]
-    dims = [encoder.int_(d) for d in access.shape]
     highs = [E.add(lo, w) for lo, w in zip(lows, widths)]
+    dims = highs if access.start_only else [encoder.int_(d) for d in access.shape]
     violation = E.or_(*(E.or_(E.lt(lo, E.ZERO), E.gt(hi, dim)) for lo, hi, dim in zip(lows, highs, dims)))
     free = dict(sorted(symbols.free.items()))
     assumptions = (*query.assumptions, *(E.le(E.ZERO, t) for t in free.values()))
@@ -564,6 +618,10 @@ def _explain(access: Access, values: dict[str, int | bool], loops: list[str],
         names = _DIM_NAMES.get(rank)
         what = names[d] if names else f"dimension {d}"
         shape = "[" + ", ".join(str(value(f"dim.{i}")) for i in range(rank)) + "]"
+        if access.start_only:
+            message = f"`{access.text}` {access.verb} {what} [{lo}, {hi}) of `{access.tensor}`, before its start"
+            counterexample[what] = f"[{lo}, {hi})"
+            break
         message = f"`{access.text}` {access.verb} {what} [{lo}, {hi}) of `{access.tensor}` (shape {shape})"
         counterexample[what] = f"[{lo}, {hi})"
         counterexample["shape"] = shape
@@ -586,7 +644,8 @@ def module_obligations(module: Module) -> list[tuple[Access, Obligation]]:
 
 def function_obligations(fn: Function) -> list[tuple[Access, Obligation]]:
     """PV107 on every access of *fn*, each with its obligation; site ids `<function>:bounds:<line>:<col>`
-    (`.2`, ... for a second access at one place)."""
+    (`.2`, ... for a second access at one place). An access of a run-time shaped parameter has two, its
+    start (`Access.start_only`) first: `smt.prove_bounds` gives it one outcome, the worse."""
     shapes = Shapes(fn)
     found = accesses(fn, shapes)
     if not found:
@@ -599,8 +658,12 @@ def function_obligations(fn: Function) -> list[tuple[Access, Obligation]]:
         seen[site] = seen.get(site, 0) + 1
         if seen[site] > 1:
             site = f"{site}.{seen[site]}"
+        if any(isinstance(d, Call) and d.op == ops.RUNTIME_DIM for d in access.shape):
+            # its start does not depend on the extents passed: a window before it is refuted, not conditional
+            out.append((access, obligation(replace(access, start_only=True), shapes, scalars, site)))
         out.append((access, obligation(access, shapes, scalars, site)))
     return out
 
 
-__all__ = ["Access", "Guard", "Loop", "accesses", "function_obligations", "module_obligations", "obligation"]
+__all__ = ["Access", "Guard", "Loop", "accesses", "function_obligations", "module_obligations", "obligation",
+           "runtime_rank"]

@@ -140,6 +140,8 @@ class _CallSite:
     """Each argument as written."""
     why: dict[str, str]
     """Why an argument that is an untyped parameter of the caller has no type (`Param.untyped`)."""
+    runtime: frozenset[str] = frozenset()
+    """The parameters whose argument is a run-time shaped parameter of the caller (`Param.runtime_shaped`)."""
 
 
 def _type_text(t: Type | None) -> str:
@@ -171,9 +173,10 @@ class ModuleReader:
         self.scope = self.loader.module_scope(Path(path), tree)
         self.calls: dict[str, list[_CallSite]] = {}
         """The calls of each decorated function of this file, as the last reading found them."""
-        self.inferred: dict[str, dict[str, tuple[Type | None, str]]] = {}
+        self.inferred: dict[str, dict[str, tuple[Type | None, str, bool]]] = {}
         """The bare `pl.Tensor` parameters of each `pl.jit.inline` function: the type their calls give
-        them, or None and why not (`_call_site_params`)."""
+        them, or None and why not, and whether every call passes a run-time shaped tensor
+        (`_call_site_params`)."""
 
     def read(self) -> ModuleResult:
         """The file read; again while its calls type more bare `pl.jit.inline` parameters (each reading
@@ -211,12 +214,12 @@ class ModuleReader:
     def record_call(self, callee: str, site: _CallSite) -> None:
         self.calls.setdefault(callee, []).append(site)
 
-    def _call_site_params(self) -> dict[str, dict[str, tuple[Type | None, str]]]:
+    def _call_site_params(self) -> dict[str, dict[str, tuple[Type | None, str, bool]]]:
         """PyPTO splices a `pl.jit.inline` function into each caller, so a parameter annotated with a bare
         `pl.Tensor` has the type of the argument each call passes: that type when every call of the file
         passes the same one, else None with the reason (no call, an argument of no type, calls that
         disagree)."""
-        out: dict[str, dict[str, tuple[Type | None, str]]] = {}
+        out: dict[str, dict[str, tuple[Type | None, str, bool]]] = {}
         for node, _ in self._top_level(self.tree.body, self.scope):
             if not isinstance(node, ast.FunctionDef) or not self._is_inline(node):
                 continue
@@ -226,24 +229,26 @@ class ModuleReader:
                 continue
             sites = self.calls.get(node.name, [])
             here = f"is a bare `pl.Tensor` of the `pl.jit.inline` `{node.name}`, which takes the type of the argument each call passes"
-            params: dict[str, tuple[Type | None, str]] = {}
+            params: dict[str, tuple[Type | None, str, bool]] = {}
             for param in bare:
                 if not sites:
-                    params[param] = (None, f"{here}, and nothing in this file calls `{node.name}`")
+                    params[param] = (None, f"{here}, and nothing in this file calls `{node.name}`", False)
                     continue
                 untyped = next((site for site in sites if site.types.get(param) is None), None)
                 if untyped is not None:
                     passed = untyped.texts.get(param)
                     what = f"passes `{passed}`, which {untyped.why.get(param) or 'has no type pypto-verify reads'}" \
                         if passed else f"passes no argument for `{param}`"
-                    params[param] = (None, f"{here}; the call at line {untyped.line} (in `{untyped.caller}`) {what}")
+                    runtime = all(param in site.runtime for site in sites)
+                    params[param] = (None, f"{here}; the call at line {untyped.line} (in `{untyped.caller}`) {what}",
+                                     runtime)
                     continue
                 types = {site.types[param] for site in sites}
                 if len(types) > 1:
                     shown = "; ".join(f"line {site.line}: {_type_text(site.types[param])}" for site in sites)
-                    params[param] = (None, f"{here}, and its calls pass different types ({shown})")
+                    params[param] = (None, f"{here}, and its calls pass different types ({shown})", False)
                     continue
-                params[param] = (types.pop(), "")
+                params[param] = (types.pop(), "", False)
             out[node.name] = params
         return out
 
@@ -259,6 +264,13 @@ class ModuleReader:
         if isinstance(annotation, ast.Subscript) and self.pl_path_static(annotation.value) in ("Out", "InOut"):
             annotation = annotation.slice
         return annotation is not None and self.pl_path_static(annotation) == "Tensor"
+
+    def entry_tensor(self, node: ast.FunctionDef | ast.AsyncFunctionDef, annotation: ast.expr | None) -> bool:
+        """*annotation* is a bare `pl.Tensor` of the `pl.jit` entry *node*: pypto specialises the entry on the
+        tensors each call passes, so the parameter's extents are those of the tensor passed at run time."""
+        decorator = self._pl_decorator(node)
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        return self.bare_tensor(annotation) and target is not None and self.pl_path_static(target) == "jit"
 
     def untyped_reason(self, node: ast.FunctionDef | ast.AsyncFunctionDef, annotation: ast.expr | None) -> str:
         """Why a parameter of *node* with *annotation* has no type (a clause after its name)."""
@@ -459,6 +471,8 @@ class FunctionReader:
         """The type of each value a call of an imported function returns, where it returns several."""
         self.untyped: dict[str, str] = {}
         """Each parameter of no type: why (`Param.untyped`)."""
+        self.runtime_shaped: set[str] = set()
+        """The parameters whose extents are those of the tensor passed at run time (`Param.runtime_shaped`)."""
 
     # ------------------------------------------------------------------------------------------ utilities
 
@@ -614,9 +628,11 @@ class FunctionReader:
                 continue
             type_, direction = read_param_annotation(arg.annotation, self)
             untyped = ""
+            runtime = False
             if type_ is None:
                 inferred = None if self.in_class else self.module.inferred.get(node.name, {}).get(arg.arg)
-                type_, untyped = inferred or (None, self.module.untyped_reason(node, arg.annotation))
+                type_, untyped, runtime = inferred or (None, self.module.untyped_reason(node, arg.annotation),
+                                                       self.module.entry_tensor(node, arg.annotation))
             name = self.names.first(arg.arg)
             var = Var(name, span=self.span(arg))
             self.frame.env[arg.arg] = Binding(var, type=type_)
@@ -624,9 +640,12 @@ class FunctionReader:
                 self.types[name] = type_
             else:
                 self.untyped[name] = untyped
+                if runtime:
+                    self.runtime_shaped.add(name)
             if isinstance(type_, ScalarType):
                 self.runtime.add(name)
-            params.append(Param(name, type_, direction, span=self.span(arg), untyped=untyped))
+            params.append(Param(name, type_, direction, span=self.span(arg), untyped=untyped,
+                                runtime_shaped=runtime and type_ is None))
         return params
 
     # ------------------------------------------------------------------------------------------ bodies
@@ -1875,7 +1894,8 @@ class FunctionReader:
         texts = {p: _text(a) for p, a in zip(params, node.args)}
         texts.update((k.arg, _text(k.value)) for k in node.keywords if k.arg in params)
         why = {p: self.untyped.get(v.name, "") for p, v in given.items() if isinstance(v, Var)}
-        self.module.record_call(name, _CallSite(self.span(node).line, self.node.name, types, texts, why))
+        runtime = frozenset(p for p, v in given.items() if isinstance(v, Var) and v.name in self.runtime_shaped)
+        self.module.record_call(name, _CallSite(self.span(node).line, self.node.name, types, texts, why, runtime))
 
     def _callee_result_type(self, callee: ast.AST, args: tuple[Expr, ...],
                             kwargs: tuple[tuple[str, Expr], ...]) -> Type | None:

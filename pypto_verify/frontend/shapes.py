@@ -4,14 +4,16 @@ Owns: `Shapes`, the shape of every tile / tensor value of one function together 
 *exact* — read from what the kernel wrote (a declared parameter, an annotation, the shape list of a
 slice, load, extract, create or reshape) or carried through an op whose result shape is fixed by its
 operands' (a matmul, a cast, an element-wise op on operands of one shape, a row / column reduction or
-broadcast, a transpose, a column-wise concat, a tensor sort / merge sort, a gather by mask pattern: each
-as pypto's type deduction gives it). `ops.infer_call_type` may guess (an element-wise op of an inline call
+broadcast, a transpose, a column-wise concat, a tensor sort / merge sort, a gather by mask pattern, a
+scatter into its destination, an `aiv_shard` / `aic_gather` in the split mode of its `pl.split_aiv` region:
+each as pypto's type deduction gives it). `ops.infer_call_type` may guess (an element-wise op of an inline call
 takes its first *named* operand's type, which can be a `[M, 1]` row scale); a guessed shape is never exact
 here, so nothing is ever accused on it. Also the valid region a slice or a load narrows a value to
 (`valid_shape=`, `set_validshape`), where known, carried as pypto's type deduction carries it (a store or an
 assemble moves only the valid region, PTO-ISA TSTORE): kept by unary and scalar ops and on the surviving
-axis of a reduction and by a tensor element-wise op whose operands share it (else not settled: pypto's
-tensor type and its tile lowering disagree), the first operand's for a tile element-wise op, made whole by
+axis of a reduction and by a tensor element-wise op whose operands share it (operands with different
+regions: whole when the first operand is, where pypto's tensor type and its tile lowering agree, else not
+settled; never their intersection), the first operand's for a tile element-wise op, made whole by
 `fillpad`, kept through a reshape between vectors.
 
 Used by the frontend's matmul check (`matmul_k_mismatches`: PV000 when the operands' K extents are
@@ -26,8 +28,8 @@ from dataclasses import dataclass
 
 from pypto_verify import ops
 from pypto_verify.ir import (
-    Assign, BinOp, Call, Const, Expr, For, Function, If, ListExpr, ScalarType, Span, Sym, TensorType, TileType,
-    TupleExpr, Type, display_name, final_yield, type_env, var_like, walk_exprs, walk_stmts,
+    Assign, BinOp, Call, Const, Expr, For, Function, If, ListExpr, ScalarType, Span, Stmt, Sym, TensorType, TileType,
+    TupleExpr, Type, child_bodies, display_name, final_yield, stmt_exprs, type_env, var_like, walk_exprs, walk_stmts,
 )
 
 
@@ -101,6 +103,37 @@ def _vector_valid(source: Shape, shape: tuple[Expr, ...]) -> tuple[Expr, ...] | 
     return tuple(source.valid[a] if i == b else Const(1) for i in range(len(shape)))
 
 
+_SPLIT_CODES = {"NONE": 0, "UP_DOWN": 1, "LEFT_RIGHT": 2}
+"""pypto's `SplitMode` by name: the `split` attr of `aiv_shard` / `aic_gather` (0 no split axis, 1 rows, 2
+columns)."""
+_SPLIT_OPS = frozenset({"tile.aiv_shard", "tile.aic_gather", "tensor.aiv_shard", "tensor.aic_gather"})
+
+
+def _split_code(expr: Expr | None) -> int | None:
+    """`pl.SplitMode.UP_DOWN` (or its value 1) as 1; None when it is not a split mode."""
+    if isinstance(expr, Sym):
+        return _SPLIT_CODES.get(expr.path.rsplit(".", 1)[-1])
+    value = ops.const_int(expr) if expr is not None else None
+    return value if value in (0, 1, 2) else None
+
+
+def _split_modes(body: tuple[Stmt, ...], mode: int | None, out: dict[Call, int | None]) -> None:
+    """Each `aiv_shard` / `aic_gather` call of *body* -> the split code it takes: its own `split=` attr, else
+    the mode of the innermost `pl.split_aiv` loop around it (pypto's parser hands the region's mode to the
+    op); None when neither says, or when one call text stands in regions of different modes."""
+    for stmt in body:
+        for expr in stmt_exprs(stmt):
+            for call in walk_exprs(expr):
+                if isinstance(call, Call) and call.op in _SPLIT_OPS:
+                    code = _split_code(call.kwarg("split")) if call.kwarg("split") is not None else mode
+                    out[call] = code if out.get(call, code) == code else None
+        inner = mode
+        if isinstance(stmt, For) and dict(stmt.kwargs).get("iterator") == Const("split_aiv"):
+            inner = _split_code(dict(stmt.kwargs).get("mode"))
+        for nested in child_bodies(stmt):
+            _split_modes(nested, inner, out)
+
+
 def _shape_list(expr: Expr | None) -> tuple[Expr, ...] | None:
     if isinstance(expr, (ListExpr, TupleExpr)):
         return tuple(expr.items)
@@ -166,6 +199,8 @@ class Shapes:
                     t = stmt.return_types[i] if i < len(stmt.return_types) else None
                     self.phis[rv.name] = (a, b, t)
         self.memo: dict[str, Shape | None] = {}
+        self.split_modes: dict[Call, int | None] = {}
+        _split_modes(fn.body, None, self.split_modes)
 
     # -- values
 
@@ -328,6 +363,10 @@ class Shapes:
             if picked is None:
                 return self._guess(call)
             return Shape(picked.dims, picked.exact, None, picked.valid is None and picked.valid_known)
+        if call.op in _SPLIT_OPS and args:
+            return self._split(call, halve=name == "aiv_shard")
+        if name in ("scatter", "scatter_mask") and args:
+            return self._scatter(call, level)
         if name == "transpose_view" and args:
             source = self.of(args[0])
             if source is None or len(source.dims) != 2:
@@ -335,6 +374,46 @@ class Shapes:
             valid = (source.valid[1], source.valid[0]) if source.valid is not None else None
             return Shape((source.dims[1], source.dims[0]), source.exact, valid, source.valid_known)
         return self._guess(call)
+
+    def _split(self, call: Call, halve: bool) -> Shape | None:
+        """`aiv_shard(x)` (halve) / `aic_gather(x)` across the C->V / V->C edge, in the split mode of its region
+        (pypto's DeduceSplitReshape): `NONE` keeps *x*'s shape and valid region; `UP_DOWN` / `LEFT_RIGHT` take
+        the ceiling half of (or double) the rows / columns of a 2-D *x*. The valid extent on that axis is
+        exact only where *x* is wholly valid on it and even (halving): each lane then holds exactly half;
+        otherwise pypto localises each lane's extent later (lane 1 of an odd or narrowed one holds fewer), so
+        the typed extent is an upper bound, not settled. An unknown mode is a guess."""
+        source = self.of(call.args[0])
+        code = self.split_modes.get(call)
+        if source is None or code is None:
+            return self._guess(call)
+        if code == 0:
+            return source
+        if len(source.dims) != 2:
+            return self._guess(call)
+        axis = code - 1
+        extent, valid = source.dims[axis], source.extents[axis]
+        whole = same_dims((valid,), (extent,))
+        literal = ops.const_int(extent)
+        if literal is None:
+            return self._guess(call)
+        settled = source.valid_known and whole and (not halve or literal % 2 == 0)
+        size = Const((literal + 1) // 2 if halve else literal * 2)
+        dims = tuple(size if i == axis else d for i, d in enumerate(source.dims))
+        extents = tuple(size if i == axis else d for i, d in enumerate(source.extents))
+        return Shape(dims, source.exact, None if same_dims(extents, dims) else extents, settled)
+
+    def _scatter(self, call: Call, level: str) -> Shape | None:
+        """A scatter writes into its destination and has its shape: the tile forms `scatter(dst, src, idx)` /
+        `scatter_mask(dst, src, mask_pattern)` alias *dst* (`dst=` where named; valid region included, pypto's
+        MakeScatterResultType); the tensor forms `scatter(x, dim, index, src)` / `scatter(src, mask_pattern=,
+        dst=)` are typed fully valid, which their tile lowering agrees with when the destination is whole."""
+        named = call.kwarg("dst")
+        target = self.of(named if named is not None else call.args[0])
+        if level == "tile":
+            return target
+        if target is None:
+            return self._guess(call)
+        return Shape(target.dims, target.exact, None, target.valid is None and target.valid_known)
 
     def _transpose(self, call: Call, level: str) -> Shape | None:
         """`transpose(x, axis1, axis2)`: *x*'s shape with the two axes swapped; `tile.transpose` makes the
@@ -460,9 +539,11 @@ class Shapes:
         settled = all(s is not None and s.valid_known for s in shapes)
         if settled and all(s is not None and s.valid == first.valid for s in shapes):
             return Shape(dims, exact, first.valid, True)
-        # operands with different valid regions: pypto types the tensor op's result fully valid, but its
-        # tile lowering takes the first operand's region, so what a store of it moves is not settled
-        return Shape(dims, exact, None, False)
+        # operands with different valid regions: pypto types the tensor op's result fully valid (no
+        # intersection: DeduceTensorOpElementwiseBinaryType keeps a region only when the operands' are
+        # provably equal) and its tile lowering takes the first operand's region. The two agree when the
+        # first operand is wholly valid; otherwise what a store of it moves is not settled
+        return Shape(dims, exact, None, first.valid is None and first.valid_known)
 
     def _matmul(self, call: Call) -> Shape | None:
         parts = ops.matmul_parts(call)
@@ -646,6 +727,8 @@ def expr_text(expr: Expr, outer: int = 0) -> str:
     if isinstance(expr, Call):
         if expr.op == "dynamic" and expr.args and isinstance(expr.args[0], Const):
             return str(expr.args[0].value)
+        if expr.op == ops.RUNTIME_DIM and len(expr.args) == 3:
+            return f"{expr_text(expr.args[0])[1:-1]}.shape[{expr_text(expr.args[1])}]"
         return f"pl.{expr.op}(" + ", ".join(expr_text(a) for a in expr.args) + ")"
     if isinstance(expr, (ListExpr, TupleExpr)):
         return "[" + ", ".join(expr_text(e) for e in expr.items) + "]"

@@ -75,8 +75,18 @@ def wide(x: pl.Tensor[[16, 512], pl.BF16], w: pl.Tensor[[256, 128], pl.BF16], y:
     assert got["w"].type is not None
 
 
-def test_an_untyped_argument_names_the_entry_whose_bare_tensor_it_is(tmp_path):
+def test_a_bare_entry_tensor_sliced_as_a_matmul_operand_takes_the_other_operands_dtype(tmp_path):
+    # pypto's tile.matmul requires identical lhs and rhs dtypes: `x`'s windows are BF16 like `w`'s; their
+    # bounds are conditions on the extents of the tensor passed
     result = check(tmp_path, PROJ + ENTRY.format(X="pl.Tensor"))
+    assert not result.findings
+    assert [k.verdict for k in result.kernels] == ["conditional"]
+
+
+def test_an_untyped_argument_names_the_entry_whose_bare_tensor_it_is(tmp_path):
+    # neither operand states a dtype: nothing pins it
+    entry = ENTRY.format(X="pl.Tensor").replace("w: pl.Tensor[[256, 128], pl.BF16]", "w: pl.Tensor")
+    result = check(tmp_path, PROJ + entry)
     (finding,) = result.findings
     assert (finding.rule.id, finding.span.line) == ("PV000", 7)
     assert "the call at line 15 (in `layer`) passes `x`, which is a bare `pl.Tensor` of the `pl.jit` entry " \

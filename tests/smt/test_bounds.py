@@ -292,18 +292,63 @@ def test_an_all_scalar_full_rank_subscript_is_a_run_time_read_and_its_window_is_
     assert "is read from `order` at run time" in outcomes[0].reason
 
 
-def test_a_window_of_a_bare_tensor_parameter_is_inconclusive_naming_why_its_shape_is_unknown():
+BARE = """
+@pl.jit
+def scale(x: pl.Tensor, y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    for c in pl.range(0, 64, 32):
+        y[:, c : c + 32] = pl.slice(x, [16, 32], [{R0}, c])
+    return y
+"""
+
+
+def test_a_window_of_a_bare_tensor_entry_parameter_is_conditional_on_the_extents_passed():
+    # pypto specialises a `pl.jit` entry on the tensors each call passes: the window is in bounds exactly
+    # when the tensor passed for `x` is 2-D and holds it
+    outcomes = [o for o in prove_bounds(module(BARE.format(R0=0)), cache=False) if o.verdict is not Verdict.PROVED]
+    assert [(o.span.line - 2, o.verdict) for o in outcomes] == [(5, Verdict.CONDITIONAL)]
+    assert "`x.shape[1]` is an extent of the tensor passed for the bare `pl.Tensor` `x` (taken as 2-D), known " \
+        "only at run time" in outcomes[0].reason
+
+
+def test_a_window_of_a_bare_tensor_entry_parameter_before_its_start_is_refuted():
+    # whatever the extents of the tensor passed, row -32 is not in it
+    (read,) = refuted(BARE.format(R0="c - 32"))
+    assert read.span.line - 2 == 5
+    assert read.counterexample == {"c": 0, "rows": "[-32, -16)"}
+    assert "before its start" in read.message
+
+
+def test_windows_of_a_bare_tensor_of_different_ranks_are_inconclusive_naming_why():
     body = """
     @pl.jit
     def scale(x: pl.Tensor, y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
-        for c in pl.range(0, 64, 32):
-            y[:, c : c + 32] = pl.slice(x, [16, 32], [0, c])
+        y[:, 0:32] = pl.slice(x, [16, 32], [0, 0])
+        y[:, 32:64] = pl.reshape(pl.slice(x, [1, 16, 32], [0, 0, 32]), [16, 32])
         return y
     """
     outcomes = [o for o in prove_bounds(module(body), cache=False) if o.verdict is Verdict.INCONCLUSIVE]
-    assert [o.span.line - 2 for o in outcomes] == [5]
+    assert [o.span.line - 2 for o in outcomes] == [4, 5]
     assert "the parameter `x` is a bare `pl.Tensor` of the `pl.jit` entry `scale`: its shape and dtype are those " \
         "of the tensor passed at run time" in outcomes[0].reason
+    assert "its windows disagree on its rank (2, 3)" in outcomes[0].reason
+
+
+def test_a_bare_tensor_of_an_inline_function_each_call_passes_a_bare_entry_tensor_is_conditional():
+    body = """
+    @pl.jit.inline
+    def half(x: pl.Tensor, y: pl.Tensor[[16, 64], pl.FP32], c: pl.Scalar[pl.INDEX]):
+        y[:, c : c + 32] = pl.slice(x, [16, 32], [0, c])
+        return y
+
+    @pl.jit
+    def scale(x: pl.Tensor, y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        y = half(x, y, 0)
+        y = half(x, y, 32)
+        return y
+    """
+    (read,) = [o for o in prove_bounds(module(body), cache=False) if o.function == "half" and o.name == "x"]
+    assert read.verdict is Verdict.CONDITIONAL
+    assert "`x.shape[0]` is an extent of the tensor passed for the bare `pl.Tensor` `x`" in read.reason
 
 
 def test_a_matmul_result_carries_its_lhs_valid_rows_into_the_write():
@@ -359,3 +404,43 @@ def test_a_loop_over_the_world_size_is_conditional_on_it():
     outcomes = prove_bounds(module(body), cache=False)
     assert [(o.span.line - 2, o.verdict) for o in outcomes] == [(5, Verdict.CONDITIONAL), (5, Verdict.PROVED)]
     assert "the world size `pld.world_size()` is known only at run time" in outcomes[0].reason
+
+
+def test_a_bare_tensor_read_within_its_run_time_extents_is_conditional_only_on_its_rank():
+    # `pl.tensor.dim(x, d)` is the extent its windows are checked against: in bounds for every extent passed,
+    # so only the rank the windows take it to have remains (a lower-rank `pl.slice` is a reinterpreting view)
+    body = """
+    @pl.jit
+    def tiles(x: pl.Tensor, y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        rows = pl.tensor.dim(x, 0)
+        cols = pl.tensor.dim(x, 1)
+        for r in pl.range(rows // 16):
+            for q in pl.range(cols // 64):
+                y[:, :] = x[r * 16 : r * 16 + 16, q * 64 : q * 64 + 64]
+        return y
+    """
+    (read,) = [o for o in prove_bounds(module(body), cache=False) if o.name == "x"]
+    assert read.verdict is Verdict.CONDITIONAL
+    assert read.reason == ("depends on run-time values: the tensor passed for the bare `pl.Tensor` `x` is 2-D (the "
+                           "rank of its windows)")
+
+
+WRITTEN = """
+@pl.jit
+def fill(x: pl.Tensor, y: pl.Tensor[[16, 64], pl.FP32]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="fill"):
+        x = pl.assemble(x, pl.exp(y[:, :]), [0, 0])
+        x = pl.assemble(x, pl.exp(y[:, :]), [{ROW}, 0])
+    return x
+"""
+
+
+def test_writes_into_a_bare_tensor_entry_parameter_are_conditional_on_its_extents():
+    outcomes = [o for o in prove_bounds(module(WRITTEN.format(ROW=16)), cache=False) if o.name == "x"]
+    assert [(o.span.line - 2, o.verdict) for o in outcomes] == [(5, Verdict.CONDITIONAL), (6, Verdict.CONDITIONAL)]
+
+
+def test_a_write_into_a_bare_tensor_entry_parameter_before_its_start_is_refuted():
+    (write,) = refuted(WRITTEN.format(ROW=-16))
+    assert write.span.line - 2 == 6
+    assert write.counterexample == {"rows": "[-16, 0)"}

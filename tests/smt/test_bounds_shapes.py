@@ -74,6 +74,53 @@ def test_a_tensor_op_on_operands_with_different_valid_regions_is_not_refuted():
     assert "the valid region of" in store.reason
 
 
+PADDED = """
+@pl.jit
+def rotate(x: pl.Tensor[[40, 64], pl.FP32], cos: pl.Tensor[[40, 64], pl.FP32],
+           y: pl.Out[pl.Tensor[[{ROWS}, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="rotate"):
+        for r in pl.range(0, 40, 16):
+            rows = pl.min(16, 40 - r)
+            c = pl.slice(cos, [16, 64], [r, 0], valid_shape=[rows, 64])
+            y[r : r + 16, :] = pl.cast(pl.mul(x[r : r + 16, :], c), target_type=pl.FP32)
+    return y
+"""
+
+
+def test_a_tensor_op_whose_first_operand_is_whole_writes_the_whole_tile():
+    # pypto types the product fully valid (the regions differ: no intersection) and its tile lowering takes
+    # the wholly valid first operand's region: both say all 16 rows, which the 48-row padding holds
+    assert verdicts(PADDED.format(ROWS=48))[-1] == (9, Verdict.PROVED)
+
+
+def test_a_tensor_op_whose_first_operand_is_whole_is_refuted_past_the_padding():
+    write = outcomes(PADDED.format(ROWS=40))[-1]
+    assert write.verdict is Verdict.REFUTED
+    assert write.counterexample["r"] == 32
+    assert write.counterexample["rows"] == "[32, 48)"
+
+
+def test_a_tensor_op_whose_first_operand_is_whole_is_conditional_on_a_dynamic_row_count():
+    body = """
+    N = pl.dynamic("N")
+
+    @pl.jit
+    def rotate(x: pl.Tensor[[48, 64], pl.FP32], cos: pl.Tensor[[N, 64], pl.FP32],
+               y: pl.Out[pl.Tensor[[48, 64], pl.FP32]]):
+        n = pl.tensor.dim(cos, 0)
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="rotate"):
+            for blk in pl.range((n + 15) // 16):
+                r = blk * 16
+                c = pl.slice(cos, [16, 64], [r, 0], valid_shape=[pl.min(16, n - r), 64])
+                y[r : r + 16, :] = pl.mul(x[r : r + 16, :], c)
+        return y
+    """
+    write = outcomes(body)[-1]
+    assert write.verdict is Verdict.CONDITIONAL  # all 16 rows written: in bounds exactly when N <= 48
+    assert "`N` is a dynamic dimension" in write.reason
+    assert "valid region" not in write.reason
+
+
 def test_a_tile_op_keeps_its_first_operands_valid_region():
     body = """
     @pl.program
@@ -225,3 +272,71 @@ def test_a_row_reduction_of_a_4d_value_folds_its_last_axis():
     """
     assert [v for _, v in verdicts(body.format(N=40, T="t"))] == [Verdict.PROVED, Verdict.PROVED]
     assert [v for _, v in verdicts(body.format(N=40, T="pl.fillpad(t)"))] == [Verdict.PROVED, Verdict.REFUTED]
+
+
+SCATTER = """
+@pl.jit
+def interleave(a: pl.Tensor[[16, 32], pl.FP32], b: pl.Tensor[[16, 32], pl.FP32],
+               y: pl.Out[pl.Tensor[[16, {COLS}], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="interleave"):
+        both = pl.full([16, 64], dtype=pl.FP32, value=0.0)
+        both = pl.tensor.scatter(a[:, :], mask_pattern=pl.tile.MaskPattern.P0101, dst=both)
+        both = pl.tensor.scatter(b[:, :], mask_pattern=pl.tile.MaskPattern.P1010, dst=both)
+        y[:, {WHERE}] = pl.cast(both, target_type=pl.FP32)
+    return y
+"""
+
+
+def test_a_scatter_by_mask_has_its_destinations_shape():
+    assert [v for _, v in verdicts(SCATTER.format(COLS=64, WHERE=":"))] == [Verdict.PROVED] * 3
+
+
+def test_a_scatter_by_mask_written_past_the_columns_is_refuted():
+    write = outcomes(SCATTER.format(COLS=96, WHERE="48 : 48 + 64"))[-1]
+    assert write.verdict is Verdict.REFUTED
+    assert write.counterexample["columns"] == "[48, 112)"
+
+
+SHARD = """
+@pl.jit
+def shard_store(x: pl.Tensor[[{M}, 128], pl.BF16], w: pl.Tensor[[64, 128], pl.BF16],
+                y: pl.Out[pl.Tensor[[{ROWS}, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="shard_store"):
+        acc = pl.matmul(x[:, :], w[:, :], b_trans=True, out_dtype=pl.FP32)
+        for lane in pl.split_aiv(2, mode=pl.SplitMode.{MODE}):
+            part = pl.aiv_shard(acc)
+            y[lane * {BAND} : lane * {BAND} + {BAND}, :] = part
+    return y
+"""
+
+
+def shard(mode: str, m: int = 32, rows: int = 32, band: int = 16) -> str:
+    return SHARD.format(MODE=mode, M=m, ROWS=rows, BAND=band)
+
+
+def test_an_up_down_shard_holds_half_the_rows():
+    # pypto's aiv_shard in an UP_DOWN region: [32, 64] -> [16, 64] per lane, each lane its own band
+    assert verdicts(shard("UP_DOWN"))[-1] == (9, Verdict.PROVED)
+
+
+def test_a_left_right_shard_keeps_every_row_and_is_refuted_past_them():
+    # LEFT_RIGHT halves the columns: each lane holds all 32 rows, so lane 1's band [16, 48) leaves `y`
+    write = outcomes(shard("LEFT_RIGHT"))[-1]
+    assert write.verdict is Verdict.REFUTED
+    assert write.counterexample["lane"] == 1
+    assert write.counterexample["rows"] == "[16, 48)"
+
+
+def test_a_shard_with_no_split_axis_keeps_the_shape():
+    assert verdicts(shard("NONE", band=0))[-1] == (9, Verdict.PROVED)
+    write = outcomes(shard("NONE", rows=40))[-1]  # all 32 rows per lane: lane 1's [16, 48) leaves `y`
+    assert write.verdict is Verdict.REFUTED
+    assert write.counterexample["rows"] == "[16, 48)"
+
+
+def test_an_odd_shard_is_not_refuted_on_the_typed_half():
+    # 31 rows: both lanes get a 16-row box, but lane 1 holds 15 valid rows (pypto localises them later), so
+    # lane 1's typed band [16, 32) past the 31 rows of `y` is not a refutation
+    write = outcomes(shard("UP_DOWN", m=31, rows=31))[-1]
+    assert write.verdict is Verdict.INCONCLUSIVE
+    assert "valid region" in write.reason
