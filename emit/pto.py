@@ -5,8 +5,9 @@ allocate-memory-addr (every tile has a space and a MemRef whose offset is its by
 space). Leaves: MLIR-style text in exactly the subset `sim/` parses. Output is deterministic.
 
 How the IR maps onto PTO (one instruction per op, in statement order):
-- Parameters, in order: a tensor is `%argN: !pto.ptr<dt>` with one `pto.make_tensor_view` (rank 2
-  or 3, row-major strides); a scalar is `%argN: index` (`i1` for BOOL). A `tensor.read(t, ...)` of
+- Parameters, in order: a tensor is `%argN: !pto.ptr<dt>` with one `pto.make_tensor_view` (rank 1
+  to 5, row-major strides); a scalar is `%argN: index` (`i1` for BOOL). A GM `tensor.reshape` is one
+  more `make_tensor_view` of the same pointer (its new shape, row-major strides). A `tensor.read(t, ...)` of
   a runtime scalar becomes one more trailing `index` argument per tensor read (the subset has no
   scalar load from GM): its value is the caller's, see `EmittedFunction.args`.
 - Every tile value gets a `pto.alloc_tile` at its own window: its space, dtype, physical shape (Acc
@@ -144,6 +145,8 @@ _VECTOR_REDUCE = {"row_sum": "trowsum", "row_max": "trowmax", "row_min": "trowmi
                   "col_sum": "tcolsum", "col_max": "tcolmax", "col_min": "tcolmin"}
 """Reductions of a Vec tile along its rows (to `[M, 1]`) or its columns (to `[1, N]`)."""
 _EXPAND_KINDS = ("add", "sub", "mul", "div", "max", "min")
+_MAX_VIEW_RANK = 5
+"""The highest rank of a `make_tensor_view` (PTO IR's views have at most five dimensions)."""
 _VECTOR_EXPAND = {**{f"row_expand_{k}": f"trowexpand{k}" for k in _EXPAND_KINDS},
                   **{f"col_expand_{k}": f"tcolexpand{k}" for k in _EXPAND_KINDS}}
 """`x op v` with v a `[M, 1]` (row_expand) or `[1, N]` (col_expand) Vec tile broadcast over x."""
@@ -184,12 +187,15 @@ class _Transposed:
 
 @dataclass(frozen=True, slots=True)
 class _Tensor:
-    """A GM tensor view: `view` is the SSA name of its `make_tensor_view`."""
+    """A GM tensor view: `view` is the SSA name of its `make_tensor_view` of pointer `arg`."""
 
     view: str
     param: str
-    shape: tuple[int, ...]
+    shape: tuple[int | None, ...]
+    """Its extents (None: a runtime extent, a `tensor.reshape` to a size computed in the kernel)."""
     dtype: DType
+    arg: str = ""
+    """The `!pto.ptr` argument it views (a reshape is one more view of the same storage)."""
 
     @property
     def view_type(self) -> str:
@@ -331,12 +337,10 @@ class _FunctionEmitter:
         if shape is None:
             raise EmitError(f"tensor `{name}` has a symbolic shape", span)
         _pto_dtype(t.dtype, span)
-        binding = _Tensor(self.fresh(f"{name}_view"), name, shape, t.dtype)
-        if len(shape) not in (2, 3):
-            # Only 2-D / 3-D tensors have views (docs/pto-subset.md); a 1-D index tensor is read
-            # through `tensor.read`, which becomes an argument.
+        binding = _Tensor(self.fresh(f"{name}_view"), name, shape, t.dtype, arg)
+        if not 1 <= len(shape) <= _MAX_VIEW_RANK:
             self.used.discard(binding.view)
-            self.bind[name] = _Tensor("", name, shape, t.dtype)
+            self.bind[name] = _Tensor("", name, shape, t.dtype, arg)
             return ""
         self.bind[name] = binding
         strides = [1]
@@ -346,6 +350,46 @@ class _FunctionEmitter:
         steps = ", ".join(f"%{self.const(s, 'index')}" for s in strides)
         return (f"    %{binding.view} = pto.make_tensor_view %{arg}, shape = [{dims}], strides = "
                 f"[{steps}] {{layout = #pto.layout<nd>}} : {binding.view_type}")
+
+    def op_tensor_reshape(self, name, call, declared, span):
+        # A GM tensor is row-major contiguous storage behind its `!pto.ptr`: its reshape is one more
+        # `make_tensor_view` of the same pointer with the new shape and row-major strides (no data
+        # moves; a write through either view is seen through the other).
+        source = self._operand(call.args[0], span, "tensor.reshape source")
+        if not isinstance(source, _Tensor):
+            raise EmitError("tensor.reshape of something other than a GM tensor has no PTO form", span)
+        if not source.view:
+            raise EmitError(f"tensor.reshape source: tensor `{source.param}` of rank {len(source.shape)} "
+                            "has no view", span)
+        shape_arg = call.args[1] if len(call.args) > 1 else call.kwarg("shape")
+        dims = _items(shape_arg, span, "tensor.reshape shape")
+        if name is None or not 1 <= len(dims) <= _MAX_VIEW_RANK:
+            raise EmitError(f"tensor.reshape to rank {len(dims)} has no tensor view", span)
+        static = tuple(ops.const_int(d) for d in dims)
+        if any(d is not None and d < 0 for d in static):
+            raise EmitError(f"tensor.reshape to a negative extent {list(static)}", span)
+        if None not in static and None not in source.shape and \
+                math.prod(static) != math.prod(s for s in source.shape if s is not None):
+            raise EmitError(f"tensor.reshape of `{source.param}` {list(source.shape)} to {list(static)} "
+                            "changes its element count", span)
+        sizes = [self.index(d, span) for d in dims]
+        step = self.const(1, "index")
+        known: int | None = 1
+        strides = [step]
+        for dim, size in zip(reversed(static[1:]), reversed(sizes[1:])):
+            if known is not None and dim is not None:
+                known *= dim
+                step = self.const(known, "index")
+            else:
+                known, product = None, self.fresh()
+                self.emit(f"%{product} = arith.muli %{step}, %{size} : index")
+                step = product
+            strides.insert(0, step)
+        binding = _Tensor(self.fresh(f"{name}_view"), source.param, static, source.dtype, source.arg)
+        self.emit(f"%{binding.view} = pto.make_tensor_view %{source.arg}, shape = "
+                  f"[{', '.join('%' + s for s in sizes)}], strides = [{', '.join('%' + s for s in strides)}] "
+                  f"{{layout = #pto.layout<nd>}} : {binding.view_type}")
+        return binding
 
     # statements -------------------------------------------------------------------------
     def body(self, stmts: tuple[Stmt, ...]) -> None:
@@ -621,9 +665,15 @@ class _FunctionEmitter:
             raise EmitError(f"{len(offsets)} offsets for tensor `{src.param}` of rank {rank}", span)
         sizes = [tile.valid[0], tile.valid[1]]
         static = [tile.valid_static[0], tile.valid_static[1]]
-        if rank == 3:
-            sizes.insert(0, self.const(1, "index"))
-            static.insert(0, 1)
+        if rank == 1:
+            # A window of a 1-D tensor is one row of the tile: [1, N] (docs/pto-subset.md)
+            if tile.valid_static[0] != 1:
+                raise EmitError(f"a window of 1-D tensor `{src.param}` into a tile of "
+                                f"{tile.valid_static[0] or 'runtime'} valid rows", span)
+            sizes, static = sizes[1:], static[1:]
+        # Leading dimensions of a higher-rank view are windows of extent 1: the tile is 2-D.
+        sizes[:0] = [self.const(1, "index")] * (rank - 2)
+        static[:0] = [1] * (rank - 2)
         if any(s is not None and s <= 0 for s in static):
             raise EmitError(f"a window of `{src.param}` with extent {static}: PTO has no empty or negative view", span)
         names = [self.index(o, span) for o in offsets]
@@ -1005,7 +1055,7 @@ _CALLS = {
     "tile.reshape": _FunctionEmitter.op_reshape, "tile.cast": _FunctionEmitter.op_cast,
     ops.SET_VALIDSHAPE: _FunctionEmitter.op_set_validshape,
     "tile.full": _FunctionEmitter.op_full, "tile.slice": _FunctionEmitter.op_slice,
-    ops.T_READ: _FunctionEmitter.op_read,
+    ops.T_READ: _FunctionEmitter.op_read, ops.T_RESHAPE: _FunctionEmitter.op_tensor_reshape,
 }
 
 

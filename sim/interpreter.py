@@ -65,6 +65,8 @@ from .arena import Memory, Tile
 from .dtypes import DTYPES, bf16_bits_to_f32, narrow, to_storage, to_values, widen
 from .errors import SimError, over_limit, rejected
 
+MAX_VIEW_RANK: Final = 5
+"""The highest rank of a `pto.make_tensor_view` (PTO IR's views have at most five dimensions)."""
 MAX_ITERATIONS: Final = 100_000
 """The most `scf.for` iterations one simulation runs (all loops together); past it the kernel is not simulated."""
 from .parser import (EXPAND_KINDS, ARITH_BINARY, INS_OUTS_OPS, Func, Op, PtrType, ScalarType, TileType,
@@ -397,9 +399,9 @@ class _Compiler:
         rank = len(shape)
         if not isinstance(view_type, ViewType) or view_type.partition:
             raise rejected(f"{op.name}: result type must be !pto.tensor_view", op.line)
-        if rank not in (2, 3) or len(strides) != rank or len(view_type.shape) != rank:
-            raise rejected(f"{op.name}: shape, strides and type must all have rank 2 or 3",
-                           op.line)
+        if not 1 <= rank <= MAX_VIEW_RANK or len(strides) != rank or len(view_type.shape) != rank:
+            raise rejected(f"{op.name}: shape, strides and type must all have one rank from 1 to "
+                           f"{MAX_VIEW_RANK}", op.line)
         if view_type.dtype != info.dtype:
             raise rejected(f"{op.name}: view dtype {view_type.dtype} differs from the pointer's "
                            f"{info.dtype}", op.line)
@@ -435,12 +437,14 @@ class _Compiler:
         if result_type.dtype != info.dtype:
             raise rejected(f"{op.name}: dtype {result_type.dtype} differs from the view's "
                            f"{info.dtype}", op.line)
-        static = result_type.shape[-2:]
+        if len(result_type.shape) != info.rank:
+            raise rejected(f"{op.name}: result type {result_type} has not the view's rank {info.rank}", op.line)
+        static = result_type.shape[-2:] if info.rank > 1 else (1, *result_type.shape)
         index = self.define(op.results[0], TensorInfo(2, info.dtype, True))
         self.view_args[op.results[0]] = self.view_args[op.operands[0]]
         values, line = self.values, op.line
         rank = len(offsets)
-        read_key = operator.itemgetter(*offsets, *sizes)  # rank >= 2: always a tuple
+        read_key = operator.itemgetter(*offsets, *sizes)  # two or more slots: always a tuple
         cache: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
         """Windows already cut, by offsets and sizes, with the view they were cut from."""
 
@@ -460,13 +464,15 @@ class _Compiler:
                 if start < 0 or extent < 0 or start + extent > dim:
                     raise rejected(f"{op.name}: window offsets {starts} sizes {extents} exceed "
                                    f"the view's shape {list(view.shape)}", line)
-            if len(extents) == 3:
-                if extents[0] != 1:
-                    raise rejected(f"{op.name}: a 3-D window needs a leading size of 1", line)
-                window = view[starts[0], starts[1]:starts[1] + extents[1],
-                              starts[2]:starts[2] + extents[2]]
+            if len(extents) == 1:
+                # docs/pto-subset.md: a window of a 1-D view is one row, [1, N]
+                window = view[starts[0]:starts[0] + extents[0]].reshape(1, extents[0])
             else:
-                window = view[starts[0]:starts[0] + extents[0], starts[1]:starts[1] + extents[1]]
+                if any(extent != 1 for extent in extents[:-2]):
+                    raise rejected(f"{op.name}: a {len(extents)}-D window needs leading sizes of 1, "
+                                   f"got {extents}", line)
+                window = view[(*starts[:-2], slice(starts[-2], starts[-2] + extents[-2]),
+                               slice(starts[-1], starts[-1] + extents[-1]))]
             for want, got in zip(static, window.shape):
                 if want is not None and want != got:
                     raise rejected(f"{op.name}: window {list(window.shape)} differs from its "

@@ -1,0 +1,90 @@
+"""PTO forms of the ops and views pypto-lib kernels use (issue 14 item 3): each simulates and matches
+on a kernel of ours, and a mutated twin of its lowering (a wrong reshape extent, a wrong window)
+mismatches."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from stages import KERNELS, require_stages
+
+from pypto_verify.ir import Assign, Call, Const, ListExpr, map_stmts
+
+VIEWS = KERNELS / "gm_views.py"
+
+
+def _kernel(path, name: str):
+    require_stages()
+    from pypto_verify.run.chain import lower_stage, read_stage
+    from pypto_verify.run.records import Options
+
+    work = lower_stage(read_stage(str(path)), Options())
+    return {k.name: k for k in work.kernels}[name]
+
+
+def _rewrite(fn, op: str, target: str, change):
+    """*fn* with the call of the `Assign` to *target* (whose op is *op*) replaced by `change(call)`."""
+    hits = []
+
+    def stmt_fn(stmt):
+        if isinstance(stmt, Assign) and stmt.target.name == target and isinstance(stmt.value, Call) \
+                and stmt.value.op == op:
+            hits.append(stmt)
+            return (replace(stmt, value=change(stmt.value)),)
+        return None
+
+    rewritten = replace(fn, body=map_stmts(fn.body, stmt_fn))
+    assert len(hits) == 1, hits
+    return rewritten
+
+
+def _emitted(kernel) -> str:
+    from pypto_verify.emit import emit
+    from pypto_verify.sizes import bind_sizes
+
+    return emit(bind_sizes(kernel.lowered, {"TOKENS": 32}))
+
+
+def test_gm_reshapes_and_rank_1_windows_simulate_and_match() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(VIEWS, "head_scale")
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert (outcome.status, outcome.message) == ("match", "match at TOKENS=32")
+
+
+def test_a_gm_reshape_is_a_second_view_of_the_same_pointer() -> None:
+    text = _emitted(_kernel(VIEWS, "head_scale"))
+    views = [line.strip() for line in text.splitlines() if "pto.make_tensor_view" in line]
+    # x (4-D), scale and bias (1-D), y (3-D), then the reshapes x_flat, y_flat, bias_row, y
+    assert [v.split(" = ")[1].split(",")[0] for v in views] == [
+        "pto.make_tensor_view %arg0", "pto.make_tensor_view %arg1", "pto.make_tensor_view %arg2",
+        "pto.make_tensor_view %arg3", "pto.make_tensor_view %arg0", "pto.make_tensor_view %arg3",
+        "pto.make_tensor_view %arg2", "pto.make_tensor_view %arg3"]
+    assert views[0].endswith("!pto.tensor_view<?x?x?x?xf32>") and views[1].endswith("!pto.tensor_view<?xf32>")
+    assert "!pto.partition_tensor_view<32xf32>" in text  # the rank-1 window of `scale`
+
+
+def test_a_wrong_reshape_extent_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(VIEWS, "head_scale")
+    # x_flat as [tokens / 2, 2 * FLAT]: the same elements, but the row tiles cover the whole view, so
+    # the second one reads past its rows: an illegal window (the value-level twin is the next test's)
+    wrong = _rewrite(kernel.lowered, "tensor.reshape", "x_flat",
+                     lambda call: replace(call, args=(call.args[0], ListExpr((Const(16), Const(256))))))
+    outcome = simulate_kernel(kernel.source, wrong, sizes={"TOKENS": 32})
+    assert outcome.status == "mismatch" and outcome.rule == "PV202", outcome.message
+    assert "exceed the view's shape [16, 256]" in outcome.message
+
+
+def test_a_wrong_rank_1_window_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(VIEWS, "head_scale")
+    # every head reads the first head's scale
+    wrong = _rewrite(kernel.lowered, "tile.load", "scale__slice_v1",
+                     lambda call: replace(call, args=(call.args[0], ListExpr((Const(0),)), *call.args[2:])))
+    outcome = simulate_kernel(kernel.source, wrong, sizes={"TOKENS": 32})
+    assert outcome.status == "mismatch" and outcome.rule == "PV201", outcome.message
+    assert outcome.first_difference["tensor"] == "y" and outcome.first_difference["index"][1] == 1
