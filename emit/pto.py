@@ -874,6 +874,14 @@ class _FunctionEmitter:
         return self.alloc(name or "", replace(declared, valid_shape=(call.args[1], call.args[2])), span,
                           addr=source.addr)
 
+    def op_tensor_cast(self, name, call, declared, span):
+        # What stays a `tensor.cast` after the lowering is a scalar's (`pl.cast(n, pl.INDEX)`): a tile's
+        # is `tile.cast` (tcvt). A GM tensor's would be a conversion copy the subset has no form for.
+        if call.args and isinstance(self._maybe(call.args[0]), (_Tile, _Tensor, _Transposed)):
+            raise EmitError("tensor.cast of a GM tensor has no instruction in the PTO subset", span)
+        ssa, kind = self.scalar(call, span, name)
+        return _Scalar(ssa, kind)
+
     def op_read(self, name, call, declared, span):
         ssa, kind = self.scalar(call, span)
         return _Scalar(ssa, kind)
@@ -1035,7 +1043,65 @@ class _FunctionEmitter:
                 self.args.append(ArgBinding(arg, "read", param, "index"))
                 self.reads[param] = arg
             return self.reads[param], "index"
+        if isinstance(expr, Call) and expr.op == ops.T_CAST:
+            return self._scalar_cast(expr, span, name)
         raise EmitError(f"expression {type(expr).__name__} has no scalar PTO form", span)
+
+    def _scalar_cast(self, call: Call, span: Span, name: str | None) -> tuple[str, str]:
+        """A scalar `pl.cast` (`scalar.cast_value`): a literal folds; a run-time integer becomes the
+        target's value in `index` arithmetic (a wrap only where the source's values may not fit), a
+        condition `cmpi ne 0`, a condition to an integer `select`; a run-time float has no form."""
+        target = ops.dtype_of_sym(call.kwarg("target_type") or call.kwarg("dtype")
+                                  or (call.args[1] if len(call.args) > 1 else None))
+        if target is None or not call.args:
+            raise EmitError("a scalar cast without a target type", span)
+        operand = call.args[0]
+        literal = scalar.evaluate(operand)
+        if isinstance(literal, (bool, int, float)):
+            try:
+                value = scalar.cast_value(literal, target)
+            except ValueError as error:
+                raise EmitError(str(error), span) from None
+            kind = "i1" if isinstance(value, bool) else "f32" if isinstance(value, float) else "index"
+            return self.const(value, kind), kind
+        ssa, kind = self.scalar(operand, span)
+        bounds = scalar.int_range(target)
+        if kind == "f32" or bounds is None:
+            raise EmitError(f"a scalar cast of a run-time {'float' if kind == 'f32' else 'value'} to "
+                            f"{target.value} has no PTO form in the subset", span)
+        if target is DType.BOOL:
+            if kind == "i1":
+                return ssa, kind
+            result = self.fresh(name)
+            self.emit(f"%{result} = arith.cmpi ne, %{ssa}, %{self.const(0, 'index')} : index")
+            return result, "i1"
+        if kind == "i1":
+            widened = self.fresh()
+            self.emit(f"%{widened} = arith.select %{ssa}, %{self.const(1, 'index')}, "
+                      f"%{self.const(0, 'index')} : index")
+            ssa, source = widened, (0, 1)
+        else:
+            declared = self.env.get(v.name) if (v := var_like(operand)) is not None else None
+            source = (scalar.int_range(declared.dtype) if isinstance(declared, ScalarType) else None) \
+                or scalar.int_range(DType.INDEX)
+        lo, hi = bounds
+        if source is not None and lo <= source[0] and source[1] <= hi:
+            return ssa, "index"  # every value of the source is one of the target: nothing changes
+        if hi >= 1 << 63:
+            raise EmitError(f"a scalar cast to {target.value} has no form in 64-bit index arithmetic", span)
+        # ((x - lo) mod 2^bits) + lo with truncating remainders: ((x - lo) rem m + m) rem m + lo
+        modulus = self.const(hi - lo + 1, "index")
+        shifted = self.fresh()
+        self.emit(f"%{shifted} = arith.subi %{ssa}, %{self.const(lo, 'index')} : index")
+        rem = self.fresh()
+        self.emit(f"%{rem} = arith.remsi %{shifted}, %{modulus} : index")
+        positive = self.fresh()
+        self.emit(f"%{positive} = arith.addi %{rem}, %{modulus} : index")
+        wrapped = self.fresh()
+        self.emit(f"%{wrapped} = arith.remsi %{positive}, %{modulus} : index")
+        result = self.fresh(name)
+        self.emit(f"%{result} = arith.addi %{wrapped}, %{self.const(lo, 'index')} : index")
+        return result, "index"
 
     def _bool(self, expr: Expr, span: Span) -> str:
         ssa, kind = self.scalar(expr, span)
@@ -1056,6 +1122,7 @@ _CALLS = {
     ops.SET_VALIDSHAPE: _FunctionEmitter.op_set_validshape,
     "tile.full": _FunctionEmitter.op_full, "tile.slice": _FunctionEmitter.op_slice,
     ops.T_READ: _FunctionEmitter.op_read, ops.T_RESHAPE: _FunctionEmitter.op_tensor_reshape,
+    ops.T_CAST: _FunctionEmitter.op_tensor_cast,
 }
 
 

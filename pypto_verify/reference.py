@@ -59,7 +59,7 @@ from typing import Any
 import numpy as np
 
 from pypto_verify import ops
-from pypto_verify.scalar import trip_count
+from pypto_verify.scalar import cast_value, trip_count
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DType, DictExpr, Eval, Expr, For, Function, If,
     ListExpr, Return, ScalarType, Scope, Stmt, Sym, TensorType, TileType, TupleExpr,
@@ -971,11 +971,17 @@ def _transpose_view(it: _Interpreter, call: Call) -> Value:
                  None if sigma is None else sigma.T.copy())
 
 
-def _cast(it: _Interpreter, call: Call) -> Value:
-    src = it.value(call, 0)
+def _cast(it: _Interpreter, call: Call) -> Value | int | bool | float:
     dtype = it.dtype_kw(call, "target_type", "dtype", position=1)
     if dtype is None:
         raise ReferenceError(f"`{call.op}` has no target type")
+    operand = it.arg(call, 0)
+    if isinstance(operand, (bool, int, float, np.generic)):  # a scalar's cast (`pl.cast(n, pl.INDEX)`)
+        try:
+            return cast_value(operand.item() if isinstance(operand, np.generic) else operand, dtype)
+        except ValueError as error:
+            raise ReferenceError(f"`{call.op}`: {error}") from None
+    src = it.value(call, 0)
     mode = call.kwarg("mode")
     mode_name = mode.value if isinstance(mode, Const) and isinstance(mode.value, str) else "rint"
     return _converted(src, dtype, mode_name)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from stages import KERNELS, require_stages
 
 from pypto_verify.ir import Assign, Call, Const, ListExpr, map_stmts
@@ -88,3 +90,46 @@ def test_a_wrong_rank_1_window_mismatches() -> None:
     outcome = simulate_kernel(kernel.source, wrong, sizes={"TOKENS": 32})
     assert outcome.status == "mismatch" and outcome.rule == "PV201", outcome.message
     assert outcome.first_difference["tensor"] == "y" and outcome.first_difference["index"][1] == 1
+
+
+CASTS = KERNELS / "scalar_casts.py"
+
+
+def test_scalar_casts_simulate_and_match() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(CASTS, "counted_rows")
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match" and outcome.scalars == {"num_rows": 256}, outcome.message
+
+
+def test_a_scalar_cast_to_a_narrower_type_wraps_and_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+    from pypto_verify.ir import Sym
+
+    kernel = _kernel(CASTS, "counted_rows")
+    # num_rows (256) cast to INT8 wraps to 0: no row is written
+    wrong = _rewrite(kernel.lowered, "tensor.cast", "active_rows",
+                     lambda call: replace(call, args=(call.args[0], Sym("INT8"))))
+    assert "arith.remsi" in _emitted_plain(wrong)
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.rule == "PV201", outcome.message
+    assert outcome.first_difference["tensor"] == "y" and outcome.first_difference["index"] == [0, 0]
+
+
+def _emitted_plain(fn) -> str:
+    from pypto_verify.emit import emit
+
+    return emit(fn)
+
+
+def test_scalar_cast_values() -> None:
+    from pypto_verify.ir import DType
+    from pypto_verify.scalar import cast_value
+
+    assert cast_value(256, DType.INT8) == 0 and cast_value(-1, DType.UINT8) == 255
+    assert cast_value(2**31, DType.INT32) == -(2**31) and cast_value(7, DType.INDEX) == 7
+    assert cast_value(3, DType.BOOL) is True and cast_value(2, DType.FP32) == 2.0
+    assert cast_value(4.0, DType.INT32) == 4
+    with pytest.raises(ValueError, match="not modelled"):
+        cast_value(2.5, DType.INT32)  # the scalar unit's rounding is not guessed
