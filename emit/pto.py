@@ -115,7 +115,8 @@ class EmittedFunction:
 
 _PTO_DTYPE = {
     DType.FP32: "f32", DType.FP16: "f16", DType.BF16: "bf16", DType.INT8: "i8",
-    DType.INT32: "i32", DType.INT64: "i64", DType.BOOL: "i1",
+    DType.INT32: "i32", DType.INT64: "i64", DType.BOOL: "i1", DType.INT16: "i16", DType.UINT8: "ui8",
+    DType.UINT16: "ui16", DType.UINT32: "ui32",
 }
 _LOC = {
     MemSpace.Mat: "mat", MemSpace.Left: "left", MemSpace.Right: "right", MemSpace.Acc: "acc",

@@ -12,7 +12,8 @@ Conventions:
 - Inputs: one array per tensor parameter, shapes and dtypes from the *source* kernel's parameters,
   drawn from `numpy.random.default_rng(seed)` in parameter order: floats ~ N(0, 1) drawn in
   float32 and rounded to the dtype (round half to even), integers uniform in [-3, 3] drawn in the
-  dtype's own width (int8 / int32 tensors held as int8 / int32 arrays, the others as int64).
+  dtype's own width (int8 / int32 tensors held as int8 / int32 arrays, the others as int64); `UINT8`
+  uniform in [0, 255] (held as uint8), the other unsigned dtypes in [0, 6].
   Output tensors get random contents too, so an element the kernel never writes, or an atomic add,
   is compared as well. A tensor that neither the simulated program stores to nor the reference
   writes holds its input on both sides and is not compared.
@@ -76,7 +77,11 @@ ATOL_LOW_PRECISION = 1e-3
 DEVIATIONS = 6.0
 """How many reference deviations (`Value.sigma`) a simulated element may be off by."""
 INT_RANGE = 3
-_INT_HOLDER = {DType.INT8: np.int8, DType.INT32: np.int32}
+_INT_HOLDER = {DType.INT8: np.int8, DType.INT32: np.int32, DType.UINT8: np.uint8}
+_UNSIGNED_DRAW = {DType.UINT8: (0, 255), DType.UINT16: (0, 2 * INT_RANGE), DType.UINT32: (0, 2 * INT_RANGE),
+                  DType.UINT64: (0, 2 * INT_RANGE)}
+"""An unsigned dtype's draw: every `UINT8` code (the high bit set on half of them, as packed codes are), a
+wider one small non-negative values."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +158,8 @@ def _drawn(fn: Function, seed: int) -> dict[str, np.ndarray]:
                 data = to_dtype(data, dtype)
         else:
             # Held in the dtype's own width (the simulator then binds it without a conversion).
-            data = rng.integers(-INT_RANGE, INT_RANGE + 1, size=shape, dtype=_INT_HOLDER.get(dtype, np.int64))
+            low, high = _UNSIGNED_DRAW.get(dtype, (-INT_RANGE, INT_RANGE))
+            data = rng.integers(low, high + 1, size=shape, dtype=_INT_HOLDER.get(dtype, np.int64))
             if dtype is DType.BOOL:
                 data = (data > 0).astype(np.int64)
         inputs[p.name] = data

@@ -1038,7 +1038,8 @@ _HANDLERS = {
 _READERS = frozenset({ops.T_SLICE, "tile.slice", ops.LOAD, ops.T_READ})
 """The ops that only read their first operand, and copy what they read (`_window_data`)."""
 
-_GIVEN_INTS = {DType.INT8: np.int8, DType.INT32: np.int32, DType.INT64: np.int64, DType.INDEX: np.int64}
+_GIVEN_INTS = {DType.INT8: np.int8, DType.INT32: np.int32, DType.INT64: np.int64, DType.INDEX: np.int64,
+               DType.UINT8: np.uint8}
 """Integer dtype -> an array element type every value of which is a value of the dtype."""
 
 

@@ -1,6 +1,6 @@
 """Element types of the PTO subset: their storage encoding and their conversions.
 
-Owns the mapping from a PTO dtype name (`f32 f16 bf16 i8 i32 i64 i1`) to the numpy array that
+Owns the mapping from a PTO dtype name (`f32 f16 bf16 i8 i16 i32 i64 i1 ui8 ui16 ui32`) to the numpy array that
 holds its bits ("storage"), and every conversion the simulator performs:
 
 - `to_bytes(values, dtype)` / `from_bytes(raw, dtype)`: values <-> raw little-endian bytes;
@@ -46,6 +46,10 @@ DTYPES: Final[dict[str, DType]] = {
     "i32": DType("i32", np.dtype("<i4"), False),
     "i64": DType("i64", np.dtype("<i8"), False),
     "i1": DType("i1", np.dtype("u1"), False),
+    "i16": DType("i16", np.dtype("<i2"), False),
+    "ui8": DType("ui8", np.dtype("u1"), False),
+    "ui16": DType("ui16", np.dtype("<u2"), False),
+    "ui32": DType("ui32", np.dtype("<u4"), False),
 }
 
 _INT_RANGES: Final[dict[str, tuple[int, int]]] = {
@@ -53,6 +57,10 @@ _INT_RANGES: Final[dict[str, tuple[int, int]]] = {
     "i32": (-(2**31), 2**31 - 1),
     "i64": (-(2**63), 2**63 - 1),
     "i1": (0, 1),
+    "i16": (-(2**15), 2**15 - 1),
+    "ui8": (0, 2**8 - 1),
+    "ui16": (0, 2**16 - 1),
+    "ui32": (0, 2**32 - 1),
 }
 
 

@@ -31,7 +31,8 @@ from .errors import SimError
 
 SCALAR_TYPES: Final[frozenset[str]] = frozenset(
     {"f32", "f16", "bf16", "i8", "i32", "i64", "i1", "index"})
-ELEMENT_TYPES: Final[frozenset[str]] = frozenset({"f32", "f16", "bf16", "i8", "i32", "i64", "i1"})
+ELEMENT_TYPES: Final[frozenset[str]] = frozenset(
+    {"f32", "f16", "bf16", "i8", "i16", "i32", "i64", "i1", "ui8", "ui16", "ui32"})
 ARITH_BINARY: Final[frozenset[str]] = frozenset(
     f"arith.{name}" for name in
     ("addi", "subi", "muli", "divsi", "remsi", "maxsi", "minsi", "andi", "ori", "xori"))

@@ -133,3 +133,29 @@ def test_scalar_cast_values() -> None:
     assert cast_value(4.0, DType.INT32) == 4
     with pytest.raises(ValueError, match="not modelled"):
         cast_value(2.5, DType.INT32)  # the scalar unit's rounding is not guessed
+
+
+CODES = KERNELS / "unsigned_codes.py"
+
+
+def test_uint8_codes_simulate_exactly_and_match() -> None:
+    from pypto_verify.dynamic import make_inputs, simulate_kernel
+
+    kernel = _kernel(CODES, "dequant_codes")
+    codes = make_inputs(kernel.source)["codes"]
+    assert codes.dtype.name == "uint8" and codes.max() >= 128  # the high bit is exercised
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+    assert "!pto.ptr<ui8>" in _emitted_plain(kernel.lowered)
+
+
+def test_a_wrong_uint8_window_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(CODES, "dequant_codes")
+    # every row tile reads the first tile's codes
+    wrong = _rewrite(kernel.lowered, "tile.load", "codes__slice_v1",
+                     lambda call: replace(call, args=(call.args[0], ListExpr((Const(0), Const(0))), *call.args[2:])))
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.rule == "PV201", outcome.message
+    assert outcome.first_difference["tensor"] == "out" and outcome.first_difference["index"][0] == 16
