@@ -42,7 +42,8 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   `arith.constant`, `sub` by a constant c is `tadds` of -c, `maximum(x, 0)` is `trelu`), `exp relu
   recip rsqrt sqrt log abs` (`texp trelu trecip trsqrt tsqrt tlog tabs`), `neg` (`tmuls` by -1),
   `row_sum/max/min` and `col_sum/max/min` (`trowsum ... tcolmin`), `row_expand_<op>` /
-  `col_expand_<op>` for op `add sub mul div max min` (`trowexpand<op>` / `tcolexpand<op>`), `full`
+  `col_expand_<op>` for op `add sub mul div max min` (`trowexpand<op>` / `tcolexpand<op>`),
+  `row_expand` / `col_expand` (`trowexpand` / `tcolexpand`: the broadcast alone), `full`
   (`texpands` of an `f32` constant, `i32` for an integer tile; a non-finite constant is spelled as
   its hexadecimal bit pattern) and `cast` (`tcvt`). A `tile.slice` of a Vec value is a vec -> vec
   `textract` of its window into the slice's own tile; a `tile.slice` of an accumulator is a view
@@ -151,6 +152,9 @@ _MAX_VIEW_RANK = 5
 _VECTOR_EXPAND = {**{f"row_expand_{k}": f"trowexpand{k}" for k in _EXPAND_KINDS},
                   **{f"col_expand_{k}": f"tcolexpand{k}" for k in _EXPAND_KINDS}}
 """`x op v` with v a `[M, 1]` (row_expand) or `[1, N]` (col_expand) Vec tile broadcast over x."""
+_VECTOR_BROADCAST = {"row_expand": "trowexpand", "col_expand": "tcolexpand"}
+"""`row_expand(x, v)` / `col_expand(x, v)`: v (`[M, 1]` / `[1, N]`) broadcast to x's shape; x's values are
+not read (it gives the shape)."""
 
 
 # ---------------------------------------------------------------------------------------------- bindings
@@ -927,6 +931,13 @@ class _FunctionEmitter:
             dst = self._result(name, declared, call, span)
             self.emit(f"pto.{_VECTOR_REDUCE[short]} ins(%{a.ssa} : {a.type}) outs(%{dst.ssa} : {dst.type})")
             return dst
+        if short in _VECTOR_BROADCAST:
+            if len(call.args) < 2:
+                raise EmitError(f"`{call.op}` has no operand to broadcast", span)
+            v = self.vec_tile(call.args[1], span, f"`{call.op}` broadcast operand")
+            dst = self._result(name, declared, call, span)
+            self.emit(f"pto.{_VECTOR_BROADCAST[short]} ins(%{v.ssa} : {v.type}) outs(%{dst.ssa} : {dst.type})")
+            return dst
         if short in _VECTOR_EXPAND:
             if len(call.args) < 2:
                 raise EmitError(f"`{call.op}` has no broadcast operand", span)
@@ -1184,7 +1195,8 @@ def _annotated_types(fn: Function) -> Iterable[Type]:
 def _is_vector(op: str) -> bool:
     family, _, short = op.partition(".")
     return family == "tile" and (short in _VECTOR_BINARY or short in _VECTOR_SCALAR or short in _VECTOR_UNARY
-                                 or short in _VECTOR_REDUCE or short in _VECTOR_EXPAND)
+                                 or short in _VECTOR_REDUCE or short in _VECTOR_EXPAND
+                                 or short in _VECTOR_BROADCAST)
 
 
 def _innermost(call: Call) -> Call:

@@ -29,7 +29,8 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
   divs maxs mins`, scalar right operands) compute in f32 (int64 for integers) and round to the result
   dtype; `row_sum/max/min` reduce `[M, N]` to `[M, 1]` and `col_*` to `[1, N]` in f32;
   `row_expand_<op>(x, v)` / `col_expand_<op>(x, v)` (op `add sub mul div max min`) broadcast a
-  `[M, 1]` / `[1, N]` v over x; `full` fills; `cast` rounds half to even (float to int saturates).
+  `[M, 1]` / `[1, N]` v over x, and `row_expand(x, v)` / `col_expand(x, v)` are that broadcast alone (x's
+  shape, v's values); `full` fills; `cast` rounds half to even (float to int saturates).
 - Loops of every kind run sequentially (a pipeline stage does not change values); `if`s pick an arm
   and bind the phis; iter_args are carried; `tensor.read` returns an element of a GM tensor.
 - Slices and loads must lie inside their tensor: a window out of range is a `ReferenceError` (so the
@@ -987,6 +988,23 @@ def _cast(it: _Interpreter, call: Call) -> Value | int | bool | float:
     return _converted(src, dtype, mode_name)
 
 
+def _broadcast(it: _Interpreter, call: Call) -> Value:
+    """`row_expand(x, v)`: `v[:, 0]` along every row of x's shape; `col_expand(x, v)`: `v[0, :]` down every
+    column. x gives the shape and dtype; its values are not read."""
+    target, v = it.value(call, 0), it.value(call, 1)
+    x, y = _as_2d(target, call.op), _as_2d(v, call.op)
+    want = (x.shape[0], 1) if call.op.endswith("row_expand") else (1, x.shape[1])
+    if y.shape != want:
+        raise ReferenceError(f"`{call.op}`: a {list(y.shape)} operand to broadcast over {list(x.shape)} "
+                             f"(expected {list(want)})")
+    if v.dtype != target.dtype:
+        raise ReferenceError(f"`{call.op}` of a {v.dtype.value} operand into a {target.dtype.value} shape")
+    data = np.broadcast_to(y, x.shape).reshape(target.data.shape).copy()
+    sigma = _sigma_2d(v)
+    return Value(data, target.dtype, v.k,
+                 None if sigma is None else np.broadcast_to(sigma, x.shape).reshape(target.data.shape).copy())
+
+
 def _reshape(it: _Interpreter, call: Call) -> Value:
     src = it.value(call, 0)
     shape = it.ints(it.arg(call, 1, "shape"), f"`{call.op}` shape")
@@ -1029,6 +1047,7 @@ _HANDLERS = {
     ops.TRANSPOSE_VIEW: _transpose_view, ops.T_CAST: _cast, "tile.cast": _cast,
     ops.T_RESHAPE: _reshape, "tile.reshape": _reshape, ops.T_READ: _read, ops.ALLOC: _alloc,
     "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape,
+    **dict.fromkeys(("tile.row_expand", "tensor.row_expand", "tile.col_expand", "tensor.col_expand"), _broadcast),
 }
 
 

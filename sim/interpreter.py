@@ -861,6 +861,29 @@ class _Compiler:
             _mark(c)
         return run
 
+    def op_pto_trowexpand(self, op: Op) -> Step:
+        return self._broadcast(op, 1)
+
+    def op_pto_tcolexpand(self, op: Op) -> Step:
+        return self._broadcast(op, 0)
+
+    def _broadcast(self, op: Op, axis: int) -> Step:
+        """`trowexpand` (axis 1): `dst[i, j] = src[i, 0]`, src of valid shape `dst.valid_rows x 1`;
+        `tcolexpand` (axis 0): `dst[i, j] = src[0, j]`, src `1 x dst.valid_cols`."""
+        self._arity(op, 1, 1)
+        source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        self._same_dtypes(op, src_type, dst_type)
+        values, line = self.values, op.line
+
+        def run() -> None:
+            a, c = values[source], values[dest]
+            rows, cols = c.valid.shape
+            _same_shape(op.name, (rows, 1) if axis == 1 else (1, cols), a, line)
+            c.valid[...] = np.broadcast_to(a.valid, (rows, cols))
+            _mark(c)
+        return run
+
     def op_pto_texpands(self, op: Op) -> Step:
         self._arity(op, 1, 1)
         scalar_slot = self.scalar(op, op.operands[0])

@@ -159,3 +159,28 @@ def test_a_wrong_uint8_window_mismatches() -> None:
     outcome = simulate_kernel(kernel.source, wrong)
     assert outcome.status == "mismatch" and outcome.rule == "PV201", outcome.message
     assert outcome.first_difference["tensor"] == "out" and outcome.first_difference["index"][0] == 16
+
+
+BROADCASTS = KERNELS / "broadcasts.py"
+
+
+def test_row_and_col_expand_simulate_and_match() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(BROADCASTS, "spread_scales")
+    text = _emitted_plain(kernel.lowered)
+    assert "pto.trowexpand ins(%factors" in text and "pto.tcolexpand ins(%offsets" in text
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+
+
+def test_a_broadcast_of_the_wrong_window_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(BROADCASTS, "spread_scales")
+    # the column offsets from row 1 of the table instead of row 0
+    wrong = _rewrite(kernel.lowered, "tile.load", "offsets",
+                     lambda call: replace(call, args=(call.args[0], ListExpr((Const(1), Const(0))), *call.args[2:])))
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.rule == "PV201", outcome.message
+    assert outcome.first_difference["tensor"] == "y" and outcome.first_difference["index"] == [0, 0]
