@@ -45,7 +45,7 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   `col_expand_<op>` for op `add sub mul div max min` (`trowexpand<op>` / `tcolexpand<op>`),
   `row_expand` / `col_expand` (`trowexpand` / `tcolexpand`: the broadcast alone), `full`
   (`texpands` of an `f32` constant, `i32` for an integer tile; a non-finite constant is spelled as
-  its hexadecimal bit pattern) and `cast` (`tcvt`). A `tile.slice` of a Vec value is a vec -> vec
+  its hexadecimal bit pattern) and `cast` (`tcvt`, its `mode=` the `rmode` attribute). A `tile.slice` of a Vec value is a vec -> vec
   `textract` of its window into the slice's own tile; a `tile.slice` of an accumulator is a view
   (`ops.is_view`): a literal row range from column 0 is an `alloc_tile` at that row's address, at the
   accumulator's row pitch. `tile.set_validshape` (metadata only) is an `alloc_tile` at its source's
@@ -147,6 +147,9 @@ _VECTOR_REDUCE = {"row_sum": "trowsum", "row_max": "trowmax", "row_min": "trowmi
                   "col_sum": "tcolsum", "col_max": "tcolmax", "col_min": "tcolmin"}
 """Reductions of a Vec tile along its rows (to `[M, 1]`) or its columns (to `[1, N]`)."""
 _EXPAND_KINDS = ("add", "sub", "mul", "div", "max", "min")
+_RMODES = {"rint": "", "none": "", "round": "CAST_ROUND", "floor": "CAST_FLOOR", "ceil": "CAST_CEIL",
+           "trunc": "CAST_TRUNC"}
+"""`tile.cast`'s `mode=` -> `pto.tcvt`'s `rmode` (empty: the default, to nearest with ties to even)."""
 _MAX_VIEW_RANK = 5
 """The highest rank of a `make_tensor_view` (PTO IR's views have at most five dimensions)."""
 _VECTOR_EXPAND = {**{f"row_expand_{k}": f"trowexpand{k}" for k in _EXPAND_KINDS},
@@ -894,11 +897,13 @@ class _FunctionEmitter:
     def op_cast(self, name, call, declared, span):
         source = self.vec_tile(call.args[0], span, "tile.cast source")
         mode = call.kwarg("mode")
-        if isinstance(mode, Const) and mode.value not in ("rint", "none") and not (
-                source.dtype.is_float and isinstance(declared, TileType) and declared.dtype.is_float):
-            raise EmitError(f"tile.cast mode {mode.value!r} has no PTO form (tcvt rounds half to even)", span)
+        mode_name = mode.value if isinstance(mode, Const) else "rint"
+        if mode_name not in _RMODES:
+            raise EmitError(f"tile.cast mode {mode_name!r} has no PTO form in the subset", span)
         dst = self._result(name, declared, call, span)
-        self.emit(f"pto.tcvt ins(%{source.ssa} : {source.type}) outs(%{dst.ssa} : {dst.type})")
+        # `rint` / `none` are tcvt's default (round to nearest, ties to even): no attribute
+        rmode = f" {{rmode = #pto<round_mode {_RMODES[mode_name]}>}}" if _RMODES[mode_name] else ""
+        self.emit(f"pto.tcvt ins(%{source.ssa} : {source.type}) outs(%{dst.ssa} : {dst.type}){rmode}")
         return dst
 
     def op_full(self, name, call, declared, span):

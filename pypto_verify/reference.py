@@ -30,7 +30,8 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
   dtype; `row_sum/max/min` reduce `[M, N]` to `[M, 1]` and `col_*` to `[1, N]` in f32;
   `row_expand_<op>(x, v)` / `col_expand_<op>(x, v)` (op `add sub mul div max min`) broadcast a
   `[M, 1]` / `[1, N]` v over x, and `row_expand(x, v)` / `col_expand(x, v)` are that broadcast alone (x's
-  shape, v's values); `full` fills; `cast` rounds half to even (float to int saturates).
+  shape, v's values); `full` fills; `cast` rounds half to even (float to int saturates), or by its
+  `mode=` (`round` ties away from zero, `floor`, `ceil`, `trunc`) into an integer or a float dtype.
 - Loops of every kind run sequentially (a pipeline stage does not change values); `if`s pick an arm
   and bind the phis; iter_args are carried; `tensor.read` returns an element of a GM tensor.
 - Slices and loads must lie inside their tensor: a window out of range is a `ReferenceError` (so the
@@ -165,6 +166,8 @@ def to_dtype(values: np.ndarray, dtype: DType, mode: str = "rint") -> np.ndarray
     if dtype is DType.TASK_ID:
         raise ReferenceError("a task handle has no value semantics")
     if dtype.is_float:
+        if mode not in ("rint", "none"):
+            return _round_directed(values, dtype, mode)
         if dtype is DType.BF16:
             return round_bf16(values)  # a new array, as every conversion here
         as_f32 = values.astype(np.float32)
@@ -189,6 +192,51 @@ def to_dtype(values: np.ndarray, dtype: DType, mode: str = "rint") -> np.ndarray
         return ints  # nothing wraps (an int32 matmul result, usually): two reductions, not a modulo
     span = hi - lo + 1
     return (ints - lo) % span + lo
+
+
+_FLOAT_GRID = {DType.FP32: (24, -126, 3.4028234663852886e38), DType.FP16: (11, -14, 65504.0),
+               DType.BF16: (8, -126, 3.3895313892515355e38)}
+"""Float dtype -> (significant bits, least normal exponent, largest finite value)."""
+
+
+def _round_directed(values: np.ndarray, dtype: DType, mode: str) -> np.ndarray:
+    """*values* rounded to float *dtype* by *mode* (`round`: to nearest, ties away from zero; `floor`,
+    `ceil`, `trunc`: directed): the nearest-even result, or where it is inexact its neighbour on the
+    other side of the value when the mode picks that one."""
+    if mode not in _ROUNDING or dtype not in _FLOAT_GRID:
+        raise ReferenceError(f"rounding to {dtype.value} by mode {mode!r} is not modelled")
+    x = np.asarray(values).astype(np.float64)
+    with np.errstate(over="ignore"):
+        nearest = to_dtype(x, dtype).astype(np.float64)
+    inexact = np.isfinite(x) & (nearest != x)
+    if not inexact.any():
+        return nearest.astype(np.float32)
+    bits, emin, largest = _FLOAT_GRID[dtype]
+    xi, ri = x[inexact], nearest[inexact]
+    up = xi > ri
+    with np.errstate(invalid="ignore", over="ignore"):
+        _, exponent = np.frexp(np.where(np.isfinite(ri), np.abs(ri), largest))
+        exponent = np.maximum(np.where(ri == 0, emin, exponent - 1), emin)
+        step = np.ldexp(1.0, exponent - bits + 1)
+        # moving toward zero from a power of two, the grid below is twice as fine
+        finer = (np.abs(ri) == np.ldexp(1.0, exponent)) & (up != (ri > 0)) & (exponent > emin) & (ri != 0)
+        step = np.where(finer, step / 2, step)
+        other = np.where(np.isinf(ri), np.sign(ri) * largest, ri + np.where(up, step, -step))
+    low, high = np.minimum(ri, other), np.maximum(ri, other)
+    if mode == "floor":
+        picked = low
+    elif mode == "ceil":
+        picked = high
+    elif mode == "trunc":
+        picked = np.where(xi > 0, low, high)
+    else:  # round: a tie goes away from zero, anything else to the nearest
+        with np.errstate(invalid="ignore", over="ignore"):
+            tie = xi == (low + high) / 2
+        picked = np.where(tie, np.where(xi > 0, high, low), ri)
+    out = nearest.copy()
+    with np.errstate(invalid="ignore"):
+        out[inexact] = np.where(np.abs(picked) > largest, np.sign(picked) * np.inf, picked)
+    return out.astype(np.float32)
 
 
 U32 = 2.0 ** -24

@@ -52,6 +52,7 @@ Decisions where the spec is silent or loose (docs/pto-subset.md):
 from __future__ import annotations
 
 import operator
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Final
 
@@ -62,7 +63,7 @@ from pypto_verify.scalar import trip_count
 from pypto_verify.target import TARGETS
 
 from .arena import Memory, Tile
-from .dtypes import DTYPES, bf16_bits_to_f32, narrow, to_storage, to_values, widen
+from .dtypes import DTYPES, ROUND_MODES, bf16_bits_to_f32, narrow, narrow_rounded, to_storage, to_values, widen
 from .errors import SimError, over_limit, rejected
 
 MAX_VIEW_RANK: Final = 5
@@ -96,6 +97,8 @@ _SCALAR_VECTOR: Final[dict[str, Callable]] = {
     "pto.tmuls": np.multiply, "pto.tadds": np.add, "pto.tsubs": np.subtract,
     "pto.tdivs": np.divide, "pto.tmaxs": np.maximum, "pto.tmins": np.minimum,
 }
+_RMODE: Final = re.compile(r"#pto<round_mode (\w+)>")
+"""The spelling of `pto.tcvt`'s rounding attribute (`{rmode = #pto<round_mode CAST_ROUND>}`)."""
 _DIVIDES: Final[frozenset[str]] = frozenset(
     {"pto.tdiv", "pto.tdivs", "pto.trowexpanddiv", "pto.tcolexpanddiv"})
 
@@ -131,7 +134,7 @@ _EXPAND_VECTOR: Final[dict[str, tuple[Callable, int]]] = {
     **{f"pto.tcolexpand{kind}": (fn, 0) for kind, fn in _EXPAND_FUNCTIONS.items()},
 }
 _ATTRIBUTES: Final[dict[str, frozenset[str]]] = {
-    "pto.tstore": frozenset({"atomic"}), "pto.textract": frozenset({"transpose"})}
+    "pto.tstore": frozenset({"atomic"}), "pto.textract": frozenset({"transpose"}), "pto.tcvt": frozenset({"rmode"})}
 # Exact i8 products summed in f32: |a*b| <= 2**14, so K <= 1024 keeps every partial sum <= 2**24.
 _I8_EXACT_IN_F32_K: Final[int] = 1024
 
@@ -908,12 +911,18 @@ class _Compiler:
         source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
         dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
         src_dtype, dst_dtype = src_type.dtype, dst_type.dtype
+        rmode = op.attr("rmode", "#pto<round_mode CAST_RINT>")
+        match = _RMODE.fullmatch(str(rmode))
+        if match is None or match.group(1) not in ROUND_MODES:
+            raise rejected(f"{op.name}: rmode {rmode} is not one of "
+                           + ", ".join(f"#pto<round_mode {m}>" for m in ROUND_MODES), op.line)
+        mode = ROUND_MODES[match.group(1)]
         values, line = self.values, op.line
 
         def run() -> None:
             a, c = values[source], values[dest]
             _same_shape(op.name, a.valid.shape, c, line)
-            c.valid[...] = _convert(a.valid, src_dtype, dst_dtype)
+            c.valid[...] = _convert(a.valid, src_dtype, dst_dtype, mode)
             _mark(c)
         return run
 
@@ -1011,13 +1020,15 @@ def _int_divide(name: str, x: np.ndarray, y: np.ndarray | np.number, line: int) 
     return np.where((x >= 0) == (y >= 0), quotient, -quotient)
 
 
-def _convert(storage: np.ndarray, src: str, dst: str) -> np.ndarray:
+def _convert(storage: np.ndarray, src: str, dst: str, mode: str = "rint") -> np.ndarray:
     if src == dst:
         return storage
     if DTYPES[src].is_float:
-        return narrow(widen(storage, src), dst)
+        return narrow_rounded(widen(storage, src), dst, mode)
     values = storage.astype(np.int64)
     if DTYPES[dst].is_float:
+        if mode != "rint":
+            return narrow_rounded(values, dst, mode)
         return narrow(values.astype(np.float64).astype(np.float32), dst)
     return values.astype(DTYPES[dst].storage)
 

@@ -184,3 +184,65 @@ def test_a_broadcast_of_the_wrong_window_mismatches() -> None:
     outcome = simulate_kernel(kernel.source, wrong)
     assert outcome.status == "mismatch" and outcome.rule == "PV201", outcome.message
     assert outcome.first_difference["tensor"] == "y" and outcome.first_difference["index"] == [0, 0]
+
+
+ROUNDING = KERNELS / "rounding_modes.py"
+
+
+def _with_mode(mode: str):
+    return lambda call: call.with_kwarg("mode", Const(mode))
+
+
+def test_rounding_modes_simulate_and_match() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(ROUNDING, "requantise")
+    text = _emitted_plain(kernel.lowered)
+    assert "{rmode = #pto<round_mode CAST_ROUND>}" in text and "{rmode = #pto<round_mode CAST_TRUNC>}" in text
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+
+
+def test_ties_to_even_for_ties_away_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(ROUNDING, "requantise")
+    wrong = _rewrite(kernel.lowered, "tile.cast", "wide_half", _with_mode("rint"))
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.rule == "PV201", outcome.message
+    diff = outcome.first_difference
+    # the other neighbour of a tie: one FP16 step (2 in [2048, 4096), 4 in [4096, 8192), ...)
+    step = 2 ** (len(bin(int(abs(diff["reference"])))) - 2 - 11)
+    assert diff["tensor"] == "rounded" and abs(diff["reference"]) > 2048 and abs(diff["sim"] - diff["reference"]) == step
+
+
+def test_floor_for_trunc_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(ROUNDING, "requantise")
+    wrong = _rewrite(kernel.lowered, "tile.cast", "codes__cast", _with_mode("floor"))
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.first_difference["tensor"] == "codes", outcome.message
+    assert outcome.first_difference["reference"] < 0  # floor and trunc part on negative values
+
+
+def test_directed_float_rounding_of_the_reference_and_the_simulator_agree() -> None:
+    """Two implementations (the reference's by exponent arithmetic, the simulator's by stepping bit
+    patterns) of every mode into every float dtype, on integers, fractions, ties and subnormals."""
+    import numpy as np
+
+    from pypto_verify.ir import DType
+    from pypto_verify.reference import to_dtype
+    from pypto_verify.sim.dtypes import narrow_rounded, widen
+
+    rng = np.random.default_rng(1)
+    x = np.concatenate([rng.integers(-70000, 70000, 500), rng.standard_normal(500) * 1000,
+                        [2049, 2051, -2049, 2050.5, 0.0, 1e-8, -1e-8, 65519, 65520, 1e6]]).astype(np.float32)
+    for name, dtype in (("f16", DType.FP16), ("bf16", DType.BF16), ("f32", DType.FP32)):
+        for mode in ("round", "floor", "ceil", "trunc", "rint"):
+            with np.errstate(over="ignore"):  # 1e6 overflows FP16 (to infinity on both sides)
+                sim = widen(narrow_rounded(x, name, mode), name)
+                ref = to_dtype(x, dtype, mode)
+            assert np.array_equal(sim, ref, equal_nan=True), (name, mode)
+    assert list(to_dtype(np.array([2049.0, 2051.0, -2049.0]), DType.FP16, "round")) == [2050, 2052, -2050]
+    assert list(to_dtype(np.array([2049.0, -2049.0]), DType.FP16, "trunc")) == [2048, -2048]
