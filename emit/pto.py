@@ -35,8 +35,10 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   are the init value's buffer; an if's return var is an `alloc_tile` of its own window placed just
   before the `scf.if`, and the arms' yields emit nothing (the codegen assumes each arm wrote it).
 - Scalars: `arith.constant`s are hoisted to the top of the function; index arithmetic `+ - * // %
-  min max` is `addi subi muli divsi remsi minsi maxsi`, comparisons `cmpi`, `and or not` are
-  `andi ori xori`. Conditions are not folded (`if 128 == 0:` stays an `scf.if`).
+  min max` is `addi subi muli divsi remsi minsi maxsi` (`pl.min` / `pl.max` of two scalars too),
+  comparisons `cmpi`, `and or not` are `andi ori xori`; `tensor.dim` of a tensor of static shape is
+  its extent; a scalar `pl.cast` is `scalar.cast_value` (a literal folds; an integer wraps in index
+  arithmetic where its values may not fit). Conditions are not folded (`if 128 == 0:` stays an `scf.if`).
 - Vector ops of the subset: `add sub mul div maximum minimum` (`tadd tsub tmul tdiv tmax tmin`;
   with a scalar right operand `tadds tsubs tmuls tdivs tmaxs tmins`: a constant is an `f32`
   `arith.constant`, `sub` by a constant c is `tadds` of -c, `maximum(x, 0)` is `trelu`), `exp relu
@@ -150,6 +152,8 @@ _EXPAND_KINDS = ("add", "sub", "mul", "div", "max", "min")
 _RMODES = {"rint": "", "none": "", "round": "CAST_ROUND", "floor": "CAST_FLOOR", "ceil": "CAST_CEIL",
            "trunc": "CAST_TRUNC"}
 """`tile.cast`'s `mode=` -> `pto.tcvt`'s `rmode` (empty: the default, to nearest with ties to even)."""
+_SCALAR_EXTREMA = {"tensor.min": "min", "tensor.max": "max"}
+"""`pl.min` / `pl.max` of two scalars: what stays a `tensor.min` / `tensor.max` after the lowering."""
 _MAX_VIEW_RANK = 5
 """The highest rank of a `make_tensor_view` (PTO IR's views have at most five dimensions)."""
 _VECTOR_EXPAND = {**{f"row_expand_{k}": f"trowexpand{k}" for k in _EXPAND_KINDS},
@@ -882,6 +886,12 @@ class _FunctionEmitter:
         return self.alloc(name or "", replace(declared, valid_shape=(call.args[1], call.args[2])), span,
                           addr=source.addr)
 
+    def op_scalar_extremum(self, name, call, declared, span):
+        if any(isinstance(self._maybe(a), (_Tile, _Tensor, _Transposed)) for a in call.args):
+            raise EmitError(f"`{call.op}` of a tile or tensor has no instruction in the PTO subset", span)
+        ssa, kind = self.scalar(call, span, name)
+        return _Scalar(ssa, kind)
+
     def op_tensor_cast(self, name, call, declared, span):
         # What stays a `tensor.cast` after the lowering is a scalar's (`pl.cast(n, pl.INDEX)`): a tile's
         # is `tile.cast` (tcvt). A GM tensor's would be a conversion copy the subset has no form for.
@@ -1062,6 +1072,17 @@ class _FunctionEmitter:
             return self.reads[param], "index"
         if isinstance(expr, Call) and expr.op == ops.T_CAST:
             return self._scalar_cast(expr, span, name)
+        if isinstance(expr, Call) and expr.op == "tensor.dim" and len(expr.args) == 2:
+            # the extent of a tensor's axis: a constant of its (bound) shape
+            tensor = self._maybe(expr.args[0])
+            axis = ops.const_int(expr.args[1])
+            if isinstance(tensor, _Tensor) and axis is not None and -len(tensor.shape) <= axis < len(tensor.shape) \
+                    and (extent := tensor.shape[axis]) is not None:
+                return self.const(extent, "index"), "index"
+            raise EmitError("tensor.dim of a run-time extent has no PTO form in the subset", span)
+        if isinstance(expr, Call) and expr.op in _SCALAR_EXTREMA and len(expr.args) == 2 and not expr.kwargs:
+            # `pl.min(a, b)` of two scalars (an index clamp) is the scalar `min` (`minsi` / `maxsi`)
+            return self.scalar(BinOp(_SCALAR_EXTREMA[expr.op], expr.args[0], expr.args[1]), span, name)
         raise EmitError(f"expression {type(expr).__name__} has no scalar PTO form", span)
 
     def _scalar_cast(self, call: Call, span: Span, name: str | None) -> tuple[str, str]:
@@ -1140,6 +1161,7 @@ _CALLS = {
     "tile.full": _FunctionEmitter.op_full, "tile.slice": _FunctionEmitter.op_slice,
     ops.T_READ: _FunctionEmitter.op_read, ops.T_RESHAPE: _FunctionEmitter.op_tensor_reshape,
     ops.T_CAST: _FunctionEmitter.op_tensor_cast,
+    **dict.fromkeys(("tensor.min", "tensor.max"), _FunctionEmitter.op_scalar_extremum),
 }
 
 

@@ -581,6 +581,10 @@ class _Interpreter:
         handler = _HANDLERS.get(op)
         if handler is not None:
             return handler(self, call)
+        if op in ("tensor.min", "tensor.max") and len(call.args) == 2:
+            a, b = self.arg(call, 0), self.arg(call, 1)
+            if not isinstance(a, Value) and not isinstance(b, Value):  # two scalars: an index clamp
+                return min(a, b) if name == "min" else max(a, b)
         if family in ("tile", "tensor"):
             if name in _VECTOR_BINARY or name in _VECTOR_SCALAR:
                 return self.vector_binary(call, name)
@@ -1075,6 +1079,15 @@ def _read(it: _Interpreter, call: Call) -> int | float:
     return int(element) if not src.dtype.is_float else float(element)
 
 
+def _dim(it: _Interpreter, call: Call) -> int:
+    """`tensor.dim(t, axis)`: the extent of one axis of t."""
+    src = it.value(call, 0)
+    axis = it._int(it.arg(call, 1, "axis"), None)
+    if not -src.data.ndim <= axis < src.data.ndim:
+        raise ReferenceError(f"`{call.op}`: axis {axis} of a rank-{src.data.ndim} value")
+    return int(src.data.shape[axis])
+
+
 def _alloc(it: _Interpreter, call: Call) -> None:
     return None
 
@@ -1094,7 +1107,7 @@ _HANDLERS = {
     ops.LOAD: _load, ops.STORE: _store, ops.EXTRACT: _extract, ops.MOVE: _move,
     ops.TRANSPOSE_VIEW: _transpose_view, ops.T_CAST: _cast, "tile.cast": _cast,
     ops.T_RESHAPE: _reshape, "tile.reshape": _reshape, ops.T_READ: _read, ops.ALLOC: _alloc,
-    "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape,
+    "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape, "tensor.dim": _dim,
     **dict.fromkeys(("tile.row_expand", "tensor.row_expand", "tile.col_expand", "tensor.col_expand"), _broadcast),
 }
 

@@ -109,12 +109,23 @@ def test_a_scalar_cast_to_a_narrower_type_wraps_and_mismatches() -> None:
 
     kernel = _kernel(CASTS, "counted_rows")
     # num_rows (256) cast to INT8 wraps to 0: no row is written
-    wrong = _rewrite(kernel.lowered, "tensor.cast", "active_rows",
+    wrong = _rewrite(kernel.lowered, "tensor.cast", "requested_rows",
                      lambda call: replace(call, args=(call.args[0], Sym("INT8"))))
     assert "arith.remsi" in _emitted_plain(wrong)
     outcome = simulate_kernel(kernel.source, wrong)
     assert outcome.status == "mismatch" and outcome.rule == "PV201", outcome.message
     assert outcome.first_difference["tensor"] == "y" and outcome.first_difference["index"] == [0, 0]
+
+
+def test_a_scalar_clamp_by_max_for_min_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(CASTS, "counted_rows")
+    assert "arith.minsi" in _emitted_plain(kernel.lowered)
+    # max(256, 240): the last row tile, which the kernel leaves alone, is written
+    wrong = _rewrite(kernel.lowered, "tensor.min", "active_rows", lambda call: replace(call, op="tensor.max"))
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.first_difference["index"] == [240, 0], outcome.message
 
 
 def _emitted_plain(fn) -> str:

@@ -1,5 +1,6 @@
-"""Scalar casts of a kernel's run-time count: `pl.cast(num_rows, pl.INDEX)` bounds the row loop, and a
-literal cast (`pl.cast(2, pl.FP32)`) is the scale every row is multiplied by."""
+"""Scalar casts of a kernel's run-time count: `pl.cast(num_rows, pl.INDEX)`, clamped by `pl.min` to leave
+the last row tile alone, bounds the row loop, and a literal cast (`pl.cast(2, pl.FP32)`) is the scale every
+row is multiplied by."""
 
 import pypto.language as pl
 
@@ -14,7 +15,9 @@ def counted_rows(
     num_rows: pl.Scalar[pl.INT32],
     y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]],
 ):
-    active_rows = pl.cast(num_rows, pl.INDEX)
+    requested_rows = pl.cast(num_rows, pl.INDEX)
+    last_tile = pl.tensor.dim(x, 0) - ROW_TILE
+    active_rows = pl.min(last_tile, requested_rows)
     scale = pl.cast(2, pl.FP32)
     for rb in pl.range(active_rows // ROW_TILE):
         r0 = rb * ROW_TILE
