@@ -45,7 +45,8 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   recip rsqrt sqrt log abs` (`texp trelu trecip trsqrt tsqrt tlog tabs`), `neg` (`tmuls` by -1),
   `row_sum/max/min` and `col_sum/max/min` (`trowsum ... tcolmin`), `row_expand_<op>` /
   `col_expand_<op>` for op `add sub mul div max min` (`trowexpand<op>` / `tcolexpand<op>`),
-  `row_expand` / `col_expand` (`trowexpand` / `tcolexpand`: the broadcast alone), `full`
+  `row_expand` / `col_expand` (`trowexpand` / `tcolexpand`: the broadcast alone), `transpose`
+  (`ttrans`), `full`
   (`texpands` of an `f32` constant, `i32` for an integer tile; a non-finite constant is spelled as
   its hexadecimal bit pattern) and `cast` (`tcvt`, its `mode=` the `rmode` attribute). A `tile.slice` of a Vec value is a vec -> vec
   `textract` of its window into the slice's own tile; a `tile.slice` of an accumulator is a view
@@ -892,6 +893,18 @@ class _FunctionEmitter:
         ssa, kind = self.scalar(call, span, name)
         return _Scalar(ssa, kind)
 
+    def op_transpose(self, name, call, declared, span):
+        # A Vec tile's transpose (PyPTO `tile.transpose`, PTO TTRANS): the data moves into the result's
+        # own tile. Only the two axes of a 2-D tile are swapped; the real instruction's scratch tile is
+        # not modelled.
+        source = self.vec_tile(call.args[0], span, "tile.transpose source")
+        axes = [ops.const_int(a) for a in (*call.args[1:3], call.kwarg("axis1"), call.kwarg("axis2")) if a is not None]
+        if len(axes) != 2 or {a % 2 if a is not None else None for a in axes} != {0, 1}:
+            raise EmitError("tile.transpose of other than the two axes of a 2-D tile has no PTO form", span)
+        dst = self._result(name, declared, call, span)
+        self.emit(f"pto.ttrans ins(%{source.ssa} : {source.type}) outs(%{dst.ssa} : {dst.type})")
+        return dst
+
     def op_tensor_cast(self, name, call, declared, span):
         # What stays a `tensor.cast` after the lowering is a scalar's (`pl.cast(n, pl.INDEX)`): a tile's
         # is `tile.cast` (tcvt). A GM tensor's would be a conversion copy the subset has no form for.
@@ -1160,7 +1173,7 @@ _CALLS = {
     ops.SET_VALIDSHAPE: _FunctionEmitter.op_set_validshape,
     "tile.full": _FunctionEmitter.op_full, "tile.slice": _FunctionEmitter.op_slice,
     ops.T_READ: _FunctionEmitter.op_read, ops.T_RESHAPE: _FunctionEmitter.op_tensor_reshape,
-    ops.T_CAST: _FunctionEmitter.op_tensor_cast,
+    ops.T_CAST: _FunctionEmitter.op_tensor_cast, "tile.transpose": _FunctionEmitter.op_transpose,
     **dict.fromkeys(("tensor.min", "tensor.max"), _FunctionEmitter.op_scalar_extremum),
 }
 

@@ -1079,6 +1079,16 @@ def _read(it: _Interpreter, call: Call) -> int | float:
     return int(element) if not src.dtype.is_float else float(element)
 
 
+def _transpose(it: _Interpreter, call: Call) -> Value:
+    """`transpose(t, axis1, axis2)` of a 2-D value (its two axes swapped)."""
+    src = it.value(call, 0)
+    axes = [it._int(it.expr(a), None) for a in (*call.args[1:3], call.kwarg("axis1"), call.kwarg("axis2"))
+            if a is not None]
+    if src.data.ndim != 2 or len(axes) != 2 or {a % 2 for a in axes} != {0, 1}:
+        raise ReferenceError(f"`{call.op}` of axes {axes} of a rank-{src.data.ndim} value")
+    return Value(src.data.T.copy(), src.dtype, src.k, None if src.sigma is None else src.sigma.T.copy())
+
+
 def _dim(it: _Interpreter, call: Call) -> int:
     """`tensor.dim(t, axis)`: the extent of one axis of t."""
     src = it.value(call, 0)
@@ -1108,6 +1118,7 @@ _HANDLERS = {
     ops.TRANSPOSE_VIEW: _transpose_view, ops.T_CAST: _cast, "tile.cast": _cast,
     ops.T_RESHAPE: _reshape, "tile.reshape": _reshape, ops.T_READ: _read, ops.ALLOC: _alloc,
     "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape, "tensor.dim": _dim,
+    "tile.transpose": _transpose, "tensor.transpose": _transpose,
     **dict.fromkeys(("tile.row_expand", "tensor.row_expand", "tile.col_expand", "tensor.col_expand"), _broadcast),
 }
 

@@ -887,6 +887,21 @@ class _Compiler:
             _mark(c)
         return run
 
+    def op_pto_ttrans(self, op: Op) -> Step:
+        """`dst = src^T` on the valid regions (dst's valid shape is src's reversed)."""
+        self._arity(op, 1, 1)
+        source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        self._same_dtypes(op, src_type, dst_type)
+        values, line = self.values, op.line
+
+        def run() -> None:
+            a, c = values[source], values[dest]
+            _same_shape(op.name, (a.valid_cols, a.valid_rows), c, line)
+            c.valid[...] = a.valid.T.copy()  # a copy first: the two tiles may overlap
+            _mark(c)
+        return run
+
     def op_pto_texpands(self, op: Op) -> Step:
         self._arity(op, 1, 1)
         scalar_slot = self.scalar(op, op.operands[0])

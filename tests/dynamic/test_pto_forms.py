@@ -257,3 +257,27 @@ def test_directed_float_rounding_of_the_reference_and_the_simulator_agree() -> N
             assert np.array_equal(sim, ref, equal_nan=True), (name, mode)
     assert list(to_dtype(np.array([2049.0, 2051.0, -2049.0]), DType.FP16, "round")) == [2050, 2052, -2050]
     assert list(to_dtype(np.array([2049.0, -2049.0]), DType.FP16, "trunc")) == [2048, -2048]
+
+
+TRANSPOSE = KERNELS / "vec_transpose.py"
+
+
+def test_a_vector_transpose_simulates_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(TRANSPOSE, "expert_major")
+    assert "pto.ttrans ins(%token_major" in _emitted_plain(kernel.lowered)
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+
+
+def test_a_reshape_for_a_transpose_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(TRANSPOSE, "expert_major")
+    # the same [16, 8] shape, the row-major bytes reinterpreted instead of moved
+    wrong = _rewrite(kernel.lowered, "tile.transpose", "by_expert",
+                     lambda call: Call("tile.reshape", (call.args[0], ListExpr((Const(16), Const(8)))), span=call.span))
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.rule == "PV201", outcome.message
+    assert outcome.first_difference["tensor"] == "scores" and outcome.first_difference["index"] == [0, 1]
