@@ -8,8 +8,8 @@ How the IR maps onto PTO (one instruction per op, in statement order):
 - Parameters, in order: a tensor is `%argN: !pto.ptr<dt>` with one `pto.make_tensor_view` (rank 1
   to 5, row-major strides); a scalar is `%argN: index` (`i1` for BOOL). A GM `tensor.reshape` is one
   more `make_tensor_view` of the same pointer (its new shape, row-major strides). A `tensor.read(t, ...)` of
-  a runtime scalar becomes one more trailing `index` argument per tensor read (the subset has no
-  scalar load from GM): its value is the caller's, see `EmittedFunction.args`.
+  a runtime scalar becomes one more trailing `index` argument per tensor read (`f32` for a float
+  tensor; the subset has no scalar load from GM): its value is the caller's, see `EmittedFunction.args`.
 - Every tile value gets a `pto.alloc_tile` at its own window: its space, dtype, physical shape (Acc
   rows padded by `target.padded_rows`; leading unit dims dropped), valid shape and byte address.
   Two tiles on one window share an address, so they alias in the simulator's arenas.
@@ -1077,12 +1077,14 @@ class _FunctionEmitter:
             if not isinstance(bound_tensor, _Tensor):
                 raise EmitError("tensor.read of something other than a tensor parameter", span)
             param = bound_tensor.param
+            # a float tensor's element is an `f32` scalar (exact for FP32 / BF16 / FP16 values)
+            kind = "f32" if bound_tensor.dtype.is_float else "index"
             if param not in self.reads:
                 arg = f"arg{len(self.args)}"
                 self.used.add(arg)
-                self.args.append(ArgBinding(arg, "read", param, "index"))
+                self.args.append(ArgBinding(arg, "read", param, kind))
                 self.reads[param] = arg
-            return self.reads[param], "index"
+            return self.reads[param], kind
         if isinstance(expr, Call) and expr.op == ops.T_CAST:
             return self._scalar_cast(expr, span, name)
         if isinstance(expr, Call) and expr.op == "tensor.dim" and len(expr.args) == 2:

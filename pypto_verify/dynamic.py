@@ -22,7 +22,7 @@ Conventions:
   range. Candidates, in order: each distinct tensor dimension (largest first), its half and its
   quarter, then 16, 1 and 0. A tensor that `tensor.read` reads is filled with that value
   everywhere (so every read returns it, wherever it reads; the emitter turns each read tensor
-  into one scalar argument). `scalars=` overrides by parameter name.
+  into one scalar argument, `f32` for a float tensor, bound to the filled element). `scalars=` overrides by parameter name.
 - `pl.dynamic` sizes: a kernel whose tensor parameters have them is checked at each sample binding of
   `pypto_verify.sizes` (a user's `--sim-bind` value replacing a size's samples), the kernel and its
   lowering both with the sizes made constants; a sample at which the reference leaves a window out of
@@ -385,6 +385,9 @@ def prepare_run(source_fn: Function | None, lowered_fn: Function, *, seed: int =
             args[binding.name] = _sim_input(inputs[source_name], dtypes_of.get(source_name))
             if args[binding.name] is not inputs[source_name]:
                 given_as_bits[binding.name] = inputs[source_name]
+        elif binding.kind == "read" and binding.type == "f32" and source_name in inputs:
+            # the element every read returns: the filled tensor's value, on its dtype's grid
+            args[binding.name] = float(np.asarray(inputs[source_name]).flat[0])
         else:
             if source_name not in values:
                 return _skipped(f"lowered scalar `{binding.param}` has no source value")

@@ -281,3 +281,27 @@ def test_a_reshape_for_a_transpose_mismatches() -> None:
     outcome = simulate_kernel(kernel.source, wrong)
     assert outcome.status == "mismatch" and outcome.rule == "PV201", outcome.message
     assert outcome.first_difference["tensor"] == "scores" and outcome.first_difference["index"] == [0, 1]
+
+
+FLOAT_READ = KERNELS / "float_read.py"
+
+
+def test_a_float_scalar_read_is_an_f32_argument_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(FLOAT_READ, "scaled_rows")
+    text = _emitted_plain(kernel.lowered)
+    assert "%arg3: f32" in text and "pto.tmuls ins(%rows, %arg3" in text
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+    assert outcome.scalars == {"gains": 64}  # every element of `gains` (the sample value) is read as 64.0
+
+
+def test_a_float_read_dropped_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(FLOAT_READ, "scaled_rows")
+    wrong = _rewrite(kernel.lowered, "tile.mul", "y__mul",
+                     lambda call: replace(call, args=(call.args[0], Const(1.0))))
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.first_difference["tensor"] == "y", outcome.message
