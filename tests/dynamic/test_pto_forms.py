@@ -305,3 +305,29 @@ def test_a_float_read_dropped_mismatches() -> None:
                      lambda call: replace(call, args=(call.args[0], Const(1.0))))
     outcome = simulate_kernel(kernel.source, wrong)
     assert outcome.status == "mismatch" and outcome.first_difference["tensor"] == "y", outcome.message
+
+
+RESHAPED = KERNELS / "reshaped_scale.py"
+
+
+def test_a_tile_reshape_is_a_copy_into_its_own_buffer_and_matches() -> None:
+    """The lowering gives `scale_col` its own buffer and reuses `scale_row`'s for the loop's chunks: a
+    reshape emitted in place (at the source's address) read the chunks instead (a false PV201, found on
+    pypto-lib's mtp_projection)."""
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(RESHAPED, "reshaped_scale")
+    assert "pto.textract ins(%scale_col_view" in _emitted_plain(kernel.lowered)
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+
+
+def test_a_reshape_of_the_wrong_tile_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+    from pypto_verify.ir import Var
+
+    kernel = _kernel(RESHAPED, "reshaped_scale")
+    wrong = _rewrite(kernel.lowered, "tile.reshape", "scale_col",
+                     lambda call: replace(call, args=(Var("amax__row_max"), *call.args[1:])))  # the row maxima
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.first_difference["tensor"] == "y", outcome.message
