@@ -384,7 +384,7 @@ class _FunctionEmitter:
         if any(d is not None and d < 0 for d in static):
             raise EmitError(f"tensor.reshape to a negative extent {list(static)}", span)
         if None not in static and None not in source.shape and \
-                math.prod(static) != math.prod(s for s in source.shape if s is not None):
+                math.prod(d for d in static if d is not None) != math.prod(s for s in source.shape if s is not None):
             raise EmitError(f"tensor.reshape of `{source.param}` {list(source.shape)} to {list(static)} "
                             "changes its element count", span)
         sizes = [self.index(d, span) for d in dims]
@@ -1102,10 +1102,10 @@ class _FunctionEmitter:
             return self._scalar_cast(expr, span, name)
         if isinstance(expr, Call) and expr.op == "tensor.dim" and len(expr.args) == 2:
             # the extent of a tensor's axis: a constant of its (bound) shape
-            tensor = self._maybe(expr.args[0])
+            viewed = self._maybe(expr.args[0])
             axis = ops.const_int(expr.args[1])
-            if isinstance(tensor, _Tensor) and axis is not None and -len(tensor.shape) <= axis < len(tensor.shape) \
-                    and (extent := tensor.shape[axis]) is not None:
+            if isinstance(viewed, _Tensor) and axis is not None and -len(viewed.shape) <= axis < len(viewed.shape) \
+                    and (extent := viewed.shape[axis]) is not None:
                 return self.const(extent, "index"), "index"
             raise EmitError("tensor.dim of a run-time extent has no PTO form in the subset", span)
         if isinstance(expr, Call) and expr.op in _SCALAR_EXTREMA and len(expr.args) == 2 and not expr.kwargs:
@@ -1141,6 +1141,7 @@ class _FunctionEmitter:
             result = self.fresh(name)
             self.emit(f"%{result} = arith.cmpi ne, %{ssa}, %{self.const(0, 'index')} : index")
             return result, "i1"
+        source: tuple[int, int] | None
         if kind == "i1":
             widened = self.fresh()
             self.emit(f"%{widened} = arith.select %{ssa}, %{self.const(1, 'index')}, "

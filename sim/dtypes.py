@@ -19,7 +19,7 @@ Decisions (docs/pto-subset.md is silent on them):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Callable, Final
 
 import numpy as np
 
@@ -183,7 +183,7 @@ ROUND_MODES: Final[dict[str, str]] = {
     "CAST_TRUNC": "trunc"}
 """`pto.tcvt`'s `rmode` (`#pto<round_mode CAST_X>`) -> its rounding: `rint` to nearest, ties to even;
 `round` to nearest, ties away from zero; `floor`, `ceil`, `trunc` directed."""
-_INT_ROUNDING: Final = {"rint": np.rint, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
+_INT_ROUNDING: Final[dict[str, Callable[[np.ndarray], np.ndarray]]] = {"rint": np.rint, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
                         "round": lambda x: np.copysign(np.floor(np.abs(x) + 0.5), x)}
 
 

@@ -474,8 +474,9 @@ class _Compiler:
                 if any(extent != 1 for extent in extents[:-2]):
                     raise rejected(f"{op.name}: a {len(extents)}-D window needs leading sizes of 1, "
                                    f"got {extents}", line)
-                window = view[(*starts[:-2], slice(starts[-2], starts[-2] + extents[-2]),
-                               slice(starts[-1], starts[-1] + extents[-1]))]
+                index: tuple[Any, ...] = (*starts[:-2], slice(starts[-2], starts[-2] + extents[-2]),
+                                          slice(starts[-1], starts[-1] + extents[-1]))
+                window = view[index]
             for want, got in zip(static, window.shape):
                 if want is not None and want != got:
                     raise rejected(f"{op.name}: window {list(window.shape)} differs from its "
