@@ -46,7 +46,7 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   `row_sum/max/min` and `col_sum/max/min` (`trowsum ... tcolmin`), `row_expand_<op>` /
   `col_expand_<op>` for op `add sub mul div max min` (`trowexpand<op>` / `tcolexpand<op>`),
   `row_expand` / `col_expand` (`trowexpand` / `tcolexpand`: the broadcast alone), `transpose`
-  (`ttrans`), `full`
+  (`ttrans`), `arange(start, [1, N])` (`tci`), `full`
   (`texpands` of an `f32` constant, `i32` for an integer tile; a non-finite constant is spelled as
   its hexadecimal bit pattern) and `cast` (`tcvt`, its `mode=` the `rmode` attribute). A `tile.slice` of a Vec value is a vec -> vec
   `textract` of its window into the slice's own tile; a `tile.slice` of an accumulator is a view
@@ -906,6 +906,19 @@ class _FunctionEmitter:
         ssa, kind = self.scalar(call, span, name)
         return _Scalar(ssa, kind)
 
+    def op_arange(self, name, call, declared, span):
+        # PyPTO `arange(start, [1, N], dtype)` (its `ci`): `start + j` along one row, PTO TCI.
+        extra = [k for k, _ in call.kwargs if k not in ("dtype", "target_memory")]
+        start = call.args[0] if call.args else call.kwarg("start")
+        if start is None or extra:
+            raise EmitError(f"`{call.op}` with {', '.join(extra) or 'no start'} has no PTO form in the subset", span)
+        dst = self._result(name, declared, call, span)
+        if dst.space is not MemSpace.Vec or dst.dtype.is_float or dst.valid_static[0] != 1:
+            raise EmitError(f"`{call.op}` into other than one row of an integer Vec tile has no PTO form", span)
+        first = self.index(start, span)
+        self.emit(f"pto.tci ins(%{first} : index) outs(%{dst.ssa} : {dst.type})")
+        return dst
+
     def op_transpose(self, name, call, declared, span):
         # A Vec tile's transpose (PyPTO `tile.transpose`, PTO TTRANS): the data moves into the result's
         # own tile. Only the two axes of a 2-D tile are swapped; the real instruction's scratch tile is
@@ -1190,6 +1203,7 @@ _CALLS = {
     "tile.full": _FunctionEmitter.op_full, "tile.slice": _FunctionEmitter.op_slice,
     ops.T_READ: _FunctionEmitter.op_read, ops.T_RESHAPE: _FunctionEmitter.op_tensor_reshape,
     ops.T_CAST: _FunctionEmitter.op_tensor_cast, "tile.transpose": _FunctionEmitter.op_transpose,
+    "tile.arange": _FunctionEmitter.op_arange, "tile.ci": _FunctionEmitter.op_arange,
     **dict.fromkeys(("tensor.min", "tensor.max"), _FunctionEmitter.op_scalar_extremum),
 }
 

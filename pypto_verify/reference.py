@@ -30,7 +30,8 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
   dtype; `row_sum/max/min` reduce `[M, N]` to `[M, 1]` and `col_*` to `[1, N]` in f32;
   `row_expand_<op>(x, v)` / `col_expand_<op>(x, v)` (op `add sub mul div max min`) broadcast a
   `[M, 1]` / `[1, N]` v over x, and `row_expand(x, v)` / `col_expand(x, v)` are that broadcast alone (x's
-  shape, v's values); `full` fills; `cast` rounds half to even (float to int saturates), or by its
+  shape, v's values); `transpose` swaps a 2-D value's axes; `arange(s, [1, N])` is `s + j` along one
+  row; `full` fills; `cast` rounds half to even (float to int saturates), or by its
   `mode=` (`round` ties away from zero, `floor`, `ceil`, `trunc`) into an integer or a float dtype.
 - Loops of every kind run sequentially (a pipeline stage does not change values); `if`s pick an arm
   and bind the phis; iter_args are carried; `tensor.read` returns an element of a GM tensor.
@@ -1089,6 +1090,18 @@ def _transpose(it: _Interpreter, call: Call) -> Value:
     return Value(src.data.T.copy(), src.dtype, src.k, None if src.sigma is None else src.sigma.T.copy())
 
 
+def _arange(it: _Interpreter, call: Call) -> Value:
+    """`arange(start, [1, N], dtype)`: `start + j` along one row (PyPTO's `ci`)."""
+    extra = [k for k, _ in call.kwargs if k not in ("dtype", "target_memory")]
+    shape = it.ints(it.arg(call, 1, "shape"), f"`{call.op}` shape")
+    if extra or len(shape) not in (1, 2) or (len(shape) == 2 and shape[0] != 1):
+        raise ReferenceError(f"`{call.op}` of shape {list(shape)}{' with ' + ', '.join(extra) if extra else ''} "
+                             "is not modelled")
+    dtype = it.dtype_kw(call, "dtype", position=2) or DType.INT32
+    start = it._int(it.arg(call, 0, "start"), None)
+    return Value(to_dtype(np.arange(shape[-1], dtype=np.int64) + start, dtype).reshape(shape), dtype)
+
+
 def _dim(it: _Interpreter, call: Call) -> int:
     """`tensor.dim(t, axis)`: the extent of one axis of t."""
     src = it.value(call, 0)
@@ -1119,6 +1132,7 @@ _HANDLERS = {
     ops.T_RESHAPE: _reshape, "tile.reshape": _reshape, ops.T_READ: _read, ops.ALLOC: _alloc,
     "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape, "tensor.dim": _dim,
     "tile.transpose": _transpose, "tensor.transpose": _transpose,
+    **dict.fromkeys(("tile.arange", "tensor.arange", "tile.ci", "tensor.ci"), _arange),
     **dict.fromkeys(("tile.row_expand", "tensor.row_expand", "tile.col_expand", "tensor.col_expand"), _broadcast),
 }
 

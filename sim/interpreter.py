@@ -903,6 +903,25 @@ class _Compiler:
             _mark(c)
         return run
 
+    def op_pto_tci(self, op: Op) -> Step:
+        """`c[0, j] = start + j` on a one-row integer tile (wrapped to its dtype)."""
+        self._arity(op, 1, 1)
+        start = self.scalar(op, op.operands[0])
+        kind = self.scope[op.operands[0]]
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        if DTYPES[dst_type.dtype].is_float or (isinstance(kind, ScalarType) and kind.name in _FLOAT_SCALARS | {"i1"}):
+            raise rejected(f"{op.name}: an integer start into an integer tile, not {kind} into {dst_type.dtype}",
+                           op.line)
+        values, line = self.values, op.line
+
+        def run() -> None:
+            c = values[dest]
+            if c.valid_rows != 1:
+                raise rejected(f"{op.name}: a sequence fills one row, not {c.valid_rows}", line)
+            c.valid[0, :] = narrow(np.arange(c.valid_cols, dtype=np.int64) + int(values[start]), dst_type.dtype)
+            _mark(c)
+        return run
+
     def op_pto_texpands(self, op: Op) -> Step:
         self._arity(op, 1, 1)
         scalar_slot = self.scalar(op, op.operands[0])

@@ -331,3 +331,25 @@ def test_a_reshape_of_the_wrong_tile_mismatches() -> None:
                      lambda call: replace(call, args=(Var("amax__row_max"), *call.args[1:])))  # the row maxima
     outcome = simulate_kernel(kernel.source, wrong)
     assert outcome.status == "mismatch" and outcome.first_difference["tensor"] == "y", outcome.message
+
+
+ARANGE = KERNELS / "column_index.py"
+
+
+def test_an_index_row_simulates_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(ARANGE, "position_bias")
+    assert "pto.tci ins(%c3_index : index) outs(%positions" in _emitted_plain(kernel.lowered)
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+
+
+def test_an_index_row_from_the_wrong_start_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(ARANGE, "position_bias")
+    wrong = _rewrite(kernel.lowered, "tile.arange", "positions",
+                     lambda call: replace(call, args=(Const(0), *call.args[1:])))
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.first_difference["index"] == [0, 0], outcome.message
