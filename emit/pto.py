@@ -33,7 +33,9 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   (`tmatmul` when true); a runtime one emits `scf.if %p { tmatmul } else { tmatmul.acc }`.
 - Tile loop carries and tile phis are not SSA values in PTO: an iter_arg and a loop's return var
   are the init value's buffer; an if's return var is an `alloc_tile` of its own window placed just
-  before the `scf.if`, and the arms' yields emit nothing (the codegen assumes each arm wrote it).
+  before the `scf.if`, and the arms' yields emit nothing (the codegen assumes each arm wrote it). An
+  `if` that only picks scalars (arms of scalar assignments that cannot fault) is both arms' arithmetic
+  and one `arith.select` per phi.
 - Scalars: `arith.constant`s are hoisted to the top of the function; index arithmetic `+ - * // %
   min max` is `addi subi muli divsi remsi minsi maxsi` (`pl.min` / `pl.max` of two scalars too),
   comparisons `cmpi`, `and or not` are `andi ori xori`; `tensor.dim` of a tensor of static shape is
@@ -486,6 +488,9 @@ class _FunctionEmitter:
         return bound
 
     def branch(self, stmt: If) -> None:
+        if stmt.return_vars and self._scalar_arms(stmt):
+            self._select(stmt)
+            return
         cond = self._bool(stmt.cond, stmt.span)
         then_yield = final_yield(stmt.then_body)
         for i, rv in enumerate(stmt.return_vars):
@@ -514,6 +519,43 @@ class _FunctionEmitter:
             if not isinstance(bound, _Tensor):
                 raise EmitError(f"scalar phi `{rv.name}` has no PTO form (no scf.if results)", stmt.span)
             self.bind[rv.name] = bound  # a tensor is a reference to GM: both arms name it
+
+    def _scalar_arms(self, stmt: If) -> bool:
+        """Whether *stmt* only picks scalars: every phi a scalar, both arms scalar assignments that cannot
+        fault (no division by a run-time value, no op but a cast, a read, `tensor.dim`, a min or a max)
+        ending in their yield. Such an `if` is an `arith.select` (the subset's `scf.if` has no results)."""
+        if not stmt.else_body:
+            return False
+        # (a value these checks let through that is not a scalar after all is an EmitError when emitted)
+        for rv, declared in zip(stmt.return_vars, (*stmt.return_types, *[None] * len(stmt.return_vars))):
+            if isinstance(declared if declared is not None else self.env.get(rv.name), (TileType, TensorType)):
+                return False
+        for body in (stmt.then_body, stmt.else_body):
+            *assigns, last = body
+            if not isinstance(last, Yield) or not all(
+                    isinstance(a, Assign) and _pure_scalar(a.value)
+                    and not isinstance(a.type or self.env.get(a.target.name), (TileType, TensorType)) for a in assigns):
+                return False
+            if not all(_pure_scalar(v) for v in last.values):
+                return False
+        return True
+
+    def _select(self, stmt: If) -> None:
+        """A scalar-only `if`: both arms computed (they cannot fault), each phi an `arith.select`."""
+        cond = self._bool(stmt.cond, stmt.span)
+        picked = []
+        for body in (stmt.then_body, stmt.else_body):
+            for inner in body[:-1]:
+                self.stmt(inner)
+            last = body[-1]
+            assert isinstance(last, Yield)  # _scalar_arms
+            picked.append([self.scalar(v, stmt.span) for v in last.values])
+        for rv, (then_ssa, then_kind), (else_ssa, else_kind) in zip(stmt.return_vars, *picked):
+            if then_kind != else_kind:
+                raise EmitError(f"scalar phi `{rv.name}` of a {then_kind} and a {else_kind}", stmt.span)
+            result = self.fresh(rv.name)
+            self.emit(f"%{result} = arith.select %{cond}, %{then_ssa}, %{else_ssa} : {then_kind}")
+            self.bind[rv.name] = _Scalar(result, then_kind)
 
     def _maybe(self, expr: Expr) -> _Binding | None:
         v = var_like(expr)
@@ -1260,6 +1302,21 @@ def _annotated_types(fn: Function) -> Iterable[Type]:
             yield stmt.type
         elif isinstance(stmt, (For, If)):
             yield from (t for t in stmt.return_types if t is not None)
+
+
+_PURE_SCALAR_CALLS = frozenset({ops.T_CAST, ops.T_READ, "tensor.dim", "tensor.min", "tensor.max"})
+
+
+def _pure_scalar(expr: Expr) -> bool:
+    """Whether scalar *expr* can be computed whether or not its `if` arm is taken: it cannot fault (a
+    division or remainder only by a non-zero literal) and calls nothing but casts, reads, dims, min, max."""
+    for sub in walk_exprs(expr):
+        if isinstance(sub, BinOp) and sub.op in ("//", "%", "/") and not (
+                isinstance(sub.rhs, Const) and isinstance(sub.rhs.value, int) and sub.rhs.value != 0):
+            return False
+        if isinstance(sub, Call) and sub.op not in _PURE_SCALAR_CALLS:
+            return False
+    return True
 
 
 def _is_vector(op: str) -> bool:

@@ -353,3 +353,49 @@ def test_an_index_row_from_the_wrong_start_mismatches() -> None:
                      lambda call: replace(call, args=(Const(0), *call.args[1:])))
     outcome = simulate_kernel(kernel.source, wrong)
     assert outcome.status == "mismatch" and outcome.first_difference["index"] == [0, 0], outcome.message
+
+
+CLAMPED = KERNELS / "clamped_count.py"
+
+
+def test_a_scalar_phi_is_a_select_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(CLAMPED, "clamped_rows")
+    assert "= arith.select %1, %c240_index, %active_rows__phi_v2 : index" in _emitted_plain(kernel.lowered)
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match" and outcome.scalars == {"num_rows": 256}, outcome.message
+
+
+def test_a_clamp_on_the_wrong_side_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+    from pypto_verify.ir import Compare, If
+
+    kernel = _kernel(CLAMPED, "clamped_rows")
+
+    def flip(stmt):
+        if isinstance(stmt, If) and isinstance(stmt.cond, Compare) and stmt.cond.op == ">":
+            return (replace(stmt, cond=replace(stmt.cond, op="<")),)
+        return None
+
+    wrong = replace(kernel.lowered, body=map_stmts(kernel.lowered.body, flip))
+    outcome = simulate_kernel(kernel.source, wrong)  # 256 is never clamped: the last tile is written
+    assert outcome.status == "mismatch" and outcome.first_difference["index"] == [240, 0], outcome.message
+
+
+def test_an_if_whose_arm_could_fault_is_not_a_select() -> None:
+    """An arm dividing by a run-time value would run on the path not taken: not a select, still no form."""
+    from pypto_verify.emit import EmitError, emit
+    from pypto_verify.ir import BinOp, If, Var
+
+    kernel = _kernel(CLAMPED, "clamped_rows")
+
+    def divide(stmt):
+        if isinstance(stmt, If):
+            first = stmt.then_body[0]
+            return (replace(stmt, then_body=(replace(first, value=BinOp("//", Const(4096), Var("active_rows"))),
+                                             *stmt.then_body[1:])),)
+        return None
+
+    with pytest.raises(EmitError, match="scalar phi"):
+        emit(replace(kernel.lowered, body=map_stmts(kernel.lowered.body, divide)))
