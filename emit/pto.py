@@ -5,10 +5,11 @@ allocate-memory-addr (every tile has a space and a MemRef whose offset is its by
 space). Leaves: MLIR-style text in exactly the subset `sim/` parses. Output is deterministic.
 
 How the IR maps onto PTO (one instruction per op, in statement order):
-- Parameters, in order: a tensor is `%argN: !pto.ptr<dt>` with one `pto.make_tensor_view` (rank 2
-  or 3, row-major strides); a scalar is `%argN: index` (`i1` for BOOL). A `tensor.read(t, ...)` of
-  a runtime scalar becomes one more trailing `index` argument per tensor read (the subset has no
-  scalar load from GM): its value is the caller's, see `EmittedFunction.args`.
+- Parameters, in order: a tensor is `%argN: !pto.ptr<dt>` with one `pto.make_tensor_view` (rank 1
+  to 5, row-major strides); a scalar is `%argN: index` (`i1` for BOOL). A GM `tensor.reshape` is one
+  more `make_tensor_view` of the same pointer (its new shape, row-major strides). A `tensor.read(t, ...)` of
+  a runtime scalar becomes one more trailing `index` argument per tensor read (`f32` for a float
+  tensor; the subset has no scalar load from GM): its value is the caller's, see `EmittedFunction.args`.
 - Every tile value gets a `pto.alloc_tile` at its own window: its space, dtype, physical shape (Acc
   rows padded by `target.padded_rows`; leading unit dims dropped), valid shape and byte address.
   Two tiles on one window share an address, so they alias in the simulator's arenas.
@@ -32,22 +33,30 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   (`tmatmul` when true); a runtime one emits `scf.if %p { tmatmul } else { tmatmul.acc }`.
 - Tile loop carries and tile phis are not SSA values in PTO: an iter_arg and a loop's return var
   are the init value's buffer; an if's return var is an `alloc_tile` of its own window placed just
-  before the `scf.if`, and the arms' yields emit nothing (the codegen assumes each arm wrote it).
+  before the `scf.if`, and the arms' yields emit nothing (the codegen assumes each arm wrote it). An
+  `if` that only picks scalars (arms of scalar assignments that cannot fault) is both arms' arithmetic
+  and one `arith.select` per phi.
 - Scalars: `arith.constant`s are hoisted to the top of the function; index arithmetic `+ - * // %
-  min max` is `addi subi muli divsi remsi minsi maxsi`, comparisons `cmpi`, `and or not` are
-  `andi ori xori`. Conditions are not folded (`if 128 == 0:` stays an `scf.if`).
+  min max` is `addi subi muli divsi remsi minsi maxsi` (`pl.min` / `pl.max` of two scalars too),
+  comparisons `cmpi`, `and or not` are `andi ori xori`; `tensor.dim` of a tensor of static shape is
+  its extent; a scalar `pl.cast` is `scalar.cast_value` (a literal folds; an integer wraps in index
+  arithmetic where its values may not fit). Conditions are not folded (`if 128 == 0:` stays an `scf.if`).
 - Vector ops of the subset: `add sub mul div maximum minimum` (`tadd tsub tmul tdiv tmax tmin`;
   with a scalar right operand `tadds tsubs tmuls tdivs tmaxs tmins`: a constant is an `f32`
   `arith.constant`, `sub` by a constant c is `tadds` of -c, `maximum(x, 0)` is `trelu`), `exp relu
   recip rsqrt sqrt log abs` (`texp trelu trecip trsqrt tsqrt tlog tabs`), `neg` (`tmuls` by -1),
   `row_sum/max/min` and `col_sum/max/min` (`trowsum ... tcolmin`), `row_expand_<op>` /
-  `col_expand_<op>` for op `add sub mul div max min` (`trowexpand<op>` / `tcolexpand<op>`), `full`
+  `col_expand_<op>` for op `add sub mul div max min` (`trowexpand<op>` / `tcolexpand<op>`),
+  `row_expand` / `col_expand` (`trowexpand` / `tcolexpand`: the broadcast alone), `transpose`
+  (`ttrans`), `arange(start, [1, N])` (`tci`), `full`
   (`texpands` of an `f32` constant, `i32` for an integer tile; a non-finite constant is spelled as
-  its hexadecimal bit pattern) and `cast` (`tcvt`). A `tile.slice` of a Vec value is a vec -> vec
+  its hexadecimal bit pattern) and `cast` (`tcvt`, its `mode=` the `rmode` attribute). A `tile.slice` of a Vec value is a vec -> vec
   `textract` of its window into the slice's own tile; a `tile.slice` of an accumulator is a view
   (`ops.is_view`): a literal row range from column 0 is an `alloc_tile` at that row's address, at the
   accumulator's row pitch. `tile.set_validshape` (metadata only) is an `alloc_tile` at its source's
-  address with the new valid rows and columns. Neither emits an instruction.
+  address with the new valid rows and columns. Neither emits an instruction. `tile.reshape` of a Vec
+  tile is a copy, as the lowering allocates it (a buffer of its own, not an `ops.is_view`): an
+  `alloc_tile` of the new shape at the source's address, `textract`ed whole into the result's tile.
 
 - Launches (docs/pto-subset.md "Launches"): a function whose work is one `pl.spmd(n)` loop (`_launch`)
   is emitted as a launch: `pto.block_dim = n` on the function (n folded from the
@@ -122,7 +131,8 @@ class EmittedFunction:
 
 _PTO_DTYPE = {
     DType.FP32: "f32", DType.FP16: "f16", DType.BF16: "bf16", DType.INT8: "i8",
-    DType.INT32: "i32", DType.INT64: "i64", DType.BOOL: "i1",
+    DType.INT32: "i32", DType.INT64: "i64", DType.BOOL: "i1", DType.INT16: "i16", DType.UINT8: "ui8",
+    DType.UINT16: "ui16", DType.UINT32: "ui32",
 }
 _LOC = {
     MemSpace.Mat: "mat", MemSpace.Left: "left", MemSpace.Right: "right", MemSpace.Acc: "acc",
@@ -152,9 +162,19 @@ _VECTOR_REDUCE = {"row_sum": "trowsum", "row_max": "trowmax", "row_min": "trowmi
                   "col_sum": "tcolsum", "col_max": "tcolmax", "col_min": "tcolmin"}
 """Reductions of a Vec tile along its rows (to `[M, 1]`) or its columns (to `[1, N]`)."""
 _EXPAND_KINDS = ("add", "sub", "mul", "div", "max", "min")
+_RMODES = {"rint": "", "none": "", "round": "CAST_ROUND", "floor": "CAST_FLOOR", "ceil": "CAST_CEIL",
+           "trunc": "CAST_TRUNC"}
+"""`tile.cast`'s `mode=` -> `pto.tcvt`'s `rmode` (empty: the default, to nearest with ties to even)."""
+_SCALAR_EXTREMA = {"tensor.min": "min", "tensor.max": "max"}
+"""`pl.min` / `pl.max` of two scalars: what stays a `tensor.min` / `tensor.max` after the lowering."""
+_MAX_VIEW_RANK = 5
+"""The highest rank of a `make_tensor_view` (PTO IR's views have at most five dimensions)."""
 _VECTOR_EXPAND = {**{f"row_expand_{k}": f"trowexpand{k}" for k in _EXPAND_KINDS},
                   **{f"col_expand_{k}": f"tcolexpand{k}" for k in _EXPAND_KINDS}}
 """`x op v` with v a `[M, 1]` (row_expand) or `[1, N]` (col_expand) Vec tile broadcast over x."""
+_VECTOR_BROADCAST = {"row_expand": "trowexpand", "col_expand": "tcolexpand"}
+"""`row_expand(x, v)` / `col_expand(x, v)`: v (`[M, 1]` / `[1, N]`) broadcast to x's shape; x's values are
+not read (it gives the shape)."""
 
 
 # ---------------------------------------------------------------------------------------------- bindings
@@ -192,12 +212,15 @@ class _Transposed:
 
 @dataclass(frozen=True, slots=True)
 class _Tensor:
-    """A GM tensor view: `view` is the SSA name of its `make_tensor_view`."""
+    """A GM tensor view: `view` is the SSA name of its `make_tensor_view` of pointer `arg`."""
 
     view: str
     param: str
-    shape: tuple[int, ...]
+    shape: tuple[int | None, ...]
+    """Its extents (None: a runtime extent, a `tensor.reshape` to a size computed in the kernel)."""
     dtype: DType
+    arg: str = ""
+    """The `!pto.ptr` argument it views (a reshape is one more view of the same storage)."""
 
     @property
     def view_type(self) -> str:
@@ -349,12 +372,10 @@ class _FunctionEmitter:
         if shape is None:
             raise EmitError(f"tensor `{name}` has a symbolic shape", span)
         _pto_dtype(t.dtype, span)
-        binding = _Tensor(self.fresh(f"{name}_view"), name, shape, t.dtype)
-        if len(shape) not in (2, 3):
-            # Only 2-D / 3-D tensors have views (docs/pto-subset.md); a 1-D index tensor is read
-            # through `tensor.read`, which becomes an argument.
+        binding = _Tensor(self.fresh(f"{name}_view"), name, shape, t.dtype, arg)
+        if not 1 <= len(shape) <= _MAX_VIEW_RANK:
             self.used.discard(binding.view)
-            self.bind[name] = _Tensor("", name, shape, t.dtype)
+            self.bind[name] = _Tensor("", name, shape, t.dtype, arg)
             return ""
         self.bind[name] = binding
         strides = [1]
@@ -364,6 +385,46 @@ class _FunctionEmitter:
         steps = ", ".join(f"%{self.const(s, 'index')}" for s in strides)
         return (f"    %{binding.view} = pto.make_tensor_view %{arg}, shape = [{dims}], strides = "
                 f"[{steps}] {{layout = #pto.layout<nd>}} : {binding.view_type}")
+
+    def op_tensor_reshape(self, name, call, declared, span):
+        # A GM tensor is row-major contiguous storage behind its `!pto.ptr`: its reshape is one more
+        # `make_tensor_view` of the same pointer with the new shape and row-major strides (no data
+        # moves; a write through either view is seen through the other).
+        source = self._operand(call.args[0], span, "tensor.reshape source")
+        if not isinstance(source, _Tensor):
+            raise EmitError("tensor.reshape of something other than a GM tensor has no PTO form", span)
+        if not source.view:
+            raise EmitError(f"tensor.reshape source: tensor `{source.param}` of rank {len(source.shape)} "
+                            "has no view", span)
+        shape_arg = call.args[1] if len(call.args) > 1 else call.kwarg("shape")
+        dims = _items(shape_arg, span, "tensor.reshape shape")
+        if name is None or not 1 <= len(dims) <= _MAX_VIEW_RANK:
+            raise EmitError(f"tensor.reshape to rank {len(dims)} has no tensor view", span)
+        static = tuple(ops.const_int(d) for d in dims)
+        if any(d is not None and d < 0 for d in static):
+            raise EmitError(f"tensor.reshape to a negative extent {list(static)}", span)
+        if None not in static and None not in source.shape and \
+                math.prod(d for d in static if d is not None) != math.prod(s for s in source.shape if s is not None):
+            raise EmitError(f"tensor.reshape of `{source.param}` {list(source.shape)} to {list(static)} "
+                            "changes its element count", span)
+        sizes = [self.index(d, span) for d in dims]
+        step = self.const(1, "index")
+        known: int | None = 1
+        strides = [step]
+        for dim, size in zip(reversed(static[1:]), reversed(sizes[1:])):
+            if known is not None and dim is not None:
+                known *= dim
+                step = self.const(known, "index")
+            else:
+                known, product = None, self.fresh()
+                self.emit(f"%{product} = arith.muli %{step}, %{size} : index")
+                step = product
+            strides.insert(0, step)
+        binding = _Tensor(self.fresh(f"{name}_view"), source.param, static, source.dtype, source.arg)
+        self.emit(f"%{binding.view} = pto.make_tensor_view %{source.arg}, shape = "
+                  f"[{', '.join('%' + s for s in sizes)}], strides = [{', '.join('%' + s for s in strides)}] "
+                  f"{{layout = #pto.layout<nd>}} : {binding.view_type}")
+        return binding
 
     # statements -------------------------------------------------------------------------
     def body(self, stmts: tuple[Stmt, ...]) -> None:
@@ -508,6 +569,9 @@ class _FunctionEmitter:
         return bound
 
     def branch(self, stmt: If) -> None:
+        if stmt.return_vars and self._scalar_arms(stmt):
+            self._select(stmt)
+            return
         cond = self._bool(stmt.cond, stmt.span)
         then_yield = final_yield(stmt.then_body)
         for i, rv in enumerate(stmt.return_vars):
@@ -536,6 +600,43 @@ class _FunctionEmitter:
             if not isinstance(bound, _Tensor):
                 raise EmitError(f"scalar phi `{rv.name}` has no PTO form (no scf.if results)", stmt.span)
             self.bind[rv.name] = bound  # a tensor is a reference to GM: both arms name it
+
+    def _scalar_arms(self, stmt: If) -> bool:
+        """Whether *stmt* only picks scalars: every phi a scalar, both arms scalar assignments that cannot
+        fault (no division by a run-time value, no op but a cast, a read, `tensor.dim`, a min or a max)
+        ending in their yield. Such an `if` is an `arith.select` (the subset's `scf.if` has no results)."""
+        if not stmt.else_body:
+            return False
+        # (a value these checks let through that is not a scalar after all is an EmitError when emitted)
+        for rv, declared in zip(stmt.return_vars, (*stmt.return_types, *[None] * len(stmt.return_vars))):
+            if isinstance(declared if declared is not None else self.env.get(rv.name), (TileType, TensorType)):
+                return False
+        for body in (stmt.then_body, stmt.else_body):
+            *assigns, last = body
+            if not isinstance(last, Yield) or not all(
+                    isinstance(a, Assign) and _pure_scalar(a.value)
+                    and not isinstance(a.type or self.env.get(a.target.name), (TileType, TensorType)) for a in assigns):
+                return False
+            if not all(_pure_scalar(v) for v in last.values):
+                return False
+        return True
+
+    def _select(self, stmt: If) -> None:
+        """A scalar-only `if`: both arms computed (they cannot fault), each phi an `arith.select`."""
+        cond = self._bool(stmt.cond, stmt.span)
+        picked = []
+        for body in (stmt.then_body, stmt.else_body):
+            for inner in body[:-1]:
+                self.stmt(inner)
+            last = body[-1]
+            assert isinstance(last, Yield)  # _scalar_arms
+            picked.append([self.scalar(v, stmt.span) for v in last.values])
+        for rv, (then_ssa, then_kind), (else_ssa, else_kind) in zip(stmt.return_vars, *picked):
+            if then_kind != else_kind:
+                raise EmitError(f"scalar phi `{rv.name}` of a {then_kind} and a {else_kind}", stmt.span)
+            result = self.fresh(rv.name)
+            self.emit(f"%{result} = arith.select %{cond}, %{then_ssa}, %{else_ssa} : {then_kind}")
+            self.bind[rv.name] = _Scalar(result, then_kind)
 
     def _maybe(self, expr: Expr) -> _Binding | None:
         v = var_like(expr)
@@ -705,9 +806,15 @@ class _FunctionEmitter:
             raise EmitError(f"{len(offsets)} offsets for tensor `{src.param}` of rank {rank}", span)
         sizes = [tile.valid[0], tile.valid[1]]
         static = [tile.valid_static[0], tile.valid_static[1]]
-        if rank == 3:
-            sizes.insert(0, self.const(1, "index"))
-            static.insert(0, 1)
+        if rank == 1:
+            # A window of a 1-D tensor is one row of the tile: [1, N] (docs/pto-subset.md)
+            if tile.valid_static[0] != 1:
+                raise EmitError(f"a window of 1-D tensor `{src.param}` into a tile of "
+                                f"{tile.valid_static[0] or 'runtime'} valid rows", span)
+            sizes, static = sizes[1:], static[1:]
+        # Leading dimensions of a higher-rank view are windows of extent 1: the tile is 2-D.
+        sizes[:0] = [self.const(1, "index")] * (rank - 2)
+        static[:0] = [1] * (rank - 2)
         if any(s is not None and s <= 0 for s in static):
             raise EmitError(f"a window of `{src.param}` with extent {static}: PTO has no empty or negative view", span)
         names = [self.index(o, span) for o in offsets]
@@ -896,8 +1003,19 @@ class _FunctionEmitter:
         if self.target.padded_rows(dims[0], source.dtype, source.space) != dims[0] or \
                 source.rows * source.cols != dims[0] * dims[1]:
             raise EmitError("tile.reshape of a padded tile has no PTO form", span)
-        # Row-major bytes reinterpreted in place: the reshaped tile is the source's address.
-        return self.alloc(name or "", declared, span, addr=source.addr)
+        # The lowering gives the reshape a buffer of its own (`tile.reshape` is not an `ops.is_view`: the
+        # memory passes may reuse the source's bytes once it is dead), so the reshape is a copy: the
+        # source's row-major bytes seen in the new shape (an alloc_tile at its address, no instruction),
+        # copied whole into the result's window (the vec -> vec `textract` of `tile.slice`). Reading the
+        # source's address later instead would read whatever the memory passes put there.
+        if source.space is not MemSpace.Vec:
+            raise EmitError(f"tile.reshape of a {source.space.value} tile has no PTO form in the subset", span)
+        view = self.alloc(f"{name or 'reshape'}_view", declared, span, addr=source.addr)
+        dst = self.alloc(name or "", declared, span)
+        zero = self.const(0, "index")
+        self.emit(f"pto.textract ins(%{view.ssa}, %{zero}, %{zero} : {view.type}, index, index) "
+                  f"outs(%{dst.ssa} : {dst.type})")
+        return dst
 
     def op_set_validshape(self, name, call, declared, span):
         # PyPTO's `tile.set_validshape` moves no data: the result is a second alloc_tile at the
@@ -908,6 +1026,45 @@ class _FunctionEmitter:
         return self.alloc(name or "", replace(declared, valid_shape=(call.args[1], call.args[2])), span,
                           addr=source.addr)
 
+    def op_scalar_extremum(self, name, call, declared, span):
+        if any(isinstance(self._maybe(a), (_Tile, _Tensor, _Transposed)) for a in call.args):
+            raise EmitError(f"`{call.op}` of a tile or tensor has no instruction in the PTO subset", span)
+        ssa, kind = self.scalar(call, span, name)
+        return _Scalar(ssa, kind)
+
+    def op_arange(self, name, call, declared, span):
+        # PyPTO `arange(start, [1, N], dtype)` (its `ci`): `start + j` along one row, PTO TCI.
+        extra = [k for k, _ in call.kwargs if k not in ("dtype", "target_memory")]
+        start = call.args[0] if call.args else call.kwarg("start")
+        if start is None or extra:
+            raise EmitError(f"`{call.op}` with {', '.join(extra) or 'no start'} has no PTO form in the subset", span)
+        dst = self._result(name, declared, call, span)
+        if dst.space is not MemSpace.Vec or dst.dtype.is_float or dst.valid_static[0] != 1:
+            raise EmitError(f"`{call.op}` into other than one row of an integer Vec tile has no PTO form", span)
+        first = self.index(start, span)
+        self.emit(f"pto.tci ins(%{first} : index) outs(%{dst.ssa} : {dst.type})")
+        return dst
+
+    def op_transpose(self, name, call, declared, span):
+        # A Vec tile's transpose (PyPTO `tile.transpose`, PTO TTRANS): the data moves into the result's
+        # own tile. Only the two axes of a 2-D tile are swapped; the real instruction's scratch tile is
+        # not modelled.
+        source = self.vec_tile(call.args[0], span, "tile.transpose source")
+        axes = [ops.const_int(a) for a in (*call.args[1:3], call.kwarg("axis1"), call.kwarg("axis2")) if a is not None]
+        if len(axes) != 2 or {a % 2 if a is not None else None for a in axes} != {0, 1}:
+            raise EmitError("tile.transpose of other than the two axes of a 2-D tile has no PTO form", span)
+        dst = self._result(name, declared, call, span)
+        self.emit(f"pto.ttrans ins(%{source.ssa} : {source.type}) outs(%{dst.ssa} : {dst.type})")
+        return dst
+
+    def op_tensor_cast(self, name, call, declared, span):
+        # What stays a `tensor.cast` after the lowering is a scalar's (`pl.cast(n, pl.INDEX)`): a tile's
+        # is `tile.cast` (tcvt). A GM tensor's would be a conversion copy the subset has no form for.
+        if call.args and isinstance(self._maybe(call.args[0]), (_Tile, _Tensor, _Transposed)):
+            raise EmitError("tensor.cast of a GM tensor has no instruction in the PTO subset", span)
+        ssa, kind = self.scalar(call, span, name)
+        return _Scalar(ssa, kind)
+
     def op_read(self, name, call, declared, span):
         ssa, kind = self.scalar(call, span)
         return _Scalar(ssa, kind)
@@ -915,11 +1072,13 @@ class _FunctionEmitter:
     def op_cast(self, name, call, declared, span):
         source = self.vec_tile(call.args[0], span, "tile.cast source")
         mode = call.kwarg("mode")
-        if isinstance(mode, Const) and mode.value not in ("rint", "none") and not (
-                source.dtype.is_float and isinstance(declared, TileType) and declared.dtype.is_float):
-            raise EmitError(f"tile.cast mode {mode.value!r} has no PTO form (tcvt rounds half to even)", span)
+        mode_name = mode.value if isinstance(mode, Const) else "rint"
+        if mode_name not in _RMODES:
+            raise EmitError(f"tile.cast mode {mode_name!r} has no PTO form in the subset", span)
         dst = self._result(name, declared, call, span)
-        self.emit(f"pto.tcvt ins(%{source.ssa} : {source.type}) outs(%{dst.ssa} : {dst.type})")
+        # `rint` / `none` are tcvt's default (round to nearest, ties to even): no attribute
+        rmode = f" {{rmode = #pto<round_mode {_RMODES[mode_name]}>}}" if _RMODES[mode_name] else ""
+        self.emit(f"pto.tcvt ins(%{source.ssa} : {source.type}) outs(%{dst.ssa} : {dst.type}){rmode}")
         return dst
 
     def op_full(self, name, call, declared, span):
@@ -951,6 +1110,13 @@ class _FunctionEmitter:
         if short in _VECTOR_REDUCE:
             dst = self._result(name, declared, call, span)
             self.emit(f"pto.{_VECTOR_REDUCE[short]} ins(%{a.ssa} : {a.type}) outs(%{dst.ssa} : {dst.type})")
+            return dst
+        if short in _VECTOR_BROADCAST:
+            if len(call.args) < 2:
+                raise EmitError(f"`{call.op}` has no operand to broadcast", span)
+            v = self.vec_tile(call.args[1], span, f"`{call.op}` broadcast operand")
+            dst = self._result(name, declared, call, span)
+            self.emit(f"pto.{_VECTOR_BROADCAST[short]} ins(%{v.ssa} : {v.type}) outs(%{dst.ssa} : {dst.type})")
             return dst
         if short in _VECTOR_EXPAND:
             if len(call.args) < 2:
@@ -1067,12 +1233,27 @@ class _FunctionEmitter:
             if not isinstance(bound_tensor, _Tensor):
                 raise EmitError("tensor.read of something other than a tensor parameter", span)
             param = bound_tensor.param
+            # a float tensor's element is an `f32` scalar (exact for FP32 / BF16 / FP16 values)
+            kind = "f32" if bound_tensor.dtype.is_float else "index"
             if param not in self.reads:
                 arg = f"arg{len(self.args)}"
                 self.used.add(arg)
-                self.args.append(ArgBinding(arg, "read", param, "index"))
+                self.args.append(ArgBinding(arg, "read", param, kind))
                 self.reads[param] = arg
-            return self.reads[param], "index"
+            return self.reads[param], kind
+        if isinstance(expr, Call) and expr.op == ops.T_CAST:
+            return self._scalar_cast(expr, span, name)
+        if isinstance(expr, Call) and expr.op == "tensor.dim" and len(expr.args) == 2:
+            # the extent of a tensor's axis: a constant of its (bound) shape
+            viewed = self._maybe(expr.args[0])
+            axis = ops.const_int(expr.args[1])
+            if isinstance(viewed, _Tensor) and axis is not None and -len(viewed.shape) <= axis < len(viewed.shape) \
+                    and (extent := viewed.shape[axis]) is not None:
+                return self.const(extent, "index"), "index"
+            raise EmitError("tensor.dim of a run-time extent has no PTO form in the subset", span)
+        if isinstance(expr, Call) and expr.op in _SCALAR_EXTREMA and len(expr.args) == 2 and not expr.kwargs:
+            # `pl.min(a, b)` of two scalars (an index clamp) is the scalar `min` (`minsi` / `maxsi`)
+            return self.scalar(BinOp(_SCALAR_EXTREMA[expr.op], expr.args[0], expr.args[1]), span, name)
         raise EmitError(f"expression {type(expr).__name__} has no scalar PTO form", span)
 
     def _dim(self, call: Call, span: Span) -> int:
@@ -1083,6 +1264,63 @@ class _FunctionEmitter:
         if not isinstance(bound, _Tensor) or axis is None or not -len(bound.shape) <= axis < len(bound.shape):
             raise EmitError(f"`{call.op}` of something other than an axis of a tensor parameter", span)
         return bound.shape[axis]
+
+    def _scalar_cast(self, call: Call, span: Span, name: str | None) -> tuple[str, str]:
+        """A scalar `pl.cast` (`scalar.cast_value`): a literal folds; a run-time integer becomes the
+        target's value in `index` arithmetic (a wrap only where the source's values may not fit), a
+        condition `cmpi ne 0`, a condition to an integer `select`; a run-time float has no form."""
+        target = ops.dtype_of_sym(call.kwarg("target_type") or call.kwarg("dtype")
+                                  or (call.args[1] if len(call.args) > 1 else None))
+        if target is None or not call.args:
+            raise EmitError("a scalar cast without a target type", span)
+        operand = call.args[0]
+        literal = scalar.evaluate(operand)
+        if isinstance(literal, (bool, int, float)):
+            try:
+                value = scalar.cast_value(literal, target)
+            except ValueError as error:
+                raise EmitError(str(error), span) from None
+            kind = "i1" if isinstance(value, bool) else "f32" if isinstance(value, float) else "index"
+            return self.const(value, kind), kind
+        ssa, kind = self.scalar(operand, span)
+        bounds = scalar.int_range(target)
+        if kind == "f32" or bounds is None:
+            raise EmitError(f"a scalar cast of a run-time {'float' if kind == 'f32' else 'value'} to "
+                            f"{target.value} has no PTO form in the subset", span)
+        if target is DType.BOOL:
+            if kind == "i1":
+                return ssa, kind
+            result = self.fresh(name)
+            self.emit(f"%{result} = arith.cmpi ne, %{ssa}, %{self.const(0, 'index')} : index")
+            return result, "i1"
+        source: tuple[int, int] | None
+        if kind == "i1":
+            widened = self.fresh()
+            self.emit(f"%{widened} = arith.select %{ssa}, %{self.const(1, 'index')}, "
+                      f"%{self.const(0, 'index')} : index")
+            ssa, source = widened, (0, 1)
+        else:
+            declared = self.env.get(v.name) if (v := var_like(operand)) is not None else None
+            source = (scalar.int_range(declared.dtype) if isinstance(declared, ScalarType) else None) \
+                or scalar.int_range(DType.INDEX)
+        lo, hi = bounds
+        if source is not None and lo <= source[0] and source[1] <= hi:
+            return ssa, "index"  # every value of the source is one of the target: nothing changes
+        if hi >= 1 << 63:
+            raise EmitError(f"a scalar cast to {target.value} has no form in 64-bit index arithmetic", span)
+        # ((x - lo) mod 2^bits) + lo with truncating remainders: ((x - lo) rem m + m) rem m + lo
+        modulus = self.const(hi - lo + 1, "index")
+        shifted = self.fresh()
+        self.emit(f"%{shifted} = arith.subi %{ssa}, %{self.const(lo, 'index')} : index")
+        rem = self.fresh()
+        self.emit(f"%{rem} = arith.remsi %{shifted}, %{modulus} : index")
+        positive = self.fresh()
+        self.emit(f"%{positive} = arith.addi %{rem}, %{modulus} : index")
+        wrapped = self.fresh()
+        self.emit(f"%{wrapped} = arith.remsi %{positive}, %{modulus} : index")
+        result = self.fresh(name)
+        self.emit(f"%{result} = arith.addi %{wrapped}, %{self.const(lo, 'index')} : index")
+        return result, "index"
 
     def _bool(self, expr: Expr, span: Span) -> str:
         ssa, kind = self.scalar(expr, span)
@@ -1102,7 +1340,10 @@ _CALLS = {
     "tile.reshape": _FunctionEmitter.op_reshape, "tile.cast": _FunctionEmitter.op_cast,
     ops.SET_VALIDSHAPE: _FunctionEmitter.op_set_validshape,
     "tile.full": _FunctionEmitter.op_full, "tile.slice": _FunctionEmitter.op_slice,
-    ops.T_READ: _FunctionEmitter.op_read,
+    ops.T_READ: _FunctionEmitter.op_read, ops.T_RESHAPE: _FunctionEmitter.op_tensor_reshape,
+    ops.T_CAST: _FunctionEmitter.op_tensor_cast, "tile.transpose": _FunctionEmitter.op_transpose,
+    "tile.arange": _FunctionEmitter.op_arange, "tile.ci": _FunctionEmitter.op_arange,
+    **dict.fromkeys(("tensor.min", "tensor.max"), _FunctionEmitter.op_scalar_extremum),
     **{op: _FunctionEmitter.op_block_idx for op in ops.BLOCK_IDX},
 }
 _DIMS = ("tensor.dim", "tile.dim")
@@ -1164,10 +1405,26 @@ def _annotated_types(fn: Function) -> Iterable[Type]:
             yield from (t for t in stmt.return_types if t is not None)
 
 
+_PURE_SCALAR_CALLS = frozenset({ops.T_CAST, ops.T_READ, "tensor.dim", "tensor.min", "tensor.max"})
+
+
+def _pure_scalar(expr: Expr) -> bool:
+    """Whether scalar *expr* can be computed whether or not its `if` arm is taken: it cannot fault (a
+    division or remainder only by a non-zero literal) and calls nothing but casts, reads, dims, min, max."""
+    for sub in walk_exprs(expr):
+        if isinstance(sub, BinOp) and sub.op in ("//", "%", "/") and not (
+                isinstance(sub.rhs, Const) and isinstance(sub.rhs.value, int) and sub.rhs.value != 0):
+            return False
+        if isinstance(sub, Call) and sub.op not in _PURE_SCALAR_CALLS:
+            return False
+    return True
+
+
 def _is_vector(op: str) -> bool:
     family, _, short = op.partition(".")
     return family == "tile" and (short in _VECTOR_BINARY or short in _VECTOR_SCALAR or short in _VECTOR_UNARY
-                                 or short in _VECTOR_REDUCE or short in _VECTOR_EXPAND)
+                                 or short in _VECTOR_REDUCE or short in _VECTOR_EXPAND
+                                 or short in _VECTOR_BROADCAST)
 
 
 def _innermost(call: Call) -> Call:

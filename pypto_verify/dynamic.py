@@ -12,7 +12,8 @@ Conventions:
 - Inputs: one array per tensor parameter, shapes and dtypes from the *source* kernel's parameters,
   drawn from `numpy.random.default_rng(seed)` in parameter order: floats ~ N(0, 1) drawn in
   float32 and rounded to the dtype (round half to even), integers uniform in [-3, 3] drawn in the
-  dtype's own width (int8 / int32 tensors held as int8 / int32 arrays, the others as int64).
+  dtype's own width (int8 / int32 tensors held as int8 / int32 arrays, the others as int64); `UINT8`
+  uniform in [0, 255] (held as uint8), the other unsigned dtypes in [0, 6].
   Output tensors get random contents too, so an element the kernel never writes, or an atomic add,
   is compared as well. A tensor that neither the simulated program stores to nor the reference
   writes holds its input on both sides and is not compared.
@@ -21,7 +22,7 @@ Conventions:
   range. Candidates, in order: each distinct tensor dimension (largest first), its half and its
   quarter, then 16, 1 and 0. A tensor that `tensor.read` reads is filled with that value
   everywhere (so every read returns it, wherever it reads; the emitter turns each read tensor
-  into one scalar argument). `scalars=` overrides by parameter name.
+  into one scalar argument, `f32` for a float tensor, bound to the filled element). `scalars=` overrides by parameter name.
 - `pl.dynamic` sizes: a kernel whose tensor parameters have them is checked at each sample binding of
   `pypto_verify.sizes` (a user's `--sim-bind` value replacing a size's samples), the kernel and its
   lowering both with the sizes made constants; a sample at which the reference leaves a window out of
@@ -79,7 +80,11 @@ ATOL_LOW_PRECISION = 1e-3
 DEVIATIONS = 6.0
 """How many reference deviations (`Value.sigma`) a simulated element may be off by."""
 INT_RANGE = 3
-_INT_HOLDER = {DType.INT8: np.int8, DType.INT32: np.int32}
+_INT_HOLDER = {DType.INT8: np.int8, DType.INT32: np.int32, DType.UINT8: np.uint8}
+_UNSIGNED_DRAW = {DType.UINT8: (0, 255), DType.UINT16: (0, 2 * INT_RANGE), DType.UINT32: (0, 2 * INT_RANGE),
+                  DType.UINT64: (0, 2 * INT_RANGE)}
+"""An unsigned dtype's draw: every `UINT8` code (the high bit set on half of them, as packed codes are), a
+wider one small non-negative values."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +161,8 @@ def _drawn(fn: Function, seed: int) -> dict[str, np.ndarray]:
                 data = to_dtype(data, dtype)
         else:
             # Held in the dtype's own width (the simulator then binds it without a conversion).
-            data = rng.integers(-INT_RANGE, INT_RANGE + 1, size=shape, dtype=_INT_HOLDER.get(dtype, np.int64))
+            low, high = _UNSIGNED_DRAW.get(dtype, (-INT_RANGE, INT_RANGE))
+            data = rng.integers(low, high + 1, size=shape, dtype=_INT_HOLDER.get(dtype, np.int64))
             if dtype is DType.BOOL:
                 data = (data > 0).astype(np.int64)
         inputs[p.name] = data
@@ -382,6 +388,9 @@ def prepare_run(source_fn: Function | None, lowered_fn: Function, *, seed: int =
             args[binding.name] = _sim_input(inputs[source_name], dtypes_of.get(source_name))
             if args[binding.name] is not inputs[source_name]:
                 given_as_bits[binding.name] = inputs[source_name]
+        elif binding.kind == "read" and binding.type == "f32" and source_name in inputs:
+            # the element every read returns: the filled tensor's value, on its dtype's grid
+            args[binding.name] = float(np.asarray(inputs[source_name]).flat[0])
         else:
             if source_name not in values:
                 return _skipped(f"lowered scalar `{binding.param}` has no source value")

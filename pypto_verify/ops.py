@@ -479,7 +479,8 @@ def _dim(call: Call, env: dict[str, Type]) -> Type | None:
 def _transpose(call: Call, env: dict[str, Type]) -> Type | None:
     """`transpose(t, axis1, axis2)`: the two axes (negative ones from the end) swapped."""
     source = operand_type(call.args[0], env) if call.args else None
-    axes = [x for x in (const_int(a) for a in call.args[1:3]) if x is not None]
+    given = (*call.args[1:3], *(call.kwarg(k) for k in ("axis1", "axis2") if call.kwarg(k) is not None))
+    axes = [x for x in (const_int(a) for a in given) if x is not None]
     if not isinstance(source, (TileType, TensorType)) or len(axes) != 2:
         return None
     rank = len(source.shape)

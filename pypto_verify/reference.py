@@ -29,7 +29,10 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
   divs maxs mins`, scalar right operands) compute in f32 (int64 for integers) and round to the result
   dtype; `row_sum/max/min` reduce `[M, N]` to `[M, 1]` and `col_*` to `[1, N]` in f32;
   `row_expand_<op>(x, v)` / `col_expand_<op>(x, v)` (op `add sub mul div max min`) broadcast a
-  `[M, 1]` / `[1, N]` v over x; `full` fills; `cast` rounds half to even (float to int saturates).
+  `[M, 1]` / `[1, N]` v over x, and `row_expand(x, v)` / `col_expand(x, v)` are that broadcast alone (x's
+  shape, v's values); `transpose` swaps a 2-D value's axes; `arange(s, [1, N])` is `s + j` along one
+  row; `full` fills; `cast` rounds half to even (float to int saturates), or by its
+  `mode=` (`round` ties away from zero, `floor`, `ceil`, `trunc`) into an integer or a float dtype.
 - Loops of every kind run sequentially (a pipeline stage does not change values; the blocks of a
   `pl.spmd` launch run in turn, `get_block_idx()` reading the innermost one's; with `pl.system.syncall`
   barriers at the top of its body, phase by phase: every block runs up to the barrier before any goes
@@ -62,7 +65,7 @@ from typing import Any
 import numpy as np
 
 from pypto_verify import ops
-from pypto_verify.scalar import trip_count
+from pypto_verify.scalar import cast_value, trip_count
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DType, DictExpr, Eval, Expr, For, Function, If,
     ListExpr, LoopKind, Return, ScalarType, Scope, Stmt, Sym, TensorType, TileType, TupleExpr,
@@ -167,6 +170,8 @@ def to_dtype(values: np.ndarray, dtype: DType, mode: str = "rint") -> np.ndarray
     if dtype is DType.TASK_ID:
         raise ReferenceError("a task handle has no value semantics")
     if dtype.is_float:
+        if mode not in ("rint", "none"):
+            return _round_directed(values, dtype, mode)
         if dtype is DType.BF16:
             return round_bf16(values)  # a new array, as every conversion here
         as_f32 = values.astype(np.float32)
@@ -191,6 +196,51 @@ def to_dtype(values: np.ndarray, dtype: DType, mode: str = "rint") -> np.ndarray
         return ints  # nothing wraps (an int32 matmul result, usually): two reductions, not a modulo
     span = hi - lo + 1
     return (ints - lo) % span + lo
+
+
+_FLOAT_GRID = {DType.FP32: (24, -126, 3.4028234663852886e38), DType.FP16: (11, -14, 65504.0),
+               DType.BF16: (8, -126, 3.3895313892515355e38)}
+"""Float dtype -> (significant bits, least normal exponent, largest finite value)."""
+
+
+def _round_directed(values: np.ndarray, dtype: DType, mode: str) -> np.ndarray:
+    """*values* rounded to float *dtype* by *mode* (`round`: to nearest, ties away from zero; `floor`,
+    `ceil`, `trunc`: directed): the nearest-even result, or where it is inexact its neighbour on the
+    other side of the value when the mode picks that one."""
+    if mode not in _ROUNDING or dtype not in _FLOAT_GRID:
+        raise ReferenceError(f"rounding to {dtype.value} by mode {mode!r} is not modelled")
+    x = np.asarray(values).astype(np.float64)
+    with np.errstate(over="ignore"):
+        nearest = to_dtype(x, dtype).astype(np.float64)
+    inexact = np.isfinite(x) & (nearest != x)
+    if not inexact.any():
+        return nearest.astype(np.float32)
+    bits, emin, largest = _FLOAT_GRID[dtype]
+    xi, ri = x[inexact], nearest[inexact]
+    up = xi > ri
+    with np.errstate(invalid="ignore", over="ignore"):
+        _, exponent = np.frexp(np.where(np.isfinite(ri), np.abs(ri), largest))
+        exponent = np.maximum(np.where(ri == 0, emin, exponent - 1), emin)
+        step = np.ldexp(1.0, exponent - bits + 1)
+        # moving toward zero from a power of two, the grid below is twice as fine
+        finer = (np.abs(ri) == np.ldexp(1.0, exponent)) & (up != (ri > 0)) & (exponent > emin) & (ri != 0)
+        step = np.where(finer, step / 2, step)
+        other = np.where(np.isinf(ri), np.sign(ri) * largest, ri + np.where(up, step, -step))
+    low, high = np.minimum(ri, other), np.maximum(ri, other)
+    if mode == "floor":
+        picked = low
+    elif mode == "ceil":
+        picked = high
+    elif mode == "trunc":
+        picked = np.where(xi > 0, low, high)
+    else:  # round: a tie goes away from zero, anything else to the nearest
+        with np.errstate(invalid="ignore", over="ignore"):
+            tie = xi == (low + high) / 2
+        picked = np.where(tie, np.where(xi > 0, high, low), ri)
+    out = nearest.copy()
+    with np.errstate(invalid="ignore"):
+        out[inexact] = np.where(np.abs(picked) > largest, np.sign(picked) * np.inf, picked)
+    return out.astype(np.float32)
 
 
 U32 = 2.0 ** -24
@@ -572,6 +622,10 @@ class _Interpreter:
         handler = _HANDLERS.get(op)
         if handler is not None:
             return handler(self, call)
+        if op in ("tensor.min", "tensor.max") and len(call.args) == 2:
+            a, b = self.arg(call, 0), self.arg(call, 1)
+            if not isinstance(a, Value) and not isinstance(b, Value):  # two scalars: an index clamp
+                return min(a, b) if name == "min" else max(a, b)
         if family in ("tile", "tensor"):
             if name in _VECTOR_BINARY or name in _VECTOR_SCALAR:
                 return self.vector_binary(call, name)
@@ -1011,14 +1065,37 @@ def _transpose_view(it: _Interpreter, call: Call) -> Value:
                  None if sigma is None else sigma.T.copy())
 
 
-def _cast(it: _Interpreter, call: Call) -> Value:
-    src = it.value(call, 0)
+def _cast(it: _Interpreter, call: Call) -> Value | int | bool | float:
     dtype = it.dtype_kw(call, "target_type", "dtype", position=1)
     if dtype is None:
         raise ReferenceError(f"`{call.op}` has no target type")
+    operand = it.arg(call, 0)
+    if isinstance(operand, (bool, int, float, np.generic)):  # a scalar's cast (`pl.cast(n, pl.INDEX)`)
+        try:
+            return cast_value(operand.item() if isinstance(operand, np.generic) else operand, dtype)
+        except ValueError as error:
+            raise ReferenceError(f"`{call.op}`: {error}") from None
+    src = it.value(call, 0)
     mode = call.kwarg("mode")
     mode_name = mode.value if isinstance(mode, Const) and isinstance(mode.value, str) else "rint"
     return _converted(src, dtype, mode_name)
+
+
+def _broadcast(it: _Interpreter, call: Call) -> Value:
+    """`row_expand(x, v)`: `v[:, 0]` along every row of x's shape; `col_expand(x, v)`: `v[0, :]` down every
+    column. x gives the shape and dtype; its values are not read."""
+    target, v = it.value(call, 0), it.value(call, 1)
+    x, y = _as_2d(target, call.op), _as_2d(v, call.op)
+    want = (x.shape[0], 1) if call.op.endswith("row_expand") else (1, x.shape[1])
+    if y.shape != want:
+        raise ReferenceError(f"`{call.op}`: a {list(y.shape)} operand to broadcast over {list(x.shape)} "
+                             f"(expected {list(want)})")
+    if v.dtype != target.dtype:
+        raise ReferenceError(f"`{call.op}` of a {v.dtype.value} operand into a {target.dtype.value} shape")
+    data = np.broadcast_to(y, x.shape).reshape(target.data.shape).copy()
+    sigma = _sigma_2d(v)
+    return Value(data, target.dtype, v.k,
+                 None if sigma is None else np.broadcast_to(sigma, x.shape).reshape(target.data.shape).copy())
 
 
 def _reshape(it: _Interpreter, call: Call) -> Value:
@@ -1041,6 +1118,28 @@ def _read(it: _Interpreter, call: Call) -> int | float:
     except IndexError:
         raise WindowError(f"`{call.op}`: index {list(index)} out of range {list(src.data.shape)}") from None
     return int(element) if not src.dtype.is_float else float(element)
+
+
+def _transpose(it: _Interpreter, call: Call) -> Value:
+    """`transpose(t, axis1, axis2)` of a 2-D value (its two axes swapped)."""
+    src = it.value(call, 0)
+    axes = [it._int(it.expr(a), None) for a in (*call.args[1:3], call.kwarg("axis1"), call.kwarg("axis2"))
+            if a is not None]
+    if src.data.ndim != 2 or len(axes) != 2 or {a % 2 for a in axes} != {0, 1}:
+        raise ReferenceError(f"`{call.op}` of axes {axes} of a rank-{src.data.ndim} value")
+    return Value(src.data.T.copy(), src.dtype, src.k, None if src.sigma is None else src.sigma.T.copy())
+
+
+def _arange(it: _Interpreter, call: Call) -> Value:
+    """`arange(start, [1, N], dtype)`: `start + j` along one row (PyPTO's `ci`)."""
+    extra = [k for k, _ in call.kwargs if k not in ("dtype", "target_memory")]
+    shape = it.ints(it.arg(call, 1, "shape"), f"`{call.op}` shape")
+    if extra or len(shape) not in (1, 2) or (len(shape) == 2 and shape[0] != 1):
+        raise ReferenceError(f"`{call.op}` of shape {list(shape)}{' with ' + ', '.join(extra) if extra else ''} "
+                             "is not modelled")
+    dtype = it.dtype_kw(call, "dtype", position=2) or DType.INT32
+    start = it._int(it.arg(call, 0, "start"), None)
+    return Value(to_dtype(np.arange(shape[-1], dtype=np.int64) + start, dtype).reshape(shape), dtype)
 
 
 _BARRIER = "system.syncall"
@@ -1092,6 +1191,9 @@ _HANDLERS = {
     ops.T_RESHAPE: _reshape, "tile.reshape": _reshape, ops.T_READ: _read, ops.ALLOC: _alloc,
     "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape,
     **dict.fromkeys(ops.BLOCK_IDX, _block_idx), "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier,
+    "tile.transpose": _transpose, "tensor.transpose": _transpose,
+    **dict.fromkeys(("tile.arange", "tensor.arange", "tile.ci", "tensor.ci"), _arange),
+    **dict.fromkeys(("tile.row_expand", "tensor.row_expand", "tile.col_expand", "tensor.col_expand"), _broadcast),
 }
 
 
@@ -1101,7 +1203,8 @@ _HANDLERS = {
 _READERS = frozenset({ops.T_SLICE, "tile.slice", ops.LOAD, ops.T_READ})
 """The ops that only read their first operand, and copy what they read (`_window_data`)."""
 
-_GIVEN_INTS = {DType.INT8: np.int8, DType.INT32: np.int32, DType.INT64: np.int64, DType.INDEX: np.int64}
+_GIVEN_INTS = {DType.INT8: np.int8, DType.INT32: np.int32, DType.INT64: np.int64, DType.INDEX: np.int64,
+               DType.UINT8: np.uint8}
 """Integer dtype -> an array element type every value of which is a value of the dtype."""
 
 

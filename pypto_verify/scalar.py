@@ -9,10 +9,11 @@ A linear form maps variable names to integer coefficients, with the constant und
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from typing import Any
 
-from pypto_verify.ir import BinOp, BoolOp, Compare, Const, Expr, UnaryOp, Var, map_expr, var_like
+from pypto_verify.ir import BinOp, BoolOp, Compare, Const, DType, Expr, UnaryOp, Var, map_expr, var_like
 
 Linear = dict[str, int]
 
@@ -47,6 +48,42 @@ def _power(a: Any, b: Any) -> int | float | None:
     except (OverflowError, ZeroDivisionError):
         return None
     return value if isinstance(value, (int, float)) else None  # a complex root is no scalar of ours
+
+
+def int_range(dtype: DType) -> tuple[int, int] | None:
+    """The values of integer *dtype* (`BOOL` is 0 and 1, `INDEX` is 64 bits wide); None for a float or a
+    task handle."""
+    if dtype is DType.BOOL:
+        return (0, 1)
+    if dtype.is_float or dtype is DType.TASK_ID:
+        return None
+    bits = 8 * dtype.bytes
+    if dtype.value.startswith("UINT"):
+        return (0, (1 << bits) - 1)
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+
+
+def cast_value(value: int | bool | float, dtype: DType) -> int | bool | float:
+    """Scalar *value* converted to *dtype* as a scalar `pl.cast` does: to an integer type it wraps
+    (two's complement, as a C conversion), to `BOOL` it is `value != 0`, to `FP32` it rounds to
+    nearest even. `ValueError` for what is not modelled: a non-integral float to an integer type (the
+    rounding of the target's scalar unit is not modelled), another float type, a float overflow."""
+    if dtype is DType.BOOL:
+        return value != 0
+    bounds = int_range(dtype)
+    if bounds is not None:
+        if isinstance(value, float):
+            if not value.is_integer():
+                raise ValueError(f"a scalar cast of {value} to {dtype.value} (a rounding that is not modelled)")
+            value = int(value)
+        lo, hi = bounds
+        return (int(value) - lo) % (hi - lo + 1) + lo
+    if dtype is DType.FP32:
+        try:
+            return struct.unpack("<f", struct.pack("<f", float(value)))[0]
+        except OverflowError:
+            raise ValueError(f"a scalar cast of {value} to FP32 overflows") from None
+    raise ValueError(f"a scalar cast to {dtype.value} is not modelled")
 
 
 def trip_count(start: int, stop: int, step: int) -> int:

@@ -1,6 +1,6 @@
 """Element types of the PTO subset: their storage encoding and their conversions.
 
-Owns the mapping from a PTO dtype name (`f32 f16 bf16 i8 i32 i64 i1`) to the numpy array that
+Owns the mapping from a PTO dtype name (`f32 f16 bf16 i8 i16 i32 i64 i1 ui8 ui16 ui32`) to the numpy array that
 holds its bits ("storage"), and every conversion the simulator performs:
 
 - `to_bytes(values, dtype)` / `from_bytes(raw, dtype)`: values <-> raw little-endian bytes;
@@ -19,7 +19,7 @@ Decisions (docs/pto-subset.md is silent on them):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Callable, Final
 
 import numpy as np
 
@@ -46,6 +46,10 @@ DTYPES: Final[dict[str, DType]] = {
     "i32": DType("i32", np.dtype("<i4"), False),
     "i64": DType("i64", np.dtype("<i8"), False),
     "i1": DType("i1", np.dtype("u1"), False),
+    "i16": DType("i16", np.dtype("<i2"), False),
+    "ui8": DType("ui8", np.dtype("u1"), False),
+    "ui16": DType("ui16", np.dtype("<u2"), False),
+    "ui32": DType("ui32", np.dtype("<u4"), False),
 }
 
 _INT_RANGES: Final[dict[str, tuple[int, int]]] = {
@@ -53,6 +57,10 @@ _INT_RANGES: Final[dict[str, tuple[int, int]]] = {
     "i32": (-(2**31), 2**31 - 1),
     "i64": (-(2**63), 2**63 - 1),
     "i1": (0, 1),
+    "i16": (-(2**15), 2**15 - 1),
+    "ui8": (0, 2**8 - 1),
+    "ui16": (0, 2**16 - 1),
+    "ui32": (0, 2**32 - 1),
 }
 
 
@@ -168,3 +176,62 @@ def from_bytes(raw: np.ndarray, name: str) -> np.ndarray:
     raw = np.ascontiguousarray(raw, dtype=np.uint8).reshape(-1)
     storage = raw.view(DTYPES[name].storage)
     return to_values(storage, name)
+
+
+ROUND_MODES: Final[dict[str, str]] = {
+    "CAST_RINT": "rint", "CAST_ROUND": "round", "CAST_FLOOR": "floor", "CAST_CEIL": "ceil",
+    "CAST_TRUNC": "trunc"}
+"""`pto.tcvt`'s `rmode` (`#pto<round_mode CAST_X>`) -> its rounding: `rint` to nearest, ties to even;
+`round` to nearest, ties away from zero; `floor`, `ceil`, `trunc` directed."""
+_INT_ROUNDING: Final[dict[str, Callable[[np.ndarray], np.ndarray]]] = {"rint": np.rint, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
+                        "round": lambda x: np.copysign(np.floor(np.abs(x) + 0.5), x)}
+
+
+def narrow_rounded(values: np.ndarray, name: str, mode: str) -> np.ndarray:
+    """Storage of dtype *name* holding *values* (f32 / f64 / integer) rounded by *mode* (`ROUND_MODES`);
+    an integer dtype saturates (NaN -> 0) as `narrow` does."""
+    if mode == "rint":
+        return narrow(values, name)
+    x = np.asarray(values).astype(np.float64)
+    if not DTYPES[name].is_float:
+        low, high = _INT_RANGES[name]
+        with np.errstate(invalid="ignore"):
+            return np.clip(np.nan_to_num(_INT_ROUNDING[mode](x), nan=0.0), low, high).astype(DTYPES[name].storage)
+    nearest = x.astype(np.float32) if name == "f32" else narrow(x.astype(np.float32), name)
+    r = widen(nearest, name).astype(np.float64)
+    inexact = np.isfinite(x) & (r != x)
+    if not inexact.any():
+        return nearest
+    xi, ri = x[inexact], r[inexact]
+    other = _grid_neighbour(nearest[inexact], ri, xi > ri, name)
+    low, high = np.minimum(ri, other), np.maximum(ri, other)
+    if mode == "floor":
+        picked = low
+    elif mode == "ceil":
+        picked = high
+    elif mode == "trunc":
+        picked = np.where(xi > 0, low, high)
+    else:
+        with np.errstate(invalid="ignore", over="ignore"):
+            tie = xi == (low + high) / 2
+        picked = np.where(tie, np.where(xi > 0, high, low), ri)
+    out = nearest.copy()
+    out[inexact] = narrow(picked.astype(np.float32), name)  # on the grid: exact
+    return out
+
+
+def _grid_neighbour(storage: np.ndarray, values: np.ndarray, up: np.ndarray, name: str) -> np.ndarray:
+    """The next value of dtype *name* after each of *values* (held as *storage*) upward where *up*,
+    downward elsewhere, as float64: one step of the bit pattern."""
+    if name == "bf16":
+        bits = storage.astype(np.int64)
+        negative = (bits & 0x8000) != 0
+        zero = (bits & 0x7FFF) == 0
+        away = up != negative  # a larger magnitude: the pattern grows
+        stepped = np.where(away, bits + 1, bits - 1)
+        stepped = np.where(zero, np.where(up, 0x0001, 0x8001), stepped)
+        return bf16_bits_to_f32(stepped.astype(np.uint16)).astype(np.float64)
+    kind = np.float16 if name == "f16" else np.float32
+    toward = np.where(up, np.inf, -np.inf).astype(kind)
+    with np.errstate(over="ignore"):
+        return np.nextafter(storage.astype(kind), toward).astype(np.float64)

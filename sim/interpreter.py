@@ -62,6 +62,7 @@ Decisions where the spec is silent or loose (docs/pto-subset.md):
 from __future__ import annotations
 
 import operator
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Final
 
@@ -72,9 +73,11 @@ from pypto_verify.scalar import trip_count
 from pypto_verify.target import TARGETS
 
 from .arena import Memory, Tile
-from .dtypes import DTYPES, bf16_bits_to_f32, narrow, to_storage, to_values, widen
+from .dtypes import DTYPES, ROUND_MODES, bf16_bits_to_f32, narrow, narrow_rounded, to_storage, to_values, widen
 from .errors import SimError, over_limit, rejected
 
+MAX_VIEW_RANK: Final = 5
+"""The highest rank of a `pto.make_tensor_view` (PTO IR's views have at most five dimensions)."""
 MAX_ITERATIONS: Final = 100_000
 """The most `scf.for` iterations one simulation runs (all loops together); past it the kernel is not simulated."""
 from .parser import (EXPAND_KINDS, ARITH_BINARY, INS_OUTS_OPS, Func, Op, PtrType, ScalarType, TileType,
@@ -104,6 +107,8 @@ _SCALAR_VECTOR: Final[dict[str, Callable]] = {
     "pto.tmuls": np.multiply, "pto.tadds": np.add, "pto.tsubs": np.subtract,
     "pto.tdivs": np.divide, "pto.tmaxs": np.maximum, "pto.tmins": np.minimum,
 }
+_RMODE: Final = re.compile(r"#pto<round_mode (\w+)>")
+"""The spelling of `pto.tcvt`'s rounding attribute (`{rmode = #pto<round_mode CAST_ROUND>}`)."""
 _DIVIDES: Final[frozenset[str]] = frozenset(
     {"pto.tdiv", "pto.tdivs", "pto.trowexpanddiv", "pto.tcolexpanddiv"})
 
@@ -139,7 +144,7 @@ _EXPAND_VECTOR: Final[dict[str, tuple[Callable, int]]] = {
     **{f"pto.tcolexpand{kind}": (fn, 0) for kind, fn in _EXPAND_FUNCTIONS.items()},
 }
 _ATTRIBUTES: Final[dict[str, frozenset[str]]] = {
-    "pto.tstore": frozenset({"atomic"}), "pto.textract": frozenset({"transpose"})}
+    "pto.tstore": frozenset({"atomic"}), "pto.textract": frozenset({"transpose"}), "pto.tcvt": frozenset({"rmode"})}
 # Exact i8 products summed in f32: |a*b| <= 2**14, so K <= 1024 keeps every partial sum <= 2**24.
 _I8_EXACT_IN_F32_K: Final[int] = 1024
 
@@ -450,9 +455,9 @@ class _Compiler:
         rank = len(shape)
         if not isinstance(view_type, ViewType) or view_type.partition:
             raise rejected(f"{op.name}: result type must be !pto.tensor_view", op.line)
-        if rank not in (2, 3) or len(strides) != rank or len(view_type.shape) != rank:
-            raise rejected(f"{op.name}: shape, strides and type must all have rank 2 or 3",
-                           op.line)
+        if not 1 <= rank <= MAX_VIEW_RANK or len(strides) != rank or len(view_type.shape) != rank:
+            raise rejected(f"{op.name}: shape, strides and type must all have one rank from 1 to "
+                           f"{MAX_VIEW_RANK}", op.line)
         if view_type.dtype != info.dtype:
             raise rejected(f"{op.name}: view dtype {view_type.dtype} differs from the pointer's "
                            f"{info.dtype}", op.line)
@@ -488,12 +493,14 @@ class _Compiler:
         if result_type.dtype != info.dtype:
             raise rejected(f"{op.name}: dtype {result_type.dtype} differs from the view's "
                            f"{info.dtype}", op.line)
-        static = result_type.shape[-2:]
+        if len(result_type.shape) != info.rank:
+            raise rejected(f"{op.name}: result type {result_type} has not the view's rank {info.rank}", op.line)
+        static = result_type.shape[-2:] if info.rank > 1 else (1, *result_type.shape)
         index = self.define(op.results[0], TensorInfo(2, info.dtype, True))
         self.view_args[op.results[0]] = self.view_args[op.operands[0]]
         values, line = self.values, op.line
         rank = len(offsets)
-        read_key = operator.itemgetter(*offsets, *sizes)  # rank >= 2: always a tuple
+        read_key = operator.itemgetter(*offsets, *sizes)  # two or more slots: always a tuple
         cache: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
         """Windows already cut, by offsets and sizes, with the view they were cut from."""
 
@@ -513,13 +520,16 @@ class _Compiler:
                 if start < 0 or extent < 0 or start + extent > dim:
                     raise rejected(f"{op.name}: window offsets {starts} sizes {extents} exceed "
                                    f"the view's shape {list(view.shape)}", line)
-            if len(extents) == 3:
-                if extents[0] != 1:
-                    raise rejected(f"{op.name}: a 3-D window needs a leading size of 1", line)
-                window = view[starts[0], starts[1]:starts[1] + extents[1],
-                              starts[2]:starts[2] + extents[2]]
+            if len(extents) == 1:
+                # docs/pto-subset.md: a window of a 1-D view is one row, [1, N]
+                window = view[starts[0]:starts[0] + extents[0]].reshape(1, extents[0])
             else:
-                window = view[starts[0]:starts[0] + extents[0], starts[1]:starts[1] + extents[1]]
+                if any(extent != 1 for extent in extents[:-2]):
+                    raise rejected(f"{op.name}: a {len(extents)}-D window needs leading sizes of 1, "
+                                   f"got {extents}", line)
+                index: tuple[Any, ...] = (*starts[:-2], slice(starts[-2], starts[-2] + extents[-2]),
+                                          slice(starts[-1], starts[-1] + extents[-1]))
+                window = view[index]
             for want, got in zip(static, window.shape):
                 if want is not None and want != got:
                     raise rejected(f"{op.name}: window {list(window.shape)} differs from its "
@@ -908,6 +918,63 @@ class _Compiler:
             _mark(c)
         return run
 
+    def op_pto_trowexpand(self, op: Op) -> Step:
+        return self._broadcast(op, 1)
+
+    def op_pto_tcolexpand(self, op: Op) -> Step:
+        return self._broadcast(op, 0)
+
+    def _broadcast(self, op: Op, axis: int) -> Step:
+        """`trowexpand` (axis 1): `dst[i, j] = src[i, 0]`, src of valid shape `dst.valid_rows x 1`;
+        `tcolexpand` (axis 0): `dst[i, j] = src[0, j]`, src `1 x dst.valid_cols`."""
+        self._arity(op, 1, 1)
+        source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        self._same_dtypes(op, src_type, dst_type)
+        values, line = self.values, op.line
+
+        def run() -> None:
+            a, c = values[source], values[dest]
+            rows, cols = c.valid.shape
+            _same_shape(op.name, (rows, 1) if axis == 1 else (1, cols), a, line)
+            c.valid[...] = np.broadcast_to(a.valid, (rows, cols))
+            _mark(c)
+        return run
+
+    def op_pto_ttrans(self, op: Op) -> Step:
+        """`dst = src^T` on the valid regions (dst's valid shape is src's reversed)."""
+        self._arity(op, 1, 1)
+        source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        self._same_dtypes(op, src_type, dst_type)
+        values, line = self.values, op.line
+
+        def run() -> None:
+            a, c = values[source], values[dest]
+            _same_shape(op.name, (a.valid_cols, a.valid_rows), c, line)
+            c.valid[...] = a.valid.T.copy()  # a copy first: the two tiles may overlap
+            _mark(c)
+        return run
+
+    def op_pto_tci(self, op: Op) -> Step:
+        """`c[0, j] = start + j` on a one-row integer tile (wrapped to its dtype)."""
+        self._arity(op, 1, 1)
+        start = self.scalar(op, op.operands[0])
+        kind = self.scope[op.operands[0]]
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        if DTYPES[dst_type.dtype].is_float or (isinstance(kind, ScalarType) and kind.name in _FLOAT_SCALARS | {"i1"}):
+            raise rejected(f"{op.name}: an integer start into an integer tile, not {kind} into {dst_type.dtype}",
+                           op.line)
+        values, line = self.values, op.line
+
+        def run() -> None:
+            c = values[dest]
+            if c.valid_rows != 1:
+                raise rejected(f"{op.name}: a sequence fills one row, not {c.valid_rows}", line)
+            c.valid[0, :] = narrow(np.arange(c.valid_cols, dtype=np.int64) + int(values[start]), dst_type.dtype)
+            _mark(c)
+        return run
+
     def op_pto_texpands(self, op: Op) -> Step:
         self._arity(op, 1, 1)
         scalar_slot = self.scalar(op, op.operands[0])
@@ -932,12 +999,18 @@ class _Compiler:
         source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
         dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
         src_dtype, dst_dtype = src_type.dtype, dst_type.dtype
+        rmode = op.attr("rmode", "#pto<round_mode CAST_RINT>")
+        match = _RMODE.fullmatch(str(rmode))
+        if match is None or match.group(1) not in ROUND_MODES:
+            raise rejected(f"{op.name}: rmode {rmode} is not one of "
+                           + ", ".join(f"#pto<round_mode {m}>" for m in ROUND_MODES), op.line)
+        mode = ROUND_MODES[match.group(1)]
         values, line = self.values, op.line
 
         def run() -> None:
             a, c = values[source], values[dest]
             _same_shape(op.name, a.valid.shape, c, line)
-            c.valid[...] = _convert(a.valid, src_dtype, dst_dtype)
+            c.valid[...] = _convert(a.valid, src_dtype, dst_dtype, mode)
             _mark(c)
         return run
 
@@ -1035,13 +1108,15 @@ def _int_divide(name: str, x: np.ndarray, y: np.ndarray | np.number, line: int) 
     return np.where((x >= 0) == (y >= 0), quotient, -quotient)
 
 
-def _convert(storage: np.ndarray, src: str, dst: str) -> np.ndarray:
+def _convert(storage: np.ndarray, src: str, dst: str, mode: str = "rint") -> np.ndarray:
     if src == dst:
         return storage
     if DTYPES[src].is_float:
-        return narrow(widen(storage, src), dst)
+        return narrow_rounded(widen(storage, src), dst, mode)
     values = storage.astype(np.int64)
     if DTYPES[dst].is_float:
+        if mode != "rint":
+            return narrow_rounded(values, dst, mode)
         return narrow(values.astype(np.float64).astype(np.float32), dst)
     return values.astype(DTYPES[dst].storage)
 

@@ -31,7 +31,8 @@ from .errors import SimError
 
 SCALAR_TYPES: Final[frozenset[str]] = frozenset(
     {"f32", "f16", "bf16", "i8", "i32", "i64", "i1", "index"})
-ELEMENT_TYPES: Final[frozenset[str]] = frozenset({"f32", "f16", "bf16", "i8", "i32", "i64", "i1"})
+ELEMENT_TYPES: Final[frozenset[str]] = frozenset(
+    {"f32", "f16", "bf16", "i8", "i16", "i32", "i64", "i1", "ui8", "ui16", "ui32"})
 ARITH_BINARY: Final[frozenset[str]] = frozenset(
     f"arith.{name}" for name in
     ("addi", "subi", "muli", "divsi", "remsi", "maxsi", "minsi", "andi", "ori", "xori"))
@@ -43,7 +44,7 @@ INS_OUTS_OPS: Final[frozenset[str]] = frozenset(
      "tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "texp", "trelu", "tmuls", "tadds", "tcvt",
      "trecip", "trsqrt", "tsqrt", "tlog", "tabs", "tsubs", "tdivs", "tmaxs", "tmins", "texpands",
      "trowsum", "trowmax", "trowmin", "tcolsum", "tcolmax", "tcolmin",
-     *(f"trowexpand{kind}" for kind in EXPAND_KINDS),
+     "trowexpand", "tcolexpand", "ttrans", "tci", *(f"trowexpand{kind}" for kind in EXPAND_KINDS),
      *(f"tcolexpand{kind}" for kind in EXPAND_KINDS)))
 TILE_SPACES: Final[frozenset[str]] = frozenset({"mat", "left", "right", "acc", "bias", "vec"})
 

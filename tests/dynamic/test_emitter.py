@@ -161,10 +161,17 @@ def test_tensor_read_becomes_a_trailing_index_argument() -> None:
     assert "%z = arith.addi %arg2, %arg2 : index" in emitted.text
 
 
-def test_scalar_phi_is_an_emit_error() -> None:
+def test_scalar_phi_of_arms_that_cannot_fault_is_a_select() -> None:
     fn = b.function("k", [b.scalar_param("n")], [
         b.branch(b.eq("n", 0), [b.yield_(1)], [b.yield_(2)], returns=["p"],
                  return_types=[b.ScalarType(b.INDEX)]),
+    ])
+    assert "%p = arith.select %0, %c1_index, %c2_index : index" in emit_function(fn).text
+
+
+def test_scalar_phi_without_an_else_arm_is_an_emit_error() -> None:
+    fn = b.function("k", [b.scalar_param("n")], [
+        b.branch(b.eq("n", 0), [b.yield_(1)], [], returns=["p"], return_types=[b.ScalarType(b.INDEX)]),
     ])
     with pytest.raises(EmitError, match="scalar phi"):
         emit_function(fn)
