@@ -316,6 +316,8 @@ def size_constants(text: str, fn: Function) -> list[SizeConstant]:
         if arg.arg not in tensors or not isinstance(arg.annotation, ast.Subscript):
             continue
         spec = arg.annotation.slice
+        while isinstance(spec, ast.Subscript):  # `pl.Out[pl.Tensor[[...], ...]]`
+            spec = spec.slice
         dims = spec.elts[0] if isinstance(spec, ast.Tuple) and spec.elts else None
         if not isinstance(dims, (ast.List, ast.Tuple)):
             continue
