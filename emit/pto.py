@@ -812,8 +812,19 @@ class _FunctionEmitter:
         if self.target.padded_rows(dims[0], source.dtype, source.space) != dims[0] or \
                 source.rows * source.cols != dims[0] * dims[1]:
             raise EmitError("tile.reshape of a padded tile has no PTO form", span)
-        # Row-major bytes reinterpreted in place: the reshaped tile is the source's address.
+        # Row-major bytes reinterpreted in place: the reshaped tile is the source's address. A lowering that put
+        # the result in a buffer of its own planned a copy, and the subset has no Vec -> Vec one: emitting the
+        # view there would run a program other than the verified one (its buffer reused under it).
+        if declared.memref is not None and self._address(declared) != source.addr:
+            raise EmitError("tile.reshape into a buffer other than its operand's has no PTO form (no Vec -> Vec "
+                            "copy in the subset)", span)
         return self.alloc(name or "", declared, span, addr=source.addr)
+
+    def _address(self, t: TileType) -> int:
+        """The byte address of tile type *t*'s window, as `alloc` places it."""
+        assert t.memref is not None
+        offset = t.memref.window.offset
+        return offset + (self.base_address.get(t.memref.base, 0) if self.base_address is not None else 0)
 
     def op_set_validshape(self, name, call, declared, span):
         # PyPTO's `tile.set_validshape` moves no data: the result is a second alloc_tile at the

@@ -43,6 +43,8 @@ class Shrunk:
     lowered: Function
     values: tuple[tuple[str, int, int], ...]
     """`(name, value simulated, real value)` of each constant shrunk."""
+    unshrunk: str = ""
+    """Why the other size constants tried were not shrunk (empty: none was left)."""
 
     @property
     def text(self) -> str:
@@ -61,7 +63,7 @@ def shrink_kernel(text: str, source: Function, lowered: Function, relower: Relow
         if value is not None and value > 1 and constant.name not in (c.name for c, _ in constants):
             constants.append((constant, value))
     if not constants:
-        return "no module constant gives a dimension of its tensor parameters"
+        return "no constant this file assigns once gives a dimension of its tensor parameters"
     constants.sort(key=lambda item: -item[1])
     kept: list[tuple[str, int, int]] = []
     why: list[str] = []
@@ -78,7 +80,7 @@ def shrink_kernel(text: str, source: Function, lowered: Function, relower: Relow
         kept.append((constant.name, value, real))
     if not kept:
         return "; ".join(why)
-    return Shrunk(current_pair[0], current_pair[1], tuple(kept))
+    return Shrunk(current_pair[0], current_pair[1], tuple(kept), "; ".join(why))
 
 
 def _shrink_one(text: str, name: str, real: int, unit: int, lowered: Function, relower: Relower
@@ -116,4 +118,6 @@ def shrunk_outcome(outcome: SimOutcome, shrunk: Shrunk) -> SimOutcome:
         message = f"match at {samples} with {shrunk.text}" if samples else f"match at {shrunk.text}"
         return replace(outcome, message=message)
     message = f"with {shrunk.text}: {outcome.message}"
+    if outcome.status == "skipped" and shrunk.unshrunk and outcome.reason.startswith("the kernel's tensors"):
+        message += f"; not shrunk: {shrunk.unshrunk}"
     return replace(outcome, message=message, reason=message if outcome.reason else "")
