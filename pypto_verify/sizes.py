@@ -285,17 +285,21 @@ class SizeConstant:
     param: str
     axis: int
     line: int
+    blocked: str = ""
+    """Why the constant cannot be rewritten (empty: it can): `imported`, `bound more than once`."""
 
 
 def size_constants(text: str, fn: Function) -> list[SizeConstant]:
-    """The module constants of the file *text* written as a dimension of *fn*'s tensor parameters, in
-    parameter order: each a name the module assigns exactly once (a plain `NAME = value`)."""
+    """The module-level names of the file *text* written as a dimension of *fn*'s tensor parameters, in
+    parameter order: one it can rewrite is a name the module assigns exactly once (a plain `NAME = value`);
+    the others say why not (`blocked`)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return []
     assigned: dict[str, list[ast.Assign]] = {}
     bound: dict[str, int] = {}
+    imported: set[str] = set()
     for stmt in tree.body:
         for node in ast.walk(stmt) if not isinstance(stmt, (ast.FunctionDef, ast.ClassDef)) else ():
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
@@ -303,6 +307,7 @@ def size_constants(text: str, fn: Function) -> list[SizeConstant]:
             elif isinstance(node, ast.alias):
                 alias = node.asname or node.name.split(".")[0]
                 bound[alias] = bound.get(alias, 0) + 1
+                imported.add(alias)
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             assigned.setdefault(stmt.targets[0].id, []).append(stmt)
     defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == fn.name]
@@ -322,8 +327,13 @@ def size_constants(text: str, fn: Function) -> list[SizeConstant]:
         if not isinstance(dims, (ast.List, ast.Tuple)):
             continue
         for axis, dim in enumerate(dims.elts):
-            if isinstance(dim, ast.Name) and len(assigned.get(dim.id, ())) == 1 and bound.get(dim.id) == 1:
+            if not isinstance(dim, ast.Name):
+                continue
+            if len(assigned.get(dim.id, ())) == 1 and bound.get(dim.id) == 1:
                 found.append(SizeConstant(dim.id, arg.arg, axis, assigned[dim.id][0].lineno))
+            elif dim.id in bound:
+                why = "imported from another module" if dim.id in imported else "bound more than once"
+                found.append(SizeConstant(dim.id, arg.arg, axis, 0, why))
     return found
 
 

@@ -58,12 +58,16 @@ def shrink_kernel(text: str, source: Function, lowered: Function, relower: Relow
     none could be."""
     real_values = {p.name: p.type.shape for p in source.params if isinstance(p.type, TensorType)}
     constants = []
+    blocked: dict[str, str] = {}
     for constant in size_constants(text, source):
         value = ops.const_int(real_values[constant.param][constant.axis])
-        if value is not None and value > 1 and constant.name not in (c.name for c, _ in constants):
+        if constant.blocked:
+            blocked.setdefault(constant.name, constant.blocked)
+        elif value is not None and value > 1 and constant.name not in (c.name for c, _ in constants):
             constants.append((constant, value))
+    cannot = [f"{', '.join(n for n, w in blocked.items() if w == why)}: {why}" for why in dict.fromkeys(blocked.values())]
     if not constants:
-        return "no constant this file assigns once gives a dimension of its tensor parameters"
+        return "; ".join(cannot) or "no module constant names a dimension of its tensor parameters"
     constants.sort(key=lambda item: -item[1])
     kept: list[tuple[str, int, int]] = []
     why: list[str] = []
@@ -79,8 +83,8 @@ def shrink_kernel(text: str, source: Function, lowered: Function, relower: Relow
         value, current, current_pair = found
         kept.append((constant.name, value, real))
     if not kept:
-        return "; ".join(why)
-    return Shrunk(current_pair[0], current_pair[1], tuple(kept), "; ".join(why))
+        return "; ".join([*why, *cannot])
+    return Shrunk(current_pair[0], current_pair[1], tuple(kept), "; ".join([*why, *cannot]))
 
 
 def _shrink_one(text: str, name: str, real: int, unit: int, lowered: Function, relower: Relower
