@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from pypto_verify import ops
 from pypto_verify.ir import Function, TensorType
 from pypto_verify.sizes import (
-    SIM_BUDGET_ELEMENTS, first_value, fitted_value, input_elements, plan_difference, size_constants, trips_kept, window_unit,
+    SIM_BUDGET_ELEMENTS, SizeConstant, first_value, fitted_value, input_elements, plan_difference, size_constants, trips_kept, window_unit,
     with_constant,
 )
 
@@ -57,7 +57,7 @@ def shrink_kernel(text: str, source: Function, lowered: Function, relower: Relow
     """The kernel with its size constants shrunk until its inputs fit *budget* (module docstring), or why
     none could be."""
     real_values = {p.name: p.type.shape for p in source.params if isinstance(p.type, TensorType)}
-    constants = []
+    constants: list[tuple[SizeConstant, int]] = []
     blocked: dict[str, str] = {}
     for constant in size_constants(text, source):
         value = ops.const_int(real_values[constant.param][constant.axis])
