@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 from pypto_verify import ops
 from pypto_verify.ir import Function, TensorType
 from pypto_verify.sizes import (
-    SIM_BUDGET_ELEMENTS, SizeConstant, first_value, fitted_value, input_elements, plan_difference, size_constants, trips_kept, window_unit,
-    with_constant,
+    SIM_BUDGET_ELEMENTS, SizeConstant, first_value, fitted_value, input_elements, plan_difference, size_constants,
+    trips_kept, window_unit,    with_constant,
 )
 
 if TYPE_CHECKING:
@@ -65,7 +65,8 @@ def shrink_kernel(text: str, source: Function, lowered: Function, relower: Relow
             blocked.setdefault(constant.name, constant.blocked)
         elif value is not None and value > 1 and constant.name not in (c.name for c, _ in constants):
             constants.append((constant, value))
-    cannot = [f"{', '.join(n for n, w in blocked.items() if w == why)}: {why}" for why in dict.fromkeys(blocked.values())]
+    cannot = [f"{', '.join(n for n, w in blocked.items() if w == why)}: {why}"
+              for why in dict.fromkeys(blocked.values())]
     if not constants:
         return "; ".join(cannot) or "no module constant names a dimension of its tensor parameters"
     constants.sort(key=lambda item: -item[1])

@@ -55,7 +55,8 @@ def test_size_constants_and_the_first_value_keep_the_remainder_class() -> None:
     text = HUGE.read_text()
     proj, tail = kernels["vocab_proj"], kernels["vocab_tail_proj"]
     assert [(c.name, c.param, c.axis) for c in size_constants(text, proj.source)] == \
-        [("ROWS", "x", 0), ("HIDDEN", "x", 1), ("HIDDEN", "w", 0), ("VOCAB", "w", 1), ("ROWS", "y", 0), ("VOCAB", "y", 1)]
+        [("ROWS", "x", 0), ("HIDDEN", "x", 1), ("HIDDEN", "w", 0), ("VOCAB", "w", 1), ("ROWS", "y", 0),
+         ("VOCAB", "y", 1)]
     assert window_unit(proj.lowered, "w", 1) == 64
     assert first_value(2**21, 64) == 128 and first_value(2**21 + 32, 64) == 160  # the 32-column tail kept
     # TAIL is derived from VOCAB_T (assigned once, but a name computed from another follows it when rewritten)
