@@ -25,7 +25,7 @@ from pypto_verify import ops
 from pypto_verify.ir import Function, TensorType
 from pypto_verify.sizes import (
     SIM_BUDGET_ELEMENTS, SizeConstant, first_value, fitted_value, input_elements, plan_difference, size_constants,
-    trips_kept, window_unit,    with_constant,
+    trips_kept, window_unit, with_constant,
 )
 
 if TYPE_CHECKING:
