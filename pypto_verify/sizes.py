@@ -353,6 +353,26 @@ def with_constant(text: str, name: str, value: int) -> str:
     return "".join(lines[:node.lineno - 1]) + written + "".join(lines[node.end_lineno:])
 
 
+def divisor_unit(text: str, name: str) -> int:
+    """The least common multiple of the integer divisors the file *text* divides or takes a remainder of a
+    value computed from *name* by (`VOCAB // CHUNK`, `assert VOCAB % 64 == 0`, in a kernel or at module
+    level): each is an integer literal or a module name assigned one."""
+    tree = ast.parse(text)
+    literals = {s.targets[0].id: s.value.value for s in tree.body
+                if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+                and isinstance(s.value, ast.Constant) and type(s.value.value) is int}
+    unit = 1
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.FloorDiv, ast.Mod)) and any(
+                isinstance(x, ast.Name) and x.id == name for x in ast.walk(node.left)):
+            right = node.right
+            value = right.value if isinstance(right, ast.Constant) and type(right.value) is int else \
+                literals.get(right.id) if isinstance(right, ast.Name) else None
+            if isinstance(value, int) and value > 1:
+                unit = math.lcm(unit, value)
+    return unit
+
+
 def window_unit(fn: Function, param: str, axis: int) -> int:
     """The least common multiple of the constant extents of *fn*'s windows of tensor *param* along *axis*
     (loads, stores and slices): a value of that dimension keeps its remainder class modulo this unit."""

@@ -8,7 +8,8 @@ that constant's assignment rewritten (`sizes.with_constant`, no line moves) and 
 the value is kept only when that lowering is the real one but for loop stops and GM tensor extents
 (`sizes.plan_difference`) and each changed loop still runs the real one's kinds of iteration
 (`sizes.trips_kept`). The first value tried is two windows of the constant's dimension in the real value's
-remainder class (`sizes.first_value`); when a loop needs more iterations, one more value is fitted from the
+remainder class modulo the windows along it and the divisors the file divides it by (`sizes.window_unit`,
+`sizes.divisor_unit`: `VOCAB // CHUNK`, `assert VOCAB % 64 == 0`; `sizes.first_value`); when a loop needs more iterations, one more value is fitted from the
 loop stops seen (`sizes.fitted_value`) and checked the same way. Nothing is guessed: a value is kept only
 after its own lowering was compared.
 Input: the file's text, the kernel as read and lowered, and a function that reads and lowers a text.
@@ -17,6 +18,7 @@ Output: a `Shrunk` kernel pair with the values, or why no constant could be shru
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -24,7 +26,7 @@ from typing import TYPE_CHECKING
 from pypto_verify import ops
 from pypto_verify.ir import Function, TensorType
 from pypto_verify.sizes import (
-    SIM_BUDGET_ELEMENTS, SizeConstant, first_value, fitted_value, input_elements, plan_difference, size_constants,
+    SIM_BUDGET_ELEMENTS, SizeConstant, divisor_unit, first_value, fitted_value, input_elements, plan_difference, size_constants,
     trips_kept, window_unit, with_constant,
 )
 
@@ -76,7 +78,7 @@ def shrink_kernel(text: str, source: Function, lowered: Function, relower: Relow
     for constant, real in constants:
         if input_elements(current_pair[0]) <= budget:
             break
-        unit = window_unit(lowered, constant.param, constant.axis)
+        unit = math.lcm(window_unit(lowered, constant.param, constant.axis), divisor_unit(text, constant.name))
         found = _shrink_one(current, constant.name, real, unit, lowered, relower)
         if isinstance(found, str):
             why.append(f"{constant.name}: {found}")

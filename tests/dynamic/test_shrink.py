@@ -125,3 +125,13 @@ def test_a_wrong_window_still_mismatches_at_the_shrunk_size() -> None:
     outcome = shrunk_outcome(simulate_kernel(shrunk.source, shrunk.lowered), shrunk)
     assert outcome.status == "mismatch"
     assert outcome.message.startswith("with VOCAB=128 (real 2097152: trip counts only): `y`[0, 32]: sim ")
+
+
+def test_the_divisors_the_file_divides_a_constant_by_set_its_unit() -> None:
+    # a module assert and a module-level chunk count: a shrunk VOCAB keeps both (two of lcm(64, 256))
+    from pypto_verify.sizes import divisor_unit, first_value
+
+    text = ("TILE = 64\nCHUNK = 256\nVOCAB = 129280\nCHUNKS = VOCAB // CHUNK\nassert VOCAB % TILE == 0\n"
+            "def k(x):\n    return (VOCAB + 1) // 3\n")
+    assert divisor_unit(text, "VOCAB") == 768
+    assert first_value(129280, divisor_unit(text, "VOCAB")) == 1536 + 129280 % 768
