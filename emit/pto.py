@@ -1017,6 +1017,7 @@ class _FunctionEmitter:
                   f"outs(%{dst.ssa} : {dst.type})")
         return dst
 
+
     def op_set_validshape(self, name, call, declared, span):
         # PyPTO's `tile.set_validshape` moves no data: the result is a second alloc_tile at the
         # source's address with the new valid operands (an Acc narrowed before its drain stays put).

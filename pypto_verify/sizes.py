@@ -23,14 +23,15 @@ Conventions:
 
 from __future__ import annotations
 
+import ast
 import math
 import operator
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, fields, is_dataclass, replace
 
 from pypto_verify.ir import (
-    Assign, BinOp, Call, Const, Eval, Expr, For, Function, If, ListExpr, Param, TensorType, TileType, TupleExpr,
-    TupleType, Type, Var,
+    Assign, BinOp, Call, Const, Eval, Expr, For, Function, If, ListExpr, Param, Stmt, TensorType, TileType,
+    TupleExpr, TupleType, Type, Var,
     defined_names, map_expr, map_stmt_exprs, map_stmts, stmt_exprs, var_like, walk_exprs, walk_stmts,
 )
 
@@ -252,3 +253,285 @@ def bind_sizes(fn: Function, values: Mapping[str, int]) -> Function:
     shapes.update((p.name, p.type.shape) for p in params if isinstance(p.type, TensorType))
     return replace(fn, params=params, body=map_stmts(fn.body, stmt_fn),
                    return_types=tuple(bind_type(t) for t in fn.return_types))
+
+
+# ---------------------------------------------------------------------------------------------- shrunk constants
+#
+# Issue 14 item 4: a kernel over a model's whole weights (an lm_head over a vocabulary of 152064 rows) is
+# simulated with a module size constant made smaller, only when the lowering at the smaller value is the
+# one the static pass verified at the real value but for loop trip counts and GM tensor extents
+# (`plan_difference`): the same tiles, memory spaces, offsets, aliasing and per-iteration bodies.
+
+SIM_BUDGET_ELEMENTS = 1 << 24
+"""Input elements above which a kernel is simulated with its size constants shrunk, when the lowering allows
+it (`plan_difference`); a kernel it cannot shrink runs at the real sizes when they are within the limit."""
+
+
+def input_elements(fn: Function) -> int:
+    """Elements of *fn*'s tensor parameters, a symbolic dimension counting 1."""
+    total = 0
+    for param in fn.params:
+        if isinstance(param.type, TensorType):
+            total += math.prod(value if (value := _natural(d)) else 1 for d in param.type.shape)
+    return total
+
+
+@dataclass(frozen=True, slots=True)
+class SizeConstant:
+    """A module-level name that gives a dimension of a kernel's tensor parameter (`VOCAB` in
+    `lm_head_weight: pl.Tensor[[VOCAB, HIDDEN], pl.BF16]`), assigned once, at *line*."""
+
+    name: str
+    param: str
+    axis: int
+    line: int
+    blocked: str = ""
+    """Why the constant cannot be rewritten (empty: it can): `imported`, `bound more than once`."""
+
+
+def size_constants(text: str, fn: Function) -> list[SizeConstant]:
+    """The module-level names of the file *text* written as a dimension of *fn*'s tensor parameters, in
+    parameter order: one it can rewrite is a name the module assigns exactly once (a plain `NAME = value`);
+    the others say why not (`blocked`)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    assigned: dict[str, list[ast.Assign]] = {}
+    bound: dict[str, int] = {}
+    imported: set[str] = set()
+    for stmt in tree.body:
+        for node in ast.walk(stmt) if not isinstance(stmt, (ast.FunctionDef, ast.ClassDef)) else ():
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                bound[node.id] = bound.get(node.id, 0) + 1
+            elif isinstance(node, ast.alias):
+                alias = node.asname or node.name.split(".")[0]
+                bound[alias] = bound.get(alias, 0) + 1
+                imported.add(alias)
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            assigned.setdefault(stmt.targets[0].id, []).append(stmt)
+    defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == fn.name]
+    if len(defs) > 1:
+        defs = [d for d in defs if fn.span.line in (d.lineno, *(x.lineno for x in d.decorator_list))]
+    if len(defs) != 1:
+        return []
+    tensors = {p.name for p in fn.params if isinstance(p.type, TensorType)}
+    found: list[SizeConstant] = []
+    for arg in (*defs[0].args.posonlyargs, *defs[0].args.args, *defs[0].args.kwonlyargs):
+        if arg.arg not in tensors or not isinstance(arg.annotation, ast.Subscript):
+            continue
+        spec = arg.annotation.slice
+        while isinstance(spec, ast.Subscript):  # `pl.Out[pl.Tensor[[...], ...]]`
+            spec = spec.slice
+        dims = spec.elts[0] if isinstance(spec, ast.Tuple) and spec.elts else None
+        if not isinstance(dims, (ast.List, ast.Tuple)):
+            continue
+        for axis, dim in enumerate(dims.elts):
+            if not isinstance(dim, ast.Name):
+                continue
+            if len(assigned.get(dim.id, ())) == 1 and bound.get(dim.id) == 1:
+                found.append(SizeConstant(dim.id, arg.arg, axis, assigned[dim.id][0].lineno))
+            elif dim.id in bound:
+                why = "imported from another module" if dim.id in imported else "bound more than once"
+                found.append(SizeConstant(dim.id, arg.arg, axis, 0, why))
+    return found
+
+
+def with_constant(text: str, name: str, value: int) -> str:
+    """*text* with the module-level `name = ...` assigning *value* instead; every other line keeps its
+    number (a value written over several lines leaves blank lines), so spans still point at the source."""
+    tree = ast.parse(text)
+    (stmt,) = [s for s in tree.body if isinstance(s, ast.Assign) and len(s.targets) == 1
+               and isinstance(s.targets[0], ast.Name) and s.targets[0].id == name]
+    node = stmt.value
+    assert node.end_lineno is not None and node.end_col_offset is not None
+    lines = text.splitlines(keepends=True)
+    # ast offsets count UTF-8 bytes
+    head = lines[node.lineno - 1].encode()[:node.col_offset].decode()
+    tail = lines[node.end_lineno - 1].encode()[node.end_col_offset:].decode()
+    written = head + str(value) + "\n" * (node.end_lineno - node.lineno) + tail
+    return "".join(lines[:node.lineno - 1]) + written + "".join(lines[node.end_lineno:])
+
+
+def divisor_unit(text: str, name: str) -> int:
+    """The least common multiple of the integer divisors the file *text* divides or takes a remainder of a
+    value computed from *name* by (`VOCAB // CHUNK`, `assert VOCAB % 64 == 0`, in a kernel or at module
+    level): each is an integer literal or a module name assigned one."""
+    tree = ast.parse(text)
+    literals = {s.targets[0].id: s.value.value for s in tree.body
+                if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+                and isinstance(s.value, ast.Constant) and type(s.value.value) is int}
+    unit = 1
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.FloorDiv, ast.Mod)) and any(
+                isinstance(x, ast.Name) and x.id == name for x in ast.walk(node.left)):
+            right = node.right
+            value = right.value if isinstance(right, ast.Constant) and type(right.value) is int else \
+                literals.get(right.id) if isinstance(right, ast.Name) else None
+            if isinstance(value, int) and value > 1:
+                unit = math.lcm(unit, value)
+    return unit
+
+
+def window_unit(fn: Function, param: str, axis: int) -> int:
+    """The least common multiple of the constant extents of *fn*'s windows of tensor *param* along *axis*
+    (loads, stores and slices): a value of that dimension keeps its remainder class modulo this unit."""
+    tiles: dict[str, tuple[Expr, ...]] = {}
+    for stmt in walk_stmts(fn.body):
+        if isinstance(stmt, Assign) and isinstance(stmt.type, TileType):
+            tiles[stmt.target.name] = stmt.type.shape
+    unit = 1
+    for stmt in walk_stmts(fn.body):
+        for top in stmt_exprs(stmt):
+            for expr in walk_exprs(top):
+                if not isinstance(expr, Call) or len(expr.args) < 3:
+                    continue
+                extents: tuple[Expr, ...] | None = None
+                if expr.op in ("tile.load", TENSOR_SLICE) and _names(expr.args[0], param):
+                    shape = expr.args[2] if expr.op == "tile.load" else expr.args[1]
+                    extents = shape.items if isinstance(shape, (ListExpr, TupleExpr)) else None
+                elif expr.op == "tile.store" and _names(expr.args[2], param):
+                    tile = var_like(expr.args[0])
+                    extents = tiles.get(tile.name) if tile is not None else None
+                if extents is not None and len(extents) == _rank(fn, param):
+                    unit = math.lcm(unit, _positive(extents[axis]))
+    return unit
+
+
+def _names(expr: Expr, param: str) -> bool:
+    var = var_like(expr)
+    return var is not None and var.name == param
+
+
+def _rank(fn: Function, param: str) -> int:
+    return next((len(p.type.shape) for p in fn.params if p.name == param and isinstance(p.type, TensorType)), 0)
+
+
+@dataclass(frozen=True, slots=True)
+class TripCount:
+    """A loop whose stop differs between the real lowering and the shrunk one: `stop` at the real value,
+    `shrunk` at the smaller one, and the least stop the shrunk loop needs (`needed`)."""
+
+    line: int
+    stop: int
+    shrunk: int
+    needed: int
+    step: int
+
+
+def plan_difference(real: Function, small: Function) -> tuple[str | None, tuple[TripCount, ...]]:
+    """Why the lowering *small* is not *real* but for loop trip counts and GM tensor extents (None: it is
+    not), and the loops whose stops differ. Everything else — each tile's shape, valid shape, memory
+    space, buffer and offset, each statement, each window's offsets, each condition — must be equal."""
+    loops: list[TripCount] = []
+    why = _differ(real, small, loops)
+    return why, tuple(loops)
+
+
+def _differ(a: object, b: object, loops: list[TripCount]) -> str | None:
+    if type(a) is not type(b):
+        return f"`{_show(a)}` became `{_show(b)}`"
+    if isinstance(a, (tuple, list)):
+        assert isinstance(b, (tuple, list))
+        if len(a) != len(b):
+            return f"{len(a)} items became {len(b)}"
+        return next((why for why in (_differ(x, y, loops) for x, y in zip(a, b)) if why), None)
+    if isinstance(a, For):
+        assert isinstance(b, For)
+        if a.stop != b.stop:
+            trip = _trip_count(a, b)
+            if isinstance(trip, str):
+                return trip
+            loops.append(trip)
+        return _fields(a, b, loops, skip=("stop",))
+    if isinstance(a, TensorType):
+        assert isinstance(b, TensorType)
+        if a.dtype != b.dtype or not _extents_only(a.shape, b.shape):
+            return f"a tensor of shape [{', '.join(map(_show, a.shape))}] changed other than in its extents"
+        if (a.memref is None) != (b.memref is None) or (a.memref is not None and b.memref is not None and
+                                                         replace(a.memref, size=0) != replace(b.memref, size=0)):
+            return "a tensor moved to another GM buffer"
+        return None
+    if isinstance(a, Call) and a.op == "tensor.create" and isinstance(b, Call) and b.op == a.op:
+        # a GM scratch tensor: its shape is a GM extent
+        shape_a, shape_b = (c.args[0] if c.args else None for c in (a, b))
+        if not isinstance(shape_a, (ListExpr, TupleExpr)) or not isinstance(shape_b, (ListExpr, TupleExpr)) \
+                or not _extents_only(shape_a.items, shape_b.items):
+            return "a GM scratch tensor's shape changed other than in its extents"
+        return _differ(a.args[1:], b.args[1:], loops) or _differ(a.kwargs, b.kwargs, loops)
+    if is_dataclass(a):
+        return _fields(a, b, loops)
+    return None if a == b else f"`{_show(a)}` became `{_show(b)}`"
+
+
+def _extents_only(a: tuple[Expr, ...], b: tuple[Expr, ...]) -> bool:
+    """Whether shapes *a* and *b* have one rank and differ only in integer extents."""
+    return len(a) == len(b) and all(x == y or (_natural(x) is not None and _natural(y) is not None)
+                                    for x, y in zip(a, b))
+
+
+def _fields(a: object, b: object, loops: list[TripCount], skip: tuple[str, ...] = ()) -> str | None:
+    for f in fields(a):  # type: ignore[arg-type]
+        if f.compare and f.name not in skip:
+            why = _differ(getattr(a, f.name), getattr(b, f.name), loops)
+            if why:
+                line = getattr(a, "span", None)
+                at = f" (line {line.line})" if isinstance(a, Stmt) and line is not None and line.line else ""
+                return why if why.endswith(")") else why + at
+    return None
+
+
+def _trip_count(real: For, small: For) -> TripCount | str:
+    """The loop pair's trip counts, or why they are not a trip count change: the stops must be integers, the
+    step a positive one and the start the same. The shrunk loop needs the real one's residue modulo the step
+    (the same last iteration) and at least two iterations where the real one has two (one where it has one):
+    from a run-time start (a task id, an outer loop's variable), two whole steps."""
+    line = real.span.line
+    stop, shrunk, step = _natural(real.stop), _natural(small.stop), _natural(real.step)
+    if stop is None or shrunk is None or step is None or step == 0 or real.start != small.start:
+        return f"the loop at line {line} changed other than in its trip count"
+    start = _natural(real.start)
+    if start is None:
+        least = min(stop, 2 * step)
+    else:
+        trips = max(0, -(-(stop - start) // step))
+        least = start + (min(trips, 2) - 1) * step + 1 if trips else 0
+    needed = least + (stop - least) % step
+    return TripCount(line, stop, shrunk, needed, step)
+
+
+def trips_kept(loops: tuple[TripCount, ...]) -> str | None:
+    """Why a shrunk loop does not run the real one's kinds of iteration (None: each does, `_trip_count`)."""
+    for loop in loops:
+        if loop.shrunk < loop.needed or (loop.shrunk - loop.stop) % loop.step:
+            return (f"the loop at line {loop.line} would run to {loop.shrunk} (real {loop.stop}); it needs "
+                    f"{loop.needed} or more, with the real stop's remainder modulo {loop.step}")
+    return None
+
+
+def fitted_value(real: int, probe: int, loops: tuple[TripCount, ...], unit: int) -> int | None:
+    """The least value of the constant (real value *real*) at which, its loops' stops moving linearly between
+    the probe and the real value, each loop reaches what it needs, in the real value's class modulo *unit*;
+    None when a loop's stop does not grow with the constant."""
+    value = probe
+    for loop in loops:
+        if loop.stop <= loop.shrunk:
+            return None
+        slope = (loop.stop - loop.shrunk) / (real - probe)
+        value = max(value, probe + math.ceil((loop.needed - loop.shrunk) / slope - 1e-9))
+    return value + (real - value) % unit
+
+
+def first_value(real: int, unit: int) -> int:
+    """The least value at least two of *unit* that keeps *real*'s remainder modulo *unit* (two whole tiles,
+    and the real value's partial one)."""
+    rest = real % unit
+    return 2 * unit + rest if unit > 1 else 2
+
+
+def _show(value: object) -> str:
+    if isinstance(value, Const):
+        return repr(value.value)
+    if isinstance(value, Var):
+        return value.name
+    return type(value).__name__ if is_dataclass(value) else str(value)

@@ -70,9 +70,14 @@ _COUNT = re.compile(r" \(\d+\)(?=$|; )")
 (778958850)`)."""
 
 
+_SHRUNK = re.compile(r"^with (\w+=\d+ \(real \d+: trip counts only\)(, )?)+: |; not shrunk: .*$")
+"""The shrunk sizes a reason is led by, and why a kernel's constants were not shrunk (`run/shrink.py`)."""
+
+
 def _reason_key(reason: str) -> str:
-    """*reason* without its samples and counts, each part once (two samples skipped for one reason)."""
-    parts = _COUNT.sub("", _SAMPLES.sub(r"\1", reason)).split("; ")
+    """*reason* without its samples, its shrunk sizes and counts, each part once (two samples skipped for one
+    reason)."""
+    parts = _COUNT.sub("", _SAMPLES.sub(r"\1", _SHRUNK.sub("", reason))).split("; ")
     return "; ".join(dict.fromkeys(parts))
 
 

@@ -639,8 +639,10 @@ def simulate_stage(work: FileWork, options: Options) -> FileWork:
             kernels.append(replace(kernel, simulation=skipped("Form 3 input: no source to compare with")))
             continue
         try:
-            outcome = simulate_kernel(kernel.source, kernel.lowered, seed=options.seed, target=options.target,
+            source, lowered, shrunk = _sizes_to_simulate(work, kernel, options)
+            outcome = simulate_kernel(source, lowered, seed=options.seed, target=options.target,
                                       sizes=dict(options.sim_bind))
+            outcome = _at_sizes(outcome, shrunk)
         except MemoryError:  # a limit (--max-memory), not a finding: the static verdict stands
             kernels.append(replace(kernel, simulation=skipped("the simulation ran out of memory (--max-memory)")))
             continue
@@ -653,6 +655,72 @@ def simulate_stage(work: FileWork, options: Options) -> FileWork:
             found.append(Finding(RULES[outcome.rule], outcome.span or kernel.source.span, outcome.message,
                                  kernel.name, kernel.function))
     return replace(work, kernels=tuple(kernels), findings=(*work.findings, *found))
+
+
+def _sizes_to_simulate(work: FileWork, kernel: KernelWork, options: Options) -> tuple[Function, Function, Any]:
+    """The kernel to simulate: as read and lowered, or, when its inputs exceed the simulation budget, with its
+    size constants shrunk where the lowering allows it (`run/shrink.py`); then the `Shrunk` record, or why
+    it was not shrunk (None: within the budget)."""
+    from pypto_verify.run.shrink import Shrunk, shrink_kernel
+    from pypto_verify.sizes import SIM_BUDGET_ELEMENTS, input_elements
+
+    source, lowered = kernel.source, kernel.lowered
+    assert source is not None and lowered is not None
+    if input_elements(source) <= SIM_BUDGET_ELEMENTS:
+        return source, lowered, None
+    text = work.text if work.text is not None else _file_text(work.path, options.max_file_size)
+    if text is None:
+        return source, lowered, "the file cannot be read again"
+    found = shrink_kernel(text, source, lowered, lambda shrunk: _relowered(work, kernel, options, shrunk))
+    if isinstance(found, Shrunk):
+        return found.source, found.lowered, found
+    return source, lowered, found
+
+
+def _at_sizes(outcome: SimOutcome, shrunk: Any) -> SimOutcome:
+    """*outcome* saying which sizes it was simulated at: the shrunk ones, or the real ones with why not."""
+    from pypto_verify.run.shrink import Shrunk, shrunk_outcome
+
+    if isinstance(shrunk, Shrunk):
+        return shrunk_outcome(outcome, shrunk)
+    if shrunk is None or outcome.status == "skipped" and not outcome.reason.startswith("the kernel's tensors"):
+        return outcome
+    if outcome.status == "skipped":
+        reason = f"{outcome.reason}; not shrunk: {shrunk}"
+        return replace(outcome, message=reason, reason=reason)
+    if outcome.message == "match":
+        return replace(outcome, message=f"match at the real sizes (not shrunk: {shrunk})")
+    return replace(outcome, message=f"{outcome.message} (at the real sizes: not shrunk: {shrunk})")
+
+
+def _file_text(path: str, max_file_size: int) -> str | None:
+    from pypto_verify.diagnostics import UnreadableSource, read_source_bytes
+
+    try:
+        return read_source_bytes(path, max_file_size).decode("utf-8-sig")
+    except (UnreadableSource, UnicodeDecodeError):
+        return None
+
+
+def _relowered(work: FileWork, kernel: KernelWork, options: Options, text: str) -> tuple[Function, Function] | str:
+    """*kernel* read from *text* (the file with a constant rewritten) and lowered, or why it cannot be: an
+    input error the file did not have, a lowering error, the kernel gone."""
+    read = read_stage(work.path, options.max_file_size, text=text)
+    before = {(f.span.line, f.message) for f in work.findings if f.rule is rules.INPUT_ERROR}
+    new = [f for f in read.findings if (f.span.line, f.message) not in before]
+    if new:
+        return f"line {new[0].span.line}: {new[0].message}"
+    mine = tuple(k for k in read.kernels if k.name == kernel.name)
+    if len(mine) != 1:
+        return "the kernel is not read at that value"
+    lowered = lower_stage(replace(read, kernels=mine), options)
+    errors = [f for f in lowered.findings if f.severity is Severity.ERROR]
+    if errors:
+        return f"the lowering reports {errors[0].rule.id} at line {errors[0].span.line}"
+    (again,) = lowered.kernels
+    if again.source is None or again.lowered is None:
+        return "the kernel does not lower at that value"
+    return again.source, again.lowered
 
 
 def emit_stage(work: FileWork, options: Options) -> tuple[str, list[tuple[str, str]]]:

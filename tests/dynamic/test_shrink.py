@@ -1,0 +1,137 @@
+"""Sizes that fit a pre-commit budget (issue 14 item 4): a kernel over a huge vocabulary simulated with its size
+constant shrunk, only where the lowering at the smaller value is the verified one but for trip counts."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from stages import KERNELS, require_stages
+
+from pypto_verify.ir import Assign, BinOp, Call, Const, For, ListExpr, TupleExpr, Var, map_stmts, walk_stmts
+
+HUGE = KERNELS / "huge_vocab.py"
+
+
+def _kernels(text: str | None = None):
+    require_stages()
+    from pypto_verify.run.chain import lower_stage, read_stage
+    from pypto_verify.run.records import Options
+
+    work = lower_stage(read_stage(str(HUGE), text=text), Options())
+    return {k.name: k for k in work.kernels}
+
+
+def _statements() -> dict[str, str]:
+    from pypto_verify.cli import main
+
+    result = CliRunner().invoke(main, ["check", str(HUGE), "--no-cache", "--jobs", "1", "--kernels"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return {line.split(": ")[1]: line.split(": ", 2)[2] for line in result.output.splitlines()
+            if line.startswith(str(HUGE) + ": ")}
+
+
+def test_a_constant_that_sets_only_extents_and_a_trip_count_is_shrunk_and_matches() -> None:
+    statements = _statements()
+    assert statements["vocab_proj"] == "verified, simulated and matched at VOCAB=128 (real 2097152: trip counts only)"
+
+
+def test_a_tail_window_that_moves_with_the_constant_keeps_the_real_size() -> None:
+    # the tail store sits at VOCAB_T - TAIL: at 160 (two tiles and the same 32-column tail) it moves, so the
+    # lowering is not the verified one; the real size is over the limit, and the reason says both
+    statement = _statements()["vocab_tail_proj"]
+    assert statement.startswith("verified, not simulated: the kernel's tensors hold more elements than the "
+                                "simulation's limit of 268435456 (301996544); not shrunk: VOCAB_T: at 160 the "
+                                "lowering differs: `2097152` became `128` (line 45)")
+
+
+def test_size_constants_and_the_first_value_keep_the_remainder_class() -> None:
+    from pypto_verify.sizes import first_value, size_constants, window_unit
+
+    kernels = _kernels()
+    text = HUGE.read_text()
+    proj, tail = kernels["vocab_proj"], kernels["vocab_tail_proj"]
+    assert [(c.name, c.param, c.axis) for c in size_constants(text, proj.source)] == \
+        [("ROWS", "x", 0), ("HIDDEN", "x", 1), ("HIDDEN", "w", 0), ("VOCAB", "w", 1), ("ROWS", "y", 0),
+         ("VOCAB", "y", 1)]
+    assert window_unit(proj.lowered, "w", 1) == 64
+    assert first_value(2**21, 64) == 128 and first_value(2**21 + 32, 64) == 160  # the 32-column tail kept
+    # TAIL is derived from VOCAB_T (assigned once, but a name computed from another follows it when rewritten)
+    assert "VOCAB_T" in [c.name for c in size_constants(text, tail.source)]
+
+
+def test_a_rewritten_constant_keeps_every_line_number() -> None:
+    from pypto_verify.sizes import with_constant
+
+    text = "A = 1\nVOCAB = (\n    2**20\n    * 2\n)  # rows\nB = VOCAB // 64\n"
+    shrunk = with_constant(text, "VOCAB", 128)
+    assert shrunk == "A = 1\nVOCAB = (\n    128\n\n)  # rows\nB = VOCAB // 64\n"
+    assert len(shrunk.splitlines()) == len(text.splitlines())
+
+
+def test_a_loop_keeps_its_remainder_and_two_iterations_per_task() -> None:
+    # a grid-stride loop over 792 chunks from a task id, 24 tasks: 2 chunks is not enough (most tasks would
+    # run none), 48 is (two each), 50 changes the last iteration's class
+    from pypto_verify.sizes import plan_difference, trips_kept
+
+    lowered = _kernels()["vocab_proj"].lowered
+    (loop,) = [s for s in walk_stmts(lowered.body) if isinstance(s, For)]
+    grid = replace(loop, start=Var("core"), step=Const(24), stop=Const(792))
+
+    def at(stop: int):
+        return replace(lowered, body=map_stmts(lowered.body, lambda s: (replace(grid, stop=Const(stop)),)
+                                               if isinstance(s, For) else None))
+
+    real = at(792)
+    for stop, kept in ((2, False), (48, True), (50, False)):
+        why, loops = plan_difference(real, at(stop))
+        assert why is None and [(t.stop, t.shrunk, t.needed) for t in loops] == [(792, stop, 48)]
+        assert (trips_kept(loops) is None) is kept
+    moved = replace(grid, start=Var("other"), stop=Const(48))
+    why, _ = plan_difference(real, replace(lowered, body=map_stmts(
+        lowered.body, lambda s: (moved,) if isinstance(s, For) else None)))
+    assert why is not None and "changed other than in its trip count" in why
+
+
+def _shift_store(fn):
+    """*fn* with its store at half its column offset (a wrong window in the loop, still in range)."""
+
+    def stmt_fn(stmt):
+        if isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op == "tile.store":
+            offsets = stmt.value.args[1]
+            assert isinstance(offsets, (ListExpr, TupleExpr))
+            moved = replace(offsets, items=(*offsets.items[:-1], BinOp("//", offsets.items[-1], Const(2))))
+            return (replace(stmt, value=replace(stmt.value, args=(stmt.value.args[0], moved, *stmt.value.args[2:]))),)
+        return None
+
+    return replace(fn, body=map_stmts(fn.body, stmt_fn))
+
+
+def test_a_wrong_window_still_mismatches_at_the_shrunk_size() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+    from pypto_verify.run.shrink import Shrunk, shrink_kernel, shrunk_outcome
+
+    real = _kernels()["vocab_proj"]
+
+    def relower(text: str):
+        again = _kernels(text)["vocab_proj"]
+        return again.source, _shift_store(again.lowered)
+
+    shrunk = shrink_kernel(HUGE.read_text(), real.source, _shift_store(real.lowered), relower)
+    assert isinstance(shrunk, Shrunk) and shrunk.values == (("VOCAB", 128, 2**21),)
+    outcome = shrunk_outcome(simulate_kernel(shrunk.source, shrunk.lowered), shrunk)
+    assert outcome.status == "mismatch"
+    assert outcome.message.startswith("with VOCAB=128 (real 2097152: trip counts only): `y`[0, 32]: sim ")
+
+
+def test_the_divisors_the_file_divides_a_constant_by_set_its_unit() -> None:
+    # a module assert and a module-level chunk count: a shrunk VOCAB keeps both (two of lcm(64, 256))
+    from pypto_verify.sizes import divisor_unit, first_value
+
+    text = ("TILE = 64\nCHUNK = 256\nVOCAB = 129280\nCHUNKS = VOCAB // CHUNK\nassert VOCAB % TILE == 0\n"
+            "def k(x):\n    return (VOCAB + 1) // 3\n")
+    assert divisor_unit(text, "VOCAB") == 768
+    assert first_value(129280, divisor_unit(text, "VOCAB")) == 1536 + 129280 % 768
