@@ -11,6 +11,7 @@ where the name stopped existing.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import TypeVar
@@ -199,12 +200,16 @@ class _Cloner:
         return stmt
 
 
-def rebound_outside(fn: Function, body: tuple[Stmt, ...]) -> frozenset[str]:
-    """Names *body* defines that are also defined outside it: tensors it rebinds (kept on cloning)."""
-    from collections import Counter
-
+def definitions(fn: Function) -> Counter[str]:
+    """How many times each name is defined in *fn* (a parameter counts once), for `rebound_outside`."""
     everywhere = Counter(defined_in(fn.body))
     everywhere.update(p.name for p in fn.params)
+    return everywhere
+
+
+def rebound_outside(everywhere: Counter[str], body: tuple[Stmt, ...]) -> frozenset[str]:
+    """Names *body* defines that are also defined outside it (*everywhere*: `definitions` of the function
+    holding it): tensors it rebinds (kept on cloning)."""
     inside = Counter(defined_in(body))
     return frozenset(n for n, c in inside.items() if everywhere[n] > c)
 

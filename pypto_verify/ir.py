@@ -641,20 +641,30 @@ def map_stmts(body: tuple[Stmt, ...], fn: Callable[[Stmt], tuple[Stmt, ...] | No
     """Rebuild *body* bottom-up: nested bodies first, then *fn* may replace each statement by several
     (return None to keep it)."""
     out: list[Stmt] = []
+    changed = False
     for stmt in body:
         rebuilt = _map_child_bodies(stmt, fn)
         replaced = fn(rebuilt)
-        out.extend((rebuilt,) if replaced is None else replaced)
-    return tuple(out)
+        if replaced is None:
+            out.append(rebuilt)
+            changed = changed or rebuilt is not stmt
+        else:
+            out.extend(replaced)
+            changed = changed or len(replaced) != 1 or replaced[0] is not stmt
+    # statements are values: an unchanged body is shared, as `map_expr` shares an unchanged subtree
+    return body if not changed and type(body) is tuple else tuple(out)
 
 
 def _map_child_bodies(stmt: Stmt, fn: Callable[[Stmt], tuple[Stmt, ...] | None]) -> Stmt:
-    if isinstance(stmt, For):
-        return replace(stmt, body=map_stmts(stmt.body, fn))
+    """*stmt* with its nested bodies mapped; *stmt* itself when none of them changed."""
+    if isinstance(stmt, For) or isinstance(stmt, Scope):
+        body = map_stmts(stmt.body, fn)
+        return stmt if body is stmt.body else replace(stmt, body=body)
     if isinstance(stmt, If):
-        return replace(stmt, then_body=map_stmts(stmt.then_body, fn), else_body=map_stmts(stmt.else_body, fn))
-    if isinstance(stmt, Scope):
-        return replace(stmt, body=map_stmts(stmt.body, fn))
+        then_body, else_body = map_stmts(stmt.then_body, fn), map_stmts(stmt.else_body, fn)
+        if then_body is stmt.then_body and else_body is stmt.else_body:
+            return stmt
+        return replace(stmt, then_body=then_body, else_body=else_body)
     return stmt
 
 

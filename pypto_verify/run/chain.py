@@ -694,8 +694,16 @@ def after_rules(ruled: FileWork, proved: FileWork, before: FileWork) -> FileWork
 
 
 def prove_ahead(work: FileWork, options: Options) -> FileWork:
-    """PROVE under the guard, in a worker while the Datalog engine runs (module docstring, "Overlap")."""
-    return guarded(work, [("the Z3 obligations", lambda w: prove_stage(w, options))], options)
+    """PROVE under the guard, in a worker while the Datalog engine runs (module docstring, "Overlap"); *work*
+    comes without its facts (`_unweighed`) and goes back without its lowered IR as well: `after_rules` reads
+    only what PROVE added, and every byte of IR costs pickling both ways between the processes."""
+    proved = guarded(work, [("the Z3 obligations", lambda w: prove_stage(w, options))], options)
+    return replace(_unweighed(proved), kernels=tuple(replace(k, lowered=None) for k in proved.kernels))
+
+
+def _unweighed(work: FileWork) -> FileWork:
+    """*work* without what PROVE does not read (the module as read, the facts), for the trip to a worker."""
+    return replace(work, module=Module(work.path, ()), facts=None)
 
 
 def back(work: FileWork, options: Options, stages: tuple[Stage, ...]) -> FileWork:
@@ -777,6 +785,22 @@ class _Workers:
 
     def close(self) -> None:
         self.discard()
+
+
+def _preload(stages: tuple[Stage, ...], options: Options) -> None:
+    """The modules of the stages the workers will run, imported here before the pool forks them, so each
+    worker inherits them rather than importing them again (only under the fork start method: a spawned
+    worker imports everything anew whatever this process holds)."""
+    import multiprocessing
+
+    if multiprocessing.get_start_method() != "fork":
+        return
+    if Stage.LOWER in stages:
+        import pypto_verify.lowering.pipeline  # noqa: F401
+    if Stage.PROVE in stages and options.smt:
+        import z3  # noqa: F401
+
+        import pypto_verify.smt  # noqa: F401
 
 
 @contextmanager
@@ -916,6 +940,8 @@ def check_files(files: list[str], options: Options, stages: tuple[Stage, ...],
     stamps = [time.perf_counter()]
     proving = Stage.PROVE in stages and options.smt
     with _pool(options, len(files)) as pool:
+        if pool is not None:
+            _preload(stages, options)
         works = _map(pool, front, files, options, stages, dict(sources or {}),
                      progress=ticker(_stage_label(stages, options, False)))
         stamps.append(time.perf_counter())
@@ -926,9 +952,10 @@ def check_files(files: list[str], options: Options, stages: tuple[Stage, ...],
                 progress(label, skipped, total)
             if overlap and pool is not None:
                 # The engine runs in a child of its own while the workers prove (module docstring, "Overlap").
-                ahead = _submit(pool, prove_ahead, works, options)
+                sent = [_unweighed(w) for w in works]
+                ahead = _submit(pool, prove_ahead, sent, options)
                 ruled = datalog_stage(works, options)
-                proved = _collect(pool, prove_ahead, works, ahead, options, (), None)
+                proved = _collect(pool, prove_ahead, sent, ahead, options, (), None)
                 works = [after_rules(r, p, w) for r, p, w in zip(ruled, proved, works, strict=True)]
                 proving = False
             else:
