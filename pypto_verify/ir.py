@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Union
 
 from pypto_verify.span import NO_SPAN as NO_SPAN, Span as Span, display_name as display_name  # re-exported
+from pypto_verify.span import pickled_as_fields
 
 
 # ---------------------------------------------------------------------------------------------- spans
@@ -779,3 +780,11 @@ def yield_values(body: tuple[Stmt, ...]) -> tuple[Expr, ...]:
 
 
 Node = Union[Expr, Stmt, Type, Function, Program]
+
+
+# every node class pickles as the tuple of its fields (the worker pool sends a file's IR between processes)
+for _node_class in [c for c in list(globals().values()) if isinstance(c, type) and c.__module__ == __name__
+                    and "__dataclass_params__" in c.__dict__ and "__slots__" in c.__dict__
+                    and c.__dataclass_params__.frozen]:
+    pickled_as_fields(_node_class)
+del _node_class
