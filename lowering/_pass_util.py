@@ -66,8 +66,18 @@ class Namer:
 
 
 def infer_env(fn: Function) -> dict[str, Type]:
-    """The passes' type environment: `ir.type_env` with op results and literals typed (`ops.value_type`)."""
-    return type_env(fn, ops.value_type)
+    """The passes' type environment: `ir.type_env` with op results and literals typed (`ops.value_type`); a
+    fresh dict each call, the caller may change it."""
+    last_fn, last_env = _LAST_ENV
+    if last_fn is not fn:
+        last_env = type_env(fn, ops.value_type)
+        _LAST_ENV[:] = [fn, last_env]
+    return dict(last_env)
+
+
+_LAST_ENV: list = [None, {}]
+"""The function `infer_env` typed last and its environment: a function is a frozen value, and the memory
+passes ask for the same one's several times in a row (a whole walk of a long kernel each time)."""
 
 
 def drop_unit_dims(shape: tuple[Expr, ...]) -> tuple[Expr, ...]:

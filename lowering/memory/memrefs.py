@@ -99,26 +99,28 @@ def _collect(body: tuple[Stmt, ...], owner: Stmt | None, arm: str, outer: tuple[
              sites: dict[str, Site]) -> None:
     for pos, stmt in enumerate(body):
         frames = (*outer, Frame(owner, body, pos, arm))
-
-        def add(name: str, kind: SiteKind, index: int) -> None:
-            if name not in sites:
-                sites[name] = Site(name, kind, stmt, index, frames)
-
         if isinstance(stmt, Assign):
-            add(stmt.target.name, SiteKind.ASSIGN, 0)
+            name = stmt.target.name
+            if name not in sites:
+                sites[name] = Site(name, SiteKind.ASSIGN, stmt, 0, frames)
         elif isinstance(stmt, For):
             for i, arg in enumerate(stmt.iter_args):
-                add(arg.name, SiteKind.ITER_ARG, i)
+                _add(sites, Site(arg.name, SiteKind.ITER_ARG, stmt, i, frames))
             _collect(stmt.body, stmt, "body", frames, sites)
             for i, rv in enumerate(stmt.return_vars):
-                add(rv.name, SiteKind.FOR_RETURN, i)
+                _add(sites, Site(rv.name, SiteKind.FOR_RETURN, stmt, i, frames))
         elif isinstance(stmt, If):
             _collect(stmt.then_body, stmt, "then", frames, sites)
             _collect(stmt.else_body, stmt, "else", frames, sites)
             for i, rv in enumerate(stmt.return_vars):
-                add(rv.name, SiteKind.IF_RETURN, i)
+                _add(sites, Site(rv.name, SiteKind.IF_RETURN, stmt, i, frames))
         elif isinstance(stmt, Scope):
             _collect(stmt.body, stmt, "body", frames, sites)
+
+
+def _add(sites: dict[str, Site], site: Site) -> None:
+    """*site* unless its name has one already (a tensor rebound keeps its first definition)."""
+    sites.setdefault(site.name, site)
 
 
 # ---------------------------------------------------------------------------------------------- types and memrefs
@@ -194,7 +196,10 @@ def _retype_body(body: tuple[Stmt, ...], retyping: _Retyping) -> tuple[Stmt, ...
             arms = (yield_values(stmt.then_body), yield_values(stmt.else_body))
         else:
             return None
-        return (replace(stmt, return_types=_retyped_returns(stmt.return_vars, stmt.return_types, retyping, arms)),)
+        types = _retyped_returns(stmt.return_vars, stmt.return_types, retyping, arms)
+        if len(types) == len(stmt.return_types) and all(a is b for a, b in zip(types, stmt.return_types)):
+            return None  # no return var of it moved
+        return (replace(stmt, return_types=types),)
     return map_stmts(body, retype)
 
 
