@@ -787,6 +787,54 @@ class _Workers:
         self.discard()
 
 
+def _can_fork() -> bool:
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _prove_in_child(works: list[FileWork], options: Options) -> Callable[[], list[FileWork]]:
+    """`prove_ahead` of each of *works* in a forked child (it inherits them: nothing is pickled on the way
+    there), started now; the returned call waits for its answer. The run without a pool (one file) so
+    proves while the Datalog engine runs, as the workers of a pool do. A child that dies or does not
+    answer within the pool's patience costs what a lost worker costs (`_lost`)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_prove_child, args=(sender, works, options), daemon=True)
+    child.start()
+    sender.close()
+
+    def answer() -> list[FileWork]:
+        patience = 2 * options.timeout + 60
+        try:
+            if receiver.poll(patience):
+                try:
+                    return receiver.recv()
+                except EOFError:
+                    return [_lost(prove_ahead, w, "the worker process died (killed, or out of memory)", False)
+                            for w in works]
+            return [_lost(prove_ahead, w, f"the worker did not answer within {patience:g} s {DEADLINE}", True)
+                    for w in works]
+        finally:
+            receiver.close()
+            child.join(1.0)
+            if child.is_alive():
+                child.kill()
+                child.join()
+
+    return answer
+
+
+def _prove_child(sender: Any, works: list[FileWork], options: Options) -> None:
+    fewer_collections()
+    try:
+        sender.send([prove_ahead(w, options) for w in works])
+    finally:
+        sender.close()
+
+
 def _preload(stages: tuple[Stage, ...], options: Options) -> None:
     """The modules of the stages the workers will run, imported here before the pool forks them, so each
     worker inherits them rather than importing them again (only under the fork start method: a spawned
@@ -945,17 +993,25 @@ def check_files(files: list[str], options: Options, stages: tuple[Stage, ...],
         works = _map(pool, front, files, options, stages, dict(sources or {}),
                      progress=ticker(_stage_label(stages, options, False)))
         stamps.append(time.perf_counter())
-        overlap = Stage.DATALOG in stages and proving and pool is not None
+        alone = pool is None and (options.jobs or os.cpu_count() or 1) > 1 and _can_fork()
+        overlap = Stage.DATALOG in stages and proving and (pool is not None or alone) and \
+            any(w.facts is not None for w in works)
         if Stage.DATALOG in stages:
             label = "datalog, prove" if overlap else "datalog"
             if progress:
                 progress(label, skipped, total)
-            if overlap and pool is not None:
-                # The engine runs in a child of its own while the workers prove (module docstring, "Overlap").
+            if overlap:
+                # The engine runs in a child of its own while the workers prove (module docstring, "Overlap");
+                # one file has no pool: a forked child of this process proves it.
                 sent = [_unweighed(w) for w in works]
-                ahead = _submit(pool, prove_ahead, sent, options)
-                ruled = datalog_stage(works, options)
-                proved = _collect(pool, prove_ahead, sent, ahead, options, (), None)
+                if pool is not None:
+                    ahead = _submit(pool, prove_ahead, sent, options)
+                    ruled = datalog_stage(works, options)
+                    proved = _collect(pool, prove_ahead, sent, ahead, options, (), None)
+                else:
+                    answer = _prove_in_child(sent, options)
+                    ruled = datalog_stage(works, options)
+                    proved = answer()
                 works = [after_rules(r, p, w) for r, p, w in zip(ruled, proved, works, strict=True)]
                 proving = False
             else:

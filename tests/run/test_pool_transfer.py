@@ -72,3 +72,43 @@ def test_a_statement_map_that_changes_nothing_shares_the_body(tmp_path: Path) ->
     first = next(s for s in walk_stmts(lowered.body) if isinstance(s, Assign))
     changed = map_stmts(lowered.body, lambda s: (s, s) if s is first else None)
     assert changed is not lowered.body and len(list(walk_stmts(changed))) == len(list(walk_stmts(lowered.body))) + 1
+
+
+def test_one_file_is_proved_in_a_child_while_the_engine_runs(tmp_path: Path, monkeypatch) -> None:
+    """Without a pool (one file) and with cores to spare, PROVE runs in a forked child during the Datalog
+    run, with the outcome of the sequential chain."""
+    import os
+
+    from pypto_verify import smt
+    from pypto_verify.run import run
+
+    path = tmp_path / "split_k.py"
+    path.write_text(KERNEL)
+    pids = tmp_path / "pids"
+    real = smt.prove_module
+
+    def prove_module(source, lowered, **kwargs):
+        with pids.open("a") as out:
+            out.write(f"{os.getpid()}\n")
+        return real(source, lowered, **kwargs)
+
+    monkeypatch.setattr(smt, "prove_module", prove_module)
+    apart = run([str(path)], Options(cache=False, jobs=2, sim=False))
+    seen = set(pids.read_text().split())
+    assert seen and str(os.getpid()) not in seen
+    pids.unlink()
+    here = run([str(path)], Options(cache=False, jobs=1, sim=False))
+    assert pids.read_text().split() == [str(os.getpid())]
+    assert apart.files == here.files
+    assert [k.verdict for k in apart.files[0].kernels] == ["verified"]
+
+
+def test_a_flagged_file_proved_in_a_child_keeps_no_outcome_of_it(tmp_path: Path) -> None:
+    from pypto_verify.run import run
+
+    flagged = Path(__file__).resolve().parents[2] / "corpus" / "defects" / "pv004_read_after_inplace.py"
+    apart = run([str(flagged)], Options(cache=False, jobs=2, sim=False))
+    here = run([str(flagged)], Options(cache=False, jobs=1, sim=False))
+    assert apart.files == here.files
+    assert [f.rule.id for f in apart.files[0].findings] == ["PV004"]
+    assert all(not k.obligations for k in apart.files[0].kernels)
