@@ -785,6 +785,6 @@ Node = Union[Expr, Stmt, Type, Function, Program]
 # every node class pickles as the tuple of its fields (the worker pool sends a file's IR between processes)
 for _node_class in [c for c in list(globals().values()) if isinstance(c, type) and c.__module__ == __name__
                     and "__dataclass_params__" in c.__dict__ and "__slots__" in c.__dict__
-                    and c.__dataclass_params__.frozen]:
+                    and getattr(c, "__dataclass_params__").frozen]:
     pickled_as_fields(_node_class)
 del _node_class

@@ -32,8 +32,8 @@ def pickled_as_fields(cls: _T) -> _T:
         for name, value in zip(names, state):
             setattr_(self, name, value)
 
-    cls.__getstate__ = __getstate__  # type: ignore[attr-defined]
-    cls.__setstate__ = __setstate__  # type: ignore[attr-defined]
+    setattr(cls, "__getstate__", __getstate__)
+    setattr(cls, "__setstate__", __setstate__)
     return cls
 
 

@@ -15,7 +15,8 @@ between stages and never leave `run/` except to the command that asked for that 
 Overlap: with a worker pool, the Z3 obligations of every kernel the per-file stages did not flag are
 proved while the Datalog engine runs (in a process of its own), and then `after_rules` drops what was
 proved of a kernel the rules flagged, so the report is the one the sequential chain gives, only sooner
-(the engine and Z3 each keep one core busy). Emission and simulation, the costlier half, still start
+(the engine and Z3 each keep one core busy). A run of one file has no pool: with more than one core, a
+forked child of the process proves it in the same way. Emission and simulation, the costlier half, still start
 only after both and only for the kernels with no error finding.
 
 One broken file never stops the run: its input errors are PV000 findings, a crash of ours on one kernel
