@@ -61,8 +61,18 @@ class Site:
     """The `Assign`, or the `If` / `For` that defines a return var or an iter_arg."""
     index: int
     """Which return var / iter_arg of `stmt` (0 for an Assign)."""
-    frames: tuple[Frame, ...]
-    """Outermost first; `frames[-1].body[frames[-1].pos] is stmt`."""
+    outer: tuple[Frame, ...]
+    """The frames of the bodies enclosing the one `stmt` sits in, outermost first (shared by every site of
+    that body)."""
+    at: tuple[Stmt | None, tuple[Stmt, ...], int, str] | None
+    """`stmt`'s own frame as `(owner, body, pos, arm)`; None for a parameter. Made a `Frame` only when
+    `frames` is asked for: collecting the sites of a long body makes one site per statement, and few of
+    them are ever walked out of."""
+
+    @property
+    def frames(self) -> tuple[Frame, ...]:
+        """Outermost first; `frames[-1].body[frames[-1].pos] is stmt`."""
+        return self.outer if self.at is None else (*self.outer, Frame(*self.at))
 
     @property
     def assign(self) -> Assign | None:
@@ -90,7 +100,7 @@ def collect_sites(fn: Function) -> dict[str, Site]:
     """Every name's definition site (the first one for a rebound tensor)."""
     sites: dict[str, Site] = {}
     for p in fn.params:
-        sites[p.name] = Site(p.name, SiteKind.PARAM, None, 0, ())
+        sites[p.name] = Site(p.name, SiteKind.PARAM, None, 0, (), None)
     _collect(fn.body, None, "body", (), sites)
     return sites
 
@@ -98,23 +108,27 @@ def collect_sites(fn: Function) -> dict[str, Site]:
 def _collect(body: tuple[Stmt, ...], owner: Stmt | None, arm: str, outer: tuple[Frame, ...],
              sites: dict[str, Site]) -> None:
     for pos, stmt in enumerate(body):
-        frames = (*outer, Frame(owner, body, pos, arm))
         if isinstance(stmt, Assign):
             name = stmt.target.name
             if name not in sites:
-                sites[name] = Site(name, SiteKind.ASSIGN, stmt, 0, frames)
-        elif isinstance(stmt, For):
+                sites[name] = Site(name, SiteKind.ASSIGN, stmt, 0, outer, (owner, body, pos, arm))
+            continue
+        if not isinstance(stmt, (For, If, Scope)):
+            continue
+        at = (owner, body, pos, arm)
+        frames = (*outer, Frame(*at))
+        if isinstance(stmt, For):
             for i, arg in enumerate(stmt.iter_args):
-                _add(sites, Site(arg.name, SiteKind.ITER_ARG, stmt, i, frames))
+                _add(sites, Site(arg.name, SiteKind.ITER_ARG, stmt, i, outer, at))
             _collect(stmt.body, stmt, "body", frames, sites)
             for i, rv in enumerate(stmt.return_vars):
-                _add(sites, Site(rv.name, SiteKind.FOR_RETURN, stmt, i, frames))
+                _add(sites, Site(rv.name, SiteKind.FOR_RETURN, stmt, i, outer, at))
         elif isinstance(stmt, If):
             _collect(stmt.then_body, stmt, "then", frames, sites)
             _collect(stmt.else_body, stmt, "else", frames, sites)
             for i, rv in enumerate(stmt.return_vars):
-                _add(sites, Site(rv.name, SiteKind.IF_RETURN, stmt, i, frames))
-        elif isinstance(stmt, Scope):
+                _add(sites, Site(rv.name, SiteKind.IF_RETURN, stmt, i, outer, at))
+        else:
             _collect(stmt.body, stmt, "body", frames, sites)
 
 
