@@ -133,7 +133,9 @@ def subst_stmt_own(stmt: Stmt, mapping: dict[str, Expr]) -> Stmt:
     """*stmt* with its own expressions (not nested bodies) substituted."""
     if not mapping:
         return stmt
-    return map_stmt_exprs(stmt, lambda e: _swap(e, mapping))
+    get = mapping.get
+    # `_swap` inlined: this runs on every node of every statement an unrolled copy or a clone makes
+    return map_stmt_exprs(stmt, lambda e: get(e.name) if isinstance(e, Var) else None)
 
 
 def _swap(e: Expr, mapping: dict[str, Expr]) -> Expr | None:

@@ -602,11 +602,11 @@ def _map_children(expr: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
 
 
 def _mapped(exprs: tuple[Expr, ...], fn: Callable[[Expr], Expr | None]) -> tuple[Expr, ...] | None:
-    """*exprs* each mapped, or None when none changed."""
-    out = [map_expr(e, fn) for e in exprs]
-    for a, b in zip(out, exprs):
-        if a is not b:
-            return tuple(out)
+    """*exprs* each mapped (in order), or None when none changed; no list is made until one does."""
+    for i, e in enumerate(exprs):
+        mapped = map_expr(e, fn)
+        if mapped is not e:
+            return (*exprs[:i], mapped, *(map_expr(rest, fn) for rest in exprs[i + 1:]))
     return None
 
 

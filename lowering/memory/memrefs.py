@@ -19,7 +19,7 @@ from typing import TypeGuard
 
 from pypto_verify import ops
 from pypto_verify.ir import (
-    Assign, Call, Const, Eval, Expr, For, Function, If, MemRef, MemSpace, PtrType, Return, Scope, Stmt,
+    Assign, Call, Const, DictExpr, Eval, Expr, For, Function, If, MemRef, MemSpace, PtrType, Return, Scope, Stmt,
     Span, Sym, TensorType, TileType, Type, Var, Yield, map_stmts, walk_exprs,
 )
 from pypto_verify.lowering._pass_util import yield_values, infer_env, stmt_span
@@ -319,7 +319,7 @@ PIPELINE_MEMBERSHIP = "pipeline_membership"
 
 def strip_pipeline_membership(fn: Function) -> Function:
     """*fn* without `pipeline_membership` in any call's `attrs=` (MemoryReuse consumes it)."""
-    from pypto_verify.ir import DictExpr, map_stmts, map_stmt_exprs
+    from pypto_verify.ir import map_stmt_exprs
 
     def strip(e: Expr) -> Expr | None:
         if not isinstance(e, Call):
@@ -336,8 +336,6 @@ def strip_pipeline_membership(fn: Function) -> Function:
 
 def membership_of(call: Call) -> tuple[tuple[int, int], ...]:
     """The `(group, stage)` pairs of a call's `pipeline_membership` attr (empty when absent)."""
-    from pypto_verify.ir import DictExpr
-
     attrs = call.kwarg("attrs")
     if not isinstance(attrs, DictExpr):
         return ()
