@@ -11,6 +11,7 @@ where the name stopped existing.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import TypeVar
@@ -65,8 +66,18 @@ class Namer:
 
 
 def infer_env(fn: Function) -> dict[str, Type]:
-    """The passes' type environment: `ir.type_env` with op results and literals typed (`ops.value_type`)."""
-    return type_env(fn, ops.value_type)
+    """The passes' type environment: `ir.type_env` with op results and literals typed (`ops.value_type`); a
+    fresh dict each call, the caller may change it."""
+    last_fn, last_env = _LAST_ENV
+    if last_fn is not fn:
+        last_env = type_env(fn, ops.value_type)
+        _LAST_ENV[:] = [fn, last_env]
+    return dict(last_env)
+
+
+_LAST_ENV: list = [None, {}]
+"""The function `infer_env` typed last and its environment: a function is a frozen value, and the memory
+passes ask for the same one's several times in a row (a whole walk of a long kernel each time)."""
 
 
 def drop_unit_dims(shape: tuple[Expr, ...]) -> tuple[Expr, ...]:
@@ -122,7 +133,9 @@ def subst_stmt_own(stmt: Stmt, mapping: dict[str, Expr]) -> Stmt:
     """*stmt* with its own expressions (not nested bodies) substituted."""
     if not mapping:
         return stmt
-    return map_stmt_exprs(stmt, lambda e: _swap(e, mapping))
+    get = mapping.get
+    # `_swap` inlined: this runs on every node of every statement an unrolled copy or a clone makes
+    return map_stmt_exprs(stmt, lambda e: get(e.name) if isinstance(e, Var) else None)
 
 
 def _swap(e: Expr, mapping: dict[str, Expr]) -> Expr | None:
@@ -199,12 +212,16 @@ class _Cloner:
         return stmt
 
 
-def rebound_outside(fn: Function, body: tuple[Stmt, ...]) -> frozenset[str]:
-    """Names *body* defines that are also defined outside it: tensors it rebinds (kept on cloning)."""
-    from collections import Counter
-
+def definitions(fn: Function) -> Counter[str]:
+    """How many times each name is defined in *fn* (a parameter counts once), for `rebound_outside`."""
     everywhere = Counter(defined_in(fn.body))
     everywhere.update(p.name for p in fn.params)
+    return everywhere
+
+
+def rebound_outside(everywhere: Counter[str], body: tuple[Stmt, ...]) -> frozenset[str]:
+    """Names *body* defines that are also defined outside it (*everywhere*: `definitions` of the function
+    holding it): tensors it rebinds (kept on cloning)."""
     inside = Counter(defined_in(body))
     return frozenset(n for n, c in inside.items() if everywhere[n] > c)
 

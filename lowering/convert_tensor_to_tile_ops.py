@@ -172,6 +172,8 @@ def flatten_calls(fn: Function) -> Function:
         for arg in call.args:
             args.append(hoist_operand(arg, base, out, span))
         kwargs = tuple((k, hoist_operand(v, base, out, span)) for k, v in call.kwargs)
+        if all(a is b for a, b in zip(args, call.args)) and all(a is b for (_, a), (_, b) in zip(kwargs, call.kwargs)):
+            return call  # nothing nested: the call as it is
         return replace(call, args=tuple(args), kwargs=kwargs)
 
     def hoist_operand(expr: Expr, base: str, out: list[Stmt], span) -> Expr:
@@ -187,7 +189,10 @@ def flatten_calls(fn: Function) -> Function:
         out: list[Stmt] = []
         if isinstance(stmt, (Assign, Eval)) and isinstance(stmt.value, Call):
             base = display_name(stmt.target.name) if isinstance(stmt, Assign) else "value"
-            out.append(replace(stmt, value=hoist(stmt.value, base, out, stmt.span)))
+            value = hoist(stmt.value, base, out, stmt.span)
+            if value is stmt.value:
+                return None
+            out.append(replace(stmt, value=value))
             return tuple(out)
         if isinstance(stmt, (Yield, Return)) and any(isinstance(v, Call) for v in stmt.values):
             values = tuple(hoist_operand(v, "value", out, stmt.span) for v in stmt.values)

@@ -274,9 +274,11 @@ class _Rewriter:
             t = stmt.type if stmt.type is not None else self.env.get(stmt.target.name)
             if not isinstance(t, TileType):
                 t = stmt.type
-            out.append(replace(stmt, value=value, type=self.retype(stmt.target.name, t)))
+            typed = self.retype(stmt.target.name, t)
+            out.append(stmt if value is stmt.value and typed is stmt.type else replace(stmt, value=value, type=typed))
         elif isinstance(stmt, Eval) and isinstance(stmt.value, Call):
-            out.append(replace(stmt, value=self.legalise(stmt.value, out)))
+            value = self.legalise(stmt.value, out)
+            out.append(stmt if value is stmt.value else replace(stmt, value=value))
         elif isinstance(stmt, For):
             return_types = tuple(self.retype(rv.name, rt) for rv, rt in zip(stmt.return_vars, stmt.return_types))
             out.append(replace(stmt, body=self.body(stmt.body), return_types=return_types))

@@ -41,7 +41,7 @@ from pypto_verify.ir import (
 from pypto_verify.scalar import evaluate, trip_count, truth
 
 from pypto_verify.lowering._pass_util import (
-    Namer, clone_fresh, yield_values, fold_condition, map_kernel_functions, rebound_outside, strip_yield,
+    Namer, clone_fresh, yield_values, fold_condition, map_kernel_functions, rebound_outside, definitions, strip_yield,
     subst_stmt_own,
 )
 from pypto_verify.lowering.pass_base import LowerOptions, LoweringError, Pass
@@ -63,7 +63,8 @@ def _simplify_function(fn: Function) -> Function:
 
 class _State:
     def __init__(self, fn: Function, namer: Namer) -> None:
-        self.fn = fn
+        self.definitions = definitions(fn)
+        """How many times each name of the source function is defined (the unrolled copies never change it)."""
         self.namer = namer
         self.made = 0
         """Statements the unrolled copies made so far (a nested copy counts at each level: an over-count)."""
@@ -113,7 +114,7 @@ class _State:
         if self.made + size > UNROLL_LIMIT:
             raise LoweringError("PV000", loop.span, f"the `pl.unroll` loop of {trip} iterations unrolls to "
                                                     f"{size} statements; the limit is {UNROLL_LIMIT}")
-        keep = rebound_outside(self.fn, loop.body)
+        keep = rebound_outside(self.definitions, loop.body)
         current: tuple[Expr, ...] = loop.inits
         out: list[Stmt] = []
         for i, loop_value in enumerate(values):

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Union
 
 from pypto_verify.span import NO_SPAN as NO_SPAN, Span as Span, display_name as display_name  # re-exported
+from pypto_verify.span import pickled_as_fields
 
 
 # ---------------------------------------------------------------------------------------------- spans
@@ -605,11 +606,11 @@ def _map_children(expr: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
 
 
 def _mapped(exprs: tuple[Expr, ...], fn: Callable[[Expr], Expr | None]) -> tuple[Expr, ...] | None:
-    """*exprs* each mapped, or None when none changed."""
-    out = [map_expr(e, fn) for e in exprs]
-    for a, b in zip(out, exprs):
-        if a is not b:
-            return tuple(out)
+    """*exprs* each mapped (in order), or None when none changed; no list is made until one does."""
+    for i, e in enumerate(exprs):
+        mapped = map_expr(e, fn)
+        if mapped is not e:
+            return (*exprs[:i], mapped, *(map_expr(rest, fn) for rest in exprs[i + 1:]))
     return None
 
 
@@ -645,20 +646,30 @@ def map_stmts(body: tuple[Stmt, ...], fn: Callable[[Stmt], tuple[Stmt, ...] | No
     """Rebuild *body* bottom-up: nested bodies first, then *fn* may replace each statement by several
     (return None to keep it)."""
     out: list[Stmt] = []
+    changed = False
     for stmt in body:
         rebuilt = _map_child_bodies(stmt, fn)
         replaced = fn(rebuilt)
-        out.extend((rebuilt,) if replaced is None else replaced)
-    return tuple(out)
+        if replaced is None:
+            out.append(rebuilt)
+            changed = changed or rebuilt is not stmt
+        else:
+            out.extend(replaced)
+            changed = changed or len(replaced) != 1 or replaced[0] is not stmt
+    # statements are values: an unchanged body is shared, as `map_expr` shares an unchanged subtree
+    return body if not changed and type(body) is tuple else tuple(out)
 
 
 def _map_child_bodies(stmt: Stmt, fn: Callable[[Stmt], tuple[Stmt, ...] | None]) -> Stmt:
-    if isinstance(stmt, For):
-        return replace(stmt, body=map_stmts(stmt.body, fn))
+    """*stmt* with its nested bodies mapped; *stmt* itself when none of them changed."""
+    if isinstance(stmt, For) or isinstance(stmt, Scope):
+        body = map_stmts(stmt.body, fn)
+        return stmt if body is stmt.body else replace(stmt, body=body)
     if isinstance(stmt, If):
-        return replace(stmt, then_body=map_stmts(stmt.then_body, fn), else_body=map_stmts(stmt.else_body, fn))
-    if isinstance(stmt, Scope):
-        return replace(stmt, body=map_stmts(stmt.body, fn))
+        then_body, else_body = map_stmts(stmt.then_body, fn), map_stmts(stmt.else_body, fn)
+        if then_body is stmt.then_body and else_body is stmt.else_body:
+            return stmt
+        return replace(stmt, then_body=then_body, else_body=else_body)
     return stmt
 
 
@@ -773,3 +784,11 @@ def yield_values(body: tuple[Stmt, ...]) -> tuple[Expr, ...]:
 
 
 Node = Union[Expr, Stmt, Type, Function, Program]
+
+
+# every node class pickles as the tuple of its fields (the worker pool sends a file's IR between processes)
+for _node_class in [c for c in list(globals().values()) if isinstance(c, type) and c.__module__ == __name__
+                    and "__dataclass_params__" in c.__dict__ and "__slots__" in c.__dict__
+                    and getattr(c, "__dataclass_params__").frozen]:
+    pickled_as_fields(_node_class)
+del _node_class

@@ -362,7 +362,9 @@ def hoist_mads(fn: Function) -> Function:
         if isinstance(expr, Call):
             args = tuple(lift(a, target, out, span, False) for a in expr.args)
             kwargs = tuple((k, lift(v, target, out, span, False)) for k, v in expr.kwargs)
-            if args != expr.args or kwargs != expr.kwargs:
+            # `lift` returns an operand it does not change as it is: identity, not a deep comparison, says so
+            if any(a is not b for a, b in zip(args, expr.args)) or \
+                    any(a is not b for (_, a), (_, b) in zip(kwargs, expr.kwargs)):
                 expr = replace(expr, args=args, kwargs=kwargs)
             if not top and expr.op in ops.ALL_MADS:
                 counter[0] += 1
@@ -372,21 +374,21 @@ def hoist_mads(fn: Function) -> Function:
             return expr
         if isinstance(expr, (ListExpr, TupleExpr)):
             items = tuple(lift(e, target, out, span, False) for e in expr.items)
-            return expr if items == expr.items else replace(expr, items=items)
+            return expr if all(a is b for a, b in zip(items, expr.items)) else replace(expr, items=items)
         return expr
 
     def visit(stmt: Stmt) -> tuple[Stmt, ...] | None:
         lifted: list[Stmt] = []
         if isinstance(stmt, Assign):
             value = lift(stmt.value, display_name(stmt.target.name), lifted, stmt.span, True)
-            new: Stmt = replace(stmt, value=value)
-        elif isinstance(stmt, Eval):
-            new = replace(stmt, value=lift(stmt.value, "mad", lifted, stmt.span, True))
-        elif isinstance(stmt, (Return, Yield)):
-            new = replace(stmt, values=tuple(lift(v, "mad", lifted, stmt.span, False) for v in stmt.values))
-        else:
-            return None
-        return (*lifted, new) if lifted else None
+            return (*lifted, replace(stmt, value=value)) if lifted else None
+        if isinstance(stmt, Eval):
+            value = lift(stmt.value, "mad", lifted, stmt.span, True)
+            return (*lifted, replace(stmt, value=value)) if lifted else None
+        if isinstance(stmt, (Return, Yield)):
+            values = tuple(lift(v, "mad", lifted, stmt.span, False) for v in stmt.values)
+            return (*lifted, replace(stmt, values=values)) if lifted else None
+        return None
 
     body = map_stmts(fn.body, visit)
     return fn if not counter[0] else replace(fn, body=body)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, Call, Eval, Expr, For, Function, If, IterArg, MemSpace, Return, Scope, Span, Stmt, TileType, Type,
-    Var, Yield, var_like, walk_exprs,
+    Var, Yield, expr_children, var_like,
 )
 from pypto_verify.lowering.incore_scopes import RegionCounter
 from pypto_verify.lowering.memory.memrefs import yield_values, infer_env, membership_of
@@ -116,22 +116,27 @@ class _Walker:
     # ------------------------------------------------------------------------------------------ uses
 
     def uses(self, expr: Expr, at: int) -> None:
-        for name in sorted(set(self.used_names(expr))):
+        for name in sorted(self.used_names(expr)):
             self.use(name, at)
 
-    def used_names(self, expr: Expr):
-        for e in walk_exprs(expr):
+    def used_names(self, expr: Expr) -> set[str]:
+        """The names *expr* reads (one stack, no generator per node: this runs on every statement)."""
+        names: set[str] = set()
+        stack = [expr]
+        while stack:
+            e = stack.pop()
             if isinstance(e, IterArg):
                 # PyPTO's visitor reads an IterArg's init value in its place
                 init = self.iter_init.get(e.name)
                 while isinstance(init, IterArg):
                     init = self.iter_init.get(init.name)
-                if isinstance(init, Var):
-                    yield init.name
-                elif init is not None:
-                    yield from self.used_names(init)
+                if init is not None:
+                    stack.append(init)
             elif isinstance(e, Var):
-                yield e.name
+                names.add(e.name)
+            else:
+                stack.extend(expr_children(e))
+        return names
 
     def use(self, name: str, at: int) -> None:
         if name in self.phi_sources:

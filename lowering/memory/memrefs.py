@@ -19,7 +19,7 @@ from typing import TypeGuard
 
 from pypto_verify import ops
 from pypto_verify.ir import (
-    Assign, Call, Const, Eval, Expr, For, Function, If, MemRef, MemSpace, PtrType, Return, Scope, Stmt,
+    Assign, Call, Const, DictExpr, Eval, Expr, For, Function, If, MemRef, MemSpace, PtrType, Return, Scope, Stmt,
     Span, Sym, TensorType, TileType, Type, Var, Yield, map_stmts, walk_exprs,
 )
 from pypto_verify.lowering._pass_util import yield_values, infer_env, stmt_span
@@ -61,8 +61,18 @@ class Site:
     """The `Assign`, or the `If` / `For` that defines a return var or an iter_arg."""
     index: int
     """Which return var / iter_arg of `stmt` (0 for an Assign)."""
-    frames: tuple[Frame, ...]
-    """Outermost first; `frames[-1].body[frames[-1].pos] is stmt`."""
+    outer: tuple[Frame, ...]
+    """The frames of the bodies enclosing the one `stmt` sits in, outermost first (shared by every site of
+    that body)."""
+    at: tuple[Stmt | None, tuple[Stmt, ...], int, str] | None
+    """`stmt`'s own frame as `(owner, body, pos, arm)`; None for a parameter. Made a `Frame` only when
+    `frames` is asked for: collecting the sites of a long body makes one site per statement, and few of
+    them are ever walked out of."""
+
+    @property
+    def frames(self) -> tuple[Frame, ...]:
+        """Outermost first; `frames[-1].body[frames[-1].pos] is stmt`."""
+        return self.outer if self.at is None else (*self.outer, Frame(*self.at))
 
     @property
     def assign(self) -> Assign | None:
@@ -90,7 +100,7 @@ def collect_sites(fn: Function) -> dict[str, Site]:
     """Every name's definition site (the first one for a rebound tensor)."""
     sites: dict[str, Site] = {}
     for p in fn.params:
-        sites[p.name] = Site(p.name, SiteKind.PARAM, None, 0, ())
+        sites[p.name] = Site(p.name, SiteKind.PARAM, None, 0, (), None)
     _collect(fn.body, None, "body", (), sites)
     return sites
 
@@ -98,27 +108,33 @@ def collect_sites(fn: Function) -> dict[str, Site]:
 def _collect(body: tuple[Stmt, ...], owner: Stmt | None, arm: str, outer: tuple[Frame, ...],
              sites: dict[str, Site]) -> None:
     for pos, stmt in enumerate(body):
-        frames = (*outer, Frame(owner, body, pos, arm))
-
-        def add(name: str, kind: SiteKind, index: int) -> None:
-            if name not in sites:
-                sites[name] = Site(name, kind, stmt, index, frames)
-
         if isinstance(stmt, Assign):
-            add(stmt.target.name, SiteKind.ASSIGN, 0)
-        elif isinstance(stmt, For):
+            name = stmt.target.name
+            if name not in sites:
+                sites[name] = Site(name, SiteKind.ASSIGN, stmt, 0, outer, (owner, body, pos, arm))
+            continue
+        if not isinstance(stmt, (For, If, Scope)):
+            continue
+        at = (owner, body, pos, arm)
+        frames = (*outer, Frame(*at))
+        if isinstance(stmt, For):
             for i, arg in enumerate(stmt.iter_args):
-                add(arg.name, SiteKind.ITER_ARG, i)
+                _add(sites, Site(arg.name, SiteKind.ITER_ARG, stmt, i, outer, at))
             _collect(stmt.body, stmt, "body", frames, sites)
             for i, rv in enumerate(stmt.return_vars):
-                add(rv.name, SiteKind.FOR_RETURN, i)
+                _add(sites, Site(rv.name, SiteKind.FOR_RETURN, stmt, i, outer, at))
         elif isinstance(stmt, If):
             _collect(stmt.then_body, stmt, "then", frames, sites)
             _collect(stmt.else_body, stmt, "else", frames, sites)
             for i, rv in enumerate(stmt.return_vars):
-                add(rv.name, SiteKind.IF_RETURN, i)
-        elif isinstance(stmt, Scope):
+                _add(sites, Site(rv.name, SiteKind.IF_RETURN, stmt, i, outer, at))
+        else:
             _collect(stmt.body, stmt, "body", frames, sites)
+
+
+def _add(sites: dict[str, Site], site: Site) -> None:
+    """*site* unless its name has one already (a tensor rebound keeps its first definition)."""
+    sites.setdefault(site.name, site)
 
 
 # ---------------------------------------------------------------------------------------------- types and memrefs
@@ -194,7 +210,10 @@ def _retype_body(body: tuple[Stmt, ...], retyping: _Retyping) -> tuple[Stmt, ...
             arms = (yield_values(stmt.then_body), yield_values(stmt.else_body))
         else:
             return None
-        return (replace(stmt, return_types=_retyped_returns(stmt.return_vars, stmt.return_types, retyping, arms)),)
+        types = _retyped_returns(stmt.return_vars, stmt.return_types, retyping, arms)
+        if len(types) == len(stmt.return_types) and all(a is b for a, b in zip(types, stmt.return_types)):
+            return None  # no return var of it moved
+        return (replace(stmt, return_types=types),)
     return map_stmts(body, retype)
 
 
@@ -300,7 +319,7 @@ PIPELINE_MEMBERSHIP = "pipeline_membership"
 
 def strip_pipeline_membership(fn: Function) -> Function:
     """*fn* without `pipeline_membership` in any call's `attrs=` (MemoryReuse consumes it)."""
-    from pypto_verify.ir import DictExpr, map_stmts, map_stmt_exprs
+    from pypto_verify.ir import map_stmt_exprs
 
     def strip(e: Expr) -> Expr | None:
         if not isinstance(e, Call):
@@ -317,8 +336,6 @@ def strip_pipeline_membership(fn: Function) -> Function:
 
 def membership_of(call: Call) -> tuple[tuple[int, int], ...]:
     """The `(group, stage)` pairs of a call's `pipeline_membership` attr (empty when absent)."""
-    from pypto_verify.ir import DictExpr
-
     attrs = call.kwarg("attrs")
     if not isinstance(attrs, DictExpr):
         return ()

@@ -15,7 +15,8 @@ between stages and never leave `run/` except to the command that asked for that 
 Overlap: with a worker pool, the Z3 obligations of every kernel the per-file stages did not flag are
 proved while the Datalog engine runs (in a process of its own), and then `after_rules` drops what was
 proved of a kernel the rules flagged, so the report is the one the sequential chain gives, only sooner
-(the engine and Z3 each keep one core busy). Emission and simulation, the costlier half, still start
+(the engine and Z3 each keep one core busy). A run of one file has no pool: with more than one core, a
+forked child of the process proves it in the same way. Emission and simulation, the costlier half, still start
 only after both and only for the kernels with no error finding.
 
 One broken file never stops the run: its input errors are PV000 findings, a crash of ours on one kernel
@@ -762,8 +763,16 @@ def after_rules(ruled: FileWork, proved: FileWork, before: FileWork) -> FileWork
 
 
 def prove_ahead(work: FileWork, options: Options) -> FileWork:
-    """PROVE under the guard, in a worker while the Datalog engine runs (module docstring, "Overlap")."""
-    return guarded(work, [("the Z3 obligations", lambda w: prove_stage(w, options))], options)
+    """PROVE under the guard, in a worker while the Datalog engine runs (module docstring, "Overlap"); *work*
+    comes without its facts (`_unweighed`) and goes back without its lowered IR as well: `after_rules` reads
+    only what PROVE added, and every byte of IR costs pickling both ways between the processes."""
+    proved = guarded(work, [("the Z3 obligations", lambda w: prove_stage(w, options))], options)
+    return replace(_unweighed(proved), kernels=tuple(replace(k, lowered=None) for k in proved.kernels))
+
+
+def _unweighed(work: FileWork) -> FileWork:
+    """*work* without what PROVE does not read (the module as read, the facts), for the trip to a worker."""
+    return replace(work, module=Module(work.path, ()), facts=None)
 
 
 def back(work: FileWork, options: Options, stages: tuple[Stage, ...]) -> FileWork:
@@ -845,6 +854,70 @@ class _Workers:
 
     def close(self) -> None:
         self.discard()
+
+
+def _can_fork() -> bool:
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _prove_in_child(works: list[FileWork], options: Options) -> Callable[[], list[FileWork]]:
+    """`prove_ahead` of each of *works* in a forked child (it inherits them: nothing is pickled on the way
+    there), started now; the returned call waits for its answer. The run without a pool (one file) so
+    proves while the Datalog engine runs, as the workers of a pool do. A child that dies or does not
+    answer within the pool's patience costs what a lost worker costs (`_lost`)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_prove_child, args=(sender, works, options), daemon=True)
+    child.start()
+    sender.close()
+
+    def answer() -> list[FileWork]:
+        patience = 2 * options.timeout + 60
+        try:
+            if receiver.poll(patience):
+                try:
+                    return receiver.recv()
+                except EOFError:
+                    return [_lost(prove_ahead, w, "the worker process died (killed, or out of memory)", False)
+                            for w in works]
+            return [_lost(prove_ahead, w, f"the worker did not answer within {patience:g} s {DEADLINE}", True)
+                    for w in works]
+        finally:
+            receiver.close()
+            child.join(1.0)
+            if child.is_alive():
+                child.kill()
+                child.join()
+
+    return answer
+
+
+def _prove_child(sender: Any, works: list[FileWork], options: Options) -> None:
+    fewer_collections()
+    try:
+        sender.send([prove_ahead(w, options) for w in works])
+    finally:
+        sender.close()
+
+
+def _preload(stages: tuple[Stage, ...], options: Options) -> None:
+    """The modules of the stages the workers will run, imported here before the pool forks them, so each
+    worker inherits them rather than importing them again (only under the fork start method: a spawned
+    worker imports everything anew whatever this process holds)."""
+    import multiprocessing
+
+    if multiprocessing.get_start_method() != "fork":
+        return
+    if Stage.LOWER in stages:
+        import pypto_verify.lowering.pipeline  # noqa: F401
+    if Stage.PROVE in stages and options.smt:
+        import z3  # noqa: F401
+
+        import pypto_verify.smt  # noqa: F401
 
 
 @contextmanager
@@ -984,19 +1057,30 @@ def check_files(files: list[str], options: Options, stages: tuple[Stage, ...],
     stamps = [time.perf_counter()]
     proving = Stage.PROVE in stages and options.smt
     with _pool(options, len(files)) as pool:
+        if pool is not None:
+            _preload(stages, options)
         works = _map(pool, front, files, options, stages, dict(sources or {}),
                      progress=ticker(_stage_label(stages, options, False)))
         stamps.append(time.perf_counter())
-        overlap = Stage.DATALOG in stages and proving and pool is not None
+        alone = pool is None and (options.jobs or os.cpu_count() or 1) > 1 and _can_fork()
+        overlap = Stage.DATALOG in stages and proving and (pool is not None or alone) and \
+            any(w.facts is not None for w in works)
         if Stage.DATALOG in stages:
             label = "datalog, prove" if overlap else "datalog"
             if progress:
                 progress(label, skipped, total)
-            if overlap and pool is not None:
-                # The engine runs in a child of its own while the workers prove (module docstring, "Overlap").
-                ahead = _submit(pool, prove_ahead, works, options)
-                ruled = datalog_stage(works, options)
-                proved = _collect(pool, prove_ahead, works, ahead, options, (), None)
+            if overlap:
+                # The engine runs in a child of its own while the workers prove (module docstring, "Overlap");
+                # one file has no pool: a forked child of this process proves it.
+                sent = [_unweighed(w) for w in works]
+                if pool is not None:
+                    ahead = _submit(pool, prove_ahead, sent, options)
+                    ruled = datalog_stage(works, options)
+                    proved = _collect(pool, prove_ahead, sent, ahead, options, (), None)
+                else:
+                    answer = _prove_in_child(sent, options)
+                    ruled = datalog_stage(works, options)
+                    proved = answer()
                 works = [after_rules(r, p, w) for r, p, w in zip(ruled, proved, works, strict=True)]
                 proving = False
             else:

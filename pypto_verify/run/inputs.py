@@ -162,6 +162,8 @@ def suppressions(text: str) -> dict[int, Suppression]:
     """The suppression comment of each line of *text* (found with tokenize, so a string holding the words
     is none): ids in any case or rule names inside the brackets (`rules.named`)."""
     out: dict[int, Suppression] = {}
+    if SUPPRESSION.search(text) is None:
+        return out  # no comment can hold a directive the whole text does not: most files, without tokenizing
     try:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
             if token.type != tokenize.COMMENT:
