@@ -62,7 +62,9 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   is emitted as a launch: `pto.block_dim = n` on the function (n folded from the
   source, `_launch_size`), the loop's body as the function's, its loop variable and every
   `get_block_idx()` the index `pto.get_block_idx` reads; a `pl.system.syncall` at the top of its body is a
-  `pto.syncall` barrier. Any other `pl.spmd` loop stays an `scf.for`;
+  `pto.syncall` barrier. Any other `pl.spmd` loop not nested in a launch (a step of an orchestration, a launch
+  of a run-time size) is a `pto.launch` step of its body (`launch_step`); no tile crosses a step. Task ids
+  (`system.task_dummy`, `scope.task_id`) emit nothing;
   `pl.tensor.dim` of a tensor parameter is its constant extent.
 
 What the subset cannot express is an `EmitError` naming the op (the comparison then reports

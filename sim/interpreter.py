@@ -41,6 +41,9 @@ Decisions where the spec is silent or loose (docs/pto-subset.md):
   poisoned arenas (its own core: nothing on chip survives from another instance), over the one GM;
   `pto.get_block_idx` reads the running instance's index, `pto.get_block_num` N. Without the attribute a
   function is one instance (index 0 of 1).
+- `pto.launch %n {region}`: a step launching the region's kernel over %n instances (read when it runs), run
+  like a function's launch (last to first, fresh arenas, barriers at the region's top level); the region
+  reads no tile defined outside it, and on-chip memory is poisoned after it.
 - `pto.syncall` (hard mode) is a barrier of every instance of the launch: the simulation runs the launch
   phase by phase (a phase ends at a `pto.syncall` of the function's top level): every instance runs a
   phase, in the launch's order, before any runs the next, each resuming its own scalars and on-chip
