@@ -35,7 +35,7 @@ def test_each_spmd_step_of_an_orchestration_is_a_launch_step(kernels) -> None:
     assert text.count("pto.launch %c4_index {") == 2 and text.count("pto.get_block_idx") == 2
 
 
-@pytest.mark.parametrize("name", ["scale_then_rotate", "rows_of_count", "fenced_steps"])
+@pytest.mark.parametrize("name", ["scale_then_rotate", "rows_of_count", "fenced_steps", "staged_head"])
 def test_an_orchestration_of_launch_steps_simulates_and_matches(kernels, name: str) -> None:
     outcome = _simulate(kernels[name])
     assert outcome.status == "match", outcome.message

@@ -6,7 +6,8 @@ blocks one after the other on cores of their own (issue 14, item 2; docs/pto-sub
 copies each block's neighbouring band into the output in a second launch, and finally doubles the first row
 band in a step of the orchestration's own. ``rows_of_count`` launches as many blocks as a run-time row count
 asks. ``fenced_steps`` joins the first launch's task into a `pl.system.task_dummy` the second names as a
-dependency. The twins are wrong: ``scale_then_rotate_fused`` reads the neighbouring band in the same launch
+dependency; ``staged_head`` runs a `pl.at` step of its own, whose task id the launch after it names. The twins
+are wrong: ``scale_then_rotate_fused`` reads the neighbouring band in the same launch
 that writes it (before its block has written it), ``scale_then_rotate_shifted`` writes the second step's bands
 4 rows short (neighbouring blocks write one row different values), ``dummy_as_number`` offsets a window by a
 task id.
@@ -101,6 +102,19 @@ def dummy_as_number(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[RO
     fence = pl.system.task_dummy(deps=[])
     with pl.spmd(BLOCKS, name_hint="offset") as offset_tid:
         r0 = pl.tile.get_block_idx() * BAND + fence
+        band = pl.load(x, [r0, 0], [BAND, COLS])
+        y = pl.store(band, [r0, 0], y)
+    return y
+
+
+@pl.jit
+def staged_head(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="head") as head_tid:
+        head = pl.load(x, [0, 0], [BAND, COLS])
+        negated = pl.neg(head)
+        y = pl.store(negated, [0, 0], y)
+    with pl.spmd(BLOCKS - 1, name_hint="rest", deps=[head_tid]) as rest_tid:
+        r0 = (pl.tile.get_block_idx() + 1) * BAND
         band = pl.load(x, [r0, 0], [BAND, COLS])
         y = pl.store(band, [r0, 0], y)
     return y
