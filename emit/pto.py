@@ -62,7 +62,9 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   is emitted as a launch: `pto.block_dim = n` on the function (n folded from the
   source, `_launch_size`), the loop's body as the function's, its loop variable and every
   `get_block_idx()` the index `pto.get_block_idx` reads; a `pl.system.syncall` at the top of its body is a
-  `pto.syncall` barrier. Any other `pl.spmd` loop stays an `scf.for`;
+  `pto.syncall` barrier. Any other `pl.spmd` loop not nested in a launch (a step of an orchestration, a launch
+  of a run-time size) is a `pto.launch` step of its body (`launch_step`); no tile crosses a step. Task ids
+  (`system.task_dummy`, `scope.task_id`) emit nothing;
   `pl.tensor.dim` of a tensor parameter is its constant extent.
 
 What the subset cannot express is an `EmitError` naming the op (the comparison then reports
@@ -84,7 +86,6 @@ from pypto_verify.ir import (
     LoopKind, MemSpace, NO_SPAN, Return, ScalarType, Scope, Span, Stmt, Sym, TensorType, TileType,
     TupleExpr, Type, UnaryOp, Var, Yield, final_yield, stmt_exprs, type_env, var_like, walk_exprs, walk_stmts,
 )
-from pypto_verify.printer import print_expr
 from pypto_verify.target import Target, get_target
 
 
@@ -268,6 +269,9 @@ class _FunctionEmitter:
     """How many `pl.spmd` loops other than the launch enclose the statement being emitted."""
     launch_depth: int = -1
     """The indentation depth of the launch's body (a barrier is emitted only there)."""
+    sealed: dict[str, str] = field(default_factory=dict)
+    """Names bound to something no later statement may read here -> why (a tile across a `pl.spmd` step, a
+    task id)."""
     base_address: dict[str, int] | None = None
     """Set when the IR has no byte addresses yet (see `_plan_addresses`): base -> its address."""
 
@@ -340,7 +344,10 @@ class _FunctionEmitter:
             if isinstance(param.type, TensorType):
                 views.append(self._tensor_view(param.name, binding.name, param.type, param.span))
         self.launch = _launch(self.fn)
-        block_dim = "" if self.launch is None else f", pto.block_dim = {_launch_size(self.fn, self.launch)}"
+        size = None if self.launch is None else _launch_size(self.fn, self.launch)
+        if size is None:
+            self.launch = None  # a launch size known only at run time: a `pto.launch` step of the function
+        block_dim = "" if size is None else f", pto.block_dim = {size}"
         self.body(self.fn.body)
         kind = "cube" if self.cube else "vector"
         header = (f"  func.func @{self.fn.name}("
@@ -482,6 +489,9 @@ class _FunctionEmitter:
         if stmt is self.launch:
             self.launch_body(stmt)
             return
+        if stmt.kind is LoopKind.SPMD and self.block_index is None:
+            self.launch_step(stmt)
+            return
         if stmt.kind is LoopKind.SPMD:
             self.spmd_depth += 1
             try:
@@ -525,11 +535,40 @@ class _FunctionEmitter:
         finally:
             self.block_index = None
 
+    def launch_step(self, stmt: For) -> None:
+        """A `pl.spmd` loop that is one step of its function (an orchestration of several, or a launch of a size
+        known only at run time): `pto.launch` of its body, the kernel PyPTO outlines from it, over its block
+        count. No tile crosses into or out of it: each block runs on a core of its own."""
+        if ops.const_int(stmt.start) != 0 or ops.const_int(stmt.step) != 1:
+            raise EmitError("a `pl.spmd` launch that does not count its blocks from 0 by 1", stmt.span)
+        for arg, init in zip(stmt.iter_args, stmt.inits):
+            bound = self._carried(init, arg.name, stmt.span)
+            if not isinstance(bound, _Tensor):
+                raise EmitError(f"a `pl.spmd` step carrying tile `{arg.name}` from block to block: each block runs "
+                                "on a core of its own", stmt.span)
+            self.bind[arg.name] = bound
+        count = self.index(stmt.stop, stmt.span)
+        self._seal_tiles()
+        self.emit(f"pto.launch %{count} {{")
+        self.depth += 1
+        try:
+            self.launch_body(stmt)
+        finally:
+            self.depth -= 1
+            self.launch_depth = -1
+        self.emit("}")
+        self._seal_tiles()
+        for rv, arg in zip(stmt.return_vars, stmt.iter_args):
+            self.bind[rv.name] = self.bind[arg.name]
+
+    def _seal_tiles(self) -> None:
+        for name, bound in self.bind.items():
+            if isinstance(bound, (_Tile, _Transposed)):
+                self.sealed[name] = (f"tile `{name}` is read across a `pl.spmd` step: each block of a launch runs on "
+                                     "a core of its own, so no tile crosses into or out of it")
+
     def block_idx(self, span: Span) -> str:
         """The SSA name of `get_block_idx()` here: the launch's instance index."""
-        if self.block_index is None and self.spmd_depth:
-            raise EmitError("`tile.get_block_idx` in a `pl.spmd` loop that is not all of its function's work (an "
-                            "orchestration of several steps): the PTO subset launches a whole function", span)
         if self.block_index is None:
             raise EmitError("`tile.get_block_idx` outside a `pl.spmd` loop: its launch size is given at run "
                             "time, not in the source", span)
@@ -554,6 +593,13 @@ class _FunctionEmitter:
             raise EmitError("`pl.system.syncall` not at the top level of a `pl.spmd` launch: the simulation splits "
                             "a launch into phases only there", span)
         self.emit(f"pto.syncall() mode = #pto.sync_all_mode<hard>, core_type = #pto.sync_core_type<{core.value}>")
+        return None
+
+    def op_task_id(self, name, call, declared, span):
+        # `pl.system.task_dummy(deps=...)` / `with pl.at(...) as tid`: a task handle that orders tasks (docs/pto-subset.md
+        # "Launches": the simulation runs every step in program order); no instruction, no value
+        if name is not None:
+            self.sealed[name] = f"`{name}` is a task id (`{call.op}`): it orders tasks and has no value in the PTO subset"
         return None
 
     def op_dim(self, name, call, declared, span):
@@ -643,6 +689,8 @@ class _FunctionEmitter:
         return self.bind.get(v.name) if v is not None else None
 
     def _lookup(self, name: str, span: Span) -> _Binding:
+        if name in self.sealed:
+            raise EmitError(self.sealed[name], span)
         bound = self.bind.get(name)
         if bound is None:
             raise EmitError(f"`{name}` is used before it is defined", span)
@@ -1350,6 +1398,7 @@ _CALLS = {
 _DIMS = ("tensor.dim", "tile.dim")
 _CALLS.update({op: _FunctionEmitter.op_dim for op in _DIMS})
 _CALLS["system.syncall"] = _FunctionEmitter.op_syncall
+_CALLS.update(dict.fromkeys(("system.task_dummy", "scope.task_id"), _FunctionEmitter.op_task_id))
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -1493,9 +1542,10 @@ def _launch(fn: Function) -> For | None:
     return loops[0]
 
 
-def _launch_size(fn: Function, loop: For) -> int:
+def _launch_size(fn: Function, loop: For) -> int | None:
     """The block count of the launch *loop*: `pl.spmd(n)`'s n, folded with the scalars assigned before it
-    (`pl.tensor.dim` of a static shape included); an `EmitError` when the source does not fix it."""
+    (`pl.tensor.dim` of a static shape included); None when the source does not fix it (a `pto.launch` step then
+    takes it at run time)."""
     shapes = {p.name: ops.static_shape(p.type.shape) for p in fn.params if isinstance(p.type, TensorType)}
     env: dict[str, int | bool] = {}
     for stmt in fn.body:
@@ -1516,7 +1566,7 @@ def _launch_size(fn: Function, loop: For) -> int:
     if start != 0 or step != 1:
         raise EmitError("a `pl.spmd` launch that does not count its blocks from 0 by 1", loop.span)
     if not isinstance(stop, int) or isinstance(stop, bool):
-        raise EmitError(f"the launch size of `pl.spmd({print_expr(loop.stop)})` is not known statically", loop.span)
+        return None
     if stop < 1:
         raise EmitError(f"a `pl.spmd` launch of {stop} blocks", loop.span)
     return stop

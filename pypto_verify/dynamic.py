@@ -445,18 +445,19 @@ def run_and_compare(run: PreparedRun, *, target: str = "a2a3") -> SimOutcome:
 def _order_of_blocks(run: PreparedRun, outcome: SimOutcome, reference: ReferenceResult, target: str) -> SimOutcome:
     """A launch's mismatch, said to be a race between its blocks when the blocks run first to last (the
     reference's order; the simulation runs them last to first) match."""
-    from pypto_verify.sim import block_dim, parse_pto, simulate
+    from pypto_verify.sim import block_dim, parse_pto, runs_blocks, simulate
 
     module = parse_pto(run.text)
-    blocks = block_dim(module.function(run.function))
-    if blocks < 2:
+    function = module.function(run.function)
+    if not runs_blocks(function):
         return outcome
     in_order = simulate(module, run.function, run.args, target=target, blocks_in_order=True)
     if _compare(run, in_order, reference, target).status != "match":
         return outcome
-    return replace(outcome, message=f"{outcome.message}; the result depends on the order the launch's {blocks} "
-                                    "blocks run in (a race between blocks): run first to last, as the reference "
-                                    "runs them, they match")
+    blocks = block_dim(function)
+    launch = f"the launch's {blocks} blocks" if blocks > 1 else "the blocks of its launches"
+    return replace(outcome, message=f"{outcome.message}; the result depends on the order {launch} run in (a race "
+                                    "between blocks): run first to last, as the reference runs them, they match")
 
 
 def _compare(run: PreparedRun, final: Mapping[str, np.ndarray], reference: ReferenceResult,

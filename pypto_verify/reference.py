@@ -1154,6 +1154,16 @@ def _barrier(it: _Interpreter, call: Call) -> None:
     raise ReferenceError("`pl.system.syncall` not at the top level of a `pl.spmd` loop's body")
 
 
+@dataclass(frozen=True, slots=True)
+class _TaskHandle:
+    """A task id (`pl.system.task_dummy`, `with pl.at(...) as tid`): it orders tasks, which run here in program
+    order; it has no value (arithmetic on it is an error)."""
+
+
+def _task_handle(it: _Interpreter, call: Call) -> _TaskHandle:
+    return _TaskHandle()
+
+
 def _block_idx(it: _Interpreter, call: Call) -> int:
     """`get_block_idx()`: the block of the innermost `pl.spmd` loop (every block runs in turn)."""
     if not it.blocks:
@@ -1190,7 +1200,7 @@ _HANDLERS = {
     ops.TRANSPOSE_VIEW: _transpose_view, ops.T_CAST: _cast, "tile.cast": _cast,
     ops.T_RESHAPE: _reshape, "tile.reshape": _reshape, ops.T_READ: _read, ops.ALLOC: _alloc,
     "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape,
-    **dict.fromkeys(ops.BLOCK_IDX, _block_idx), "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier,
+    **dict.fromkeys(ops.BLOCK_IDX, _block_idx), **dict.fromkeys(("system.task_dummy", "scope.task_id"), _task_handle), "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier,
     "tile.transpose": _transpose, "tensor.transpose": _transpose,
     **dict.fromkeys(("tile.arange", "tensor.arange", "tile.ci", "tensor.ci"), _arange),
     **dict.fromkeys(("tile.row_expand", "tensor.row_expand", "tile.col_expand", "tensor.col_expand"), _broadcast),

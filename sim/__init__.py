@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import SimError
-from .interpreter import block_dim, last_store_line, run_function
+from .interpreter import block_dim, last_store_line, run_function, runs_blocks
 from .parser import Module, parse_pto
 
-__all__ = ["Module", "SimError", "block_dim", "parse_pto", "simulate", "store_line"]
+__all__ = ["Module", "SimError", "block_dim", "parse_pto", "runs_blocks", "simulate", "store_line"]
 
 
 def simulate(text_or_module: str | Module, function: str, args: dict[str, object], *,

@@ -41,6 +41,9 @@ Decisions where the spec is silent or loose (docs/pto-subset.md):
   poisoned arenas (its own core: nothing on chip survives from another instance), over the one GM;
   `pto.get_block_idx` reads the running instance's index, `pto.get_block_num` N. Without the attribute a
   function is one instance (index 0 of 1).
+- `pto.launch %n {region}`: a step launching the region's kernel over %n instances (read when it runs), run
+  like a function's launch (last to first, fresh arenas, barriers at the region's top level); the region
+  reads no tile defined outside it, and on-chip memory is poisoned after it.
 - `pto.syncall` (hard mode) is a barrier of every instance of the launch: the simulation runs the launch
   phase by phase (a phase ends at a `pto.syncall` of the function's top level): every instance runs a
   phase, in the launch's order, before any runs the next, each resuming its own scalars and on-chip
@@ -209,6 +212,14 @@ class _Compiler:
         self.instance = (0, 1)
         """(the running instance's index, the launch's block count): what `pto.get_block_idx` /
         `pto.get_block_num` read."""
+        self.blocks_in_order = False
+        """Run the instances of every launch first to last (the reference's order) instead of last to first."""
+        self.barrier_depth = 1
+        """The block depth of a launch's top level: where a `pto.syncall` may stand."""
+        self.in_launch = False
+        """Compiling the region of a `pto.launch`."""
+        self.outside: frozenset[str] = frozenset()
+        """Inside a `pto.launch`: the tiles defined outside it (no instance can read them: its core is its own)."""
         self.slots: dict[str, int] = {}
         self.values: list[Any] = []
         """Slot contents: int / bool / float scalars, `Tile`s, GM windows (numpy arrays). Typed `Any`:
@@ -246,6 +257,9 @@ class _Compiler:
         info = self.scope.get(name)
         if info is None:
             raise SimError(f"{op.name}: undefined value %{name}", op.line)
+        if name in self.outside:
+            raise rejected(f"{op.name}: tile %{name} is defined outside the pto.launch that reads it (each "
+                           "instance runs on a core of its own)", op.line)
         return self.slots[name], info
 
     def scalar(self, op: Op, name: str) -> int:
@@ -404,10 +418,40 @@ class _Compiler:
     def op_pto_syncall(self, op: Op) -> Step:
         if op.attr("mode", "#pto.sync_all_mode<hard>") != "#pto.sync_all_mode<hard>":
             raise rejected(f"pto.syncall mode {op.attr('mode')}: only the hard mode is in the subset", op.line)
-        if self.depth != 1:
+        if self.depth != self.barrier_depth:
             raise over_limit("a pto.syncall inside a loop or an if: the simulation splits a launch into phases "
-                             "only at the function's top level", op.line)
+                             "only at the launch's top level", op.line)
         return _BARRIER
+
+    def op_pto_launch(self, op: Op) -> Step:
+        """`pto.launch %n {region}`: the region's kernel launched over %n instances, one after the other (last
+        to first), each on freshly poisoned arenas over the one GM; on-chip memory is poisoned after it."""
+        if block_dim(self.func) != 1 or self.in_launch:
+            raise rejected("a pto.launch inside a launch (a pto.launch region or a function with pto.block_dim)",
+                           op.line)
+        count = self.scalar(op, op.operands[0])
+        saved = (self.barrier_depth, self.outside)
+        self.barrier_depth, self.in_launch = self.depth + 1, True
+        self.outside = frozenset(name for name, info in self.scope.items() if isinstance(info, TileType))
+        try:
+            phases = _phases(self.block(op.regions[0]))
+        finally:
+            (self.barrier_depth, self.outside), self.in_launch = saved, False
+        values, memory, line = self.values, self.memory, op.line
+
+        def run() -> None:
+            blocks = values[count]
+            if blocks < 0:
+                raise rejected(f"pto.launch of {blocks} instances", line)
+            self.iterations += blocks
+            if self.iterations > MAX_ITERATIONS:
+                raise over_limit(f"the pto.launch runs {blocks} instances; the simulator's limit is "
+                                 f"{MAX_ITERATIONS} loop iterations", line)
+            order = list(range(blocks) if self.blocks_in_order else reversed(range(blocks)))
+            _run_launch(self, memory, phases, order)
+            self.instance = (0, 1)
+            memory.poison()  # the orchestration's next step runs on no core of the launch
+        return run
 
     # --- control flow -----------------------------------------------------------------------
     def op_scf_for(self, op: Op) -> Step:
@@ -1180,18 +1224,23 @@ def _execute(func: Func, args: dict[str, object], target: str, strict_undef: boo
     if blocks > MAX_ITERATIONS:
         raise over_limit(f"the launch runs {blocks} instances; the simulator's limit is {MAX_ITERATIONS}", func.line)
     order = list(range(blocks) if blocks_in_order else reversed(range(blocks)))  # the reference: first to last
-    phases = _phases(body)
+    compiler.blocks_in_order = blocks_in_order
     with np.errstate(all="ignore"):
-        if len(phases) == 1:
-            for count, instance in enumerate(order):
-                if count:
-                    memory.poison()  # the next instance runs on a core of its own
-                compiler.instance = (instance, blocks)
-                for step in phases[0]:
-                    step()
-        else:
-            _run_phases(compiler, memory, phases, order)
+        _run_launch(compiler, memory, _phases(body), order)
     return {name: result() for name, result in results.items()}, compiler.writers
+
+
+def _run_launch(compiler: _Compiler, memory: Memory, phases: list[tuple[Step, ...]], order: list[int]) -> None:
+    """The instances of one launch in *order*, each on freshly poisoned arenas (its own core); phase by phase
+    when its body has barriers."""
+    if len(phases) > 1:
+        _run_phases(compiler, memory, phases, order)
+        return
+    for instance in order:
+        memory.poison()
+        compiler.instance = (instance, len(order))
+        for step in phases[0]:
+            step()
 
 
 def _BARRIER() -> None:
@@ -1225,6 +1274,11 @@ def _run_phases(compiler: _Compiler, memory: Memory, phases: list[tuple[Step, ..
             for step in phase:
                 step()
             saved[instance] = (list(compiler.values), memory.snapshot())
+
+
+def runs_blocks(func: Func) -> bool:
+    """Whether a launch of *func* may run more than one instance: a `pto.block_dim` above 1, or a `pto.launch`."""
+    return block_dim(func) > 1 or any(op.name == "pto.launch" for op in walk(func.body))
 
 
 def block_dim(func: Func) -> int:

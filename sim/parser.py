@@ -628,7 +628,7 @@ class _Parser:
             raise SimError(f"unknown instruction {name}", line)
         self.next()
         op = parse(name, line, results)
-        wants_result = name not in INS_OUTS_OPS and name not in ("scf.for", "scf.if", "pto.syncall")
+        wants_result = name not in INS_OUTS_OPS and name not in ("scf.for", "scf.if", "pto.syncall", "pto.launch")
         if wants_result != bool(results):
             what = "needs a result" if wants_result else "has no result"
             raise SimError(f"{name} {what}", line)
@@ -652,6 +652,7 @@ class _Parser:
             "pto.get_block_num": self._launch_query,
             "arith.index_cast": self._index_cast,
             "pto.syncall": self._syncall,
+            "pto.launch": self._launch,
         }.get(name)
 
     def _constant(self, name: str, line: int, results: tuple[str, ...]) -> Op:
@@ -812,6 +813,11 @@ class _Parser:
         body = self.block()
         return Op(name, line, results, (lower, upper, step), attributes=(("iv", induction),),
                   regions=(body,))
+
+    def _launch(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        """`pto.launch %n { ... }`: a step launching the kernel its region is over %n instances."""
+        count = self.value()
+        return Op(name, line, results, (count,), regions=(self.block(),))
 
     def _if(self, name: str, line: int, results: tuple[str, ...]) -> Op:
         condition = self.value()

@@ -60,16 +60,19 @@ def test_a_block_reading_what_another_writes_mismatches(kernels) -> None:
     assert outcome.status == "mismatch" and outcome.first_difference["index"] == [32, 0]
 
 
-def test_a_launch_size_known_only_at_run_time_is_skipped_with_its_reason(kernels) -> None:
-    outcome = _simulate(kernels["blocks_at_run_time"])
-    assert outcome.status == "skipped"
-    assert outcome.reason == "emit: the launch size of `pl.spmd(blocks)` is not known statically"
+def test_a_launch_size_known_only_at_run_time_is_a_launch_step_that_matches(kernels) -> None:
+    from pypto_verify.emit import emit_function
+
+    text = emit_function(kernels["blocks_at_run_time"].lowered).text
+    assert "pto.block_dim" not in text and "pto.launch %arg2 {" in text
+    assert _simulate(kernels["blocks_at_run_time"]).status == "match"
 
 
-def test_the_block_index_of_one_of_several_steps_is_skipped_with_its_reason(kernels) -> None:
-    outcome = _simulate(kernels["two_launches"])
-    assert outcome.status == "skipped"
-    assert "is not all of its function's work" in outcome.reason
+def test_the_block_index_of_one_of_several_steps_reads_its_launch(kernels) -> None:
+    from pypto_verify.emit import emit_function
+
+    assert emit_function(kernels["two_launches"].lowered).text.count("pto.launch") == 2
+    assert _simulate(kernels["two_launches"]).status == "match"
 
 
 def test_a_store_into_another_ranks_window_is_skipped_with_its_reason(kernels) -> None:

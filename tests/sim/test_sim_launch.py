@@ -206,6 +206,101 @@ def test_a_syncall_inside_a_loop_is_over_the_simulators_limit() -> None:
     from pypto_verify.sim.errors import LIMIT
 
     body = _rotate(f"    scf.for %i = %c0 to %c1 step %c1 {{\n{SYNCALL}\n    }}")
-    with pytest.raises(SimError, match="only at the function's top level") as error:
+    with pytest.raises(SimError, match="only at the launch's top level") as error:
         simulate(_three_args(_launch(body, "4")), "main", _rotate_args())
     assert error.value.rule == LIMIT
+
+
+# --- `pto.launch`: a step of an orchestration launching the kernel its region is ---------------------------------
+
+
+def _step(body: str, count: str = "%c4") -> str:
+    """*body* (a launch's text that reads x and y through views made before it) as a `pto.launch %count` step."""
+    views = view("x", "arg0", 16, 8, "f32") + "\n" + view("y", "arg1", 16, 8, "f32")
+    inner = "\n".join(line for line in body.splitlines() if "make_tensor_view" not in line)
+    return f"{views}\n    pto.launch {count} {{\n{inner}\n    }}"
+
+
+def test_a_launch_step_runs_every_instance_of_its_region_over_one_gm() -> None:
+    args = _inputs()
+    out = simulate(_launch(_step(_row_band()), None), "main", args)["arg1"]
+    np.testing.assert_array_equal(out, 2 * args["arg0"])
+
+
+def test_a_launch_step_takes_its_instance_count_at_run_time() -> None:
+    text = _launch(_step(_row_band(), "%arg2"), None).replace(
+        "%arg1: !pto.ptr<f32>)", "%arg1: !pto.ptr<f32>, %arg2: index)")
+    args = _inputs()
+    out = simulate(text, "main", {**args, "arg2": 3})["arg1"]
+    np.testing.assert_array_equal(out[:12], 2 * args["arg0"][:12])
+    assert (out[12:] == -7).all()
+
+
+def test_two_launch_steps_run_one_after_the_other() -> None:
+    # the second step doubles what the first wrote: y = 4 x
+    second = _row_band().replace("%xw = pto.partition_view %x_v", "%xw = pto.partition_view %y_v").replace(
+        "%blk ", "%blk2 ").replace("%blk :", "%blk2 :").replace("%b =", "%bb =").replace("%b,", "%bb,")
+    second = second.replace("%xw", "%xw2").replace("%yw", "%yw2").replace("%t ", "%t2 ").replace("%t,", "%t2,") \
+        .replace("%t :", "%t2 :").replace("%two", "%two2").replace("%r0", "%s0")
+    text = _launch(_step(_row_band()) + "\n    pto.launch %c4 {\n" + second + "\n    }", None)
+    args = _inputs()
+    out = simulate(text, "main", args)["arg1"]
+    np.testing.assert_array_equal(out, 4 * args["arg0"])
+
+
+def test_a_launch_steps_instances_run_last_to_first_unless_asked_in_order() -> None:
+    # every instance writes its own index into row 0 of y: the one run last is what remains
+    i32 = "!pto.tile_buf<loc=vec, dtype=i32, rows=1, cols=8, v_row=?, v_col=?, blayout=row_major, " \
+          "slayout=row_major, fractal=512, pad=0>"
+    body = "\n".join([
+        view("y", "arg1", 16, 8, "i32"),
+        "    pto.launch %c3 {",
+        "    %blk = pto.get_block_idx",
+        "    %b = arith.index_cast %blk : i64 to index",
+        alloc("t", "vec", "i32", 1, 8),
+        f"    pto.texpands ins(%b : index) outs(%t : {i32})",
+        f"    %yw = pto.partition_view %y_v, offsets = [%c0, %c0], sizes = [%c1, %c8] : "
+        f"!pto.tensor_view<?x?xi32> -> {pview(1, 8, 'i32')}",
+        store("t", "vec", "i32", 1, 8, "yw"),
+        "    }",
+    ])
+    args = {"arg0": np.zeros((16, 8), np.float32), "arg1": np.full((16, 8), -7, np.int32)}
+    assert (simulate(_launch(body, None, out="i32"), "main", args)["arg1"][0] == 0).all()
+    assert (simulate(_launch(body, None, out="i32"), "main", args, blocks_in_order=True)["arg1"][0] == 2).all()
+
+
+def test_a_launch_step_cannot_read_a_tile_of_the_orchestration() -> None:
+    body = "\n".join([
+        view("x", "arg0", 16, 8, "f32"), view("y", "arg1", 16, 8, "f32"),
+        f"    %xw = pto.partition_view %x_v, offsets = [%c0, %c0], sizes = [%c4, %c8] : "
+        f"!pto.tensor_view<?x?xf32> -> {pview(4, 8, 'f32')}",
+        load("xw", "t", "vec", "f32", 4, 8),
+        "    pto.launch %c2 {",
+        f"    %yw = pto.partition_view %y_v, offsets = [%c0, %c0], sizes = [%c4, %c8] : "
+        f"!pto.tensor_view<?x?xf32> -> {pview(4, 8, 'f32')}",
+        store("t", "vec", "f32", 4, 8, "yw"),
+        "    }",
+    ])
+    with pytest.raises(SimError, match="tile %t is defined outside the pto.launch") as error:
+        simulate(_launch(body, None), "main", _inputs())
+    assert error.value.rule == "PV202"
+
+
+@pytest.mark.parametrize("block_dim, nested", [("2", False), (None, True)])
+def test_a_launch_step_inside_a_launch_is_rejected(block_dim: str | None, nested: bool) -> None:
+    step = _step(_row_band())
+    if nested:
+        step = step.replace("pto.launch %c4 {", "pto.launch %c1 {\n    pto.launch %c4 {") + "\n    }"
+    with pytest.raises(SimError, match="a pto.launch inside a launch") as error:
+        simulate(_launch(step, block_dim), "main", _inputs())
+    assert error.value.rule == "PV202"
+
+
+def test_a_syncall_at_the_top_of_a_launch_step_is_a_barrier_of_its_instances() -> None:
+    args = _rotate_args()
+    views = "\n".join(line for line in _rotate(SYNCALL).splitlines() if "make_tensor_view" in line)
+    inner = "\n".join(line for line in _rotate(SYNCALL).splitlines() if "make_tensor_view" not in line)
+    text = _three_args(_launch(f"{views}\n    pto.launch %c4 {{\n{inner}\n    }}", None))
+    np.testing.assert_array_equal(simulate(text, "main", args)["arg1"], 2 * np.roll(args["arg0"], -4, axis=0))
+    unsynced = text.replace(SYNCALL, "")
+    assert (simulate(unsynced, "main", _rotate_args())["arg1"][12:] == 0).all()

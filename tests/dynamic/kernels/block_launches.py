@@ -8,9 +8,9 @@ from the static extent of its input; ``band_of_view`` views its input with anoth
 ``band_scale_overlap`` writes each band 4 rows short of where it read it (neighbouring blocks write one row
 with different values), ``band_chain`` reads the band the previous block writes (its result depends on the
 order the blocks run in), ``rotate_bands_unsynced`` reads its neighbour's band with no barrier.
-``blocks_at_run_time`` launches a runtime number of blocks, ``two_launches`` reads
-the block index in one of two launches of a function, ``push_band`` stores each band into a peer rank's
-window, ``barrier_in_loop`` waits at a barrier inside a loop: none can be simulated, and each says why.
+``blocks_at_run_time`` launches a runtime number of blocks and ``two_launches`` reads the block index in one of
+two launches of a function: each launch is a `pto.launch` step. ``push_band`` stores each band into a peer rank's
+window, ``barrier_in_loop`` waits at a barrier inside a loop: neither can be simulated, and each says why.
 """
 
 import pypto.language as pl
