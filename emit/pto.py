@@ -54,9 +54,8 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   `textract` of its window into the slice's own tile; a `tile.slice` of an accumulator is a view
   (`ops.is_view`): a literal row range from column 0 is an `alloc_tile` at that row's address, at the
   accumulator's row pitch. `tile.set_validshape` (metadata only) is an `alloc_tile` at its source's
-  address with the new valid rows and columns. Neither emits an instruction. `tile.reshape` of a Vec
-  tile is a copy, as the lowering allocates it (a buffer of its own, not an `ops.is_view`): an
-  `alloc_tile` of the new shape at the source's address, `textract`ed whole into the result's tile.
+  address with the new valid rows and columns. `tile.reshape` of a Vec tile is a view (`ops.is_view`,
+  as in PyPTO): an `alloc_tile` of the new shape at the source's address. None emits an instruction.
 
 - Launches (docs/pto-subset.md "Launches"): a function whose work is one `pl.spmd(n)` loop (`_launch`)
   is emitted as a launch: `pto.block_dim = n` on the function (n folded from the
@@ -1051,19 +1050,12 @@ class _FunctionEmitter:
         if self.target.padded_rows(dims[0], source.dtype, source.space) != dims[0] or \
                 source.rows * source.cols != dims[0] * dims[1]:
             raise EmitError("tile.reshape of a padded tile has no PTO form", span)
-        # The lowering gives the reshape a buffer of its own (`tile.reshape` is not an `ops.is_view`: the
-        # memory passes may reuse the source's bytes once it is dead), so the reshape is a copy: the
-        # source's row-major bytes seen in the new shape (an alloc_tile at its address, no instruction),
-        # copied whole into the result's window (the vec -> vec `textract` of `tile.slice`). Reading the
-        # source's address later instead would read whatever the memory passes put there.
+        # A view (`ops.is_view`, PyPTO `tile.reshape` / `pto.treshape`): the source's row-major bytes seen
+        # in the new shape, an alloc_tile at the source's address; no instruction. The lowering keeps the
+        # source's buffer live while the reshape is (one sharing group), and PV004 reports a write to it.
         if source.space is not MemSpace.Vec:
             raise EmitError(f"tile.reshape of a {source.space.value} tile has no PTO form in the subset", span)
-        view = self.alloc(f"{name or 'reshape'}_view", declared, span, addr=source.addr)
-        dst = self.alloc(name or "", declared, span)
-        zero = self.const(0, "index")
-        self.emit(f"pto.textract ins(%{view.ssa}, %{zero}, %{zero} : {view.type}, index, index) "
-                  f"outs(%{dst.ssa} : {dst.type})")
-        return dst
+        return self.alloc(name or "", declared, span, addr=source.addr)
 
 
     def op_set_validshape(self, name, call, declared, span):

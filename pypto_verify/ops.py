@@ -79,10 +79,14 @@ SCALAR_READS = (T_READ, "tile.read", "read")
 """Ops that read one runtime scalar out of a tensor (`pl.read(seq_lens, [b])`)."""
 FIXPIPE_DRAINS = (STORE, MOVE, ASSEMBLE)
 """Ops that may read an Acc tile (the FIXPIPE path), besides `matmul_acc`'s acc operand."""
-VIEW_OPS = (TRANSPOSE_VIEW, SET_VALIDSHAPE)
+RESHAPE = "tile.reshape"
+VIEW_OPS = (TRANSPOSE_VIEW, SET_VALIDSHAPE, RESHAPE)
 """Ops whose result is a view on the operand's buffer (InitMemRef: views share their input). PyPTO's
 `tile.set_validshape` only changes the valid-shape metadata (no data movement), so an accumulator
-narrowed by it before its drain is still the one L0C buffer."""
+narrowed by it before its drain is still the one L0C buffer. PyPTO's `tile.reshape` is a zero-copy
+reinterpretation (`IsBufferAliasingViewOp`: InitMemRef gives the result its input's MemRef, MemoryReuse
+merges the sharing group's lifetimes, `pto.treshape` moves no data): a write to the source's buffer while
+the reshape is live is a clobber of the reshape."""
 
 
 TILE_SLICE = "tile.slice"

@@ -310,14 +310,20 @@ def test_a_float_read_dropped_mismatches() -> None:
 RESHAPED = KERNELS / "reshaped_scale.py"
 
 
-def test_a_tile_reshape_is_a_copy_into_its_own_buffer_and_matches() -> None:
-    """The lowering gives `scale_col` its own buffer and reuses `scale_row`'s for the loop's chunks: a
-    reshape emitted in place (at the source's address) read the chunks instead (a false PV201, found on
+def test_a_tile_reshape_is_a_view_at_its_sources_address_and_matches() -> None:
+    """`scale_col` is an alloc_tile at `scale_row`'s address (no copy), and the loop's chunks stay off
+    that buffer while the column is read: when the lowering copied the reshape and reused the row's
+    buffer for the chunks, an in-place emission read the chunks instead (a false PV201, found on
     pypto-lib's mtp_projection)."""
     from pypto_verify.dynamic import simulate_kernel
 
     kernel = _kernel(RESHAPED, "reshaped_scale")
-    assert "pto.textract ins(%scale_col_view" in _emitted_plain(kernel.lowered)
+    text = _emitted_plain(kernel.lowered)
+    assert "pto.textract" not in text
+    addrs = {line.split(" = ")[0].strip(): line.split("addr = ")[1].split()[0]
+             for line in text.splitlines() if "pto.alloc_tile" in line and "addr = " in line}
+    assert addrs["%scale_col"] == addrs["%scale_row"], addrs
+    assert all(addr != addrs["%scale_row"] for name, addr in addrs.items() if name.startswith("%chunk")), addrs
     outcome = simulate_kernel(kernel.source, kernel.lowered)
     assert outcome.status == "match", outcome.message
 
@@ -328,7 +334,7 @@ def test_a_reshape_of_the_wrong_tile_mismatches() -> None:
 
     kernel = _kernel(RESHAPED, "reshaped_scale")
     wrong = _rewrite(kernel.lowered, "tile.reshape", "scale_col",
-                     lambda call: replace(call, args=(Var("amax__row_max"), *call.args[1:])))  # the row maxima
+                     lambda call: replace(call, args=(Var("scale_row__full"), *call.args[1:])))  # the numerators
     outcome = simulate_kernel(kernel.source, wrong)
     assert outcome.status == "mismatch" and outcome.first_difference["tensor"] == "y", outcome.message
 

@@ -1,6 +1,6 @@
 """A per-row scale computed as a `[1, ROWS]` row and reshaped to the `[ROWS, 1]` column that
-`row_expand_mul` wants, before a loop over column chunks: the lowering gives the reshape a buffer of its
-own, so the row's buffer is free for the loop's tiles once the reshape has read it."""
+`row_expand_mul` wants, before a loop over column chunks: the reshape is a view of the row's buffer (as
+in PyPTO), so that buffer stays live, out of reach of the loop's tiles, for as long as the column is read."""
 
 import pypto.language as pl
 
