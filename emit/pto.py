@@ -42,7 +42,7 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   its extent; a scalar `pl.cast` is `scalar.cast_value` (a literal folds; an integer wraps in index
   arithmetic where its values may not fit). Conditions are not folded (`if 128 == 0:` stays an `scf.if`).
 - Vector ops of the subset: `add sub mul div maximum minimum` (`tadd tsub tmul tdiv tmax tmin`;
-  with a scalar right operand `tadds tsubs tmuls tdivs tmaxs tmins`: a constant is an `f32`
+  with a scalar right operand `tadds tsubs tmuls tdivs tmaxs tmins`, and `fmods` `tfmods`: a constant is an `f32`
   `arith.constant`, `sub` by a constant c is `tadds` of -c, `maximum(x, 0)` is `trelu`), `exp relu
   recip rsqrt sqrt log abs` (`texp trelu trecip trsqrt tsqrt tlog tabs`), `neg` (`tmuls` by -1),
   `row_sum/max/min` and `col_sum/max/min` (`trowsum ... tcolmin`), `row_expand_<op>` /
@@ -152,9 +152,9 @@ _VECTOR_BINARY = {"add": "tadd", "sub": "tsub", "mul": "tmul", "div": "tdiv", "m
                   "max": "tmax", "minimum": "tmin", "min": "tmin"}
 _VECTOR_SCALAR = {"add": "tadds", "adds": "tadds", "mul": "tmuls", "muls": "tmuls", "sub": "tadds",
                   "subs": "tsubs", "div": "tdivs", "divs": "tdivs", "maximum": "tmaxs", "max": "tmaxs",
-                  "maxs": "tmaxs", "minimum": "tmins", "min": "tmins", "mins": "tmins"}
+                  "maxs": "tmaxs", "minimum": "tmins", "min": "tmins", "mins": "tmins", "fmods": "tfmods"}
 """A scalar right operand; `sub` by a constant c is `tadds` of -c (x - c == x + (-c) exactly), by a
-runtime scalar `tsubs`."""
+runtime scalar `tsubs`; `fmods` is C's `fmod` (the remainder takes the dividend's sign)."""
 _VECTOR_UNARY = {"exp": "texp", "relu": "trelu", "neg": "tmuls", "recip": "trecip", "rsqrt": "trsqrt",
                  "sqrt": "tsqrt", "log": "tlog", "abs": "tabs"}
 """`neg` is `tmuls` by -1.0 (exact: a sign flip)."""

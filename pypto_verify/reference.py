@@ -26,7 +26,8 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
 - `tensor.assemble(..., atomic=AtomicType.Add)` / `tile.store(..., atomic=...)` add into GM: the
   value is converted to the tensor's dtype, added in f32 and rounded once.
 - Vector ops (`add sub mul div maximum minimum exp relu neg recip rsqrt sqrt log abs muls adds subs
-  divs maxs mins`, scalar right operands) compute in f32 (int64 for integers) and round to the result
+  divs maxs mins fmods`, scalar right operands; `fmods` is C's `fmod`, refused on a zero divisor or
+  a dividend with a deviation) compute in f32 (int64 for integers) and round to the result
   dtype; `row_sum/max/min` reduce `[M, N]` to `[M, 1]` and `col_*` to `[1, N]` in f32;
   `row_expand_<op>(x, v)` / `col_expand_<op>(x, v)` (op `add sub mul div max min`) broadcast a
   `[M, 1]` / `[1, N]` v over x, and `row_expand(x, v)` / `col_expand(x, v)` are that broadcast alone (x's
@@ -446,7 +447,7 @@ _VECTOR_BINARY = {
     "maximum": np.maximum, "minimum": np.minimum, "max": np.maximum, "min": np.minimum,
 }
 _VECTOR_SCALAR = {"adds": np.add, "muls": np.multiply, "subs": np.subtract, "divs": np.divide,
-                  "maxs": np.maximum, "mins": np.minimum}
+                  "maxs": np.maximum, "mins": np.minimum, "fmods": np.fmod}
 _VECTOR_UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "exp": np.exp, "relu": lambda x: np.maximum(x, x.dtype.type(0)), "neg": np.negative,
     "recip": lambda x: np.divide(np.float32(1), x), "rsqrt": lambda x: np.divide(np.float32(1), np.sqrt(x)),
@@ -760,6 +761,8 @@ class _Interpreter:
             dtype = a.dtype
         else:
             raise ReferenceError(f"`{call.op}` right operand is not a tensor, tile or number")
+        if name == "fmods":
+            _check_remainder(call.op, b, _nonzero(a.sigma))
         if dtype.is_float:
             result = fn(a.data.astype(np.float32), np.asarray(b, dtype=np.float32))
         elif name in ("div", "divs"):
@@ -823,7 +826,7 @@ class _Interpreter:
 
 _KIND = {"add": "add", "adds": "add", "sub": "sub", "subs": "sub", "mul": "mul", "muls": "mul",
          "div": "div", "divs": "div", "maximum": "max", "max": "max", "maxs": "max",
-         "minimum": "min", "min": "min", "mins": "min"}
+         "minimum": "min", "min": "min", "mins": "min", "fmods": "fmod"}
 """Vector op name -> its arithmetic (for the deviation rules)."""
 
 
@@ -867,6 +870,17 @@ def _unary_sigma(name: str, x: np.ndarray, r: np.ndarray, sx: np.ndarray | None)
             return sx
         # A result insensitive to its input (1 / inf) stays exact whatever the input's deviation.
         return np.where(slope == 0, np.float32(0), _nan_to_inf(sx * slope))
+
+
+def _check_remainder(what: str, divisor: Any, sigma: np.ndarray | None) -> None:
+    """`fmods` (C's `fmod`, exact) is computed only where its result is known: a zero divisor is
+    target-defined, and a dividend carrying a deviation may cross a multiple of the divisor (the
+    remainder jumps by the divisor there), which no first-order deviation bounds."""
+    if np.any(np.asarray(divisor) == 0):
+        raise ReferenceError(f"`{what}`: remainder by zero (target-defined)")
+    if sigma is not None:
+        raise ReferenceError(f"`{what}` of a value with a rounding deviation: the remainder is not "
+                             "continuous in its dividend")
 
 
 def _int_divide(x: np.ndarray, y: np.ndarray, what: str) -> np.ndarray:

@@ -42,7 +42,7 @@ INS_OUTS_OPS: Final[frozenset[str]] = frozenset(
     f"pto.{name}" for name in
     ("tload", "tstore", "textract", "tmov", "tmatmul", "tmatmul.acc", "tmatmul.bias",
      "tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "texp", "trelu", "tmuls", "tadds", "tcvt",
-     "trecip", "trsqrt", "tsqrt", "tlog", "tabs", "tsubs", "tdivs", "tmaxs", "tmins", "texpands",
+     "trecip", "trsqrt", "tsqrt", "tlog", "tabs", "tsubs", "tdivs", "tmaxs", "tmins", "tfmods", "texpands",
      "trowsum", "trowmax", "trowmin", "tcolsum", "tcolmax", "tcolmin",
      "trowexpand", "tcolexpand", "ttrans", "tci", *(f"trowexpand{kind}" for kind in EXPAND_KINDS),
      *(f"tcolexpand{kind}" for kind in EXPAND_KINDS)))

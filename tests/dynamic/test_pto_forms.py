@@ -399,3 +399,39 @@ def test_an_if_whose_arm_could_fault_is_not_a_select() -> None:
 
     with pytest.raises(EmitError, match="scalar phi"):
         emit(replace(kernel.lowered, body=map_stmts(kernel.lowered.body, divide)))
+
+
+NIBBLES = KERNELS / "code_split.py"
+
+
+def _divisor(value: float):
+    return lambda call: replace(call, args=(call.args[0], Const(value), *call.args[2:]))
+
+
+def test_a_remainder_by_a_scalar_is_tfmods_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(NIBBLES, "nibble_split")
+    assert "pto.tfmods ins(%wide, %cst_f32 : " in _emitted_plain(kernel.lowered)
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+
+
+def test_a_remainder_by_the_wrong_divisor_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(NIBBLES, "nibble_split")
+    wrong = _rewrite(kernel.lowered, "tile.fmods", "low", _divisor(32.0))
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.first_difference["tensor"] == "lo", outcome.message
+
+
+def test_a_remainder_by_zero_is_rejected_by_the_simulator() -> None:
+    """C's fmod by zero is target-defined on the vector unit: the simulator refuses the PTO (as it
+    refuses an integer division by zero), never a value of its own choosing."""
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(NIBBLES, "nibble_split")
+    wrong = _rewrite(kernel.lowered, "tile.fmods", "low", _divisor(0.0))
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and "pto.tfmods: remainder by zero" in outcome.message, outcome
