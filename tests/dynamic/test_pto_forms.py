@@ -435,3 +435,44 @@ def test_a_remainder_by_zero_is_rejected_by_the_simulator() -> None:
     wrong = _rewrite(kernel.lowered, "tile.fmods", "low", _divisor(0.0))
     outcome = simulate_kernel(kernel.source, wrong)
     assert outcome.status == "mismatch" and "pto.tfmods: remainder by zero" in outcome.message, outcome
+
+
+PHASES = KERNELS / "phase_wrap.py"
+
+
+def test_a_remainder_of_a_rounded_value_has_no_reference_deviation() -> None:
+    """A matmul's scores are known only within their deviation, and fmod jumps by its divisor where a
+    score crosses a multiple of it: the reference refuses to bound that (never a guessed deviation)."""
+    import numpy as np
+
+    from pypto_verify.reference import ReferenceError, run_reference
+
+    kernel = _kernel(PHASES, "phase_wrap")
+    rng = np.random.default_rng(0)
+    inputs = {"x": rng.standard_normal((16, 64), dtype=np.float32),
+              "w": rng.standard_normal((64, 64), dtype=np.float32),
+              "y": np.zeros((16, 64), np.float32)}
+    exact = run_reference(kernel.source, inputs, deviations=False)
+    assert exact.outputs["y"].shape == (16, 64)
+    with pytest.raises(ReferenceError, match="fmods` of a value with a rounding deviation"):
+        run_reference(kernel.source, inputs, deviations=True)
+
+
+def test_a_remainder_of_matmul_scores_simulates_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(PHASES, "phase_wrap")
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+
+
+def test_a_difference_in_a_remainder_of_rounded_scores_is_neither_match_nor_mismatch() -> None:
+    """The simulation of a wrong period differs from the exact reference; the reference with deviations
+    cannot judge a remainder of rounded scores, so the outcome says so instead of refuting."""
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(PHASES, "phase_wrap")
+    wrong = _rewrite(kernel.lowered, "tile.fmods", "y__fmods", _divisor(0.5))
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "skipped", outcome
+    assert "rounding deviation" in outcome.message and "differs from its exact values" in outcome.message
