@@ -387,6 +387,28 @@ class _Compiler:
             values[index] = wrap(values[source])
         return run
 
+    def op_pto_tgetval(self, op: Op) -> Step:
+        """`%v = pto.tgetval ins(%tile, %offset) outs : f32`: the element at the row-major flat offset of a float
+        Vec tile (`offset = row * cols + col`), inside its valid shape (elsewhere is never defined)."""
+        source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
+        offset = self.scalar(op, op.operands[1])
+        result_type = op.types[-1]
+        if not DTYPES[src_type.dtype].is_float or not isinstance(result_type, ScalarType) \
+                or result_type.name != "f32":
+            raise rejected(f"{op.name}: a {src_type.dtype} tile read as {result_type} (the subset reads float "
+                           "tiles as f32)", op.line)
+        index = self.define(op.results[0], result_type)
+        values, line, dtype = self.values, op.line, src_type.dtype
+
+        def run() -> None:
+            tile = values[source]
+            row, col = divmod(int(values[offset]), tile.cols)
+            if not (0 <= row < tile.valid_rows and 0 <= col < tile.valid_cols):
+                raise rejected(f"{op.name}: offset {values[offset]} ([{row}, {col}]) is outside the tile's valid "
+                               f"{tile.valid_rows}x{tile.valid_cols}", line)
+            values[index] = float(widen(tile.valid[row:row + 1, col:col + 1], dtype)[0, 0])
+        return run
+
     # --- launches -----------------------------------------------------------------------------
     def op_pto_get_block_idx(self, op: Op) -> Step:
         index = self.define(op.results[0], ScalarType("i64"))

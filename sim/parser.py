@@ -652,6 +652,7 @@ class _Parser:
             "pto.get_block_num": self._launch_query,
             "arith.index_cast": self._index_cast,
             "pto.syncall": self._syncall,
+            "pto.tgetval": self._tgetval,
         }.get(name)
 
     def _constant(self, name: str, line: int, results: tuple[str, ...]) -> Op:
@@ -731,6 +732,16 @@ class _Parser:
         source_type = self._scalar_type(line)
         self.expect("to")
         return Op(name, line, results, (source,), types=(source_type, self._scalar_type(line)))
+
+    def _tgetval(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        """`%v = pto.tgetval ins(%tile, %offset : !pto.tile_buf<...>, index) outs : f32`; types are (tile,
+        offset, result)."""
+        ins, in_types = self._operand_group("ins")
+        if len(ins) != 2 or len(in_types) != 2:
+            raise SimError(f"{name} takes a tile and a flat offset", line)
+        self.expect("outs")
+        self.expect(":")
+        return Op(name, line, results, ins, types=(*in_types, self._scalar_type(line)))
 
     def _scalar_type(self, line: int) -> ScalarType:
         result_type = self.type()

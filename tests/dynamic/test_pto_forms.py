@@ -476,3 +476,43 @@ def test_a_difference_in_a_remainder_of_rounded_scores_is_neither_match_nor_mism
     outcome = simulate_kernel(kernel.source, wrong)
     assert outcome.status == "skipped", outcome
     assert "rounding deviation" in outcome.message and "differs from its exact values" in outcome.message
+
+
+PICKED = KERNELS / "picked_gain.py"
+
+
+def _at(row: int, col: int):
+    return lambda call: replace(call, args=(call.args[0], ListExpr((Const(row), Const(col)))))
+
+
+def test_a_tile_element_read_is_tgetval_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+    from pypto_verify.ir import ScalarType, walk_stmts
+
+    kernel = _kernel(PICKED, "picked_gain")
+    read = next(s for s in walk_stmts(kernel.lowered.body) if isinstance(s, Assign) and s.target.name == "gain")
+    assert read.type is None or isinstance(read.type, ScalarType)  # a scalar, not a tile with a buffer
+    text = _emitted_plain(kernel.lowered)
+    assert "arith.muli %c1_index, %c64_index : index" in text
+    assert "%gain = pto.tgetval ins(%gains, %1 : " in text and "index) outs : f32" in text
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+
+
+def test_a_tile_element_read_from_the_wrong_row_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(PICKED, "picked_gain")
+    wrong = _rewrite(kernel.lowered, "tile.read", "gain", _at(0, 5))
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.first_difference["tensor"] == "y", outcome.message
+
+
+def test_a_tile_element_read_outside_the_tile_is_rejected() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(PICKED, "picked_gain")
+    wrong = _rewrite(kernel.lowered, "tile.read", "gain", _at(2, 5))  # the gains tile has 2 rows
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and "pto.tgetval: offset 133 ([2, 5]) is outside" in outcome.message, \
+        outcome.message
