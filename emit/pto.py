@@ -1071,17 +1071,20 @@ class _FunctionEmitter:
 
     def op_tile_read(self, name, call, declared, span):
         # PyPTO's `tile.read(t, [i, j])` is `pto.tgetval` at the row-major flat offset i * cols + j of the
-        # tile's shape; the subset reads float Vec tiles into an `f32` scalar, inside their valid shape.
+        # tile's shape (`[i]` of a rank-1 tile: i); the subset reads float Vec tiles into an `f32` scalar.
         indices = call.args[1].items if len(call.args) == 2 and isinstance(call.args[1], ListExpr) else None
         source = self.vec_tile(call.args[0], span, "tile.read source") if call.args else None
-        if source is None or indices is None or len(indices) != 2 or not source.dtype.is_float:
-            raise EmitError("tile.read of other than a float Vec tile at [row, col] has no PTO form in the subset",
-                            span)
-        row, col = (self.index(i, span) for i in indices)
-        scaled = self.fresh(None)
-        self.emit(f"%{scaled} = arith.muli %{row}, %{self.const(source.cols, 'index')} : index")
-        offset = self.fresh(None)
-        self.emit(f"%{offset} = arith.addi %{scaled}, %{col} : index")
+        if source is None or indices is None or len(indices) not in (1, 2) or not source.dtype.is_float:
+            raise EmitError("tile.read of other than a float Vec tile at [row, col] or [i] has no PTO form in the "
+                            "subset", span)
+        if len(indices) == 1:  # a rank-1 tile (one row): the index is the offset
+            offset = self.index(indices[0], span)
+        else:
+            row, col = (self.index(i, span) for i in indices)
+            scaled = self.fresh(None)
+            self.emit(f"%{scaled} = arith.muli %{row}, %{self.const(source.cols, 'index')} : index")
+            offset = self.fresh(None)
+            self.emit(f"%{offset} = arith.addi %{scaled}, %{col} : index")
         result = self.fresh(name)
         self.emit(f"%{result} = pto.tgetval ins(%{source.ssa}, %{offset} : {source.type}, index) outs : f32")
         return _Scalar(result, "f32")

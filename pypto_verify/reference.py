@@ -1134,18 +1134,17 @@ def _read(it: _Interpreter, call: Call) -> int | float:
     return int(element) if not src.dtype.is_float else float(element)
 
 
-def _tile_read(it: _Interpreter, call: Call) -> int | float:
-    """`tile.read(t, [i, j])`: the element of an on-chip value. A scalar carries no deviation, so an
-    element known only within one (a matmul's) is refused rather than read as exact."""
+def _element_read(it: _Interpreter, call: Call) -> int | float:
+    """`tensor.read` / `tile.read(t, [i, j])`: an element. A scalar carries no deviation, so an element
+    known only within one (a matmul's) is refused rather than read as exact."""
     src = it.value(call, 0)
     element = _read(it, call)
     sigma = _nonzero(src.sigma)
     if sigma is not None:
         index = it.ints(it.arg(call, 1, "indices"), f"`{call.op}` indices")
-        if len(index) == sigma.ndim and sigma[tuple(index)] != 0:
+        at = sigma[tuple(index)] if len(index) == sigma.ndim else sigma.reshape(-1)[index[0]]
+        if at != 0:
             raise ReferenceError(f"`{call.op}` of an element with a rounding deviation: a scalar carries none")
-        if len(index) != sigma.ndim:
-            raise ReferenceError(f"`{call.op}` of a rank-{sigma.ndim} value with a deviation at {list(index)}")
     return element
 
 
@@ -1217,7 +1216,7 @@ _HANDLERS = {
     **dict.fromkeys(ops.ALL_MADS, _Interpreter.matmul),
     ops.LOAD: _load, ops.STORE: _store, ops.EXTRACT: _extract, ops.MOVE: _move,
     ops.TRANSPOSE_VIEW: _transpose_view, ops.T_CAST: _cast, "tile.cast": _cast,
-    ops.T_RESHAPE: _reshape, "tile.reshape": _reshape, ops.T_READ: _read, "tile.read": _tile_read,
+    ops.T_RESHAPE: _reshape, "tile.reshape": _reshape, ops.T_READ: _element_read, "tile.read": _element_read,
     ops.ALLOC: _alloc, "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape,
     **dict.fromkeys(ops.BLOCK_IDX, _block_idx), "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier,
     "tile.transpose": _transpose, "tensor.transpose": _transpose,

@@ -516,3 +516,32 @@ def test_a_tile_element_read_outside_the_tile_is_rejected() -> None:
     outcome = simulate_kernel(kernel.source, wrong)
     assert outcome.status == "mismatch" and "pto.tgetval: offset 133 ([2, 5]) is outside" in outcome.message, \
         outcome.message
+
+
+def test_an_element_of_a_rank_1_tile_is_read_at_its_index_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(PICKED, "picked_bias")
+    assert "%bias = pto.tgetval ins(%biases, %c5_index : " in _emitted_plain(kernel.lowered)
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+    wrong = _rewrite(kernel.lowered, "tile.read", "bias",
+                     lambda call: replace(call, args=(call.args[0], ListExpr((Const(6),)))))
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.first_difference["tensor"] == "y", outcome.message
+
+
+def test_a_read_of_a_rounded_element_has_no_reference_deviation() -> None:
+    """A scalar carries no deviation: the reference refuses to read a matmul's element as exact."""
+    import numpy as np
+
+    from pypto_verify.reference import ReferenceError, run_reference
+
+    kernel = _kernel(PHASES, "first_score_shift")
+    rng = np.random.default_rng(0)
+    inputs = {"x": rng.standard_normal((16, 64), dtype=np.float32),
+              "w": rng.standard_normal((64, 64), dtype=np.float32),
+              "y": np.zeros((16, 64), np.float32)}
+    assert run_reference(kernel.source, inputs, deviations=False).outputs["y"].shape == (16, 64)
+    with pytest.raises(ReferenceError, match="tile.read` of an element with a rounding deviation"):
+        run_reference(kernel.source, inputs, deviations=True)
