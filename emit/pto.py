@@ -42,7 +42,7 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   its extent; a scalar `pl.cast` is `scalar.cast_value` (a literal folds; an integer wraps in index
   arithmetic where its values may not fit). Conditions are not folded (`if 128 == 0:` stays an `scf.if`).
 - Vector ops of the subset: `add sub mul div maximum minimum` (`tadd tsub tmul tdiv tmax tmin`;
-  with a scalar right operand `tadds tsubs tmuls tdivs tmaxs tmins`: a constant is an `f32`
+  with a scalar right operand `tadds tsubs tmuls tdivs tmaxs tmins`, and `fmods` `tfmods`: a constant is an `f32`
   `arith.constant`, `sub` by a constant c is `tadds` of -c, `maximum(x, 0)` is `trelu`), `exp relu
   recip rsqrt sqrt log abs` (`texp trelu trecip trsqrt tsqrt tlog tabs`), `neg` (`tmuls` by -1),
   `row_sum/max/min` and `col_sum/max/min` (`trowsum ... tcolmin`), `row_expand_<op>` /
@@ -152,9 +152,9 @@ _VECTOR_BINARY = {"add": "tadd", "sub": "tsub", "mul": "tmul", "div": "tdiv", "m
                   "max": "tmax", "minimum": "tmin", "min": "tmin"}
 _VECTOR_SCALAR = {"add": "tadds", "adds": "tadds", "mul": "tmuls", "muls": "tmuls", "sub": "tadds",
                   "subs": "tsubs", "div": "tdivs", "divs": "tdivs", "maximum": "tmaxs", "max": "tmaxs",
-                  "maxs": "tmaxs", "minimum": "tmins", "min": "tmins", "mins": "tmins"}
+                  "maxs": "tmaxs", "minimum": "tmins", "min": "tmins", "mins": "tmins", "fmods": "tfmods"}
 """A scalar right operand; `sub` by a constant c is `tadds` of -c (x - c == x + (-c) exactly), by a
-runtime scalar `tsubs`."""
+runtime scalar `tsubs`; `fmods` is C's `fmod` (the remainder takes the dividend's sign)."""
 _VECTOR_UNARY = {"exp": "texp", "relu": "trelu", "neg": "tmuls", "recip": "trecip", "rsqrt": "trsqrt",
                  "sqrt": "tsqrt", "log": "tlog", "abs": "tabs"}
 """`neg` is `tmuls` by -1.0 (exact: a sign flip)."""
@@ -1110,6 +1110,26 @@ class _FunctionEmitter:
         ssa, kind = self.scalar(call, span)
         return _Scalar(ssa, kind)
 
+    def op_tile_read(self, name, call, declared, span):
+        # PyPTO's `tile.read(t, [i, j])` is `pto.tgetval` at the row-major flat offset i * cols + j of the
+        # tile's shape (`[i]` of a rank-1 tile: i); the subset reads float Vec tiles into an `f32` scalar.
+        indices = call.args[1].items if len(call.args) == 2 and isinstance(call.args[1], ListExpr) else None
+        source = self.vec_tile(call.args[0], span, "tile.read source") if call.args else None
+        if source is None or indices is None or len(indices) not in (1, 2) or not source.dtype.is_float:
+            raise EmitError("tile.read of other than a float Vec tile at [row, col] or [i] has no PTO form in the "
+                            "subset", span)
+        if len(indices) == 1:  # a rank-1 tile (one row): the index is the offset
+            offset = self.index(indices[0], span)
+        else:
+            row, col = (self.index(i, span) for i in indices)
+            scaled = self.fresh(None)
+            self.emit(f"%{scaled} = arith.muli %{row}, %{self.const(source.cols, 'index')} : index")
+            offset = self.fresh(None)
+            self.emit(f"%{offset} = arith.addi %{scaled}, %{col} : index")
+        result = self.fresh(name)
+        self.emit(f"%{result} = pto.tgetval ins(%{source.ssa}, %{offset} : {source.type}, index) outs : f32")
+        return _Scalar(result, "f32")
+
     def op_cast(self, name, call, declared, span):
         source = self.vec_tile(call.args[0], span, "tile.cast source")
         mode = call.kwarg("mode")
@@ -1391,6 +1411,7 @@ _DIMS = ("tensor.dim", "tile.dim")
 _CALLS.update({op: _FunctionEmitter.op_dim for op in _DIMS})
 _CALLS["system.syncall"] = _FunctionEmitter.op_syncall
 _CALLS.update(dict.fromkeys(("system.task_dummy", "scope.task_id"), _FunctionEmitter.op_task_id))
+_CALLS["tile.read"] = _FunctionEmitter.op_tile_read
 
 
 # ---------------------------------------------------------------------------------------------- helpers

@@ -435,11 +435,27 @@ def run_and_compare(run: PreparedRun, *, target: str = "a2a3") -> SimOutcome:
     if outcome.status == "mismatch" and run.with_deviations is not None:
         # judged with no deviation, a match stands (every tolerance only widens with one); a difference is
         # judged again against the reference with its deviations
-        reference = run.with_deviations()
-        outcome = _compare(run, final, reference, target)
+        outcome, judged = _judged_with_deviations(run, final, outcome, target)
+        if judged is None:
+            return outcome
+        reference = judged
     if outcome.status == "mismatch":
         outcome = _order_of_blocks(run, outcome, reference, target)
     return outcome
+
+
+def _judged_with_deviations(run: PreparedRun, final: Mapping[str, np.ndarray], outcome: SimOutcome,
+                            target: str) -> tuple[SimOutcome, ReferenceResult | None]:
+    """*outcome* (a difference from the reference computed without deviations) judged against the
+    reference with its deviations; where the reference cannot bound one (a remainder of a rounded value),
+    neither a match nor a refutation: skipped with both reasons."""
+    assert run.with_deviations is not None
+    try:
+        reference = run.with_deviations()
+    except ReferenceError as error:
+        return _skipped(f"reference: {error}; the simulation differs from its exact values "
+                        f"({outcome.message})"), None
+    return _compare(run, final, reference, target), reference
 
 
 def _order_of_blocks(run: PreparedRun, outcome: SimOutcome, reference: ReferenceResult, target: str) -> SimOutcome:

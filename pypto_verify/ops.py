@@ -679,7 +679,7 @@ _RULES = {
     T_MATMUL: _matmul, T_MATMUL_ACC: _matmul, T_MATMUL_BIAS: _matmul,
     STORE: _store, ASSEMBLE: _assemble, T_ASSEMBLE: _assemble,
     T_SLICE: _slice, "tile.slice": _slice, T_RESHAPE: _reshape, "tile.reshape": _reshape,
-    T_CAST: _cast, "tile.cast": _cast, T_READ: _read,
+    T_CAST: _cast, "tile.cast": _cast, T_READ: _read, "tile.read": _read,
     TRANSPOSE_VIEW: _transpose_view, ALLOC: _alloc, "tensor.gather": _gather, "tile.gather": _gather,
     "tensor.dim": _dim, "tile.dim": _dim,
     "tensor.transpose": _transpose, "tile.transpose": _transpose, "tensor.concat": _concat, "tile.concat": _concat,

@@ -26,7 +26,8 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
 - `tensor.assemble(..., atomic=AtomicType.Add)` / `tile.store(..., atomic=...)` add into GM: the
   value is converted to the tensor's dtype, added in f32 and rounded once.
 - Vector ops (`add sub mul div maximum minimum exp relu neg recip rsqrt sqrt log abs muls adds subs
-  divs maxs mins`, scalar right operands) compute in f32 (int64 for integers) and round to the result
+  divs maxs mins fmods`, scalar right operands; `fmods` is C's `fmod`, refused on a zero divisor or
+  a dividend with a deviation) compute in f32 (int64 for integers) and round to the result
   dtype; `row_sum/max/min` reduce `[M, N]` to `[M, 1]` and `col_*` to `[1, N]` in f32;
   `row_expand_<op>(x, v)` / `col_expand_<op>(x, v)` (op `add sub mul div max min`) broadcast a
   `[M, 1]` / `[1, N]` v over x, and `row_expand(x, v)` / `col_expand(x, v)` are that broadcast alone (x's
@@ -446,7 +447,7 @@ _VECTOR_BINARY = {
     "maximum": np.maximum, "minimum": np.minimum, "max": np.maximum, "min": np.minimum,
 }
 _VECTOR_SCALAR = {"adds": np.add, "muls": np.multiply, "subs": np.subtract, "divs": np.divide,
-                  "maxs": np.maximum, "mins": np.minimum}
+                  "maxs": np.maximum, "mins": np.minimum, "fmods": np.fmod}
 _VECTOR_UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "exp": np.exp, "relu": lambda x: np.maximum(x, x.dtype.type(0)), "neg": np.negative,
     "recip": lambda x: np.divide(np.float32(1), x), "rsqrt": lambda x: np.divide(np.float32(1), np.sqrt(x)),
@@ -760,6 +761,8 @@ class _Interpreter:
             dtype = a.dtype
         else:
             raise ReferenceError(f"`{call.op}` right operand is not a tensor, tile or number")
+        if name == "fmods":
+            _check_remainder(call.op, b, _nonzero(a.sigma))
         if dtype.is_float:
             result = fn(a.data.astype(np.float32), np.asarray(b, dtype=np.float32))
         elif name in ("div", "divs"):
@@ -823,7 +826,7 @@ class _Interpreter:
 
 _KIND = {"add": "add", "adds": "add", "sub": "sub", "subs": "sub", "mul": "mul", "muls": "mul",
          "div": "div", "divs": "div", "maximum": "max", "max": "max", "maxs": "max",
-         "minimum": "min", "min": "min", "mins": "min"}
+         "minimum": "min", "min": "min", "mins": "min", "fmods": "fmod"}
 """Vector op name -> its arithmetic (for the deviation rules)."""
 
 
@@ -867,6 +870,17 @@ def _unary_sigma(name: str, x: np.ndarray, r: np.ndarray, sx: np.ndarray | None)
             return sx
         # A result insensitive to its input (1 / inf) stays exact whatever the input's deviation.
         return np.where(slope == 0, np.float32(0), _nan_to_inf(sx * slope))
+
+
+def _check_remainder(what: str, divisor: Any, sigma: np.ndarray | None) -> None:
+    """`fmods` (C's `fmod`, exact) is computed only where its result is known: a zero divisor is
+    target-defined, and a dividend carrying a deviation may cross a multiple of the divisor (the
+    remainder jumps by the divisor there), which no first-order deviation bounds."""
+    if np.any(np.asarray(divisor) == 0):
+        raise ReferenceError(f"`{what}`: remainder by zero (target-defined)")
+    if sigma is not None:
+        raise ReferenceError(f"`{what}` of a value with a rounding deviation: the remainder is not "
+                             "continuous in its dividend")
 
 
 def _int_divide(x: np.ndarray, y: np.ndarray, what: str) -> np.ndarray:
@@ -1120,6 +1134,20 @@ def _read(it: _Interpreter, call: Call) -> int | float:
     return int(element) if not src.dtype.is_float else float(element)
 
 
+def _element_read(it: _Interpreter, call: Call) -> int | float:
+    """`tensor.read` / `tile.read(t, [i, j])`: an element. A scalar carries no deviation, so an element
+    known only within one (a matmul's) is refused rather than read as exact."""
+    src = it.value(call, 0)
+    element = _read(it, call)
+    sigma = _nonzero(src.sigma)
+    if sigma is not None:
+        index = it.ints(it.arg(call, 1, "indices"), f"`{call.op}` indices")
+        at = sigma[tuple(index)] if len(index) == sigma.ndim else sigma.reshape(-1)[index[0]]
+        if at != 0:
+            raise ReferenceError(f"`{call.op}` of an element with a rounding deviation: a scalar carries none")
+    return element
+
+
 def _transpose(it: _Interpreter, call: Call) -> Value:
     """`transpose(t, axis1, axis2)` of a 2-D value (its two axes swapped)."""
     src = it.value(call, 0)
@@ -1198,9 +1226,10 @@ _HANDLERS = {
     **dict.fromkeys(ops.ALL_MADS, _Interpreter.matmul),
     ops.LOAD: _load, ops.STORE: _store, ops.EXTRACT: _extract, ops.MOVE: _move,
     ops.TRANSPOSE_VIEW: _transpose_view, ops.T_CAST: _cast, "tile.cast": _cast,
-    ops.T_RESHAPE: _reshape, "tile.reshape": _reshape, ops.T_READ: _read, ops.ALLOC: _alloc,
-    "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape,
-    **dict.fromkeys(ops.BLOCK_IDX, _block_idx), **dict.fromkeys(("system.task_dummy", "scope.task_id"), _task_handle), "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier,
+    ops.T_RESHAPE: _reshape, "tile.reshape": _reshape, ops.T_READ: _element_read, "tile.read": _element_read,
+    ops.ALLOC: _alloc, "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape,
+    **dict.fromkeys(ops.BLOCK_IDX, _block_idx), **dict.fromkeys(("system.task_dummy", "scope.task_id"), _task_handle),
+    "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier,
     "tile.transpose": _transpose, "tensor.transpose": _transpose,
     **dict.fromkeys(("tile.arange", "tensor.arange", "tile.ci", "tensor.ci"), _arange),
     **dict.fromkeys(("tile.row_expand", "tensor.row_expand", "tile.col_expand", "tensor.col_expand"), _broadcast),

@@ -32,9 +32,10 @@ Decisions where the spec is silent or loose (docs/pto-subset.md):
   for integer tiles (wrapped to the dtype); `pto.tcvt` float -> int rounds half to even and
   saturates. `pto.texp tlog tsqrt trsqrt trecip` need float tiles (`trsqrt` is `1 / sqrt(x)`, two
   f32 roundings); integer divisions (`tdiv tdivs trowexpanddiv tcolexpanddiv`) truncate toward
-  zero. `pto.texpands` takes an f32 / f16 / bf16 scalar for a float tile, an integer one for an
-  integer tile. Reductions reject an empty source valid region; sums accumulate in numpy's order.
-  Operands of the row / column forms must have the valid shape `rows x 1` / `1 x cols`.
+  zero; `tfmods` is C's `fmod` (the dividend's sign; a zero divisor is refused). `pto.texpands`
+  takes an f32 / f16 / bf16 scalar for a float tile, an integer one for an integer tile.
+  Reductions reject an empty source valid region; sums accumulate in numpy's order. Operands of the
+  row / column forms must have the valid shape `rows x 1` / `1 x cols`.
 - A launch (`pto.block_dim = N` on the function, docs/pto-subset.md "Launches"): its N instances run in
   turn, last to first (N-1 down to 0: the hardware fixes no order, and the reference runs them first to
   last, so a launch whose result depends on the order of its instances differs), each on freshly
@@ -108,7 +109,7 @@ _BINARY_VECTOR: Final[dict[str, Callable]] = {
 }
 _SCALAR_VECTOR: Final[dict[str, Callable]] = {
     "pto.tmuls": np.multiply, "pto.tadds": np.add, "pto.tsubs": np.subtract,
-    "pto.tdivs": np.divide, "pto.tmaxs": np.maximum, "pto.tmins": np.minimum,
+    "pto.tdivs": np.divide, "pto.tmaxs": np.maximum, "pto.tmins": np.minimum, "pto.tfmods": np.fmod,
 }
 _RMODE: Final = re.compile(r"#pto<round_mode (\w+)>")
 """The spelling of `pto.tcvt`'s rounding attribute (`{rmode = #pto<round_mode CAST_ROUND>}`)."""
@@ -398,6 +399,28 @@ class _Compiler:
 
         def run() -> None:
             values[index] = wrap(values[source])
+        return run
+
+    def op_pto_tgetval(self, op: Op) -> Step:
+        """`%v = pto.tgetval ins(%tile, %offset) outs : f32`: the element at the row-major flat offset of a float
+        Vec tile (`offset = row * cols + col`), inside its valid shape (elsewhere is never defined)."""
+        source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
+        offset = self.scalar(op, op.operands[1])
+        result_type = op.types[-1]
+        if not DTYPES[src_type.dtype].is_float or not isinstance(result_type, ScalarType) \
+                or result_type.name != "f32":
+            raise rejected(f"{op.name}: a {src_type.dtype} tile read as {result_type} (the subset reads float "
+                           "tiles as f32)", op.line)
+        index = self.define(op.results[0], result_type)
+        values, line, dtype = self.values, op.line, src_type.dtype
+
+        def run() -> None:
+            tile = values[source]
+            row, col = divmod(int(values[offset]), tile.cols)
+            if not (0 <= row < tile.valid_rows and 0 <= col < tile.valid_cols):
+                raise rejected(f"{op.name}: offset {values[offset]} ([{row}, {col}]) is outside the tile's valid "
+                               f"{tile.valid_rows}x{tile.valid_cols}", line)
+            values[index] = float(widen(tile.valid[row:row + 1, col:col + 1], dtype)[0, 0])
         return run
 
     # --- launches -----------------------------------------------------------------------------
@@ -889,6 +912,8 @@ class _Compiler:
             x = widen(a.valid, dtype)
             if integer_div:
                 result = _int_divide(op.name, x, y, line)
+            elif op.name == "pto.tfmods":
+                result = _remainder(op.name, x, y, line)
             else:
                 result = compute(x, y)
             c.valid[...] = narrow(result, dtype)
@@ -1150,6 +1175,13 @@ def _int_divide(name: str, x: np.ndarray, y: np.ndarray | np.number, line: int) 
         raise rejected(f"{name}: integer division by zero", line)
     quotient = np.abs(x) // np.abs(y)
     return np.where((x >= 0) == (y >= 0), quotient, -quotient)
+
+
+def _remainder(name: str, x: np.ndarray, y: np.ndarray | np.number, line: int) -> np.ndarray:
+    """C's `fmod` (exact; the sign of the dividend); a zero divisor is target-defined: refused."""
+    if np.any(y == 0):
+        raise rejected(f"{name}: remainder by zero (target-defined)", line)
+    return np.fmod(x, y)
 
 
 def _convert(storage: np.ndarray, src: str, dst: str, mode: str = "rint") -> np.ndarray:

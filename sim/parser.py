@@ -42,7 +42,7 @@ INS_OUTS_OPS: Final[frozenset[str]] = frozenset(
     f"pto.{name}" for name in
     ("tload", "tstore", "textract", "tmov", "tmatmul", "tmatmul.acc", "tmatmul.bias",
      "tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "texp", "trelu", "tmuls", "tadds", "tcvt",
-     "trecip", "trsqrt", "tsqrt", "tlog", "tabs", "tsubs", "tdivs", "tmaxs", "tmins", "texpands",
+     "trecip", "trsqrt", "tsqrt", "tlog", "tabs", "tsubs", "tdivs", "tmaxs", "tmins", "tfmods", "texpands",
      "trowsum", "trowmax", "trowmin", "tcolsum", "tcolmax", "tcolmin",
      "trowexpand", "tcolexpand", "ttrans", "tci", *(f"trowexpand{kind}" for kind in EXPAND_KINDS),
      *(f"tcolexpand{kind}" for kind in EXPAND_KINDS)))
@@ -653,6 +653,7 @@ class _Parser:
             "arith.index_cast": self._index_cast,
             "pto.syncall": self._syncall,
             "pto.launch": self._launch,
+            "pto.tgetval": self._tgetval,
         }.get(name)
 
     def _constant(self, name: str, line: int, results: tuple[str, ...]) -> Op:
@@ -732,6 +733,16 @@ class _Parser:
         source_type = self._scalar_type(line)
         self.expect("to")
         return Op(name, line, results, (source,), types=(source_type, self._scalar_type(line)))
+
+    def _tgetval(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        """`%v = pto.tgetval ins(%tile, %offset : !pto.tile_buf<...>, index) outs : f32`; types are (tile,
+        offset, result)."""
+        ins, in_types = self._operand_group("ins")
+        if len(ins) != 2 or len(in_types) != 2:
+            raise SimError(f"{name} takes a tile and a flat offset", line)
+        self.expect("outs")
+        self.expect(":")
+        return Op(name, line, results, ins, types=(*in_types, self._scalar_type(line)))
 
     def _scalar_type(self, line: int) -> ScalarType:
         result_type = self.type()

@@ -405,3 +405,149 @@ def test_an_if_whose_arm_could_fault_is_not_a_select() -> None:
 
     with pytest.raises(EmitError, match="scalar phi"):
         emit(replace(kernel.lowered, body=map_stmts(kernel.lowered.body, divide)))
+
+
+NIBBLES = KERNELS / "code_split.py"
+
+
+def _divisor(value: float):
+    return lambda call: replace(call, args=(call.args[0], Const(value), *call.args[2:]))
+
+
+def test_a_remainder_by_a_scalar_is_tfmods_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(NIBBLES, "nibble_split")
+    assert "pto.tfmods ins(%wide, %cst_f32 : " in _emitted_plain(kernel.lowered)
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+
+
+def test_a_remainder_by_the_wrong_divisor_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(NIBBLES, "nibble_split")
+    wrong = _rewrite(kernel.lowered, "tile.fmods", "low", _divisor(32.0))
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.first_difference["tensor"] == "lo", outcome.message
+
+
+def test_a_remainder_by_zero_is_rejected_by_the_simulator() -> None:
+    """C's fmod by zero is target-defined on the vector unit: the simulator refuses the PTO (as it
+    refuses an integer division by zero), never a value of its own choosing."""
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(NIBBLES, "nibble_split")
+    wrong = _rewrite(kernel.lowered, "tile.fmods", "low", _divisor(0.0))
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and "pto.tfmods: remainder by zero" in outcome.message, outcome
+
+
+PHASES = KERNELS / "phase_wrap.py"
+
+
+def test_a_remainder_of_a_rounded_value_has_no_reference_deviation() -> None:
+    """A matmul's scores are known only within their deviation, and fmod jumps by its divisor where a
+    score crosses a multiple of it: the reference refuses to bound that (never a guessed deviation)."""
+    import numpy as np
+
+    from pypto_verify.reference import ReferenceError, run_reference
+
+    kernel = _kernel(PHASES, "phase_wrap")
+    rng = np.random.default_rng(0)
+    inputs = {"x": rng.standard_normal((16, 64), dtype=np.float32),
+              "w": rng.standard_normal((64, 64), dtype=np.float32),
+              "y": np.zeros((16, 64), np.float32)}
+    exact = run_reference(kernel.source, inputs, deviations=False)
+    assert exact.outputs["y"].shape == (16, 64)
+    with pytest.raises(ReferenceError, match="fmods` of a value with a rounding deviation"):
+        run_reference(kernel.source, inputs, deviations=True)
+
+
+def test_a_remainder_of_matmul_scores_simulates_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(PHASES, "phase_wrap")
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+
+
+def test_a_difference_in_a_remainder_of_rounded_scores_is_neither_match_nor_mismatch() -> None:
+    """The simulation of a wrong period differs from the exact reference; the reference with deviations
+    cannot judge a remainder of rounded scores, so the outcome says so instead of refuting."""
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(PHASES, "phase_wrap")
+    wrong = _rewrite(kernel.lowered, "tile.fmods", "y__fmods", _divisor(0.5))
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "skipped", outcome
+    assert "rounding deviation" in outcome.message and "differs from its exact values" in outcome.message
+
+
+PICKED = KERNELS / "picked_gain.py"
+
+
+def _at(row: int, col: int):
+    return lambda call: replace(call, args=(call.args[0], ListExpr((Const(row), Const(col)))))
+
+
+def test_a_tile_element_read_is_tgetval_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+    from pypto_verify.ir import ScalarType, walk_stmts
+
+    kernel = _kernel(PICKED, "picked_gain")
+    read = next(s for s in walk_stmts(kernel.lowered.body) if isinstance(s, Assign) and s.target.name == "gain")
+    assert read.type is None or isinstance(read.type, ScalarType)  # a scalar, not a tile with a buffer
+    text = _emitted_plain(kernel.lowered)
+    assert "arith.muli %c1_index, %c64_index : index" in text
+    assert "%gain = pto.tgetval ins(%gains, %1 : " in text and "index) outs : f32" in text
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+
+
+def test_a_tile_element_read_from_the_wrong_row_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(PICKED, "picked_gain")
+    wrong = _rewrite(kernel.lowered, "tile.read", "gain", _at(0, 5))
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.first_difference["tensor"] == "y", outcome.message
+
+
+def test_a_tile_element_read_outside_the_tile_is_rejected() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(PICKED, "picked_gain")
+    wrong = _rewrite(kernel.lowered, "tile.read", "gain", _at(2, 5))  # the gains tile has 2 rows
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and "pto.tgetval: offset 133 ([2, 5]) is outside" in outcome.message, \
+        outcome.message
+
+
+def test_an_element_of_a_rank_1_tile_is_read_at_its_index_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(PICKED, "picked_bias")
+    assert "%bias = pto.tgetval ins(%biases, %c5_index : " in _emitted_plain(kernel.lowered)
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+    wrong = _rewrite(kernel.lowered, "tile.read", "bias",
+                     lambda call: replace(call, args=(call.args[0], ListExpr((Const(6),)))))
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.first_difference["tensor"] == "y", outcome.message
+
+
+def test_a_read_of_a_rounded_element_has_no_reference_deviation() -> None:
+    """A scalar carries no deviation: the reference refuses to read a matmul's element as exact."""
+    import numpy as np
+
+    from pypto_verify.reference import ReferenceError, run_reference
+
+    kernel = _kernel(PHASES, "first_score_shift")
+    rng = np.random.default_rng(0)
+    inputs = {"x": rng.standard_normal((16, 64), dtype=np.float32),
+              "w": rng.standard_normal((64, 64), dtype=np.float32),
+              "y": np.zeros((16, 64), np.float32)}
+    assert run_reference(kernel.source, inputs, deviations=False).outputs["y"].shape == (16, 64)
+    with pytest.raises(ReferenceError, match="tile.read` of an element with a rounding deviation"):
+        run_reference(kernel.source, inputs, deviations=True)
