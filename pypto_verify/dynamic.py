@@ -10,9 +10,15 @@ It checks one kernel; the chain (`run/chain.py`, SIMULATE) runs it on every kern
 
 Conventions:
 - Inputs: one array per tensor parameter, shapes and dtypes from the *source* kernel's parameters,
-  drawn from `numpy.random.default_rng(seed)` in parameter order: floats ~ N(0, 1) drawn in
-  float32 and rounded to the dtype (round half to even), integers uniform in [-3, 3] drawn in the
-  dtype's own width (int8 / int32 tensors held as int8 / int32 arrays, the others as int64).
+  drawn from `numpy.random.default_rng(seed)` in parameter order, one uniform byte per element
+  (`Generator.integers` on int8, the same on every machine and a fifth of the cost of a normal draw).
+  Floats are the odd multiples of 2**-8 in (-1, 1), `(2 u + 1) / 256`: 256 values, never zero,
+  each exact in bf16, f16 and f32, so every input is on its dtype's grid; a product of two is a
+  multiple of 2**-16, so every partial sum of a matmul below 256 in magnitude is exact in f32, in
+  whatever order it is summed: the reference's f64 sum and the simulator's f32 one then agree
+  exactly, and a lost partial sum, a wrong window or a missed reset moves an element by a sum of
+  such products, not by a rounding. Integers are uniform in [-8, 7] (the byte's high nibble), held
+  in the dtype's own width (int8 / int32 tensors as int8 / int32 arrays, the others as int64).
   Output tensors get random contents too, so an element the kernel never writes, or an atomic add,
   is compared as well. A tensor that neither the simulated program stores to nor the reference
   writes holds its input on both sides and is not compared.
@@ -64,7 +70,7 @@ from pypto_verify.lowering.pipeline import is_lowered
 from pypto_verify.sizes import bind_sizes, dynamic_names, sample_bindings
 from pypto_verify.emit import EmitError, EmittedFunction, emit_function, emit_module
 from pypto_verify.reference import (
-    ReferenceError, ReferenceResult, WindowError, round_bf16, run_reference, to_dtype,
+    ReferenceError, ReferenceResult, WindowError, run_reference, to_dtype,
 )
 
 PV201 = rules.SIM_MISMATCH.id
@@ -75,7 +81,10 @@ ATOL_PER_K = 1e-6
 ATOL_LOW_PRECISION = 1e-3
 DEVIATIONS = 6.0
 """How many reference deviations (`Value.sigma`) a simulated element may be off by."""
-INT_RANGE = 3
+INT_RANGE = (-8, 7)
+"""The integer inputs' range (inclusive): `[-8, 7]`, the high nibble of a byte."""
+FLOAT_STEP = 2.0 ** -8
+"""Float inputs are the odd multiples of this in (-1, 1) (module docstring)."""
 _INT_HOLDER = {DType.INT8: np.int8, DType.INT32: np.int32}
 
 
@@ -145,15 +154,18 @@ def _drawn(fn: Function, seed: int) -> dict[str, np.ndarray]:
         if shape is None:
             raise ReferenceError(f"tensor parameter `{p.name}` has a symbolic shape")
         dtype = p.type.dtype
+        drawn = rng.integers(-128, 128, size=shape, dtype=np.int8)
         if dtype.is_float:
-            data = rng.standard_normal(shape, dtype=np.float32)
-            if dtype is DType.BF16:
-                data = round_bf16(data, in_place=True)  # the draw is ours: no second array
-            elif dtype is not DType.FP32:
-                data = to_dtype(data, dtype)
+            data = np.empty(shape, np.float32)
+            np.multiply(drawn, np.float32(2 * FLOAT_STEP), out=data, dtype=np.float32)  # 2u / 256, exact
+            data += np.float32(FLOAT_STEP)
+            if dtype not in (DType.FP32, DType.BF16, DType.FP16):
+                data = to_dtype(data, dtype)  # a dtype the reference does not round to: its error
         else:
+            drawn >>= 4  # the high nibble: uniform in [-8, 7]
             # Held in the dtype's own width (the simulator then binds it without a conversion).
-            data = rng.integers(-INT_RANGE, INT_RANGE + 1, size=shape, dtype=_INT_HOLDER.get(dtype, np.int64))
+            holder = _INT_HOLDER.get(dtype, np.int64)
+            data = drawn if holder is np.int8 else drawn.astype(holder)
             if dtype is DType.BOOL:
                 data = (data > 0).astype(np.int64)
         inputs[p.name] = data
