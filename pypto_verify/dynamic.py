@@ -70,7 +70,7 @@ from pypto_verify.lowering.pipeline import is_lowered
 from pypto_verify.sizes import bind_sizes, dynamic_names, sample_bindings
 from pypto_verify.emit import EmitError, EmittedFunction, emit_function, emit_module
 from pypto_verify.reference import (
-    ReferenceError, ReferenceResult, WindowError, run_reference, to_dtype,
+    GRID, ReferenceError, ReferenceResult, WindowError, run_reference, to_dtype,
 )
 
 PV201 = rules.SIM_MISMATCH.id
@@ -172,6 +172,15 @@ def _drawn(fn: Function, seed: int) -> dict[str, np.ndarray]:
     return inputs
 
 
+def on_grid(fn: Function) -> frozenset[str]:
+    """The float tensor parameters of *fn* whose inputs lie on the reference's `GRID` (every drawn one:
+    a tensor `tensor.read` reads is filled with a sample value instead)."""
+    assert FLOAT_STEP == GRID  # one grid: the draw's is the one the reference sums exactly
+    reads = set(read_tensors(fn))
+    return frozenset(p.name for p in fn.params
+                     if isinstance(p.type, TensorType) and p.type.dtype.is_float and p.name not in reads)
+
+
 def _filled(fn: Function, drawn: Mapping[str, np.ndarray], fill: Mapping[str, int]) -> dict[str, np.ndarray]:
     """*drawn* with the tensors named in *fill* filled with their value (the others shared)."""
     inputs = dict(drawn)
@@ -217,7 +226,8 @@ def _choose_scalars(fn: Function, seed: int, given: Mapping[str, int], deviation
         values = {n: (given[n] if n in given else candidate) for n in names}
         inputs = _filled(fn, drawn, {n: values[n] for n in names if n in reads})
         try:
-            result = run_reference(fn, inputs, {n: values[n] for n in names if n not in reads}, deviations=deviations)
+            result = run_reference(fn, inputs, {n: values[n] for n in names if n not in reads}, deviations=deviations,
+                                   grid=on_grid(fn))
         except WindowError as error:  # only an out-of-range window makes the next value worth a try
             last = error
             if not missing:
@@ -375,7 +385,7 @@ def prepare_run(source_fn: Function | None, lowered_fn: Function, *, seed: int =
     if not deviations:
         reads = set(read_tensors(source_fn))
         given = {n: v for n, v in values.items() if n not in reads}
-        with_deviations = lambda: run_reference(source_fn, inputs, given)  # noqa: E731
+        with_deviations = lambda: run_reference(source_fn, inputs, given, grid=on_grid(source_fn))  # noqa: E731
     mapping = _match_params(source_fn, emitted, lowered_fn)
     dtypes_of = {p.name: p.type.dtype for p in source_fn.params if isinstance(p.type, TensorType)}
     args: dict[str, object] = {}
