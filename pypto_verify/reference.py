@@ -15,8 +15,9 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
   exactly why a reference alone cannot see the L0C defects: only the buffer-accurate simulator,
   whose arenas start poisoned, can.
 - Cube math: inputs are read in their dtype (bf16 / f16 values are rounded half to even when they
-  enter), products are summed in f64 and rounded to f32 once, the same on every machine (in exact
-  integers, wrapped to i32, for int8 inputs). A matmul
+  enter), products are summed in f64 and rounded to f32 once, the same on every machine (in f32 when
+  both operands are windows of inputs the caller drew on `GRID` and K <= 256: every partial sum is then
+  exact, so the values are the same; in exact integers, wrapped to i32, for int8 inputs). A matmul
   result is an accumulator value (f32 or i32) whatever the tensor-level dtype says; it is narrowed
   only where the hardware narrows: the FIXPIPE drain into a narrower tensor (store / assemble) or a
   move into a narrower tile, and `cast`. `matmul_acc` is `init_cond ? A@B : acc + A@B`;
