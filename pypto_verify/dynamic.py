@@ -10,10 +10,18 @@ It checks one kernel; the chain (`run/chain.py`, SIMULATE) runs it on every kern
 
 Conventions:
 - Inputs: one array per tensor parameter, shapes and dtypes from the *source* kernel's parameters,
-  drawn from `numpy.random.default_rng(seed)` in parameter order: floats ~ N(0, 1) drawn in
-  float32 and rounded to the dtype (round half to even), integers uniform in [-3, 3] drawn in the
-  dtype's own width (int8 / int32 tensors held as int8 / int32 arrays, the others as int64); `UINT8`
-  uniform in [0, 255] (held as uint8), the other unsigned dtypes in [0, 6].
+  drawn from `numpy.random.default_rng(seed)` in parameter order, one uniform byte per element (the
+  little-endian bytes of its raw 64-bit words: the same on every machine, a tenth of the cost of a normal
+  draw).
+  Floats are the odd multiples of 2**-8 in (-1, 1), `(2 u + 1) / 256`: 256 values, never zero,
+  each exact in bf16, f16 and f32, so every input is on its dtype's grid; a product of two is a
+  multiple of 2**-16, so every partial sum of a matmul below 256 in magnitude is exact in f32, in
+  whatever order it is summed: the reference's f64 sum and the simulator's f32 one then agree
+  exactly, and a lost partial sum, a wrong window or a missed reset moves an element by a sum of
+  such products, not by a rounding. Integers are uniform in [-8, 7] (the byte's high nibble), held
+  in the dtype's own width (int8 / int32 tensors as int8 / int32 arrays, the others as int64); `UINT8`
+  takes every code [0, 255] (the byte itself, held as uint8), the other unsigned dtypes [0, 15] (its high
+  nibble).
   Output tensors get random contents too, so an element the kernel never writes, or an atomic add,
   is compared as well. A tensor that neither the simulated program stores to nor the reference
   writes holds its input on both sides and is not compared.
@@ -68,7 +76,7 @@ from pypto_verify.lowering.pipeline import is_lowered
 from pypto_verify.sizes import bind_sizes, dynamic_names, sample_bindings
 from pypto_verify.emit import EmitError, EmittedFunction, emit_function, emit_module
 from pypto_verify.reference import (
-    ReferenceError, ReferenceResult, WindowError, round_bf16, run_reference, to_dtype,
+    GRID, ReferenceError, ReferenceResult, WindowError, run_reference, to_dtype,
 )
 
 PV201 = rules.SIM_MISMATCH.id
@@ -79,12 +87,14 @@ ATOL_PER_K = 1e-6
 ATOL_LOW_PRECISION = 1e-3
 DEVIATIONS = 6.0
 """How many reference deviations (`Value.sigma`) a simulated element may be off by."""
-INT_RANGE = 3
+INT_RANGE = (-8, 7)
+"""The integer inputs' range (inclusive): `[-8, 7]`, the high nibble of a byte."""
+FLOAT_STEP = 2.0 ** -8
+"""Float inputs are the odd multiples of this in (-1, 1) (module docstring)."""
 _INT_HOLDER = {DType.INT8: np.int8, DType.INT32: np.int32, DType.UINT8: np.uint8}
-_UNSIGNED_DRAW = {DType.UINT8: (0, 255), DType.UINT16: (0, 2 * INT_RANGE), DType.UINT32: (0, 2 * INT_RANGE),
-                  DType.UINT64: (0, 2 * INT_RANGE)}
-"""An unsigned dtype's draw: every `UINT8` code (the high bit set on half of them, as packed codes are), a
-wider one small non-negative values."""
+_UNSIGNED = frozenset({DType.UINT8, DType.UINT16, DType.UINT32, DType.UINT64})
+"""Unsigned dtypes: `UINT8` takes every code (the high bit set on half of them, as packed codes are), a wider
+one the byte's high nibble [0, 15]."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,20 +163,44 @@ def _drawn(fn: Function, seed: int) -> dict[str, np.ndarray]:
         if shape is None:
             raise ReferenceError(f"tensor parameter `{p.name}` has a symbolic shape")
         dtype = p.type.dtype
+        drawn = _random_bytes(rng, shape)
         if dtype.is_float:
-            data = rng.standard_normal(shape, dtype=np.float32)
-            if dtype is DType.BF16:
-                data = round_bf16(data, in_place=True)  # the draw is ours: no second array
-            elif dtype is not DType.FP32:
-                data = to_dtype(data, dtype)
+            data = np.empty(shape, np.float32)
+            np.multiply(drawn, np.float32(2 * FLOAT_STEP), out=data, dtype=np.float32)  # 2u / 256, exact
+            data += np.float32(FLOAT_STEP)
+            if dtype not in (DType.FP32, DType.BF16, DType.FP16):
+                data = to_dtype(data, dtype)  # a dtype the reference does not round to: its error
         else:
             # Held in the dtype's own width (the simulator then binds it without a conversion).
-            low, high = _UNSIGNED_DRAW.get(dtype, (-INT_RANGE, INT_RANGE))
-            data = rng.integers(low, high + 1, size=shape, dtype=_INT_HOLDER.get(dtype, np.int64))
+            holder = _INT_HOLDER.get(dtype, np.int64)
+            if dtype is DType.UINT8:
+                data = drawn.view(np.uint8)
+            elif dtype in _UNSIGNED:
+                data = (drawn.view(np.uint8) >> 4).astype(holder)
+            else:
+                drawn >>= 4  # the high nibble: uniform in [-8, 7]
+                data = drawn if holder is np.int8 else drawn.astype(holder)
             if dtype is DType.BOOL:
                 data = (data > 0).astype(np.int64)
         inputs[p.name] = data
     return inputs
+
+
+def on_grid(fn: Function) -> frozenset[str]:
+    """The float tensor parameters of *fn* whose inputs lie on the reference's `GRID` (every drawn one:
+    a tensor `tensor.read` reads is filled with a sample value instead)."""
+    assert FLOAT_STEP == GRID  # one grid: the draw's is the one the reference sums exactly
+    reads = set(read_tensors(fn))
+    return frozenset(p.name for p in fn.params
+                     if isinstance(p.type, TensorType) and p.type.dtype.is_float and p.name not in reads)
+
+
+def _random_bytes(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Uniform int8 values of *shape*: the little-endian bytes of the bit generator's raw 64-bit words (the
+    same on every machine; an eighth of a draw per element, where `Generator.integers` takes one)."""
+    count = int(np.prod(shape, dtype=np.int64))
+    words = rng.bit_generator.random_raw((count + 7) // 8).astype("<u8", copy=False)
+    return words.view(np.int8)[:count].reshape(shape)
 
 
 def _filled(fn: Function, drawn: Mapping[str, np.ndarray], fill: Mapping[str, int]) -> dict[str, np.ndarray]:
@@ -214,7 +248,8 @@ def _choose_scalars(fn: Function, seed: int, given: Mapping[str, int], deviation
         values = {n: (given[n] if n in given else candidate) for n in names}
         inputs = _filled(fn, drawn, {n: values[n] for n in names if n in reads})
         try:
-            result = run_reference(fn, inputs, {n: values[n] for n in names if n not in reads}, deviations=deviations)
+            result = run_reference(fn, inputs, {n: values[n] for n in names if n not in reads}, deviations=deviations,
+                                   grid=on_grid(fn))
         except WindowError as error:  # only an out-of-range window makes the next value worth a try
             last = error
             if not missing:
@@ -372,7 +407,7 @@ def prepare_run(source_fn: Function | None, lowered_fn: Function, *, seed: int =
     if not deviations:
         reads = set(read_tensors(source_fn))
         given = {n: v for n, v in values.items() if n not in reads}
-        with_deviations = lambda: run_reference(source_fn, inputs, given)  # noqa: E731
+        with_deviations = lambda: run_reference(source_fn, inputs, given, grid=on_grid(source_fn))  # noqa: E731
     mapping = _match_params(source_fn, emitted, lowered_fn)
     dtypes_of = {p.name: p.type.dtype for p in source_fn.params if isinstance(p.type, TensorType)}
     args: dict[str, object] = {}

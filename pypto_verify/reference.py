@@ -15,8 +15,9 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
   exactly why a reference alone cannot see the L0C defects: only the buffer-accurate simulator,
   whose arenas start poisoned, can.
 - Cube math: inputs are read in their dtype (bf16 / f16 values are rounded half to even when they
-  enter), products are summed in f64 and rounded to f32 once, the same on every machine (in exact
-  integers, wrapped to i32, for int8 inputs). A matmul
+  enter), products are summed in f64 and rounded to f32 once, the same on every machine (in f32 when
+  both operands are windows of inputs the caller drew on `GRID` and K <= 256: every partial sum is then
+  exact, so the values are the same; in exact integers, wrapped to i32, for int8 inputs). A matmul
   result is an accumulator value (f32 or i32) whatever the tensor-level dtype says; it is narrowed
   only where the hardware narrows: the FIXPIPE drain into a narrower tensor (store / assemble) or a
   move into a narrower tile, and `cast`. `matmul_acc` is `init_cond ? A@B : acc + A@B`;
@@ -100,6 +101,9 @@ class Value:
     dtype: DType
     k: int = 0
     sigma: np.ndarray | None = None
+    grid: bool = False
+    """Every element of `data` is a multiple of `GRID` in [-1, 1] (an input `run_reference` was told is,
+    or a window or copy of one): a matmul of two such values is summed exactly in f32 (`_product`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,6 +341,11 @@ def _window_sigma(value: "Value", index: tuple[slice, ...]) -> np.ndarray | None
     return window.copy() if window.any() else None
 
 
+def _gridded(value: "Value") -> bool:
+    """Whether *value*'s elements are on the `GRID` now (a GM tensor: until some op writes it)."""
+    return value.grid and not (isinstance(value, _Tensor) and value.written[0])
+
+
 def _round_half_away(x: np.ndarray) -> np.ndarray:
     return np.sign(x) * np.floor(np.abs(x) + 0.5)
 
@@ -351,11 +360,23 @@ def _acc_dtype(dtype: DType) -> DType:
     return ops.acc_dtype(dtype)
 
 
+GRID = 2.0 ** -8
+"""The spacing of the grid `Value.grid` stands for (the dynamic check's float inputs lie on it)."""
+GRID_EXACT_K = 256
+"""The longest reduction of two `GRID` operands an f32 sum holds exactly: each product is a multiple of
+2**-16 of magnitude at most 1, so every partial sum of up to 256 of them is an integer below 2**24 times
+2**-16."""
+
+
 def _product(a: Value, b: Value) -> np.ndarray:
     """`a @ b` as the cube computes it (2-D operands)."""
     if a.dtype.is_float != b.dtype.is_float:
         raise ReferenceError(f"matmul of {a.dtype.value} by {b.dtype.value}")
     if a.dtype.is_float:
+        if a.grid and b.grid and a.data.shape[-1] <= GRID_EXACT_K:
+            # every partial sum is exact in f32 (GRID_EXACT_K), in whatever order a BLAS takes them: the
+            # f64 sum rounded once below, bit for bit, at a third of its cost
+            return np.matmul(a.data, b.data)
         # summed in f64 and rounded to f32 once: an f32 BLAS sums in the order its kernel for this CPU
         # chooses, so the reference (and every value a report prints of it) would differ between machines
         # in the last digit; the order's own deviation is modelled by `_product_sigma`
@@ -701,7 +722,7 @@ class _Interpreter:
             b2, sb = b2.T, None if sb is None else sb.T
         if a2.shape[1] != b2.shape[0]:
             raise ReferenceError(f"`{call.op}`: {list(a2.shape)} @ {list(b2.shape)}")
-        product = _product(Value(a2, a.dtype), Value(b2, b.dtype))
+        product = _product(Value(a2, a.dtype, grid=_gridded(a)), Value(b2, b.dtype, grid=_gridded(b)))
         sigma = _product_sigma(a2, b2, sa, sb, a.dtype.is_float) if self.deviations else None
         k = a2.shape[1]
         acc_dtype = _acc_dtype(a.dtype)
@@ -962,8 +983,9 @@ def _slice(it: _Interpreter, call: Call) -> Value:
         sub = tuple(slice(0, v) for v in _window_shape(extent, data.ndim))
         data = data[sub].copy()
         sigma = None if sigma is None else sigma[sub].copy()
-        return Value(data, src.dtype, sigma=sigma)
-    return Value(data.reshape(shape), src.dtype, sigma=None if sigma is None else sigma.reshape(shape))
+        return Value(data, src.dtype, sigma=sigma, grid=_gridded(src))
+    return Value(data.reshape(shape), src.dtype, sigma=None if sigma is None else sigma.reshape(shape),
+                 grid=_gridded(src))
 
 
 def _set_validshape(it: _Interpreter, call: Call) -> Value:
@@ -976,7 +998,7 @@ def _set_validshape(it: _Interpreter, call: Call) -> Value:
     if not (0 <= rows <= src.data.shape[0] and 0 <= cols <= src.data.shape[1]):
         raise WindowError(f"`{call.op}`: valid shape {rows}x{cols} exceeds {list(src.data.shape)}")
     sigma = None if src.sigma is None else src.sigma[:rows, :cols].copy()
-    return Value(src.data[:rows, :cols].copy(), src.dtype, src.k, sigma)
+    return Value(src.data[:rows, :cols].copy(), src.dtype, src.k, sigma, _gridded(src))
 
 
 def _write_window(dst: Value, index: tuple[slice, ...], src: Value, atomic: bool, what: str) -> None:
@@ -995,6 +1017,7 @@ def _write_window(dst: Value, index: tuple[slice, ...], src: Value, atomic: bool
         old_sigma = None if dst.sigma is None else dst.sigma[index]
         sigma = _rounded_sigma(data, _quadrature(_nonzero(old_sigma), sigma), dst.dtype)
     dst.data[index] = data
+    dst.grid = False
     if isinstance(dst, _Tensor):
         dst.written[0] = True
     if sigma is not None and dst.sigma is None:
@@ -1035,7 +1058,7 @@ def _load(it: _Interpreter, call: Call) -> Value:
     if tuple(extent) == tuple(shape):
         data = _fit(data, shape, call.op)
         sigma = None if sigma is None else _fit(sigma, shape, call.op)
-    return Value(data, src.dtype, sigma=sigma)
+    return Value(data, src.dtype, sigma=sigma, grid=_gridded(src))
 
 
 def _store(it: _Interpreter, call: Call) -> Value:
@@ -1058,13 +1081,15 @@ def _extract(it: _Interpreter, call: Call) -> Value:
     sigma = _sigma_2d(src)
     window = (slice(row, row + rows), slice(col, col + cols))
     return Value(data[window].copy().reshape(shape), src.dtype,
-                 sigma=None if sigma is None else sigma[window].copy().reshape(shape))
+                 sigma=None if sigma is None else sigma[window].copy().reshape(shape), grid=_gridded(src))
 
 
 def _converted(src: Value, dtype: DType, mode: str = "rint") -> Value:
     """*src* converted to *dtype* (a move, a cast), its deviation rounded along."""
     data = to_dtype(src.data, dtype, mode)
-    return Value(data, dtype, src.k, _rounded_sigma(data, src.sigma, dtype, src.dtype))
+    # a GRID value is exact in every float dtype the reference rounds to: converting it changes nothing
+    return Value(data, dtype, src.k, _rounded_sigma(data, src.sigma, dtype, src.dtype),
+                 _gridded(src) and dtype in _ROUNDED_FLOATS)
 
 
 def _move(it: _Interpreter, call: Call) -> Value:
@@ -1076,7 +1101,7 @@ def _transpose_view(it: _Interpreter, call: Call) -> Value:
     src = it.value(call, 0)
     sigma = _sigma_2d(src)
     return Value(_as_2d(src, call.op).T.copy(), src.dtype, src.k,
-                 None if sigma is None else sigma.T.copy())
+                 None if sigma is None else sigma.T.copy(), _gridded(src))
 
 
 def _cast(it: _Interpreter, call: Call) -> Value | int | bool | float:
@@ -1120,8 +1145,8 @@ def _reshape(it: _Interpreter, call: Call) -> Value:
     # A reshaped GM tensor is a view of the same memory: writes through it reach the original.
     sigma = None if src.sigma is None else src.sigma.reshape(shape)
     if isinstance(src, _Tensor):
-        return _Tensor(src.data.reshape(shape), src.dtype, src.k, sigma, src.written)
-    return Value(src.data.reshape(shape), src.dtype, src.k, sigma)
+        return _Tensor(src.data.reshape(shape), src.dtype, src.k, sigma, src.grid, src.written)
+    return Value(src.data.reshape(shape), src.dtype, src.k, sigma, src.grid)
 
 
 def _read(it: _Interpreter, call: Call) -> int | float:
@@ -1286,10 +1311,12 @@ def tensor_params(fn: Function) -> list[tuple[str, TensorType]]:
 
 def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
                   scalars: Mapping[str, int | bool | float] | None = None, *,
-                  deviations: bool = True) -> ReferenceResult:
+                  deviations: bool = True, grid: frozenset[str] = frozenset()) -> ReferenceResult:
     """Run the source kernel *fn* on *inputs* (one array per tensor parameter, by name) and
     *scalars* (one value per scalar parameter); the final tensors by parameter name. Without
-    *deviations*, every sigma is zero (the values are the same: no value depends on a deviation)."""
+    *deviations*, every sigma is zero (the values are the same: no value depends on a deviation).
+    *grid* names the float inputs the caller drew on the `GRID` (`Value.grid`): only the speed of a
+    matmul of them depends on it, never a value."""
     scalars = dict(scalars or {})
     it = _Interpreter(fn, deviations)
     tensors: dict[str, _Tensor] = {}
@@ -1305,7 +1332,8 @@ def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
             # to_dtype returns a new array: the caller's inputs are never written
             held = _as_given(data, p.type.dtype) if p.name in read_only else None
             value = _Tensor(to_dtype(data, p.type.dtype) if held is None else held, p.type.dtype,
-                            sigma=np.zeros(data.shape, np.float32))
+                            sigma=np.zeros(data.shape, np.float32),
+                            grid=p.name in grid and p.type.dtype in _ROUNDED_FLOATS)
             tensors[p.name] = value
             it.env[p.name] = value
         elif isinstance(p.type, ScalarType):

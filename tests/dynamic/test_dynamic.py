@@ -9,8 +9,10 @@ import pytest
 
 import builders as b
 from pypto_verify.dynamic import (
-    first_difference, is_lowered, make_inputs, scalar_candidates, simulate_kernel, tolerance,
+    PreparedRun, first_difference, is_lowered, make_inputs, prepare_run, scalar_candidates, simulate_kernel,
+    tolerance,
 )
+from pypto_verify.sim import simulate
 from pypto_verify.ir import DType
 
 SAMPLES = {
@@ -100,15 +102,29 @@ def test_runtime_scalar_gets_a_sample_value_that_keeps_slices_in_range() -> None
     assert forced.status == "match" and forced.scalars == {"off": 5}
 
 
-def test_inputs_are_seeded_and_rounded_to_their_dtype() -> None:
+def test_inputs_are_seeded_and_on_their_dtypes_grid() -> None:
     fn = b.gemm_predicated(False, b.BF16)
     first, again, other = make_inputs(fn, 1), make_inputs(fn, 1), make_inputs(fn, 2)
     assert all(np.array_equal(first[k], again[k]) for k in first)
     assert not np.array_equal(first["a"], other["a"])
     bits = first["a"].astype(np.float32).view(np.uint32)
     assert np.all(bits & 0xFFFF == 0)
+    # the odd multiples of 2**-8 in (-1, 1): never zero, and all 256 of them occur in a 64 x 256 draw
+    numerators = first["a"] * 256
+    assert np.array_equal(numerators, np.rint(numerators)) and np.all(numerators % 2 == 1)
+    assert numerators.min() >= -255 and numerators.max() <= 255 and len(np.unique(numerators)) == 256
     ints = make_inputs(b.int8_padded(False), 0)["x"]
-    assert ints.min() >= -3 and ints.max() <= 3
+    assert ints.dtype == np.int8 and ints.min() == -8 and ints.max() == 7
+
+
+def test_a_long_f32_reduction_simulates_to_the_references_exact_values() -> None:
+    # every partial sum of the grid inputs is exact in f32: the simulator's BLAS order and the reference's
+    # f64 sum agree bit for bit, with no tolerance or deviation to lean on
+    run = prepare_run(b.gemm_predicated(False, m=16, k=512), b.gemm_predicated(True, m=16, k=512))
+    assert isinstance(run, PreparedRun)
+    final = simulate(run.text, run.function, run.args)
+    got, want = final[run.outputs["out"][0]], run.reference.outputs["out"]
+    assert got.dtype == want.dtype == np.float32 and np.array_equal(got, want)
 
 
 def test_tolerance_is_by_dtype() -> None:

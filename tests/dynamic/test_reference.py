@@ -191,3 +191,44 @@ def test_int8_inputs_held_as_int8_accumulate_exactly_in_int32() -> None:
     result = run_reference(b.int8_padded(False), {"x": x, "w": w, "y": np.zeros((16, 32), np.int64)})
     assert result.outputs["x"] is not x and np.shares_memory(result.outputs["x"], x)
     np.testing.assert_array_equal(result.outputs["y"], x.astype(np.int64) @ w.astype(np.int64))
+
+
+def _grid(*shape: int) -> np.ndarray:
+    """Odd multiples of 2**-8 in (-1, 1), as the dynamic check draws them."""
+    return (2 * RNG.integers(-128, 128, shape) + 1).astype(np.float32) / 256
+
+
+def test_grid_operands_are_summed_in_f32_to_the_f64_sums_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pypto_verify.reference as reference
+
+    operands: list[tuple[bool, bool]] = []
+    product = reference._product
+    monkeypatch.setattr(reference, "_product", lambda a, b: operands.append((a.grid, b.grid)) or product(a, b))
+    inputs = {"a": _grid(64, 256), "b": _grid(256, 64), "out": np.zeros((64, 64), np.float32)}
+    fast = run_reference(b.gemm_predicated(False), inputs, grid=frozenset({"a", "b"}))
+    assert operands and all(a and b for a, b in operands)
+    operands.clear()
+    slow = run_reference(b.gemm_predicated(False), inputs)
+    assert operands and not any(a or b for a, b in operands)
+    assert np.array_equal(fast.outputs["out"], slow.outputs["out"])
+    # a long sum of arbitrary f32 values is not exact in f32: the grid is what makes the fast sum the f64 one
+    x, w = _normal(64, 256), _normal(256, 64)
+    assert not np.array_equal(np.matmul(x, w), (x.astype(np.float64) @ w).astype(np.float32))
+
+
+def test_a_written_tensor_is_off_the_grid(monkeypatch: pytest.MonkeyPatch) -> None:
+    # `out` is stored to before it is read again: what it holds then is no longer the drawn grid
+    import pypto_verify.reference as reference
+
+    operands: list[tuple[bool, bool]] = []
+    product = reference._product
+    monkeypatch.setattr(reference, "_product", lambda a, b: operands.append((a.grid, b.grid)) or product(a, b))
+    fn = b.function("twice", [b.param("x", b.tensor([16, 32], DType.FP32)),
+                              b.out("y", b.tensor([16, 32], DType.FP32))], [
+        b.assign("t", b.call("tensor.matmul", "x", "x", b_trans=True)),
+        b.assign("y1", b.call("tensor.assemble", "y", "x", [0, 0])),
+        b.assign("u", b.call("tensor.matmul", "y1", "x", b_trans=True)),
+        b.ret("y1"),
+    ])
+    run_reference(fn, {"x": _grid(16, 32), "y": _grid(16, 32)}, grid=frozenset({"x", "y"}))
+    assert operands == [(True, True), (False, True)]
