@@ -7,7 +7,7 @@ import pypto.language as pl
 
 ROWS = 16
 COLS = 64
-WIDEN = 4096.0
+WIDEN = 4352.0  # 17 * 256: the odd multiples of 1/256 the inputs are become odd integers (ties past 2048)
 NARROW = 1.0 / 128.0
 
 
