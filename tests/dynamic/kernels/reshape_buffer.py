@@ -1,7 +1,5 @@
-"""A row scale whose `pl.reshape` results the lowering places in buffers of their own (a reshape is a copy to
-it, not a view), then a projection: emitting the reshape as a view at its operand's address would run another
-program than the verified one (the operand's buffer is reused by the next load under it); the emitter copies it
-into its own buffer."""
+"""A row scale reshaped with `pl.reshape`, then a projection: a reshape is a view of its operand's buffer (PyPTO's
+InitMemRef), so the operand's buffer stays live while the reshape is read and the next load goes elsewhere."""
 
 import pypto.language as pl
 
