@@ -224,7 +224,11 @@ def spelled_op(op: str, span: Span) -> str:
 def in_source(name: str, path: str) -> bool:
     """Whether *name* is written as a name in the code of *path* (a buffer name is, in a Form 3 dump; a
     comment or docstring that mentions it does not count)."""
-    return name in _names(path, _stamp(path))
+    stamp = _stamp(path)
+    text = _read(path, stamp)
+    # a name the text does not contain is no token of it: the common case (a generated buffer name in a
+    # tensor-level script) is decided without tokenizing the file
+    return text is not None and name in text and name in _names(path, stamp)
 
 
 @functools.lru_cache(maxsize=64)

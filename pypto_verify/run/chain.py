@@ -29,7 +29,6 @@ is a PV999 finding on that kernel, and every other file goes on.
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -106,7 +105,8 @@ class FileWork:
     warnings: tuple[Note, ...] = ()
     """The frontend's warnings (an op made opaque, a runtime scalar made symbolic), for `parse`."""
     info: tuple[Finding, ...] = ()
-    """Information the Datalog rules derive (PV010 accumulator phis, for `explain`)."""
+    """Information the Datalog rules derive (PV010 accumulator phis, for `explain`): `datalog_stage` fills it,
+    the chain of `check` (`check_files`) does not."""
     facts: FactSet | None = None
     """The facts of this file's lowered kernels, kernel ids counting from 1 (FACTS)."""
     outcomes: tuple[Any, ...] = ()
@@ -444,13 +444,11 @@ def datalog_relations(facts: FactSet, engine: str, timeout: float = 120.0) -> di
     """Run the rules (`datalog/main.dl`) once over *facts*; an invariant violated is our bug."""
     import importlib.resources
 
-    from pypto_verify.engines.api import run_program
-    from pypto_verify.facts import write_relations
+    from pypto_verify.engines.api import run_rows
 
     program = Path(str(importlib.resources.files("pypto_verify.datalog") / "main.dl"))
-    with tempfile.TemporaryDirectory(prefix="pypto-verify-") as tmp:
-        write_relations(facts, Path(tmp) / "facts")  # the side table is ours (findings.py), not the engine's
-        relations = run_program(program, Path(tmp) / "facts", engine=engine, timeout=timeout)
+    # the side table is ours (findings.py), not the engine's
+    relations = run_rows(program, facts.rows, engine=engine, timeout=timeout)
     bad = sorted(name for name, rows in relations.items() if name.startswith("assert_") and rows)
     if bad:
         raise AssertionError(f"Datalog invariants violated (a bug in pypto-verify): {bad}")
@@ -479,13 +477,13 @@ def engine_batches(works: list[FileWork], limit: int | None = None) -> list[list
     return batches
 
 
-def _datalog_once(works: list[FileWork], options: Options) -> list[FileWork]:
+def _datalog_once(works: list[FileWork], options: Options, info: bool) -> list[FileWork]:
     with_facts = [w for w in works if w.facts is not None]
     facts, where = merge_facts(w.facts for w in with_facts if w.facts is not None)
     names = {k: with_facts[i].lowered()[local - 1].name for k, (i, local) in where.items()}
     relations = datalog_relations(facts, options.engine, options.engine_timeout)
     by_path: dict[str, list[Finding]] = {}
-    for finding in datalog_findings(relations, facts, names):
+    for finding in datalog_findings(relations, facts, names, info):
         by_path.setdefault(finding.span.path, []).append(finding)
     out = []
     for work in works:
@@ -497,8 +495,9 @@ def _datalog_once(works: list[FileWork], options: Options) -> list[FileWork]:
 
 
 def datalog_stage(works: list[FileWork], options: Options) -> list[FileWork]:
-    """DATALOG: the engine runs over every file's facts (`Engine`); findings go back to their files."""
-    return Engine(options).run(works)
+    """DATALOG: the engine runs over every file's facts (`Engine`); findings go back to their files, and the
+    information the rules derive (PV010) to `FileWork.info`."""
+    return Engine(options, info=True).run(works)
 
 
 class Engine:
@@ -511,8 +510,10 @@ class Engine:
     facts is found once per chain (`broken`), so it costs the run two time-outs, never two per batch.
     """
 
-    def __init__(self, options: Options) -> None:
+    def __init__(self, options: Options, info: bool) -> None:
         self.options = options
+        self.info = info
+        """Whether the information findings (PV010) are built too (`FileWork.info`): only `explain` shows them."""
         self.broken: str | None = None
 
     def run(self, works: list[FileWork]) -> list[FileWork]:
@@ -527,7 +528,7 @@ class Engine:
         options = self.options
         if self.broken is None:
             try:
-                return _datalog_once(works, options)
+                return _datalog_once(works, options, self.info)
             except Exception as batch_error:  # an engine failure or our bug: each file is tried alone
                 if isinstance(batch_error, EngineTimeout):
                     self.broken = _engine_hangs(options)
@@ -545,7 +546,7 @@ class Engine:
                     for k in work.lowered() if k.lowered is not None)))
                 continue
             try:
-                out.extend(_datalog_once([work], options))
+                out.extend(_datalog_once([work], options, self.info))
             except EngineTimeout as error:
                 out.append(_add(work, *(Finding(
                     rules.INCONCLUSIVE, k.lowered.span,
@@ -971,7 +972,7 @@ def check_files(files: list[str], options: Options, stages: tuple[Stage, ...],
     chunk = chunk or CHUNK
     chunks = [files[i:i + chunk] for i in range(0, len(files), chunk)]
     with _pool(options, len(files)) as pool:
-        engine = Engine(options)
+        engine = Engine(options, info=False)  # no report shows PV010: `explain` runs `datalog_stage` itself
         queued = _submit(pool, front, chunks[0], options, stages, dict(sources or {})) if pool and chunks else None
         for index, paths in enumerate(chunks):
             stamps = [time.perf_counter()]

@@ -1,6 +1,7 @@
 """A run's memory is bounded by a batch, not by the run (`pypto_verify/run/chain.py`: `CHUNK`, `ENGINE_BATCH`):
 the chain hands out each chunk of files before it reads the next, and the Datalog engine runs over a bounded
-number of kernels at a time — with the findings one run over every file gives."""
+number of kernels at a time — with the findings one run over every file gives; and it builds no information
+finding (PV010), which no report shows."""
 
 from __future__ import annotations
 
@@ -83,3 +84,14 @@ def test_engine_batches_keep_files_whole_and_in_order() -> None:
     works = [work("a", 1), work("b", 0), work("c", 3), work("d", 1), work("e", 1)]
     batches = chain.engine_batches(works, limit=2)
     assert [[w.path for w in batch] for batch in batches] == [["a", "b"], ["c"], ["d", "e"]]
+
+
+def test_the_check_chain_builds_no_information_finding_and_explain_s_stage_does(paths: list[str]) -> None:
+    from pypto_verify.run import Stage, run_work
+
+    works = run_work(paths[:1], OPTIONS, (Stage.READ, Stage.LOWER, Stage.FACTS, Stage.DATALOG))
+    assert works[0].info == ()
+    facts_only = run_work(paths[:1], OPTIONS, (Stage.READ, Stage.LOWER, Stage.FACTS))
+    (explained,) = chain.datalog_stage(facts_only, OPTIONS)
+    assert explained.info and {f.rule.id for f in explained.info} == {"PV010"}
+    assert explained.findings == works[0].findings
