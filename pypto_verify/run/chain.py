@@ -489,8 +489,8 @@ def _datalog_once(works: list[FileWork], options: Options, info: bool) -> list[F
     for work in works:
         mine = by_path.get(work.path, [])
         errors = tuple(f for f in mine if f.rule.id != rules.ACC_PHI.id)
-        info = tuple(f for f in mine if f.rule.id == rules.ACC_PHI.id)
-        out.append(replace(work, findings=(*work.findings, *errors), info=(*work.info, *info)))
+        phis = tuple(f for f in mine if f.rule.id == rules.ACC_PHI.id)
+        out.append(replace(work, findings=(*work.findings, *errors), info=(*work.info, *phis)))
     return out
 
 
