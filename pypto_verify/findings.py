@@ -157,12 +157,15 @@ class _Grouped:
 
 
 def datalog_findings(relations: dict[str, list[Row]], facts: FactSet,
-                     kernel_names: dict[int, str] | None = None) -> list[Finding]:
-    """Findings for every row of the rule relations, deduplicated and sorted."""
+                     kernel_names: dict[int, str] | None = None, info: bool = True) -> list[Finding]:
+    """Findings for every row of the rule relations, deduplicated and sorted; the information ones (PV010)
+    only when *info* (a report shows none of them: only `explain` asks)."""
     index = _index(facts, kernel_names or {})
     grouped = _Grouped(relations)
     found: dict[tuple, Finding] = {}
     for rule_id, build in _BUILDERS.items():
+        if not info and RULES[rule_id].severity is Severity.INFO:
+            continue
         relation = RULES[rule_id].relation
         for row in relations.get(relation, ()):
             kern = index[row[0]]

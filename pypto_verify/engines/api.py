@@ -12,6 +12,8 @@ cached per process, keyed by the path and the modification times of all its sour
 from __future__ import annotations
 
 import logging
+import tempfile
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +21,8 @@ from pypto_verify.engines import ENGINES, clingo_engine, engine_version, pick_en
 from pypto_verify.engines.clingo_engine import Translation, translate
 from pypto_verify.engines.souffle_lang import EngineError, Program, Row, load_program
 
-__all__ = ["EngineError", "Row", "ENGINES", "pick_engine", "run_program", "engine_version", "write_outputs"]
+__all__ = ["EngineError", "Row", "ENGINES", "pick_engine", "run_program", "run_rows", "engine_version",
+           "write_outputs"]
 
 
 _log = logging.getLogger("pypto_verify.engines")
@@ -60,6 +63,23 @@ def run_program(
     if out_dir is not None:
         write_outputs(loaded.program, result, out_dir)
     return result
+
+
+def run_rows(program: Path, rows: Mapping[str, Iterable[Row]], *, engine: str = "auto",
+             timeout: float = 120.0) -> dict[str, list[Row]]:
+    """Run `program` on input rows held in memory (`{relation: rows}`, a missing relation empty); the same
+    result as `run_program` on a facts directory of those rows. clingo takes them as ASP text directly;
+    Soufflé reads them from a facts directory written for the run."""
+    if pick_engine(engine) == "clingo":
+        loaded = _load(program)
+        return clingo_engine.solve(loaded.translation, clingo_engine.rows_text(loaded.translation, rows),
+                                   timeout=timeout)
+    with tempfile.TemporaryDirectory(prefix="pypto-verify-") as tmp:
+        facts_dir = Path(tmp)
+        for name, relation_rows in rows.items():
+            text = "".join("\t".join(map(str, row)) + "\n" for row in relation_rows)
+            (facts_dir / f"{name}.facts").write_text(text, encoding="utf-8")
+        return run_program(program, facts_dir, engine=engine, timeout=timeout)
 
 
 def write_outputs(program: Program, result: dict[str, list[Row]], out_dir: Path) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import multiprocessing
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,6 +68,8 @@ class Translation:
     asp: str
     inputs: tuple[Predicate, ...]
     outputs: tuple[Predicate, ...]
+    read: frozenset[str]
+    """The input relations some rule reads or the program outputs: no other input can change an output."""
 
 
 def translate(program: Program) -> Translation:
@@ -78,7 +81,8 @@ def translate(program: Program) -> Translation:
     outputs = tuple(_predicate(program, name) for name in program.outputs)
     lines.extend(f"#show {p.asp_name}/{len(p.kinds)}." for p in outputs)
     inputs = tuple(_predicate(program, name) for name in program.inputs)
-    return Translation("\n".join(lines) + "\n", inputs, outputs)
+    read = {atom.relation for rule in program.rules for atom, _, _ in walk_atoms(rule.body)}
+    return Translation("\n".join(lines) + "\n", inputs, outputs, frozenset(read | set(program.outputs)))
 
 
 def run(translation: Translation, facts_dir: Path, *, timeout: float) -> dict[str, list[Row]]:
@@ -482,6 +486,19 @@ def facts_text(translation: Translation, facts_dir: Path) -> str:
         except (OSError, UnicodeDecodeError) as error:
             raise EngineError(f"cannot read `{path}`: {error}") from None
         parts.append(_relation_facts(predicate, data, path))
+    return "".join(parts)
+
+
+def rows_text(translation: Translation, rows: Mapping[str, Iterable[Row]]) -> str:
+    """The input relations given as rows (`{relation: rows}`, a missing one empty) as ASP facts, checked as
+    a `.facts` file of the same rows is (`facts_text`), without the file: an input no rule reads is left
+    out (`Translation.read`)."""
+    parts: list[str] = []
+    for predicate in translation.inputs:
+        if predicate.relation not in translation.read:
+            continue
+        data = "".join("\t".join(map(str, row)) + "\n" for row in rows.get(predicate.relation, ()))
+        parts.append(_relation_facts(predicate, data, Path(f"{predicate.relation}.facts")))
     return "".join(parts)
 
 

@@ -2,9 +2,10 @@
 cache missed, `spine.run`) and `run_work` (a command's slice).
 
 Per file, in a worker pool: read (frontend, PV000, the idiom-site census) → lower (one kernel at a time;
-Form 3 as given) → export facts. Then one Datalog run over the facts of every file. Then, per file in the
-pool again: the Z3 obligations, and PTO emission + simulation against the reference — both **only for the
-kernels with no error finding so far** (a kernel the rules flag is never proved or simulated: its
+Form 3 as given) → export facts. Then the Datalog rules over the facts of every file (`Engine`: one
+engine run per batch of `ENGINE_BATCH` kernels). Then, per file in the pool again: the Z3 obligations, and
+PTO emission + simulation against the reference — both **only for the kernels with no error finding so
+far** (a kernel the rules flag is never proved or simulated: its
 verdict is already known). Then suppressions and verdicts, and the frozen `RunResult`.
 
 Every command is this chain cut to the stages it needs (`stages=`): `parse` and `sites` read; `facts`
@@ -19,6 +20,9 @@ proved of a kernel the rules flagged, so the report is the one the sequential ch
 forked child of the process proves it in the same way. Emission and simulation, the costlier half, still start
 only after both and only for the kernels with no error finding.
 
+Chunks: the chain takes the files `CHUNK` at a time through all of this and hands each chunk's records out
+before it starts the next (`check_files`), so a run holds one chunk's IR and facts, never the whole run's.
+
 One broken file never stops the run: its input errors are PV000 findings, a crash of ours on one kernel
 is a PV999 finding on that kernel, and every other file goes on.
 """
@@ -26,7 +30,6 @@ is a PV999 finding on that kernel, and every other file goes on.
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -103,7 +106,8 @@ class FileWork:
     warnings: tuple[Note, ...] = ()
     """The frontend's warnings (an op made opaque, a runtime scalar made symbolic), for `parse`."""
     info: tuple[Finding, ...] = ()
-    """Information the Datalog rules derive (PV010 accumulator phis, for `explain`)."""
+    """Information the Datalog rules derive (PV010 accumulator phis, for `explain`): `datalog_stage` fills it,
+    the chain of `check` (`check_files`) does not."""
     facts: FactSet | None = None
     """The facts of this file's lowered kernels, kernel ids counting from 1 (FACTS)."""
     outcomes: tuple[Any, ...] = ()
@@ -441,67 +445,109 @@ def datalog_relations(facts: FactSet, engine: str, timeout: float = 120.0) -> di
     """Run the rules (`datalog/main.dl`) once over *facts*; an invariant violated is our bug."""
     import importlib.resources
 
-    from pypto_verify.engines.api import run_program
-    from pypto_verify.facts import write_relations
+    from pypto_verify.engines.api import run_rows
 
     program = Path(str(importlib.resources.files("pypto_verify.datalog") / "main.dl"))
-    with tempfile.TemporaryDirectory(prefix="pypto-verify-") as tmp:
-        write_relations(facts, Path(tmp) / "facts")  # the side table is ours (findings.py), not the engine's
-        relations = run_program(program, Path(tmp) / "facts", engine=engine, timeout=timeout)
+    # the side table is ours (findings.py), not the engine's
+    relations = run_rows(program, facts.rows, engine=engine, timeout=timeout)
     bad = sorted(name for name, rows in relations.items() if name.startswith("assert_") and rows)
     if bad:
         raise AssertionError(f"Datalog invariants violated (a bug in pypto-verify): {bad}")
     return relations
 
 
-def _datalog_once(works: list[FileWork], options: Options) -> list[FileWork]:
+ENGINE_BATCH = 256
+"""Kernels per engine run (files are never split): the engine's memory is bounded by a batch, not by the run,
+and the rules relate no two kernels, so a batch's results are those of one run over every file. Past a
+hundred kernels a run's fixed cost (the engine's start, the program) is a few per cent of it."""
+
+
+def engine_batches(works: list[FileWork], limit: int | None = None) -> list[list[FileWork]]:
+    """*works* in order, cut into runs of consecutive files with at most *limit* (`ENGINE_BATCH`) lowered
+    kernels each (a file with more is a run of its own); a file with no facts joins whichever run it falls in."""
+    limit = limit or ENGINE_BATCH
+    batches: list[list[FileWork]] = [[]]
+    count = 0
+    for work in works:
+        size = len(work.facts.kernels) if work.facts is not None else 0
+        if count and count + size > limit:
+            batches.append([])
+            count = 0
+        batches[-1].append(work)
+        count += size
+    return batches
+
+
+def _datalog_once(works: list[FileWork], options: Options, info: bool) -> list[FileWork]:
     with_facts = [w for w in works if w.facts is not None]
     facts, where = merge_facts(w.facts for w in with_facts if w.facts is not None)
     names = {k: with_facts[i].lowered()[local - 1].name for k, (i, local) in where.items()}
     relations = datalog_relations(facts, options.engine, options.engine_timeout)
     by_path: dict[str, list[Finding]] = {}
-    for finding in datalog_findings(relations, facts, names):
+    for finding in datalog_findings(relations, facts, names, info):
         by_path.setdefault(finding.span.path, []).append(finding)
     out = []
     for work in works:
         mine = by_path.get(work.path, [])
         errors = tuple(f for f in mine if f.rule.id != rules.ACC_PHI.id)
-        info = tuple(f for f in mine if f.rule.id == rules.ACC_PHI.id)
-        out.append(replace(work, findings=(*work.findings, *errors), info=(*work.info, *info)))
+        phis = tuple(f for f in mine if f.rule.id == rules.ACC_PHI.id)
+        out.append(replace(work, findings=(*work.findings, *errors), info=(*work.info, *phis)))
     return out
 
 
 def datalog_stage(works: list[FileWork], options: Options) -> list[FileWork]:
-    """DATALOG: one engine run over every file's facts; findings go back to their files.
+    """DATALOG: the engine runs over every file's facts (`Engine`); findings go back to their files, and the
+    information the rules derive (PV010) to `FileWork.info`."""
+    return Engine(options, info=True).run(works)
 
-    When that run fails, each file is run on its own, so one file costs only its own kernels. A file the
-    engine does not finish within `--engine-timeout` is inconclusive (PV100, with the limit: a result like
-    any other, cached under its options, so the next run is instant); any other engine failure is our bug
-    (PV999, never cached). The rest are checked as usual.
+
+class Engine:
+    """The Datalog runs of one chain: each batch of files (`engine_batches`) in one engine run.
+
+    When a run fails, each file of its batch is run on its own, so one file costs only its own kernels. A file
+    the engine does not finish within `--engine-timeout` is inconclusive (PV100, with the limit: a result
+    like any other, cached under its options, so the next run is instant); any other engine failure is our
+    bug (PV999, never cached). The rest are checked as usual. An engine that does not finish even on no
+    facts is found once per chain (`broken`), so it costs the run two time-outs, never two per batch.
     """
-    from pypto_verify.engines.souffle_lang import EngineError, EngineTimeout
 
-    if not any(w.facts is not None for w in works):
-        return works
-    try:
-        return _datalog_once(works, options)
-    except Exception as batch_error:  # an engine failure or our bug: each file is tried alone
-        broken = _engine_hangs(options) if isinstance(batch_error, EngineTimeout) else None
+    def __init__(self, options: Options, info: bool) -> None:
+        self.options = options
+        self.info = info
+        """Whether the information findings (PV010) are built too (`FileWork.info`): only `explain` shows them."""
+        self.broken: str | None = None
+
+    def run(self, works: list[FileWork]) -> list[FileWork]:
+        out: list[FileWork] = []
+        for batch in engine_batches(works):
+            out.extend(self._batch(batch) if any(w.facts is not None for w in batch) else batch)
+        return out
+
+    def _batch(self, works: list[FileWork]) -> list[FileWork]:
+        from pypto_verify.engines.souffle_lang import EngineError, EngineTimeout
+
+        options = self.options
+        if self.broken is None:
+            try:
+                return _datalog_once(works, options, self.info)
+            except Exception as batch_error:  # an engine failure or our bug: each file is tried alone
+                if isinstance(batch_error, EngineTimeout):
+                    self.broken = _engine_hangs(options)
         out = []
         for work in works:
             if work.facts is None:
                 out.append(work)
                 continue
-            if broken is not None:
+            if self.broken is not None:
                 # the engine does not finish even on no facts: no file's retry could finish either
                 out.append(_add(work, *(Finding(
                     rules.INCONCLUSIVE, k.lowered.span,
-                    f"the Datalog rules were not run on this file: {broken}; `{k.function}`'s L0C rules are "
+                    f"the Datalog rules were not run on this file: {self.broken}; `{k.function}`'s L0C rules are "
                     f"undecided {DEADLINE}", k.name, k.function)
                     for k in work.lowered() if k.lowered is not None)))
                 continue
             try:
-                out.extend(_datalog_once([work], options))
+                out.extend(_datalog_once([work], options, self.info))
             except EngineTimeout as error:
                 out.append(_add(work, *(Finding(
                     rules.INCONCLUSIVE, k.lowered.span,
@@ -519,8 +565,7 @@ def datalog_stage(works: list[FileWork], options: Options) -> list[FileWork]:
 
 def _engine_hangs(options: Options) -> str | None:
     """After a batch ran out of time: why the engine cannot finish at all (it does not finish on no facts
-    within `--engine-timeout`, at least 1 s), else None (the facts were heavy: each file is tried alone).
-    A hanging engine so costs the run two time-outs, never one per file."""
+    within `--engine-timeout`, at least 1 s), else None (the facts were heavy: each file is tried alone)."""
     from pypto_verify.engines.souffle_lang import EngineError, EngineTimeout
 
     limit = max(options.engine_timeout, 1.0)
@@ -1034,64 +1079,88 @@ def run_work(paths: list[str], options: Options, stages: tuple[Stage, ...] = ALL
     """The chain cut to *stages* over the files under *paths*, without the cache: the work records, for the
     commands that show a stage's artifacts (IR, facts, outcomes)."""
     files = [str(p) for p in collect_files(paths)]
-    return check_files(files, options, stages, progress, done=0, total=len(files))
+    return list(check_files(files, options, stages, progress, done=0, total=len(files)))
+
+
+CHUNK = 256
+"""Files the chain takes through every stage at a time: what a run holds in memory (IR, facts, outcomes) is
+bounded by a chunk, and the caller finishes each file as its chunk comes out, so a run's peak memory does
+not grow with its number of files."""
 
 
 def check_files(files: list[str], options: Options, stages: tuple[Stage, ...],
                 progress: Progress | None, done: int, total: int,
-                seconds: dict[str, float] | None = None, sources: Mapping[str, str] | None = None) -> list[FileWork]:
-    """The chain over *files*; *done* of *total* files were settled before (cache hits), *sources* the text
-    of a file given on stdin."""
-    skipped = done
+                seconds: dict[str, float] | None = None, sources: Mapping[str, str] | None = None,
+                chunk: int | None = None) -> Iterator[FileWork]:
+    """The chain over *files*, in their order, *chunk* files at a time (`CHUNK`); *done* of *total* files were
+    settled before (cache hits), *sources* the text of a file given on stdin. With a worker pool, the next
+    chunk's per-file stages are queued behind this chunk's proofs, so the workers read and lower while the
+    Datalog engine runs. *seconds* gets each stage's wall time, summed over the chunks."""
+    counts: dict[str, int] = {}
 
     def ticker(label: str) -> Callable[[], None]:
-        count = skipped
-
         def tick() -> None:
-            nonlocal count
-            count += 1
+            counts[label] = counts.get(label, done) + 1
             if progress:
-                progress(label, count, total)
+                progress(label, counts[label], total)
         return tick
 
-    stamps = [time.perf_counter()]
+    spent = seconds if seconds is not None else {}
+    for stage in ("front", "datalog", "back"):
+        spent.setdefault(stage, 0.0)
     proving = Stage.PROVE in stages and options.smt
+    front_label = _stage_label(stages, options, False)
+    chunk = chunk or CHUNK
+    chunks = [files[i:i + chunk] for i in range(0, len(files), chunk)]
     with _pool(options, len(files)) as pool:
         if pool is not None:
             _preload(stages, options)
-        works = _map(pool, front, files, options, stages, dict(sources or {}),
-                     progress=ticker(_stage_label(stages, options, False)))
-        stamps.append(time.perf_counter())
         alone = pool is None and (options.jobs or os.cpu_count() or 1) > 1 and _can_fork()
-        overlap = Stage.DATALOG in stages and proving and (pool is not None or alone) and \
-            any(w.facts is not None for w in works)
-        if Stage.DATALOG in stages:
-            label = "datalog, prove" if overlap else "datalog"
-            if progress:
-                progress(label, skipped, total)
-            if overlap:
-                # The engine runs in a child of its own while the workers prove (module docstring, "Overlap");
-                # one file has no pool: a forked child of this process proves it.
-                sent = [_unweighed(w) for w in works]
-                if pool is not None:
-                    ahead = _submit(pool, prove_ahead, sent, options)
-                    ruled = datalog_stage(works, options)
-                    proved = _collect(pool, prove_ahead, sent, ahead, options, (), None)
-                else:
-                    answer = _prove_in_child(sent, options)
-                    ruled = datalog_stage(works, options)
-                    proved = answer()
-                works = [after_rules(r, p, w) for r, p, w in zip(ruled, proved, works, strict=True)]
-                proving = False
+        engine = Engine(options, info=False)  # no report shows PV010: `explain` runs `datalog_stage` itself
+        queued = _submit(pool, front, chunks[0], options, stages, dict(sources or {})) if pool and chunks else None
+        for index, paths in enumerate(chunks):
+            stamps = [time.perf_counter()]
+            if pool is None or queued is None:
+                works = _map(pool, front, paths, options, stages, dict(sources or {}), progress=ticker(front_label))
             else:
-                works = datalog_stage(works, options)
-            if progress:
-                progress(label, total, total)
-        stamps.append(time.perf_counter())
-        if proving or (Stage.SIMULATE in stages and options.sim):
-            rest = replace(options, smt=proving)
-            works = _map(pool, back, works, rest, stages, progress=ticker(_stage_label(stages, rest, True)))
-        stamps.append(time.perf_counter())
-    if seconds is not None:
-        seconds.update(zip(("front", "datalog", "back"), (b - a for a, b in zip(stamps, stamps[1:]))))
-    return works
+                works = _collect(pool, front, paths, queued, options, (stages, dict(sources or {})),
+                                 ticker(front_label))
+            stamps.append(time.perf_counter())
+            nxt = chunks[index + 1] if index + 1 < len(chunks) else None
+            overlap = Stage.DATALOG in stages and proving and (pool is not None or alone) and \
+                any(w.facts is not None for w in works)
+            chunk_proving = proving
+            sent = [_unweighed(w) for w in works] if overlap else []
+            if overlap and pool is not None:
+                ahead = _submit(pool, prove_ahead, sent, options)
+            queued = _submit(pool, front, nxt, options, stages, dict(sources or {})) if pool and nxt else None
+            if Stage.DATALOG in stages:
+                label = "datalog, prove" if overlap else "datalog"
+                settled = counts.get(label, done)
+                if progress:
+                    progress(label, settled, total)
+                if overlap:
+                    # The engine runs in a child of its own while the workers prove (module docstring, "Overlap");
+                    # without a pool, a forked child of this process proves.
+                    if pool is not None:
+                        ruled = engine.run(works)
+                        proved = _collect(pool, prove_ahead, sent, ahead, options, (), None)
+                    else:
+                        answer = _prove_in_child(sent, options)
+                        ruled = engine.run(works)
+                        proved = answer()
+                    works = [after_rules(r, p, w) for r, p, w in zip(ruled, proved, works, strict=True)]
+                    chunk_proving = False
+                else:
+                    works = engine.run(works)
+                counts[label] = settled + len(paths)
+                if progress:
+                    progress(label, counts[label], total)
+            stamps.append(time.perf_counter())
+            if chunk_proving or (Stage.SIMULATE in stages and options.sim):
+                rest = replace(options, smt=chunk_proving)
+                works = _map(pool, back, works, rest, stages, progress=ticker(_stage_label(stages, rest, True)))
+            stamps.append(time.perf_counter())
+            for stage, (a, b) in zip(("front", "datalog", "back"), zip(stamps, stamps[1:])):
+                spent[stage] += b - a
+            yield from works

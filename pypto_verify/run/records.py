@@ -32,7 +32,7 @@ class Stage(enum.IntEnum):
     FACTS = 3
     """fact export of every lowered kernel (in the worker, per file)"""
     DATALOG = 4
-    """one engine run over the facts of every file"""
+    """the engine runs over the facts of every file (one per batch of kernels: `chain.Engine`)"""
     PROVE = 5
     """Z3 obligations of the kernels with no error finding so far"""
     SIMULATE = 6

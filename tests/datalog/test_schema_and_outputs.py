@@ -103,14 +103,14 @@ def test_the_engine_is_given_the_input_relations_and_nothing_else(monkeypatch) -
     from pypto_verify.run.chain import datalog_relations
 
     given: list[set[str]] = []
-    real = api.run_program
+    real = api.run_rows
 
-    def spy(program, facts_dir, **options):
-        given.append({p.name for p in facts_dir.iterdir()})
-        return real(program, facts_dir, **options)
+    def spy(program, rows, **options):
+        given.append(set(rows))
+        return real(program, rows, **options)
 
-    monkeypatch.setattr(api, "run_program", spy)
+    monkeypatch.setattr(api, "run_rows", spy)
     path = sorted(FORM3.glob("*.py"))[0]
     facts = export_facts([(str(path), fn) for _, fn in kernels(read_file(path).module)], TARGETS["a2a3"])
     datalog_relations(facts, "clingo")
-    assert given == [{f"{name}.facts" for name in RELATIONS}]
+    assert given == [set(RELATIONS)]

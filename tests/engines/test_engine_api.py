@@ -76,3 +76,37 @@ def test_a_program_is_parsed_once_until_one_of_its_files_changes(tmp_path: Path,
     os.utime(rules, ns=(stamp, stamp))  # an included file changed: the program is read again
     assert run_program(main, facts, engine="clingo") == {"big": [(1,), (2,)]}
     assert len(loads) == 2
+
+
+ROWS_PROGRAM = """
+.decl e(a: number, s: symbol)
+.input e
+.decl unread(a: number, s: symbol)
+.input unread
+.decl big(a: number, s: symbol)
+.output big
+big(a, s) :- e(a, s), a > 1.
+"""
+
+
+@pytest.mark.parametrize("engine", ["clingo", pytest.param("souffle", marks=pytest.mark.skipif(
+    __import__("shutil").which("souffle") is None, reason="souffle not on PATH"))])
+def test_rows_in_memory_give_what_a_facts_directory_of_them_gives(tmp_path: Path, engine: str) -> None:
+    rows = {"e": [(3, 'z "q"'), (1, "a"), (2, "b\\b")], "unread": [(7, "x")]}
+    program = write(tmp_path, ROWS_PROGRAM)
+    from_rows = api.run_rows(program, rows, engine=engine)
+    assert from_rows == run_program(program, write_facts(tmp_path, rows), engine=engine)
+    assert from_rows == {"big": [(2, "b\\b"), (3, 'z "q"')]}
+
+
+def test_clingo_is_given_no_input_that_no_rule_reads(tmp_path: Path) -> None:
+    from pypto_verify.engines import clingo_engine
+
+    loaded = api._load(write(tmp_path, ROWS_PROGRAM))
+    text = clingo_engine.rows_text(loaded.translation, {"e": [(2, "b")], "unread": [(7, "x")]})
+    assert text == 'r_e(2,"b").\n'
+
+
+def test_rows_past_clingo_s_integers_are_an_error(tmp_path: Path) -> None:
+    with pytest.raises(EngineError, match=r"e\.facts:1: number 4294967296 does not fit clingo's 32-bit integers"):
+        api.run_rows(write(tmp_path, ROWS_PROGRAM), {"e": [(2**32, "b")]}, engine="clingo")
