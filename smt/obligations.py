@@ -448,8 +448,9 @@ def _computed_reason(lowered: S.AccSite, side: Side, operands: tuple[str, ...]) 
     roots = sorted({_block_of(s, o).root for s in side.chain.steps for o in operands})
     listed = ", ".join(f"`{r}`" for r in roots)
     return (f"the operands of `{lowered.name}`'s MADs are computed in the kernel inside the K loop ({listed}), one "
-            "result per K block: a block of such a result is a block of its operand only for an elementwise op, "
-            "which is not modelled, so which K blocks the reduction covers is not known")
+            "result per K block: a block of such a result is a block of its operand only for an elementwise op "
+            "(not for a reduction or an op that changes the shape), and which ops are elementwise is not "
+            "modelled, so which K blocks the reduction covers is not known")
 
 
 def _block_of(step: E.StepTemplate, operand: str) -> E.KBlock:

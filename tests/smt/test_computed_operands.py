@@ -3,7 +3,8 @@
 extent, a GM buffer a loop threads through an inline function. Each is a term of its inputs, read in K
 blocks alike by the source and its lowering: the clean chains prove, each twin that reads its computed
 operand one K block behind is refuted (PV106), and a lowering that reads another block of it is refuted
-(PV105). An operand computed once per K block inside the loop leaves PV106 inconclusive with its reason."""
+(PV105). An operand computed once per K block inside the loop leaves PV106 inconclusive with its reason
+(`inconclusive/computed_per_block.py`)."""
 
 from __future__ import annotations
 
@@ -14,13 +15,13 @@ import pytest
 from pypto_verify.ir import Assign, BinOp, Call, Const, ListExpr, Var
 from pypto_verify.smt import Verdict, prove_module
 
-from .harness import KERNELS, expectations, kernel, lower_fixed, mutate, only
+from .harness import KERNELS, expectations, kernel, lower_fixed, mutate, only, read
 
 CHAIN_RULES = ("PV101", "PV102", "PV103", "PV105", "PV106")
 
 
-def _outcomes(function: str, lowered=None):
-    source = only(kernel("computed_operands.py"), function)
+def _outcomes(function: str, lowered=None, path=KERNELS / "computed_operands.py"):
+    source = only(read(path), function)
     return [o for o in prove_module(source, lowered if lowered is not None else lower_fixed(source), cache=False)
             if o.rule in CHAIN_RULES]
 
@@ -65,8 +66,9 @@ def test_a_lowering_that_reads_another_block_of_a_reshaped_operand_is_refuted():
     assert equivalence.verdict is Verdict.REFUTED, (equivalence.verdict, equivalence.message)
 
 
-def test_an_operand_computed_per_k_block_is_inconclusive_with_its_reason_never_refuted():
-    outcomes = _outcomes("cast_per_block")
+@pytest.mark.parametrize("function", ["cast_per_block", "scaled_per_block"])
+def test_an_operand_computed_per_k_block_is_inconclusive_with_its_reason_never_refuted(function):
+    outcomes = _outcomes(function, path=KERNELS.parent / "inconclusive" / "computed_per_block.py")
     assert not [o for o in outcomes if o.verdict is Verdict.REFUTED]
     (coverage,) = [o for o in outcomes if o.rule == "PV106"]
     assert coverage.verdict is Verdict.INCONCLUSIVE

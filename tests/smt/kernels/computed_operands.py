@@ -6,9 +6,7 @@ in K blocks alike by the source and its lowering, so PV105 compares the blocks a
 `pl.tensor.dim`; `staged_buffer` reads a GM buffer a loop threads through an inline function that assembles
 the kernel's input into it (with a second buffer: the loop carries both). Each `*_skips`
 twin reads its computed left operand one K block behind the right one (`k0 - TK`): block [0, TK) twice, the
-last one never (PV106). `cast_per_block` casts each K block inside the K loop: a block of such an op's
-result is a block of its input only for an elementwise op, which is not modelled, so PV106 is inconclusive
-with that reason, never refuted."""
+last one never (PV106). An operand computed per K block inside the loop: `../inconclusive/computed_per_block.py`."""
 import pypto.language as pl
 
 G, T, K, N, TK = 2, 8, 512, 64, 128
@@ -107,17 +105,3 @@ def staged_buffer_skips(x: pl.Tensor[[16, K], pl.FP32], w: pl.Tensor[[K, N], pl.
         y[:, :] = acc
     return y
 
-
-@pl.jit
-def cast_per_block(x: pl.Tensor[[16, K], pl.FP32], w: pl.Tensor[[K, N], pl.FP32],
-                   y: pl.Out[pl.Tensor[[16, N], pl.FP32]]):
-    with pl.at(level=pl.Level.CORE_GROUP, name_hint="cast_per_block"):
-        x0 = pl.cast(x[:, 0:TK], target_type=pl.BF16)
-        w0 = pl.cast(w[0:TK, :], target_type=pl.BF16)
-        acc = pl.matmul(x0, w0, out_dtype=pl.FP32)
-        for k0 in pl.pipeline(TK, K, TK, stage=2):
-            xk = pl.cast(x[:, k0 : k0 + TK], target_type=pl.BF16)
-            wk = pl.cast(w[k0 : k0 + TK, :], target_type=pl.BF16)
-            acc = pl.matmul_acc(acc, xk, wk)
-        y[:, :] = acc
-    return y
