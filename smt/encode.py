@@ -862,6 +862,8 @@ class ChainEncoding:
 
     def __init__(self, site: S.AccSite, n: Term, symbols: Symbols, side: str) -> None:
         self.site = site
+        self._loop_vars = frozenset([*(c.var for c in site.context if isinstance(c, S.ContextLoop)),
+                                     *(i.var for i in S.walk_items(site.body) if isinstance(i, S.Loop))])
         self.n = n
         self.symbols = symbols
         self.side = side
@@ -1071,6 +1073,14 @@ class ChainEncoding:
                 # a block of a root whose extent is not a literal (the whole of a `pl.dynamic` tensor)
                 unknown = True
                 continue
+            if _term_root(operand) and S.reads_tensors(enc.symbols.scalars, (*operand.offsets, *operand.root_args),
+                                                       self._loop_vars):
+                # UNSOUND: a block of a reshaped, dynamic or loop-yielded tensor at an offset read from a
+                # tensor: a pipeline clone renames the read (`idx_blk_id_1`), a free symbol of its own on the
+                # lowered side, so a model would refute where the kernel reads one value. Not traced
+                # (compared by step only, as before such roots were traced).
+                unknown = True
+                continue
             offsets = [enc.int_(o) for o in operand.offsets]
             extents = [lit(e) for e in operand.extents if e is not None]
             if sub_block is not None and mad.sub_width:
@@ -1127,6 +1137,12 @@ class ChainEncoding:
         for s in reversed(self.steps):
             out = ite(s.at, lit(s.index + 1), out)
         return out
+
+
+def _term_root(operand: S.Operand) -> bool:
+    """*operand* lies in a tensor the model names as a term (a reshape that merges dimensions, a tensor a
+    loop or `if` yields) or in one of `pl.dynamic` extent."""
+    return operand.root.startswith("reshape@") or "#" in operand.root or None in operand.root_shape
 
 
 def trip_count(start: Term, stop: Term, step: Term) -> Term:

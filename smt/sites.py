@@ -328,6 +328,34 @@ def runtime_inputs(scalars: Scalars, exprs: tuple[Expr | None, ...]) -> list[str
     return out
 
 
+def reads_tensors(scalars: Scalars, exprs: tuple[Expr, ...], loop_vars: frozenset[str]) -> bool:
+    """*exprs* depend on a value read from a tensor at run time (`pl.read(table, [i])`), through inline
+    definitions, loop carries and if-phis, or on a name none of them (nor a parameter, nor one of
+    *loop_vars*) defines (the model cannot tell what it holds)."""
+    seen: set[str] = set()
+    stack: list[Expr] = list(exprs)
+    while stack:
+        for e in walk_exprs(stack.pop()):
+            if isinstance(e, Call) and e.op in ops.SCALAR_READS:
+                return True
+            v = var_like(e)
+            if v is None or v.name in seen:
+                continue
+            seen.add(v.name)
+            definition = scalars.defs.get(v.name)
+            if definition is not None:
+                stack.append(definition)
+            elif v.name in scalars.carries:
+                carry = scalars.carries[v.name]
+                stack += [x for x in (carry.init, carry.yielded) if x is not None]
+            elif v.name in scalars.phis:
+                phi = scalars.phis[v.name]
+                stack += [x for x in (phi.cond, phi.then, phi.orelse) if x is not None]
+            elif v.name not in scalars.params and v.name not in loop_vars:
+                return True
+    return False
+
+
 # ---------------------------------------------------------------------------------------------- extraction
 
 

@@ -76,3 +76,13 @@ def test_an_operand_computed_per_k_block_is_inconclusive_with_its_reason_never_r
     assert "only for an elementwise op" in coverage.message
     (equivalence,) = [o for o in outcomes if o.rule == "PV105"]
     assert equivalence.verdict is Verdict.PROVED
+
+
+def test_a_reshaped_operand_at_a_row_read_in_a_pipeline_clone_is_never_refuted():
+    """The clone of a pipelined loop renames the value it reads from a table (`page_1`): a free symbol of
+    its own, so the block is not traced and PV105 compares by step only (a model would refute a lowering
+    that reads the same row)."""
+    outcomes = _outcomes("paged_rows")
+    assert outcomes and not [o for o in outcomes if o.verdict is not Verdict.PROVED], \
+        [(o.rule, o.verdict.value, o.message) for o in outcomes if o.verdict is not Verdict.PROVED]
+

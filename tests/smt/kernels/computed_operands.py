@@ -6,7 +6,9 @@ in K blocks alike by the source and its lowering, so PV105 compares the blocks a
 `pl.tensor.dim`; `staged_buffer` reads a GM buffer a loop threads through an inline function that assembles
 the kernel's input into it (with a second buffer: the loop carries both). Each `*_skips`
 twin reads its computed left operand one K block behind the right one (`k0 - TK`): block [0, TK) twice, the
-last one never (PV106). An operand computed per K block inside the loop: `../inconclusive/computed_per_block.py`."""
+last one never (PV106). `paged_rows` reads the reshaped tensor at a row read from a table inside a pipelined
+loop, whose clone renames the read (`page_1`): that block is not traced (compared by step only), never a
+refutation. An operand computed per K block inside the loop: `../inconclusive/computed_per_block.py`."""
 import pypto.language as pl
 
 G, T, K, N, TK = 2, 8, 512, 64, 128
@@ -105,3 +107,16 @@ def staged_buffer_skips(x: pl.Tensor[[16, K], pl.FP32], w: pl.Tensor[[K, N], pl.
         y[:, :] = acc
     return y
 
+
+
+@pl.jit
+def paged_rows(cache3: pl.Tensor[[8, 64, TK], pl.BF16], table: pl.Tensor[[4], pl.INT32],
+               q: pl.Tensor[[16, TK], pl.BF16], y: pl.Out[pl.Tensor[[256, 16], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="paged_rows"):
+        cache = pl.reshape(cache3, [8 * 64, TK])
+        for p in pl.pipeline(0, 4, stage=2):
+            page = pl.cast(pl.read(table, [p]), pl.INDEX)
+            row = page * 64
+            scores = pl.matmul(cache[row : row + 64, :], q, b_trans=True, out_dtype=pl.FP32)
+            y[p * 64 : p * 64 + 64, :] = scores
+    return y
