@@ -728,6 +728,12 @@ class ExprEncoder:
                 return self.symbols.symbol(ssa)
             base = display_name(tensor.name) if tensor is not None else "tensor"
             return app(f"read.{base}", indices, INT) if indices else self.symbols.symbol(ssa or base)
+        if call.op in ("tensor.dim", "tile.dim") and len(call.args) >= 2:
+            tensor, axis = var_like(call.args[0]), ops.const_int(call.args[1])
+            if tensor is not None and axis is not None and tensor.name in self.symbols.scalars.tensors:
+                # a parameter's extent is one value for the run, inside a loop as outside it, and one
+                # symbol on both sides whatever name a (cloned) definition gives it
+                return self.symbols.symbol(f"{display_name(tensor.name)}.dim{axis}")
         args = [a for a in call.args if not isinstance(a, ir.Sym)]
         if all(self._scalar_operand(a) for a in args):
             terms = [self.int_(a) for a in args]
@@ -781,13 +787,24 @@ class KBlock:
     dim: int
     offset: Term
     width: Term
-    extent: int
+    extent: int | None
+    """None when the root's K dimension is not a literal (a `pl.dynamic` tensor)."""
     plane: tuple[Term, ...] = ()
     """The offsets in the root's other dimensions: blocks of one reduction in a blocked layout (a 4-D
     `[kb, nb, m, k]` tensor) lie on different planes and are not adjacent along `dim`."""
     out_offset: Term | None = None
     """The offset along the operand's output axis (the left operand's M, the right one's N): one output
     tile's reduction keeps it."""
+    instance: tuple[Term, ...] = ()
+    """Which result of the op computing `root` the block is of, when the root is computed in the kernel
+    (the blocks the op's own operands read, `sites.Operand.root_args`): empty for a GM tensor or buffer.
+    Blocks of two instances are blocks of two different tensors."""
+
+    @property
+    def computed(self) -> bool:
+        """The root is computed in the kernel from blocks that may differ from step to step (an op inside
+        the K loop): its blocks are not blocks of one tensor unless every step reads one instance."""
+        return any(not t.is_lit for t in self.instance)
 
     @property
     def end(self) -> Term:
@@ -845,6 +862,8 @@ class ChainEncoding:
 
     def __init__(self, site: S.AccSite, n: Term, symbols: Symbols, side: str) -> None:
         self.site = site
+        self._loop_vars = frozenset([*(c.var for c in site.context if isinstance(c, S.ContextLoop)),
+                                     *(i.var for i in S.walk_items(site.body) if isinstance(i, S.Loop))])
         self.n = n
         self.symbols = symbols
         self.side = side
@@ -1030,13 +1049,13 @@ class ChainEncoding:
         bias_row = None
         if mad.kind == "bias":
             row = mad.bias
-            if row is None:
+            if row is None or any(e is None for e in row.extents):
                 exact = False
                 bias_row = app("bias?", (self.n,), TILE)
             else:
                 bias_row = app(f"bias[{row.root}]", [*(enc.int_(a) for a in row.root_args),
                                                       *(enc.int_(o) for o in row.offsets),
-                                                      *(lit(e) for e in row.extents)], TILE)
+                                                      *(lit(e) for e in row.extents if e is not None)], TILE)
         self.steps.append(StepTemplate(len(self.steps), mad, at, reset, bias, mm, bias_row, values, branches,
                                        sub_block, not exact, copy, k_blocks))
 
@@ -1046,25 +1065,41 @@ class ChainEncoding:
         lk, rk = mad.lhs_k_root, mad.rhs_k_root
         args: list[Term] = []
         blocks: list[KBlock] = []
+        unknown = False
         for side, operand, kdim in (("lhs", mad.lhs, lk), ("rhs", mad.rhs, rk)):
             if operand is None or kdim is None:
                 continue
+            if any(e is None for e in operand.extents):
+                # a block of a root whose extent is not a literal (the whole of a `pl.dynamic` tensor)
+                unknown = True
+                continue
+            if _term_root(operand) and S.reads_tensors(enc.symbols.scalars, (*operand.offsets, *operand.root_args),
+                                                       self._loop_vars):
+                # UNSOUND: a block of a reshaped, dynamic or loop-yielded tensor at an offset read from a
+                # tensor: a pipeline clone renames the read (`idx_blk_id_1`), a free symbol of its own on the
+                # lowered side, so a model would refute where the kernel reads one value. Not traced
+                # (compared by step only, as before such roots were traced).
+                unknown = True
+                continue
             offsets = [enc.int_(o) for o in operand.offsets]
-            extents = [lit(e) for e in operand.extents]
+            extents = [lit(e) for e in operand.extents if e is not None]
             if sub_block is not None and mad.sub_width:
                 width, total = mad.sub_width, operand.extents[kdim]
+                assert total is not None  # every extent is known here (above)
                 offsets[kdim] = add(offsets[kdim], mul(sub_block, lit(width)))
                 last = total - (mad.sub_blocks - 1) * width
                 extents[kdim] = lit(width) if last == width else ite(eq(sub_block, lit(mad.sub_blocks - 1)),
                                                                      lit(last), lit(width))
-            args += [*(enc.int_(a) for a in operand.root_args), *offsets, *extents]
-            if not operand.root_args and len(operand.root_shape) > kdim:
+            instance = tuple(enc.int_(a) for a in operand.root_args)
+            args += [*instance, *offsets, *extents]
+            if len(operand.root_shape) > kdim:
                 out_axis = (-1 if mad.a_trans else -2) if side == "lhs" else (-2 if mad.b_trans else -1)
                 out_dim = operand.dims[out_axis] if len(operand.dims) >= 2 else None
                 blocks.append(KBlock(side, operand.root, kdim, offsets[kdim], extents[kdim],
                                      operand.root_shape[kdim], tuple(o for d, o in enumerate(offsets) if d != kdim),
-                                     offsets[out_dim] if out_dim is not None and out_dim != kdim else None))
-        if mad.lhs is None or mad.rhs is None or lk is None or rk is None:
+                                     offsets[out_dim] if out_dim is not None and out_dim != kdim else None,
+                                     instance))
+        if mad.lhs is None or mad.rhs is None or lk is None or rk is None or unknown:
             # UNSOUND: untraced operands are identified by the step index alone, so PV105 then assumes
             # the lowered step n reads the blocks the source step n reads (listed under Known limits).
             return app("mm?", (self.n,), TILE), False, tuple(blocks)
@@ -1102,6 +1137,12 @@ class ChainEncoding:
         for s in reversed(self.steps):
             out = ite(s.at, lit(s.index + 1), out)
         return out
+
+
+def _term_root(operand: S.Operand) -> bool:
+    """*operand* lies in a tensor the model names as a term (a reshape that merges dimensions, a tensor a
+    loop or `if` yields) or in one of `pl.dynamic` extent."""
+    return operand.root.startswith("reshape@") or "#" in operand.root or None in operand.root_shape
 
 
 def trip_count(start: Term, stop: Term, step: Term) -> Term:

@@ -430,7 +430,27 @@ def _tracked(side: Side) -> tuple[str, ...]:
     steps = side.chain.steps
     if not steps:
         return ()
-    return tuple(o for o in ("lhs", "rhs") if all(any(b.operand == o for b in s.k_blocks) for s in steps))
+    tracked = [o for o in ("lhs", "rhs") if all(any(b.operand == o for b in s.k_blocks) for s in steps)]
+    # an operand computed in the K loop (`pl.cast(x[:, k0 : k0 + K])`) is a block of one tensor only if
+    # every step reads one instance of it: with an operand read from a tensor there is nothing to ask
+    plain = [o for o in tracked if not any(_block_of(s, o).computed for s in steps)]
+    return tuple(plain or tracked)
+
+
+def _computed(side: Side, operands: tuple[str, ...]) -> tuple[str, ...]:
+    """The *operands* some step of *side* reads from an op computed in the K loop (`KBlock.computed`)."""
+    return tuple(o for o in operands if any(_block_of(s, o).computed for s in side.chain.steps))
+
+
+def _computed_reason(lowered: S.AccSite, side: Side, operands: tuple[str, ...]) -> str:
+    """Why the coverage of *operands*, computed in the K loop, is not decided when two steps of one
+    reduction read different instances of the op."""
+    roots = sorted({_block_of(s, o).root for s in side.chain.steps for o in operands})
+    listed = ", ".join(f"`{r}`" for r in roots)
+    return (f"the operands of `{lowered.name}`'s MADs are computed in the kernel inside the K loop ({listed}), one "
+            "result per K block: a block of such a result is a block of its operand only for an elementwise op "
+            "(not for a reduction or an op that changes the shape), and which ops are elementwise is not "
+            "modelled, so which K blocks the reduction covers is not known")
 
 
 def _block_of(step: E.StepTemplate, operand: str) -> E.KBlock:
@@ -445,6 +465,11 @@ def _block_term(side: Side, operand: str, part: Callable[[E.KBlock], E.Term]) ->
 def _plane_offset(d: int) -> Callable[[E.KBlock], E.Term]:
     """The block's offset in the d-th of its root's other dimensions (0 past its rank)."""
     return lambda block: block.plane[d] if d < len(block.plane) else E.ZERO
+
+
+def _instance_arg(i: int) -> Callable[[E.KBlock], E.Term]:
+    """The i-th argument of the instance of the computed root a block is of (0 past its arity)."""
+    return lambda block: block.instance[i] if i < len(block.instance) else E.ZERO
 
 
 def _select(side: Side, value: Callable[[E.StepTemplate], E.Term]) -> E.Term:
@@ -497,13 +522,18 @@ def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> t
         return ()
     if not operands:
         return (_untraced_coverage(rule, lowered, side),)
+    computed = _computed(side, operands)
     chain = side.chain
     at_prev = E.substituter({N: E.sub(N, E.ONE)})  # one memo: the terms below share most of their subterms
     nxt = {N: E.add(N, E.ONE)}
     roots = {o: sorted({_block_of(s, o).root for s in chain.steps}) for o in operands}
     offset = {o: _block_term(side, o, lambda b: b.offset) for o in operands}
     width = {o: _block_term(side, o, lambda b: b.width) for o in operands}
-    extent = {o: _block_term(side, o, lambda b: E.lit(b.extent)) for o in operands}
+    extent = {o: _block_term(side, o, lambda b: E.lit(b.extent if b.extent is not None else 0)) for o in operands}
+    # the instance of a computed operand each step reads, one term per position of the op's arguments
+    arity = {o: max(len(_block_of(s, o).instance) for s in chain.steps) for o in computed}
+    instance = {o: [_block_term(side, o, _instance_arg(i)) for i in range(arity[o])] for o in computed}
+    other_instance = E.or_(*(E.ne(t, at_prev(t)) for o in computed for t in instance[o]))
     root_id = {o: _block_term(side, o, lambda b: E.lit(roots[b.operand].index(b.root))) for o in operands}
     planes = {o: max(len(_block_of(s, o).plane) for s in chain.steps) for o in operands}
     plane = {o: [_block_term(side, o, _plane_offset(d)) for d in range(planes[o])] for o in operands}
@@ -573,13 +603,27 @@ def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> t
     adjacent = E.or_(*(E.or_(turned[o], shifted[o],
                              E.and_(same_plane[o], E.ne(offset[o], at_prev(E.add(offset[o], width[o])))))
                        for o in operands))
+    # steps that read two instances of a computed operand are the `instances` query's (below)
     out.append(Obligation(rule, lowered.id, "adjacent", (*base, E.le(E.ONE, N), E.lt(N, chain.total),
-                                                         E.not_(boundary)),
+                                                         E.not_(boundary), E.not_(other_instance)),
                           adjacent, tuple(witnesses), approximations, lowered.span, adjacent_explain,
                           "consecutive MADs read adjacent K blocks of both operands", lowered.function,
                           conditions=conditions))
+    if computed:
+        reason = _computed_reason(lowered, side, computed)
 
-    closed = [s for s in chain.steps if all(_closed(_block_of(s, o).offset) for o in operands)]
+        def instance_explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
+            return reason, {}, None
+
+        # a model proves nothing (an elementwise op's blocks might still cover K): inconclusive, its reason
+        out.append(Obligation(rule, lowered.id, "instances", (*base, E.le(E.ONE, N), E.lt(N, chain.total),
+                                                              E.not_(boundary)),
+                              other_instance, (("n", N),), (*approximations, reason), lowered.span,
+                              instance_explain, "every MAD of a reduction reads one result of the ops computing "
+                              "its operands", lowered.function))
+
+    closed = [s for s in chain.steps if all(_closed(_block_of(s, o).offset) and _block_of(s, o).extent is not None
+                                            and not _block_of(s, o).computed for o in operands)]
     if closed and _closed(chain.total):
         def remainder_explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
             where, step = side.where(values)

@@ -68,17 +68,21 @@ class Operand:
 
     `offsets` and `extents` are in the root's dimensions; `dims[d]` is the root dimension of the value's
     dimension d (a transpose view swaps them, a 3-D load of a unit batch dimension drops one). A root that
-    is not a GM tensor (an opaque op, e.g. a cast of a slice) is named by its source position, and
-    `root_args` then holds the offsets of that op's own operands, so each iteration's block stays apart.
+    is not a GM tensor (an opaque op, e.g. a cast of a slice, or a reshape that merges dimensions) is a
+    term of its inputs: named by its source position, with `root_args` holding the offsets of that op's
+    own operands, so each iteration's block stays apart. An extent is None where the root's dimension is
+    not a literal (a `pl.dynamic` dimension, a size computed at run time); a block whose own extents are
+    not all known is not traced.
     """
 
     root: str
     offsets: tuple[Expr, ...]
-    extents: tuple[int, ...]
+    extents: tuple[int | None, ...]
     dims: tuple[int, ...]
     root_args: tuple[Expr, ...] = ()
-    root_shape: tuple[int, ...] = ()
-    """The root's own extents (a tensor parameter's shape, a created buffer's, an opaque op's result)."""
+    root_shape: tuple[int | None, ...] = ()
+    """The root's own extents (a tensor parameter's shape, a created buffer's, an opaque op's result;
+    None for a dimension that is not a literal)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,10 +119,10 @@ class Mad:
         (an operand the model cannot trace to a GM tensor, e.g. a reshaped view, has no extents), else
         from the left operand's type."""
         dim = self.lhs_k_root
-        if dim is not None and self.lhs is not None:
+        if dim is not None and self.lhs is not None and self.lhs.extents[dim] is not None:
             return self.lhs.extents[dim]
         dim = self.rhs_k_root
-        if dim is not None and self.rhs is not None:
+        if dim is not None and self.rhs is not None and self.rhs.extents[dim] is not None:
             return self.rhs.extents[dim]
         return self.type_k
 
@@ -240,6 +244,8 @@ class Scalars:
     """Scalar iter_args and return vars of loops, by SSA name."""
     phis: dict[str, ScalarPhi] = field(default_factory=dict)
     """Scalar return vars of ifs, by SSA name."""
+    tensors: frozenset[str] = frozenset()
+    """Tensor parameters: their extents (`tensor.dim`) are one value for the whole run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,6 +326,34 @@ def runtime_inputs(scalars: Scalars, exprs: tuple[Expr | None, ...]) -> list[str
                 phi = scalars.phis[v.name]
                 stack += [x for x in (phi.cond, phi.then, phi.orelse) if x is not None]
     return out
+
+
+def reads_tensors(scalars: Scalars, exprs: tuple[Expr, ...], loop_vars: frozenset[str]) -> bool:
+    """*exprs* depend on a value read from a tensor at run time (`pl.read(table, [i])`), through inline
+    definitions, loop carries and if-phis, or on a name none of them (nor a parameter, nor one of
+    *loop_vars*) defines (the model cannot tell what it holds)."""
+    seen: set[str] = set()
+    stack: list[Expr] = list(exprs)
+    while stack:
+        for e in walk_exprs(stack.pop()):
+            if isinstance(e, Call) and e.op in ops.SCALAR_READS:
+                return True
+            v = var_like(e)
+            if v is None or v.name in seen:
+                continue
+            seen.add(v.name)
+            definition = scalars.defs.get(v.name)
+            if definition is not None:
+                stack.append(definition)
+            elif v.name in scalars.carries:
+                carry = scalars.carries[v.name]
+                stack += [x for x in (carry.init, carry.yielded) if x is not None]
+            elif v.name in scalars.phis:
+                phi = scalars.phis[v.name]
+                stack += [x for x in (phi.cond, phi.then, phi.orelse) if x is not None]
+            elif v.name not in scalars.params and v.name not in loop_vars:
+                return True
+    return False
 
 
 # ---------------------------------------------------------------------------------------------- extraction
@@ -675,7 +709,8 @@ def _scalars(fn: Function, types: dict[str, Type]) -> Scalars:
         return v is None or not isinstance(types.get(v.name), (TileType, TensorType))
 
     carries, phis = carries_and_phis(fn, scalar)
-    return Scalars(defs, params, carries, phis)
+    tensors = frozenset(p.name for p in fn.params if isinstance(p.type, TensorType))
+    return Scalars(defs, params, carries, phis, tensors)
 
 
 # ---------------------------------------------------------------------------------------------- operands
@@ -700,6 +735,14 @@ class _Origins:
         _index_bridges(fn.body, {}, self.bridged, types)
         self.filled = _filled_buffers(fn, defs)
         """Every value of an on-chip buffer filled in place (`create_l1` + `gather_row`) -> its create."""
+        self.results: dict[str, tuple[For | If, int]] = {
+            rv.name: (stmt, i) for stmt in _walk(fn.body) if isinstance(stmt, (For, If))
+            for i, rv in enumerate(stmt.return_vars)}
+        """The return vars of loops and ifs -> the statement and the result's index."""
+        self.carried_in: dict[str, tuple[For | If, int]] = {
+            arg.name: (stmt, i) for stmt in _walk(fn.body) if isinstance(stmt, For)
+            for i, arg in enumerate(stmt.iter_args)}
+        """The iter_args of loops -> the loop and the carry's index."""
 
     def of(self, expr: Expr | None) -> Operand | None:
         named = var_like(expr)
@@ -731,16 +774,11 @@ class _Origins:
         if name in self.params:
             t = self.params[name].type
             if isinstance(t, TensorType):
-                shape = ops.static_shape(t.shape)
-                if shape is None:
-                    return None
-                rank = len(shape)
-                return Operand(display_name(name), tuple(Const(0) for _ in shape), shape, tuple(range(rank)),
-                               root_shape=shape)
+                return _whole(display_name(name), _shape(t))
             return None
         stmt = self.defs.get(name)
         if stmt is None:
-            return None
+            return self._carried(name)
         value = stmt.value
         if var_like(value) is not None:
             return self.of(value)
@@ -766,20 +804,25 @@ class _Origins:
                 return None
             return replace(src, dims=(src.dims[1], src.dims[0]))
         if call.op in (ops.T_RESHAPE, "tile.reshape") and len(args) >= 2:
-            # a reshape that is not a block of its source (`[T, H, D]` as `[T * H, D]`): a view of its own,
-            # identified by its source's block like any computed value
-            return self._reshape(self.of(args[0]), args[1])
+            # a reshape that only adds or drops unit dimensions keeps its source's block; one that merges
+            # or splits the dimensions of a GM tensor (`[T, H, D]` as `[T * H, D]`) is a view of its own,
+            # which both sides keep as `tensor.reshape`: a term of its source's block, sliced alike on both
+            # sides. A reshape of a computed value is left untraced: the lowering turns it into a tile op
+            # and may flatten the ops around it differently, so the terms would not line up.
+            src = self.of(args[0])
+            kept = self._reshape(src, args[1])
+            if kept is None and src is not None and not src.root_args and call.op == ops.T_RESHAPE:
+                return self._opaque(name, stmt, call)
+            return kept
         if call.op in ops.ALL_MADS:
             return None
         if call.op in (*ops.CREATES, ops.T_CREATE_L1):
             # a GM buffer (`pl.create_tensor` written by assembles, then read by slices) is a root of
             # its own, and so is an L1 buffer rows are gathered into; an Acc create is never an operand
             t = self.types.get(name)
-            shape = ops.static_shape(t.shape) if isinstance(t, (TileType, TensorType)) else None
-            if shape is None or (isinstance(t, TileType) and t.space is MemSpace.Acc):
+            if not isinstance(t, (TileType, TensorType)) or (isinstance(t, TileType) and t.space is MemSpace.Acc):
                 return None
-            return Operand(display_name(name), tuple(Const(0) for _ in shape), shape, tuple(range(len(shape))),
-                           root_shape=shape)
+            return _whole(display_name(name), _shape(t))
         return self._opaque(name, stmt, call)
 
     def _window(self, src: Operand | None, offsets: Expr, shape: Expr, rank: int | None) -> Operand | None:
@@ -813,7 +856,7 @@ class _Origins:
         if lhs is None or rhs is None or len(lhs.dims) < 2 or len(rhs.dims) < 2:
             return None
         t = self.types.get(name)
-        shape = ops.static_shape(t.shape) if isinstance(t, (TileType, TensorType)) else None
+        shape: tuple[int | None, ...] | None = ops.static_shape(t.shape) if isinstance(t, (TileType, TensorType)) else None
         if shape is None:
             # a carry or phi of the chain has no type of its own here: the product's [M, N] from its operands
             lhs_shape = [lhs.extents[r] for r in lhs.dims]
@@ -877,9 +920,7 @@ class _Origins:
         *fallback* when the call has no position."""
         if not isinstance(t, (TileType, TensorType)):
             return None
-        shape = ops.static_shape(t.shape)
-        if shape is None:
-            return None
+        shape = _shape(t)
         # UNSOUND: only the blocks of the op's tile / tensor operands identify its result; its scalar
         # operands (a runtime scale) and keyword arguments are not compared (listed under Known limits).
         root_args = self._operand_blocks(call)
@@ -887,8 +928,40 @@ class _Origins:
             return None
         span = call.span
         root = f"{call.op.rsplit('.', 1)[-1]}@{span.line}:{span.col}" if span.line else fallback
-        return Operand(root, tuple(Const(0) for _ in shape), shape, tuple(range(len(shape))), tuple(root_args),
-                       shape)
+        return replace(_whole(root, shape), root_args=tuple(root_args))
+
+    def _buffer(self, name: str, seen: set[str]) -> bool:
+        """Every value that reaches *name* through loop carries, `if` results and copies is a GM buffer as
+        such (a parameter, a create, an assemble into it, a store, a call's result or an item of it), never
+        a value an op computes (a MAD's accumulator a loop carries is a tile once lowered)."""
+        if name in seen:
+            return True
+        seen.add(name)
+        if name in self.params:
+            return True
+        found = self.results.get(name) or self.carried_in.get(name)
+        if found is not None:
+            incoming = _incoming(*found)
+            return incoming is not None and all(self._buffer(v.name, seen) for v in incoming)
+        stmt = self.defs.get(name)
+        if stmt is None:
+            return False
+        if (v := var_like(stmt.value)) is not None:
+            return self._buffer(v.name, seen)
+        op = stmt.value.op if isinstance(stmt.value, Call) else ""
+        return op in _BUFFER_OPS or (bool(op) and "." not in op)  # a call of a function of the file
+
+    def _carried(self, name: str) -> Operand | None:
+        """A GM tensor a loop or an `if` yields (a buffer threaded through the iterations of a loop that
+        assembles into it, or calls that do): a term of its own, named by the statement's position and
+        the result's index (the lowering keeps the span of the statement, and renames no position), read
+        in blocks like a created buffer. A tile a loop carries is computed in it: not traced."""
+        found = self.results.get(name)
+        t = self.types.get(name)
+        if found is None or not isinstance(t, TensorType) or not self._buffer(name, set()):
+            return None
+        stmt, index = found
+        return _whole(f"{display_name(name)}@{stmt.span.line}:{stmt.span.col}#{index}", _shape(t))
 
 
     def _operand_blocks(self, call: Call) -> list[Expr] | None:
@@ -931,6 +1004,34 @@ class _Origins:
             elif (v := var_like(arg)) is not None and isinstance(self.types.get(v.name), (TileType, TensorType)):
                 return True
         return False
+
+
+_BUFFER_OPS = (*ops.CREATES, ops.T_ASSEMBLE, ops.STORE, "tensor.getitem")
+"""Ops whose result is a GM buffer as such (not a value computed into a tile)."""
+
+
+def _incoming(stmt: For | If, index: int) -> list[Var] | None:
+    """The values that flow into result *index* of *stmt*: a loop's init and yield, an if's arm yields
+    (None when one of them is not a name)."""
+    if isinstance(stmt, For):
+        yielded = final_yield(stmt.body)
+        values = [stmt.inits[index] if index < len(stmt.inits) else None,
+                  yielded.values[index] if yielded is not None and index < len(yielded.values) else None]
+    else:
+        arms = [final_yield(stmt.then_body), final_yield(stmt.else_body)]
+        values = [a.values[index] if a is not None and index < len(a.values) else None for a in arms]
+    out = [var_like(v) for v in values]
+    return [v for v in out if v is not None] if all(v is not None for v in out) else None
+
+
+def _shape(t: TileType | TensorType) -> tuple[int | None, ...]:
+    """*t*'s extents, None for a dimension that is not a literal (`pl.dynamic`, a run-time size)."""
+    return tuple(ops.const_int(d) for d in t.shape)
+
+
+def _whole(root: str, shape: tuple[int | None, ...]) -> Operand:
+    """All of *root*, a tensor of *shape*."""
+    return Operand(root, tuple(Const(0) for _ in shape), shape, tuple(range(len(shape))), root_shape=shape)
 
 
 def _single_products(chains: list[tuple[frozenset[str], Assign]], defs: dict[str, Assign]) -> dict[str, Call]:

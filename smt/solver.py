@@ -13,12 +13,20 @@ same terms from another site, kernel or file). The misses of one site are decide
 (`_solve_batch`): their terms are built as z3 terms directly (`_Builder`, z3's C API, each shared
 subterm once; no SMT-LIB text is rendered or parsed for them), each query asserted under an indicator
 literal (`(=> |!ob.k| (and assumptions violation))`) inside a `push` / `pop` on a `QF_UFLIA` solver;
-each query is then one `check(|!ob.k|)`, which produces no model. Only a query the batch does not
-prove (a model to read, an unknown to retry) is run on its own, as its own text in a context of its
-own (`_solve`: `parse_smt2_string` / `check`), so its model depends on the text alone. The per-query
-timeout is set on the solver. Verdicts are cached by sha256 of (z3's version, the query text) in an
+each query is then one `check(|!ob.k|)`, which produces no model. Only a query the batch finds
+satisfiable (a model to read) is run on its own, as its own text in a context of its own (`_solve`:
+`parse_smt2_string` / `check`), so its model depends on the text alone.
+
+Limits. What decides a verdict is z3's resource limit (`rlimit`, `RLIMIT` units per check: z3's own count
+of its steps), never the clock: the same query gets the same answer on every run, machine and load
+(issue 13: a PV107 count that changed with the machine's load). A wall-clock limit (`timeout_ms`,
+`DEFAULT_TIMEOUT_MS`) stays as a last guard against a check whose steps z3 does not count; either limit
+makes the query inconclusive (PV100) naming the limit. A check in a batch uses what the solver learnt from
+the checks before it (a query alone may need far more steps), so a batch is made the same on every run: in
+a context of its own, of all the site's non-trivial queries in order, cache hits and queries proved before
+included, whenever one of them is not answered yet. Verdicts are cached by sha256 of (z3's version, the query text) in an
 sqlite file under `$XDG_CACHE_HOME/pypto-verify/smt/` (else `~/.cache/...`), one transaction per
-site; unknowns are not cached, so a longer timeout gets another try. On the corpus (667 obligations
+site; unknowns are not cached (a wall-clock guard may have cut them short). On the corpus (667 obligations
 through the fixed lowering) this is about 0.4 s of solver time, against 2.2 s for one parse and check
 per query.
 """
@@ -39,7 +47,16 @@ from typing import Any
 from pypto_verify.smt import encode as E
 from pypto_verify.smt.obligations import Obligation
 
-DEFAULT_TIMEOUT_MS = 2000
+RLIMIT = 30_000_000
+"""z3 resource units one check may use (`rlimit`; relative to the count at the start of the check). Calibrated
+on pypto-lib (166 files, 4994 checks): the checks that prove or refute use at most 1.4 million units but one,
+a PV107 window of `deepseek_v4_flash_dspark/decode_sparse_attn_hca.py` that needs 18 million in its batch
+(about 4.5 s of CPU; under the old 2 s wall-clock limit it was proved or not as the machine's load went);
+five queries there run past any budget tried (z3's nonlinear integer arithmetic). A check that uses the
+whole budget takes about 6 to 12 s of CPU."""
+DEFAULT_TIMEOUT_MS = 60_000
+"""The wall-clock guard per check (`--timeout-ms`): far past the time `RLIMIT` takes, so it decides nothing
+on any machine unless z3 stops counting its steps."""
 
 
 class Verdict(enum.Enum):
@@ -223,7 +240,6 @@ def _cache() -> VerdictCache:
 
 _Z3: Any = None
 _CONTEXT: Any = None
-_BATCH: Any = None
 
 
 def _solver() -> tuple[Any, Any]:
@@ -237,18 +253,15 @@ def _solver() -> tuple[Any, Any]:
     return _Z3, _CONTEXT
 
 
-def _batch_solver() -> Any:
-    """The solver the obligations of a site are decided on together: the SMT core configured for
-    quantifier-free linear integer arithmetic with uninterpreted functions, in the process's context."""
-    global _BATCH
-    if _BATCH is None:
-        z3, ctx = _solver()
-        _BATCH = z3.SolverFor("QF_UFLIA", ctx=ctx)
-    return _BATCH
+def _resources(solver: Any) -> int:
+    """z3's resource count of *solver*'s context so far (`rlimit count`)."""
+    stats = solver.statistics()
+    return int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0
 
 
 def _solve(text: str, witnesses: tuple[tuple[str, E.Term], ...], timeout_ms: int) -> dict[str, Any]:
-    """Run one query: `{"answer": "sat" | "unsat" | "unknown", "values": ..., "reason": ...}`.
+    """Run one query: `{"answer": "sat" | "unsat" | "unknown", "values": ..., "reason": ..., "limit": ...}`
+(`limit`: which limit an unknown ran into, `rlimit` or `timeout`, module docstring).
 
     In a context of its own: a model (the counterexample a finding reports) then depends on the text
     alone, not on what the process solved before (a shared context's term ids and a solver's learned
@@ -261,12 +274,17 @@ def _solve(text: str, witnesses: tuple[tuple[str, E.Term], ...], timeout_ms: int
     solver.push()
     try:
         solver.set("timeout", int(timeout_ms))
+        rlimit = RLIMIT
+        solver.set("rlimit", rlimit)
         solver.add(*z3.parse_smt2_string(text, ctx=ctx))
+        start = _resources(solver)
         result = solver.check()
         if result == z3.unsat:
             return {"answer": "unsat"}
         if result == z3.unknown:
-            return {"answer": "unknown", "reason": solver.reason_unknown()}
+            used = _resources(solver) - start
+            return {"answer": "unknown", "reason": solver.reason_unknown(),
+                    "limit": "rlimit" if used >= rlimit else "timeout"}
         model = solver.model()
         values: dict[str, int | bool] = {}
         for name, term in witnesses:
@@ -284,29 +302,39 @@ def _solve(text: str, witnesses: tuple[tuple[str, E.Term], ...], timeout_ms: int
 
 
 def _solve_batch(queries: list[_Query], timeout_ms: int) -> list[tuple[dict[str, Any] | None, float]]:
-    """Decide *queries* (one site's) together: each is asserted under an indicator literal,
+    """Decide *queries* (one site's, all of them: module docstring, "Limits") together, in a context and on
+    a solver of their own: each is asserted under an indicator literal,
     `(=> |!ob.k| (and assumptions violation))`, and checked with `check(|!ob.k|)`; their shared subterms
     are built once, as z3 terms made directly from ours (`_Builder`: no text to render or parse). Returns
-    `({"answer": "unsat"}, seconds)` for a proof and `(None, seconds)` where the query must be run on its
-    own (a model to read, or an unknown to retry)."""
-    z3, ctx = _solver()
-    solver = _batch_solver()
+    `({"answer": "unsat"}, seconds)` for a proof, an unknown with the limit it ran into (not retried: the
+    query alone would start from less, within the same budget), and `(None, seconds)` where the query must
+    be run on its own for its model."""
+    z3, _ = _solver()
     begin = time.perf_counter()
+    ctx = z3.Context()  # of its own: what the checks learn depends on this site's queries alone
+    solver = z3.SolverFor("QF_UFLIA", ctx=ctx)
     out: list[tuple[dict[str, Any] | None, float]] = []
-    solver.push()
     build = _Builder(z3, ctx)
     try:
         solver.set("timeout", int(timeout_ms))
+        solver.set("rlimit", RLIMIT)
         flags = [z3.Bool(f"{E.MARK}ob.{k}", ctx) for k in range(len(queries))]
         for flag, q in zip(flags, queries):
             build.assert_implied(solver, flag, E.and_(*q.assumptions, q.violation))
         setup = (time.perf_counter() - begin) / len(queries)
         for flag in flags:
             start = time.perf_counter()
+            used = _resources(solver)
             result = solver.check(flag)
-            out.append(({"answer": "unsat"} if result == z3.unsat else None, setup + time.perf_counter() - start))
+            raw: dict[str, Any] | None = None
+            if result == z3.unsat:
+                raw = {"answer": "unsat"}
+            elif result == z3.unknown:
+                # decided: the query alone starts from less than the batch learnt, within the same budget
+                raw = {"answer": "unknown", "reason": solver.reason_unknown(),
+                       "limit": "rlimit" if _resources(solver) - used >= RLIMIT else "timeout"}
+            out.append((raw, setup + time.perf_counter() - start))
     finally:
-        solver.pop()
         build.release()
     return out
 
@@ -408,9 +436,11 @@ def discharge_all(obs: list[Obligation], *, timeout_ms: int = DEFAULT_TIMEOUT_MS
                   dump_smt: Path | None = None) -> list[Answer]:
     """Decide the obligations of one site (module docstring): each is looked up in the cache by its
     text; the misses are decided together (`_solve_batch`), and those the batch does not prove are run
-    on their own for their model (or another try at an unknown)."""
+    on their own for their model."""
     answers: list[Answer | None] = [None] * len(obs)
     store = _cache() if cache else None
+    posed: list[_Query] = []
+    """Every query of the site a solver decides on a cold run (the batch's queries: module docstring)."""
     pending: list[tuple[int, _Query, str | None]] = []
     solved: list[tuple[str, dict[str, Any]]] = []
     memos: dict = {}  # the site's obligations share most assumption sets (`encode.simplify_under`)
@@ -427,6 +457,7 @@ def discharge_all(obs: list[Obligation], *, timeout_ms: int = DEFAULT_TIMEOUT_MS
         if query.trivial:
             answers[i] = Answer(Verdict.PROVED)
             continue
+        posed.append(query)
         raw = store.get(text) if store is not None and text is not None else None  # text is made with a store
         if raw is not None:
             answers[i] = _answer(ob, raw, 0.0, True, timeout_ms)
@@ -442,7 +473,7 @@ def discharge_all(obs: list[Obligation], *, timeout_ms: int = DEFAULT_TIMEOUT_MS
             store.put_many(solved)
         return _filled(answers)
     unique: dict[tuple[E.Term, ...], _Query] = {}
-    for _, query, _ in pending:
+    for query in posed:  # all of them, answered or not, so each check learns what it learns on a cold run
         unique.setdefault(query.key, query)  # a query posed twice in the site is decided once
     decided = dict(zip(unique, _solve_batch(list(unique.values()), timeout_ms)))
     for i, query, text in pending:
@@ -454,7 +485,7 @@ def discharge_all(obs: list[Obligation], *, timeout_ms: int = DEFAULT_TIMEOUT_MS
             seconds += time.perf_counter() - begin
             if raw["answer"] != "unknown":
                 _remember(_SOLVED, text, raw, SOLVED_KEPT)
-        else:
+        elif raw["answer"] == "unsat":
             _remember(_PROVED, query.key, raw, PROVED_KEPT)
         if text is not None and raw["answer"] != "unknown":
             solved.append((text, raw))
@@ -494,8 +525,12 @@ def _answer(ob: Obligation, raw: dict[str, Any], seconds: float, cached: bool, t
         return Answer(Verdict.PROVED, seconds=seconds, cached=cached)
     if raw["answer"] == "unknown":
         reason = raw.get("reason") or "unknown"
-        if reason in ("timeout", "canceled"):
-            reason = f"the solver gave up after {timeout_ms} ms ({reason})"
+        if raw.get("limit") == "rlimit":
+            reason = (f"the solver reached its resource limit of {RLIMIT} z3 rlimit units (a deterministic limit: "
+                      "the same on every run)")
+        elif reason in ("timeout", "canceled"):
+            reason = (f"the solver gave up after {timeout_ms} ms of wall-clock time, the last guard ({reason}), "
+                      "within its resource limit")
         return Answer(Verdict.INCONCLUSIVE, reason=f"solver returned unknown: {reason}", seconds=seconds)
     values = {k: v for k, v in raw.get("values", {}).items()}
     if ob.approximations:

@@ -33,8 +33,9 @@ _WORDS = {"proved": "proved", "refuted": "failed", "inconclusive": "inconclusive
               help="Do not read or write the verdict cache.  [default: cache under $XDG_CACHE_HOME/pypto-verify/smt]")
 @click.option("--dump-smt", "dump_smt", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write every query as <kernel>.<site>.<rule>.smt2 into this directory.  [default: no dumps]")
-@click.option("--timeout-ms", "timeout_ms", type=click.IntRange(min=1), default=2000, show_default=True,
-              help="Per-query solver time limit; a query that runs out is inconclusive.")
+@click.option("--timeout-ms", "timeout_ms", type=click.IntRange(min=1), default=60_000, show_default=True,
+              help="Per-query wall-clock guard; a query that runs out is inconclusive. Verdicts are decided by "
+                   "the solver's deterministic resource limit, the same on every run.")
 def command(paths: tuple[Path, ...], pipeline: Mode, target: str, no_cache: bool, dump_smt: Path | None, timeout_ms: int) -> None:
     """Prove the accumulator obligations (PV101-PV107) of the kernels of the files (or directories of them)."""
     from pypto_verify.smt import Verdict

@@ -60,7 +60,9 @@ class Options:
     cache: bool = True
     jobs: int = 0
     """Worker processes for the per-file and per-kernel stages; 0 = the number of cores."""
-    timeout_ms: int = 2000
+    timeout_ms: int = 60_000
+    """The solver's wall-clock guard per query (`smt.solver.DEFAULT_TIMEOUT_MS`); verdicts are decided by its
+    deterministic resource limit (`smt.solver.RLIMIT`)."""
     engine_timeout: float = 120.0
     """Seconds the Datalog engine may run on one batch of facts; past it the kernels are inconclusive."""
     seed: int = 0

@@ -59,12 +59,39 @@ def test_cache_returns_the_same_verdict_and_no_cache_solves_again():
 
 
 def test_a_solver_timeout_is_inconclusive_and_never_cached():
+    answer = discharge(_obligation(_fermat()), timeout_ms=50)   # the wall-clock guard, before the resource limit
+    assert answer.verdict is Verdict.INCONCLUSIVE and "unknown" in answer.reason
+    assert "50 ms of wall-clock time" in answer.reason
+    assert not discharge(_obligation(_fermat()), timeout_ms=50).cached
+
+
+def _fermat() -> E.Term:
+    """x^3 + y^3 = z^3 over the positive integers: unsatisfiable, and beyond z3's nonlinear arithmetic."""
     x, y, z = E.const("x"), E.const("y"), E.const("z")
     cube = lambda t: E.mul(t, E.mul(t, t))  # noqa: E731
-    fermat = E.and_(E.lt(E.ZERO, x), E.lt(E.ZERO, y), E.lt(E.ZERO, z), E.eq(E.add(cube(x), cube(y)), cube(z)))
-    answer = discharge(_obligation(fermat), timeout_ms=50)
-    assert answer.verdict is Verdict.INCONCLUSIVE and "unknown" in answer.reason
-    assert not discharge(_obligation(fermat), timeout_ms=50).cached
+    return E.and_(E.lt(E.ZERO, x), E.lt(E.ZERO, y), E.lt(E.ZERO, z), E.eq(E.add(cube(x), cube(y)), cube(z)))
+
+
+def test_a_query_past_the_resource_limit_is_inconclusive_naming_the_limit(monkeypatch):
+    from pypto_verify.smt import solver
+
+    monkeypatch.setattr(solver, "RLIMIT", 50_000)
+    answer = discharge(_obligation(_fermat()), cache=False)  # the wall-clock guard: its 60 s default
+    assert answer.verdict is Verdict.INCONCLUSIVE
+    assert "resource limit of 50000 z3 rlimit units" in answer.reason and "ms" not in answer.reason
+
+
+def test_the_same_query_gets_the_same_verdict_on_every_run(monkeypatch):
+    """The verdict rests on z3's count of its own steps, not on the clock: however loaded the machine, a
+    query past the limit is inconclusive for the same reason each time, and one within it is decided."""
+    from pypto_verify.smt import solver
+
+    monkeypatch.setattr(solver, "RLIMIT", 50_000)
+    hard = [discharge(_obligation(_fermat()), cache=False) for _ in range(3)]
+    assert {(a.verdict, a.reason) for a in hard} == {(hard[0].verdict, hard[0].reason)}
+    x = E.const("x.rlimit")
+    easy = _obligation(E.and_(E.lt(E.ZERO, x), E.eq(E.mul(x, x), E.lit(49)), E.lt(x, E.lit(7))))
+    assert [discharge(easy, cache=False).verdict for _ in range(3)] == [Verdict.PROVED] * 3
 
 
 def test_a_model_of_an_approximated_obligation_is_inconclusive():
@@ -111,6 +138,30 @@ def test_a_query_posed_twice_in_a_process_is_decided_once(monkeypatch):
     refuted = _obligation(E.and_(E.lt(x, E.lit(3)), E.lt(E.lit(1), x)))
     first, again = (solver.discharge(refuted, cache=False) for _ in range(2))
     assert first.verdict is again.verdict is Verdict.REFUTED and first.values == again.values
+
+
+def test_a_batch_holds_every_query_of_its_site_even_those_answered_before(monkeypatch):
+    """What a check in a batch learns from the checks before it must not depend on what this process or the
+    cache answered before (the verdict of a query near the resource limit would follow it): a site with one
+    query unanswered is decided as on a cold run, all its queries in one batch of its own."""
+    from pypto_verify.smt import solver
+
+    batches: list[int] = []
+    real = solver._solve_batch
+
+    def counted(queries, timeout_ms):
+        batches.append(len(queries))
+        return real(queries, timeout_ms)
+
+    monkeypatch.setattr(solver, "_solve_batch", counted)
+    x = E.const("x.batch")
+    first = _obligation(E.and_(E.lt(x, E.lit(3)), E.lt(E.lit(4), x)))
+    second = _obligation(E.and_(E.lt(x, E.lit(5)), E.lt(E.lit(6), x)))
+    assert solver.discharge(first, cache=False).verdict is Verdict.PROVED and batches == [1]
+    answers = solver.discharge_all([first, second], cache=False)
+    assert [a.verdict for a in answers] == [Verdict.PROVED] * 2 and batches == [1, 2]  # `first` again
+    solver.discharge_all([first, second], cache=False)
+    assert batches == [1, 2]  # every query answered: no batch
 
 
 def test_the_batch_builds_every_term_form_as_the_text_means_it():
