@@ -47,13 +47,14 @@ from typing import Any
 from pypto_verify.smt import encode as E
 from pypto_verify.smt.obligations import Obligation
 
-RLIMIT = 30_000_000
+RLIMIT = 4_000_000
 """z3 resource units one check may use (`rlimit`; relative to the count at the start of the check). Calibrated
 on pypto-lib (166 files, 4994 checks): the checks that prove or refute use at most 1.4 million units but one,
 a PV107 window of `deepseek_v4_flash_dspark/decode_sparse_attn_hca.py` that needs 18 million in its batch
 (about 4.5 s of CPU; under the old 2 s wall-clock limit it was proved or not as the machine's load went);
 five queries there run past any budget tried (z3's nonlinear integer arithmetic). A check that uses the
-whole budget takes about 6 to 12 s of CPU."""
+whole budget takes about 1 s of CPU: at 30 million that file's 13 undecided windows took 50 s of CPU (the
+library's critical path), at 4 million 7 s, one window more undecided (12)."""
 DEFAULT_TIMEOUT_MS = 60_000
 """The wall-clock guard per check (`--timeout-ms`): far past the time `RLIMIT` takes, so it decides nothing
 on any machine unless z3 stops counting its steps."""
