@@ -222,8 +222,9 @@ ILLEGAL_PTO: Final = register(Rule(
     "acc->acc `tmov`, a `tmatmul.acc` whose ins and outs differ, a tile outside its space's capacity."))
 INCONCLUSIVE: Final = register(Rule(
     "PV100", "inconclusive", W, Engine.SMT,
-    "An obligation could not be decided within its time limit.",
-    "An unknown or a timeout is never a pass: the site is reported inconclusive (exit 3 under --strict)."))
+    "An obligation could not be decided: a construct the model does not express, or a solver or engine limit.",
+    "An unknown, a limit reached or a construct not modelled is never a pass: the site is reported inconclusive "
+    "(exit 3 under --strict)."))
 UNUSED_SUPPRESSION: Final = register(Rule(
     "PV900", "unused-suppression", W, Engine.INPUT,
     "An inline `# pypto-verify: ignore[...]` suppressed nothing.",
