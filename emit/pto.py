@@ -50,10 +50,10 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   `row_expand` / `col_expand` (`trowexpand` / `tcolexpand`: the broadcast alone), `transpose`
   (`ttrans`), `arange(start, [1, N])` (`tci`), `full`
   (`texpands` of an `f32` constant, `i32` for an integer tile; a non-finite constant is spelled as
-  its hexadecimal bit pattern) and `cast` (`tcvt`, its `mode=` the `rmode` attribute). A `tile.slice` of a Vec value is a vec -> vec
-  `textract` of its window into the slice's own tile; a `tile.slice` of an accumulator is a view
-  (`ops.is_view`): a literal row range from column 0 is an `alloc_tile` at that row's address, at the
-  accumulator's row pitch. `tile.set_validshape` (metadata only) is an `alloc_tile` at its source's
+  its hexadecimal bit pattern) and `cast` (`tcvt`, its `mode=` the `rmode` attribute). A `tile.slice` is a view (`ops.is_view`, PyPTO's
+  `pto.subview`): of a Vec value, a window at literal offsets is an `alloc_tile` at its first element's
+  address at the source's row pitch (valid shape = the slice's); of an accumulator, a literal row range
+  from column 0 is an `alloc_tile` at that row's address, at the accumulator's row pitch. `tile.set_validshape` (metadata only) is an `alloc_tile` at its source's
   address with the new valid rows and columns. `tile.reshape` of a Vec tile is a view (`ops.is_view`,
   as in PyPTO): an `alloc_tile` of the new shape at the source's address. None emits an instruction.
 
@@ -1011,21 +1011,28 @@ class _FunctionEmitter:
         return self._result(name, declared, call, span)
 
     def op_slice(self, name, call, declared, span):
-        # convert_tensor_to_tile_ops: a slice of a computed Vec value is a copy of its window into
-        # the result's own buffer; PTO's form is a vec -> vec `textract`.
+        # A view (`ops.is_view`, PyPTO's `pto.subview`): the slice moves no data and takes no buffer of its
+        # own; the lowering keeps it on its source's window and PV004 reports a write to the source while
+        # the slice is live.
         offsets = _items(call.args[2] if len(call.args) > 2 else call.kwarg("offsets"), span, "offsets")
         if self.tile(call.args[0], span, "tile.slice source").space is MemSpace.Acc:
             return self._acc_window(name, call, declared, offsets, span)
         source = self.vec_tile(call.args[0], span, "tile.slice source")
-        dst = self._result(name, declared, call, span)
-        if dst.space is not MemSpace.Vec:
-            raise EmitError(f"tile.slice into a {dst.space.value} tile has no PTO form", span)
-        if len(offsets) < 2:
-            raise EmitError("tile.slice with fewer than two offsets", span)
-        row, col = (self.index(o, span) for o in offsets[-2:])
-        self.emit(f"pto.textract ins(%{source.ssa}, %{row}, %{col} : {source.type}, index, index) "
-                  f"outs(%{dst.ssa} : {dst.type})")
-        return dst
+        if not isinstance(declared, TileType) or len(offsets) < 2:
+            raise EmitError("tile.slice of a Vec tile needs a tile type and two offsets", span)
+        row, col = (ops.const_int(o) for o in offsets[-2:])
+        rows, cols = _tile_dims(declared.shape, name or "", span)
+        if row is None or col is None:
+            raise EmitError("a slice of a Vec tile at a run-time offset has no PTO form in the subset "
+                            "(alloc_tile takes a constant address here)", span)
+        if row + rows > source.rows or col + cols > source.cols:
+            raise EmitError("tile.slice window outside its source tile", span)
+        # In the simulator's row-major tiles the window is a tile at its first element's address with the
+        # source's row pitch (its columns) and the slice's valid shape.
+        valid = declared.valid_shape if declared.valid_shape is not None else (Const(rows), Const(cols))
+        window = replace(declared, shape=(Const(rows), Const(source.cols)), valid_shape=valid)
+        addr = source.addr + (row * source.cols + col) * declared.dtype.bytes
+        return self.alloc(name or "", window, span, addr=addr)
 
     def _acc_window(self, name, call, declared, offsets, span):
         # ops.is_view: a slice of an accumulator moves no data, it is a window of the one L0C buffer.
