@@ -51,6 +51,28 @@ BAND_SUM = OVERWRITTEN.replace(
     "        y[:, :] = pl.add(band, band)\n        z[:, :] = scaled\n")
 """A slice at a column offset read by a vector op, its source stored whole (the simulated form)."""
 
+BANDS = '''
+import pypto.language as pl
+
+ROWS = 16
+COLS = 64
+
+
+@pl.jit
+def doubled_bands(
+    x: pl.Tensor[[ROWS, COLS], pl.FP32],
+    y: pl.Out[pl.Tensor[[ROWS, COLS // 2], pl.FP32]],
+):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="doubled_bands"):
+        rows = pl.tile.load(x, [0, 0], [ROWS, COLS])
+        scaled = pl.mul(rows, 3.0)
+        for i in pl.range(4):
+            band = pl.slice(scaled, [4, COLS // 2], [i * 4, 8])
+            y[i * 4 : i * 4 + 4, :] = pl.add(band, band)
+    return y
+'''
+"""Slices at a run-time row offset (the loop's): each a window of `scaled` at a computed address."""
+
 
 def _file(tmp_path, text: str, sim: bool = False):
     path = tmp_path / "kernel.py"
@@ -96,6 +118,13 @@ def test_a_vec_slice_read_before_its_source_is_written_verifies(tmp_path) -> Non
 def test_a_vec_slice_at_a_column_offset_simulates_as_a_window_of_its_source(tmp_path) -> None:
     assert "pl.assemble" not in BAND_SUM
     file, found = _file(tmp_path, BAND_SUM, sim=True)
+    assert found == []
+    (kernel,) = file.kernels
+    assert kernel.verdict == "verified" and "simulated and matched" in kernel.statement, kernel.statement
+
+
+def test_a_vec_slice_at_a_run_time_offset_simulates_at_a_computed_address(tmp_path) -> None:
+    file, found = _file(tmp_path, BANDS, sim=True)
     assert found == []
     (kernel,) = file.kernels
     assert kernel.verdict == "verified" and "simulated and matched" in kernel.statement, kernel.statement
