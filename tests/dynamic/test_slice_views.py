@@ -74,6 +74,30 @@ def doubled_bands(
 """Slices at a run-time row offset (the loop's): each a window of `scaled` at a computed address."""
 
 
+OUTLIVED = '''
+import pypto.language as pl
+
+ROWS = 16
+COLS = 64
+
+
+@pl.jit
+def outlived_source(
+    x: pl.Tensor[[ROWS, COLS], pl.FP32],
+    p: pl.Tensor[[4, COLS // 2], pl.FP32],
+    y: pl.Out[pl.Tensor[[4, COLS // 2], pl.FP32]],
+):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="outlived_source"):
+        rows = pl.tile.load(x, [0, 0], [ROWS, COLS])
+        scaled = pl.mul(rows, 2.0)
+        band = pl.slice(scaled, [4, COLS // 2], [8, 16])
+        other = pl.exp(pl.tile.load(p, [0, 0], [4, COLS // 2]))
+        y[:, :] = pl.add(band, other)
+    return y
+'''
+"""`scaled` is dead after the slice, `band` is not: its buffer must stay `band`'s until `band`'s read."""
+
+
 def _file(tmp_path, text: str, sim: bool = False):
     path = tmp_path / "kernel.py"
     path.write_text(text)
@@ -125,6 +149,25 @@ def test_a_vec_slice_at_a_column_offset_simulates_as_a_window_of_its_source(tmp_
 
 def test_a_vec_slice_at_a_run_time_offset_simulates_at_a_computed_address(tmp_path) -> None:
     file, found = _file(tmp_path, BANDS, sim=True)
+    assert found == []
+    (kernel,) = file.kernels
+    assert kernel.verdict == "verified" and "simulated and matched" in kernel.statement, kernel.statement
+
+
+def test_the_memory_passes_keep_a_dead_sources_buffer_while_its_slice_is_live(tmp_path) -> None:
+    source = read_source(OUTLIVED, "outlived.py")
+    result = lower(source.module, LowerOptions(mode="fixed"))
+    assert not result.errors
+    (fn,) = [f for p in result.module.programs for f in p.functions]
+    env = type_env(fn)
+    band = env["band"].memref.window
+    assert band == env["scaled"].memref.window
+    loads = [n for n in env if n.startswith("other")]
+    assert loads
+    for name in loads:  # the window offsets are Vec addresses once the memory passes ran
+        w = env[name].memref.window
+        assert w.offset >= band.offset + band.size or band.offset >= w.offset + w.size, (name, w, band)
+    file, found = _file(tmp_path, OUTLIVED, sim=True)
     assert found == []
     (kernel,) = file.kernels
     assert kernel.verdict == "verified" and "simulated and matched" in kernel.statement, kernel.statement
