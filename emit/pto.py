@@ -50,10 +50,10 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   `row_expand` / `col_expand` (`trowexpand` / `tcolexpand`: the broadcast alone), `transpose`
   (`ttrans`), `arange(start, [1, N])` (`tci`), `full`
   (`texpands` of an `f32` constant, `i32` for an integer tile; a non-finite constant is spelled as
-  its hexadecimal bit pattern) and `cast` (`tcvt`, its `mode=` the `rmode` attribute). A `tile.slice` of a Vec value is a vec -> vec
-  `textract` of its window into the slice's own tile; a `tile.slice` of an accumulator is a view
-  (`ops.is_view`): a literal row range from column 0 is an `alloc_tile` at that row's address, at the
-  accumulator's row pitch. `tile.set_validshape` (metadata only) is an `alloc_tile` at its source's
+  its hexadecimal bit pattern) and `cast` (`tcvt`, its `mode=` the `rmode` attribute). A `tile.slice` is a view (`ops.is_view`, PyPTO's
+  `pto.subview`): of a Vec value, a window is an `alloc_tile` at its first element's address (computed
+  with `arith` at a run-time offset) at the source's row pitch (valid shape = the slice's); of an accumulator, a literal row range
+  from column 0 is an `alloc_tile` at that row's address, at the accumulator's row pitch. `tile.set_validshape` (metadata only) is an `alloc_tile` at its source's
   address with the new valid rows and columns. `tile.reshape` of a Vec tile is a view (`ops.is_view`,
   as in PyPTO): an `alloc_tile` of the new shape at the source's address. None emits an instruction.
 
@@ -194,6 +194,9 @@ class _Tile:
     """SSA names of the valid rows / cols."""
     valid_static: tuple[int | None, int | None]
     addr: int
+    dynamic_addr: str | None = None
+    """The SSA name of an `i64` address computed at run time (a slice at a run-time offset; `addr` is
+    then its source's): no other tile's address is derived from it."""
 
     @property
     def type(self) -> str:
@@ -697,7 +700,8 @@ class _FunctionEmitter:
 
     # tiles ------------------------------------------------------------------------------
     def alloc(self, name: str, t: TileType | None, span: Span, *, transposed: bool = False,
-              addr: int | None = None, shape: tuple[int, int] | None = None) -> _Tile:
+              addr: int | None = None, shape: tuple[int, int] | None = None,
+              dynamic_addr: str | None = None) -> _Tile:
         """Emit the `alloc_tile` of tile value *name* at its own window."""
         if not isinstance(t, TileType):
             raise EmitError(f"`{name}` has no tile type", span)
@@ -725,9 +729,10 @@ class _FunctionEmitter:
         if addr is None and self.base_address is not None:
             offset += self.base_address.get(t.memref.base, 0)
         tile = _Tile(self.fresh(name), t.space, t.dtype, rows, dims[1], (valid[0], valid[1]),
-                     (static[0], static[1]), offset)
+                     (static[0], static[1]), offset, dynamic_addr)
         _pto_dtype(t.dtype, span)
-        self.emit(f"%{tile.ssa} = pto.alloc_tile addr = %{self.const(offset, 'i64')} valid_row = "
+        address = dynamic_addr if dynamic_addr is not None else self.const(offset, 'i64')
+        self.emit(f"%{tile.ssa} = pto.alloc_tile addr = %{address} valid_row = "
                   f"%{valid[0]} valid_col = %{valid[1]} : {tile.type}")
         return tile
 
@@ -993,7 +998,8 @@ class _FunctionEmitter:
         return dst
 
     def op_assemble(self, name, call, declared, span):
-        dst = self.tile(call.args[0], span, "tile.assemble destination")
+        dst = self.static_addressed(self.tile(call.args[0], span, "tile.assemble destination"),
+                                    "tile.assemble destination", span)
         src = self.tile(call.args[1], span, "tile.assemble source")
         offsets = _items(call.args[2] if len(call.args) > 2 else call.kwarg("offsets"), span, "offsets")
         row, col = (ops.const_int(o) for o in offsets[-2:])
@@ -1011,21 +1017,45 @@ class _FunctionEmitter:
         return self._result(name, declared, call, span)
 
     def op_slice(self, name, call, declared, span):
-        # convert_tensor_to_tile_ops: a slice of a computed Vec value is a copy of its window into
-        # the result's own buffer; PTO's form is a vec -> vec `textract`.
+        # A view (`ops.is_view`, PyPTO's `pto.subview`): the slice moves no data and takes no buffer of its
+        # own; the lowering keeps it on its source's window and PV004 reports a write to the source while
+        # the slice is live.
         offsets = _items(call.args[2] if len(call.args) > 2 else call.kwarg("offsets"), span, "offsets")
         if self.tile(call.args[0], span, "tile.slice source").space is MemSpace.Acc:
             return self._acc_window(name, call, declared, offsets, span)
         source = self.vec_tile(call.args[0], span, "tile.slice source")
-        dst = self._result(name, declared, call, span)
-        if dst.space is not MemSpace.Vec:
-            raise EmitError(f"tile.slice into a {dst.space.value} tile has no PTO form", span)
-        if len(offsets) < 2:
-            raise EmitError("tile.slice with fewer than two offsets", span)
-        row, col = (self.index(o, span) for o in offsets[-2:])
-        self.emit(f"pto.textract ins(%{source.ssa}, %{row}, %{col} : {source.type}, index, index) "
-                  f"outs(%{dst.ssa} : {dst.type})")
-        return dst
+        if not isinstance(declared, TileType) or len(offsets) < 2:
+            raise EmitError("tile.slice of a Vec tile needs a tile type and two offsets", span)
+        source = self.static_addressed(source, "tile.slice source", span)
+        row, col = (ops.const_int(o) for o in offsets[-2:])
+        rows, cols = _tile_dims(declared.shape, name or "", span)
+        if (row is not None and row + rows > source.rows) or (col is not None and col + cols > source.cols):
+            raise EmitError("tile.slice window outside its source tile", span)
+        # In the simulator's row-major tiles the window is a tile at its first element's address with the
+        # source's row pitch (its columns) and the slice's valid shape; at a run-time offset that address
+        # is computed (PyPTO: the subview's byte offset is an expression).
+        valid = declared.valid_shape if declared.valid_shape is not None else (Const(rows), Const(cols))
+        window = replace(declared, shape=(Const(rows), Const(source.cols)), valid_shape=valid)
+        if row is not None and col is not None:
+            addr = source.addr + (row * source.cols + col) * declared.dtype.bytes
+            return self.alloc(name or "", window, span, addr=addr)
+        r, c = (self.index(o, span) for o in offsets[-2:])
+        element, byte, address = self.fresh("slice_elem"), self.fresh("slice_byte"), self.fresh("slice_addr")
+        scaled = self.fresh("slice_row")
+        self.emit(f"%{scaled} = arith.muli %{r}, %{self.const(source.cols, 'index')} : index")
+        self.emit(f"%{element} = arith.addi %{scaled}, %{c} : index")
+        self.emit(f"%{byte} = arith.muli %{element}, %{self.const(declared.dtype.bytes, 'index')} : index")
+        offset = self.fresh("slice_off")
+        self.emit(f"%{offset} = arith.addi %{byte}, %{self.const(source.addr, 'index')} : index")
+        self.emit(f"%{address} = arith.index_cast %{offset} : index to i64")
+        return self.alloc(name or "", window, span, addr=source.addr, dynamic_addr=address)
+
+    def static_addressed(self, tile: _Tile, what: str, span: Span) -> _Tile:
+        """*tile*, whose address other tiles are placed relative to: refused when it is only known at run time."""
+        if tile.dynamic_addr is not None:
+            raise EmitError(f"{what} is a slice at a run-time offset: a window of it has no PTO form in the "
+                            "subset", span)
+        return tile
 
     def _acc_window(self, name, call, declared, offsets, span):
         # ops.is_view: a slice of an accumulator moves no data, it is a window of the one L0C buffer.
@@ -1043,7 +1073,7 @@ class _FunctionEmitter:
         return self.alloc(name or "", window, span, addr=source.addr + row * source.cols * declared.dtype.bytes)
 
     def op_reshape(self, name, call, declared, span):
-        source = self.tile(call.args[0], span, "tile.reshape source")
+        source = self.static_addressed(self.tile(call.args[0], span, "tile.reshape source"), "tile.reshape source", span)
         if not isinstance(declared, TileType):
             raise EmitError("tile.reshape result has no tile type", span)
         dims = _tile_dims(declared.shape, name or "", span)
@@ -1061,7 +1091,8 @@ class _FunctionEmitter:
     def op_set_validshape(self, name, call, declared, span):
         # PyPTO's `tile.set_validshape` moves no data: the result is a second alloc_tile at the
         # source's address with the new valid operands (an Acc narrowed before its drain stays put).
-        source = self.tile(call.args[0], span, "tile.set_validshape source")
+        source = self.static_addressed(self.tile(call.args[0], span, "tile.set_validshape source"),
+                                       "tile.set_validshape source", span)
         if not isinstance(declared, TileType) or len(call.args) < 3:
             raise EmitError("tile.set_validshape needs a tile type and the valid rows and columns", span)
         return self.alloc(name or "", replace(declared, valid_shape=(call.args[1], call.args[2])), span,

@@ -36,13 +36,9 @@ every scope: `incore_scopes.orchestration_names`); the results of calls and of `
 items of such a tuple result (`tensor.getitem`). A *computed* value — the result of a vector or cube
 op (`qf = pl.mul(pl.cast(acc, ...), s)`) — is a tile even when it is sliced or read afterwards: its
 slices are `tile.slice(v, shape, offsets)` (PyPTO's name and operand order: the tile, the static shape
-list, the offset list) and its reads `tile.read`. pypto-verify gives a `tile.slice` of a Vec value a
-buffer of its own (a slice of an accumulator is a view instead, `ops.is_view`): a copy of the window
-`[r : r + shape[0], c : c + shape[1]]` of the source into a fresh tile of the source's space and
-dtype, taken at the slice (PyPTO emits a
-`pto.subview` sharing the source's buffer; as a copy every later read of the slice is of its own
-buffer, which the memory passes' liveness sees). The PTO emitter's form for it on Vec is a window copy
-`pto.textract ins(%src, %row, %col : <vec src>, index, index) outs(%dst : <vec dst>)`.
+list, the offset list) and its reads `tile.read`. A `tile.slice` is a view (`ops.is_view`, as in PyPTO, where it
+is a `pto.subview` on the source's buffer): it takes no buffer of its own and moves no data, and a
+write to its source's buffer while it is live clobbers it (PV004).
 
 Transposed operands (`a_trans` / `b_trans`) follow the real compiler: a zero-copy
 `tile.transpose_view` of the natural Mat load, placed right before the cube op, and the tile op carries

@@ -7,8 +7,9 @@ and tensor value typed with a MemRef; `mem_<space>_<N>: pl.Ptr = pl.tile.alloc(p
 for each on-chip root at the top of the function, in creation order.
 
 Sharing rules, as the real pass applies them:
-- a view (`ops.is_view`: the `VIEW_OPS`, and a `tile.slice` of an accumulator) shares its input's
-  MemRef; an in-place op (`ops.inplace_input`:
+- a view (`ops.is_view`: the `VIEW_OPS`, and a `tile.slice`) shares its input's MemRef (for a slice
+  PyPTO makes a MemRef on the same base at the slice's byte offset; the whole source MemRef is its
+  envelope, so a write anywhere on the source's buffer counts as a write under the slice); an in-place op (`ops.inplace_input`:
   `matmul_acc` arg 0, `assemble` dst) shares its input's; `tile.store`'s result shares its tensor;
 - an identity copy `a = b` shares `b`'s;
 - an iter_arg lives where its init lives, and the loop's return var takes the iter_arg's MemRef;

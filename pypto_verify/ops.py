@@ -94,15 +94,17 @@ TILE_SLICE = "tile.slice"
 
 def is_view(call: Expr, source_type: Type | None) -> bool:
     """Whether *call*'s result is a view on its first operand's buffer, given that operand's type:
-    the `VIEW_OPS`, and a `tile.slice` of an Acc tile. PyPTO's `tile.slice` is a zero-copy
-    sub-window; pypto-verify copies a Vec slice into a buffer of its own (so the memory passes see
-    its reads), but an accumulator has no copy path (no Acc -> Acc move): its slice is the drain's
-    window onto the one L0C buffer, and keeps that buffer."""
+    the `VIEW_OPS`, and a `tile.slice` of a tile (any memory space). PyPTO's `tile.slice` is a
+    zero-copy sub-window (`IsBufferAliasingViewOp`: registered `set_output_memory_inherit_input()` and
+    in-place safe; InitMemRef gives the result a MemRef on its input's base at the slice's byte offset,
+    MemoryReuse keeps the base live while any view of it is; codegen is a `pto.subview`): a write to
+    the source's buffer while the slice is live is a clobber of the slice. *source_type* must be a
+    tile type for a slice (a `tensor.slice` of a GM tensor is a window, not a buffer)."""
     if not isinstance(call, Call):
         return False
     if call.op in VIEW_OPS:
         return True
-    return call.op == TILE_SLICE and isinstance(source_type, TileType) and source_type.space is MemSpace.Acc
+    return call.op == TILE_SLICE and isinstance(source_type, TileType)
 
 
 # ---------------------------------------------------------------------------------------------- functions

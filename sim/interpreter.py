@@ -16,7 +16,7 @@ extent are checked when executed.
 
 Decisions where the spec is silent or loose (docs/pto-subset.md):
 - `pto.textract` also copies a window of a `vec` tile into a `vec` tile (never transposed): the
-  form of `tile.slice` of a computed Vec value.
+  form of `tile.extract` of a Vec tile (a `tile.slice` is a view, an `alloc_tile` in its source's bytes).
 - `pto.textract {transpose = true}` reads the source window
   `[row : row + dst.valid_cols, col : col + dst.valid_rows]` (the spec writes `dst.cols` /
   `dst.rows`; the two agree whenever the valid region is the whole tile) and windows must lie

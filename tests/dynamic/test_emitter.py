@@ -291,13 +291,16 @@ def test_infinite_fill_is_spelled_as_its_bit_pattern() -> None:
     parse_pto(text)
 
 
-def test_slice_of_a_vec_value_is_a_vec_to_vec_textract() -> None:
+def test_slice_of_a_vec_value_is_a_window_of_its_sources_bytes() -> None:
     fn = b.norm_chain(True)
     body = list(fn.body)
     body[13] = b.assign("zs", b.call("tile.slice", "tx", [4, 32], [2, 16]), b.tile([4, 32], b.FP32, b.Vec, 0))
     body[14] = b.assign("z", b.call("tile.store", "zs", [0, 0], "z"))
     fn = replace(fn, body=tuple(body), params=(*fn.params[:4], b.out("z", b.tensor([4, 32], b.FP32))))
     text = emit(fn)
-    (copy,) = _lines(text, "pto.textract")
-    assert copy.startswith("pto.textract ins(%tx, %c2_index, %c16_index : ") and "outs(%zs :" in copy
+    assert not _lines(text, "pto.textract")
+    allocs = {line.split(" = ")[0]: line for line in _lines(text, "%tx = pto.alloc_tile") + _lines(text, "%zs = pto.alloc_tile")}
+    addr = {name: int(line.split("addr = %c")[1].split("_")[0]) for name, line in allocs.items()}
+    assert addr["%zs"] == addr["%tx"] + (2 * 64 + 16) * 4, allocs  # row 2, column 16 at the row pitch of 64
+    assert "rows=4, cols=64" in allocs["%zs"] and "valid_col = %c32_index" in allocs["%zs"], allocs["%zs"]
     parse_pto(text)
