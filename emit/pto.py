@@ -258,6 +258,8 @@ class _FunctionEmitter:
     depth: int = 2
     args: list[ArgBinding] = field(default_factory=list)
     reads: dict[str, str] = field(default_factory=dict)
+    written: set[str] = field(default_factory=set)
+    """The tensors a `tensor.write` stores into."""
     transposed_uses: set[str] = field(default_factory=set)
     cube: bool = False
     launch: For | None = None
@@ -348,6 +350,10 @@ class _FunctionEmitter:
             self.launch = None  # a launch size known only at run time: a `pto.launch` step of the function
         block_dim = "" if size is None else f", pto.block_dim = {size}"
         self.body(self.fn.body)
+        if self.written & set(self.reads):
+            # a `tensor.read` is an argument holding the element it returns, which a store cannot change
+            raise EmitError(f"`{min(self.written & set(self.reads))}` is written by tensor.write and read by "
+                            "tensor.read: the subset has no pto.load_scalar")
         kind = "cube" if self.cube else "vector"
         header = (f"  func.func @{self.fn.name}("
                   + ", ".join(f"%{a.name}: {a.type}" for a in self.args)
@@ -1130,6 +1136,37 @@ class _FunctionEmitter:
         self.emit(f"%{result} = pto.tgetval ins(%{source.ssa}, %{offset} : {source.type}, index) outs : f32")
         return _Scalar(result, "f32")
 
+    def op_tensor_write(self, name, call, declared, span):
+        # PyPTO's `tensor.write(t, [i, j], v)` is `pto.store_scalar %v, %base[%off] : !pto.ptr<T>, T` on the
+        # tensor's base pointer, `off` the row-major flat offset of the indices over the tensor's shape
+        # (its MakeTensorWriteCodegenPTO); the subset's scalars are `f32` and `index` (cast to i32 / i64).
+        target = self._maybe(call.args[0]) if call.args else None
+        indices = call.args[1].items if len(call.args) == 3 and isinstance(call.args[1], ListExpr) else None
+        if not isinstance(target, _Tensor) or not target.arg or indices is None or len(indices) != len(target.shape):
+            raise EmitError("tensor.write of other than a GM tensor at one index per axis has no PTO form in "
+                            "the subset", span)
+        if None in target.shape:
+            raise EmitError(f"tensor.write into `{target.param}` of a run-time extent has no PTO form in the "
+                            "subset", span)
+        element = _pto_dtype(target.dtype, span)
+        value, kind = self.scalar(call.args[2], span)
+        if (kind, element) not in (("f32", "f32"), ("index", "i32"), ("index", "i64")):
+            raise EmitError(f"tensor.write of a {kind} value into a {element} tensor has no PTO form in the "
+                            "subset", span)
+        if kind == "index":
+            cast = self.fresh(None)
+            self.emit(f"%{cast} = arith.index_cast %{value} : index to {element}")
+            value = cast
+        offset = self.index(indices[0], span)
+        for extent, index in zip(target.shape[1:], indices[1:]):
+            scaled = self.fresh(None)
+            self.emit(f"%{scaled} = arith.muli %{offset}, %{self.const(extent, 'index')} : index")
+            offset = self.fresh(None)
+            self.emit(f"%{offset} = arith.addi %{scaled}, %{self.index(index, span)} : index")
+        self.emit(f"pto.store_scalar %{value}, %{target.arg}[%{offset}] : !pto.ptr<{element}>, {element}")
+        self.written.add(target.param)
+        return target
+
     def op_cast(self, name, call, declared, span):
         source = self.vec_tile(call.args[0], span, "tile.cast source")
         mode = call.kwarg("mode")
@@ -1412,6 +1449,7 @@ _CALLS.update({op: _FunctionEmitter.op_dim for op in _DIMS})
 _CALLS["system.syncall"] = _FunctionEmitter.op_syncall
 _CALLS.update(dict.fromkeys(("system.task_dummy", "scope.task_id"), _FunctionEmitter.op_task_id))
 _CALLS["tile.read"] = _FunctionEmitter.op_tile_read
+_CALLS["tensor.write"] = _FunctionEmitter.op_tensor_write
 
 
 # ---------------------------------------------------------------------------------------------- helpers

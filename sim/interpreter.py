@@ -401,6 +401,28 @@ class _Compiler:
             values[index] = wrap(values[source])
         return run
 
+    def op_pto_store_scalar(self, op: Op) -> Step:
+        """`pto.store_scalar %v, %ptr[%offset] : !pto.ptr<T>, T`: one element of a GM argument at a flat offset
+        (PyPTO's `tensor.write`: the row-major offset over the tensor's shape); the value's type is the
+        pointer's element type, and an offset outside the argument is rejected (never wrapped)."""
+        value = self.scalar(op, op.operands[0])
+        pointer, info = self.use(op, op.operands[1])
+        offset = self.scalar(op, op.operands[2])
+        pointer_type, value_type = op.types
+        if not isinstance(info, PtrType) or info != pointer_type:
+            raise rejected(f"{op.name}: %{op.operands[1]} is not a {pointer_type} argument", op.line)
+        if value_type.name != info.dtype or info.dtype not in DTYPES:
+            raise rejected(f"{op.name}: a {value_type} value stored through a {pointer_type}", op.line)
+        self.stored_args.add(op.operands[1])
+        values, line, dtype = self.values, op.line, info.dtype
+
+        def run() -> None:
+            flat, at = values[pointer], int(values[offset])
+            if not 0 <= at < flat.size:
+                raise rejected(f"{op.name}: offset {at} is outside %{op.operands[1]} ({flat.size} elements)", line)
+            flat[at] = to_storage(np.asarray([values[value]]), dtype)[0]
+        return run
+
     def op_pto_tgetval(self, op: Op) -> Step:
         """`%v = pto.tgetval ins(%tile, %offset) outs : f32`: the element at the row-major flat offset of a float
         Vec tile (`offset = row * cols + col`), inside its valid shape (elsewhere is never defined)."""

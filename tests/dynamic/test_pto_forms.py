@@ -551,3 +551,57 @@ def test_a_read_of_a_rounded_element_has_no_reference_deviation() -> None:
     assert run_reference(kernel.source, inputs, deviations=False).outputs["y"].shape == (16, 64)
     with pytest.raises(ReferenceError, match="tile.read` of an element with a rounding deviation"):
         run_reference(kernel.source, inputs, deviations=True)
+
+
+MARKERS = KERNELS / "row_markers.py"
+
+
+def _rewrite_write(fn, tensor: str, change):
+    """*fn* with the indices of its one `tensor.write` into *tensor* replaced by `change(indices)`."""
+    from pypto_verify.ir import Eval
+
+    hits = []
+
+    def stmt_fn(stmt):
+        if isinstance(stmt, Eval) and isinstance(stmt.value, Call) and stmt.value.op == "tensor.write" \
+                and stmt.value.args[0].name == tensor:
+            hits.append(stmt)
+            args = stmt.value.args
+            return (replace(stmt, value=replace(stmt.value, args=(args[0], change(args[1].items), args[2]))),)
+        return None
+
+    rewritten = replace(fn, body=map_stmts(fn.body, stmt_fn))
+    assert len(hits) == 1, hits
+    return rewritten
+
+
+def test_a_tensor_element_write_is_store_scalar_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(MARKERS, "row_markers")
+    text = _emitted_plain(kernel.lowered)
+    assert "pto.store_scalar %cst_f32_1, %arg1[%1] : !pto.ptr<f32>, f32" in text
+    assert "arith.index_cast %value__cast_1 : index to i32" in text
+    assert "%10 = arith.muli %r, %c4_index : index" in text and "pto.store_scalar %9, %arg2[%11] : !pto.ptr<i32>, i32" \
+        in text
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+
+
+def test_a_tensor_element_write_at_swapped_indices_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(MARKERS, "row_markers")
+    wrong = _rewrite_write(kernel.lowered, "tags", lambda items: ListExpr((items[1], items[0])))
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.first_difference["tensor"] == "tags", outcome.message
+
+
+def test_a_tensor_element_write_past_the_tensor_is_rejected() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(MARKERS, "row_markers")
+    wrong = _rewrite_write(kernel.lowered, "tags", lambda items: ListExpr((Const(8), items[1])))  # 8 rows
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.rule == "PV202", outcome.message
+    assert "pto.store_scalar: offset 32 is outside %arg2 (32 elements)" in outcome.message, outcome.message
