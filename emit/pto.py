@@ -842,9 +842,13 @@ class _FunctionEmitter:
 
     def _free_mat_address(self) -> int:
         """The first 512-aligned Mat byte after every Mat window of the function."""
+        return self._free_address(MemSpace.Mat)
+
+    def _free_address(self, space: MemSpace) -> int:
+        """The first 512-aligned byte of *space* after every window of the function in it."""
         end = 0
         for t in (*self.env.values(), *_annotated_types(self.fn)):
-            if isinstance(t, TileType) and t.space is MemSpace.Mat and t.memref is not None:
+            if isinstance(t, TileType) and t.space is space and t.memref is not None:
                 w = t.memref.window
                 base = self.base_address.get(w.base, 0) if self.base_address is not None else 0
                 end = max(end, base + w.offset + w.size)
@@ -1135,6 +1139,57 @@ class _FunctionEmitter:
         result = self.fresh(name)
         self.emit(f"%{result} = pto.tgetval ins(%{source.ssa}, %{offset} : {source.type}, index) outs : f32")
         return _Scalar(result, "f32")
+
+    def op_gather(self, name, call, declared, span):
+        # `pto.tgather ins(src, idx, tmp) outs(dst)`: dst[i, j] = src_flat[idx[i, j]], tmp an INT32 scratch of
+        # idx's shape (PyPTO's tile.gather, arity 3). `pl.gather(x, dim=-1, index=i)` keeps per-row indices:
+        # PyPTO's op_conversion_registry.cpp expands it on a2a3 into single-row gathers (a5 flattens the
+        # indices instead); here each row is one tgather on one-row views of the three tiles.
+        if call.kwarg("mask_pattern") is not None:
+            raise EmitError("tile.gather's mask form has no PTO form in the subset", span)
+        index = call.kwarg("index")
+        if index is None:
+            if len(call.args) != 3:
+                raise EmitError("tile.gather without an index tile has no PTO form in the subset", span)
+            source, indices, scratch = (self.vec_tile(a, span, f"tile.gather {w}")
+                                        for a, w in zip(call.args, ("source", "indices", "scratch")))
+            dst = self._result(name, declared, call, span)
+            self._tgather(source, indices, scratch, dst)
+            return dst
+        dim = ops.const_int(call.kwarg("dim") if call.kwarg("dim") is not None else
+                            (call.args[1] if len(call.args) > 1 else None))
+        source = self.vec_tile(call.args[0], span, "tile.gather source")
+        indices = self.vec_tile(index, span, "tile.gather index")
+        rows = indices.valid_static[0]
+        if dim not in (-1, 1) or rows is None or source.valid_static[0] != rows or indices.dtype is not DType.INT32:
+            raise EmitError("tile.gather of other than INT32 indices along the last axis of a 2-D tile, one index "
+                            "row per source row of a static count, has no PTO form in the subset", span)
+        dst = self._result(name, declared, call, span)
+        one = self.const(1, "index")
+        row_views = [[_Tile(self.fresh(f"{t.ssa}_row"), t.space, t.dtype, 1, t.cols, (one, t.valid[1]),
+                            (1, t.valid_static[1]), t.addr + row * t.cols * t.dtype.bytes)
+                      for t in (source, indices, dst)] for row in range(rows)]
+        # the whole-tile op's buffers were planned for one instruction: a row written in place of its own
+        # source or index row is read before it is written, one that a later row still reads is not
+        if any(_overlap(row_views[r][2], later[k]) for r in range(rows) for later in row_views[r + 1:] for k in (0, 1)):
+            raise EmitError("tile.gather row by row into a buffer a later row's source or indices occupy has no "
+                            "PTO form in the subset", span)
+        scratch = _Tile(self.fresh(f"{name}_tmp"), MemSpace.Vec, DType.INT32, 1, indices.cols,
+                        (one, indices.valid[1]), (1, indices.valid_static[1]), self._free_address(MemSpace.Vec))
+        self._alloc_view(scratch)
+        for views in row_views:
+            for view in views:
+                self._alloc_view(view)
+            self._tgather(views[0], views[1], scratch, views[2])
+        return dst
+
+    def _alloc_view(self, tile: _Tile) -> None:
+        self.emit(f"%{tile.ssa} = pto.alloc_tile addr = %{self.const(tile.addr, 'i64')} valid_row = "
+                  f"%{tile.valid[0]} valid_col = %{tile.valid[1]} : {tile.type}")
+
+    def _tgather(self, source: _Tile, indices: _Tile, scratch: _Tile, dst: _Tile) -> None:
+        self.emit(f"pto.tgather ins(%{source.ssa}, %{indices.ssa}, %{scratch.ssa} : {source.type}, {indices.type}, "
+                  f"{scratch.type}) outs(%{dst.ssa} : {dst.type})")
 
     def op_tensor_write(self, name, call, declared, span):
         # PyPTO's `tensor.write(t, [i, j], v)` is `pto.store_scalar %v, %base[%off] : !pto.ptr<T>, T` on the
@@ -1450,6 +1505,7 @@ _CALLS["system.syncall"] = _FunctionEmitter.op_syncall
 _CALLS.update(dict.fromkeys(("system.task_dummy", "scope.task_id"), _FunctionEmitter.op_task_id))
 _CALLS["tile.read"] = _FunctionEmitter.op_tile_read
 _CALLS["tensor.write"] = _FunctionEmitter.op_tensor_write
+_CALLS["tile.gather"] = _FunctionEmitter.op_gather
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -1535,6 +1591,12 @@ def _innermost(call: Call) -> Call:
             if isinstance(inner, Call) and inner.op != ops.T_READ:
                 return _innermost(inner)
     return call
+
+
+def _overlap(a: _Tile, b: _Tile) -> bool:
+    """Whether two tiles of one space share a byte."""
+    return a.space is b.space and a.addr < b.addr + b.rows * b.cols * b.dtype.bytes \
+        and b.addr < a.addr + a.rows * a.cols * a.dtype.bytes
 
 
 def _pto_dtype(dtype: DType, span: Span) -> str:

@@ -1047,6 +1047,39 @@ class _Compiler:
             _mark(c)
         return run
 
+    def op_pto_tgather(self, op: Op) -> Step:
+        """`pto.tgather ins(%src, %idx, %tmp) outs(%dst)`, the index form: `dst[i, j] = src_flat[idx[i, j]]`, `src_flat`
+        src's row-major physical layout; an index outside src's valid region is rejected (never wrapped). `tmp`, an
+        i32 scratch tile of idx's shape, is the instruction's workspace: it is left holding the byte offsets, so
+        a scratch overlapping another operand shows."""
+        self._arity(op, 3, 1)
+        source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
+        indices, idx_type = self.tile(op, op.operands[1], "indices", ("vec",))
+        scratch, tmp_type = self.tile(op, op.operands[2], "scratch", ("vec",))
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        self._same_dtypes(op, src_type, dst_type)
+        if idx_type.dtype != "i32" or tmp_type.dtype != "i32":
+            raise rejected(f"{op.name}: indices and scratch are i32 tiles, not {idx_type.dtype} and {tmp_type.dtype}",
+                           op.line)
+        values, line, size = self.values, op.line, DTYPES[src_type.dtype].size
+
+        def run() -> None:
+            a, ix, t, c = values[source], values[indices], values[scratch], values[dest]
+            _same_shape(op.name, (ix.valid_rows, ix.valid_cols), c, line)
+            _same_shape(op.name, (ix.valid_rows, ix.valid_cols), t, line)
+            flat = ix.valid.astype(np.int64)
+            rows, cols = np.divmod(flat, a.cols)
+            outside = (flat < 0) | (rows >= a.valid_rows) | (cols >= a.valid_cols)
+            if outside.any():
+                i, j = (int(k) for k in np.argwhere(outside)[0])
+                raise rejected(f"{op.name}: index {flat[i, j]} at [{i}, {j}] is outside the source's valid "
+                               f"{a.valid_rows}x{a.valid_cols} (row pitch {a.cols})", line)
+            t.valid[...] = narrow(flat * size, "i32")
+            _mark(t)
+            c.valid[...] = a.data[rows, cols]
+            _mark(c)
+        return run
+
     def op_pto_tci(self, op: Op) -> Step:
         """`c[0, j] = start + j` on a one-row integer tile (wrapped to its dtype)."""
         self._arity(op, 1, 1)

@@ -605,3 +605,45 @@ def test_a_tensor_element_write_past_the_tensor_is_rejected() -> None:
     outcome = simulate_kernel(kernel.source, wrong)
     assert outcome.status == "mismatch" and outcome.rule == "PV202", outcome.message
     assert "pto.store_scalar: offset 32 is outside %arg2 (32 elements)" in outcome.message, outcome.message
+
+
+LOOKUP = KERNELS / "level_lookup.py"
+
+
+def test_a_last_axis_gather_is_one_tgather_per_row_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(LOOKUP, "level_lookup")
+    text = _emitted_plain(kernel.lowered)
+    gathers = [line.strip() for line in text.splitlines() if "pto.tgather" in line]
+    assert len(gathers) == 8 and all(g.startswith("pto.tgather ins(%levels_row") for g in gathers), gathers
+    assert "%values_tmp = pto.alloc_tile addr = %c1536_i64 valid_row = %c1_index valid_col = %c16_index" in text
+    assert "%values_row_7 = pto.alloc_tile addr = %c704_i64" in text  # 256 + 7 rows of 16 f32
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+
+
+def test_a_gather_of_row_indices_without_their_row_base_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+    from pypto_verify.ir import Var
+
+    kernel = _kernel(LOOKUP, "level_lookup")
+    # the instruction's flat form on the per-row indices: every row reads row 0's levels
+    wrong = _rewrite(kernel.lowered, "tile.gather", "values",
+                     lambda call: replace(call, args=(call.args[0], Var("picks"), Var("picks")), kwargs=()))
+    text = _emitted_plain(wrong)
+    assert text.count("pto.tgather") == 1
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.first_difference["tensor"] == "y", outcome.message
+
+
+def test_a_gather_index_past_its_row_is_rejected() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(LOOKUP, "level_lookup")
+    wrong = _rewrite(kernel.lowered, "tile.fmods", "picks__fmods",
+                     lambda call: replace(call, args=(call.args[0], Const(16.0))))  # codes 8..15 leave the row
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.rule == "PV202", outcome.message
+    assert "pto.tgather: index" in outcome.message and "outside the source's valid 1x8" in outcome.message, \
+        outcome.message
