@@ -1213,7 +1213,8 @@ class _FunctionEmitter:
             self.emit(f"%{cast} = arith.index_cast %{value} : index to {element}")
             value = cast
         offset = self.index(indices[0], span)
-        for extent, index in zip(target.shape[1:], indices[1:]):
+        extents = [d for d in target.shape if d is not None]  # every one, checked above
+        for extent, index in zip(extents[1:], indices[1:]):
             scaled = self.fresh(None)
             self.emit(f"%{scaled} = arith.muli %{offset}, %{self.const(extent, 'index')} : index")
             offset = self.fresh(None)
@@ -1416,7 +1417,10 @@ class _FunctionEmitter:
         axis = ops.const_int(call.args[1]) if len(call.args) == 2 else None
         if not isinstance(bound, _Tensor) or axis is None or not -len(bound.shape) <= axis < len(bound.shape):
             raise EmitError(f"`{call.op}` of something other than an axis of a tensor parameter", span)
-        return bound.shape[axis]
+        extent = bound.shape[axis]
+        if extent is None:
+            raise EmitError(f"`{call.op}` of a run-time extent has no PTO form in the subset", span)
+        return extent
 
     def _scalar_cast(self, call: Call, span: Span, name: str | None) -> tuple[str, str]:
         """A scalar `pl.cast` (`scalar.cast_value`): a literal folds; a run-time integer becomes the

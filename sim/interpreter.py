@@ -411,7 +411,7 @@ class _Compiler:
         pointer_type, value_type = op.types
         if not isinstance(info, PtrType) or info != pointer_type:
             raise rejected(f"{op.name}: %{op.operands[1]} is not a {pointer_type} argument", op.line)
-        if value_type.name != info.dtype or info.dtype not in DTYPES:
+        if not isinstance(value_type, ScalarType) or value_type.name != info.dtype or info.dtype not in DTYPES:
             raise rejected(f"{op.name}: a {value_type} value stored through a {pointer_type}", op.line)
         self.stored_args.add(op.operands[1])
         values, line, dtype = self.values, op.line, info.dtype
