@@ -935,6 +935,14 @@ class _FunctionEmitter:
         if source.space is MemSpace.Acc and dst.space is MemSpace.Vec and not self.target.acc_to_vec:
             self._through_gm(source, dst, span)
             return dst
+        if source.space is MemSpace.Vec and dst.space in (MemSpace.Left, MemSpace.Right):
+            # TARGET_FACTS.md: no Vec -> L0A / L0B path; a computed matmul operand goes through a Mat tile
+            # (`tmov` vec -> mat, then mat -> left / right), placed after every Mat window
+            staging = _Tile(self.fresh(f"{dst.ssa}_mat"), MemSpace.Mat, dst.dtype, dst.rows, dst.cols,
+                            dst.valid, dst.valid_static, self._free_mat_address())
+            self._alloc_view(staging)
+            self.emit(f"pto.tmov ins(%{source.ssa} : {source.type}) outs(%{staging.ssa} : {staging.type})")
+            source = staging
         self.emit(f"pto.tmov ins(%{source.ssa} : {source.type}) outs(%{dst.ssa} : {dst.type})")
         return dst
 

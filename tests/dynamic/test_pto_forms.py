@@ -647,3 +647,15 @@ def test_a_gather_index_past_its_row_is_rejected() -> None:
     assert outcome.status == "mismatch" and outcome.rule == "PV202", outcome.message
     assert "pto.tgather: index" in outcome.message and "outside the source's valid 1x8" in outcome.message, \
         outcome.message
+
+
+def test_a_matmul_operand_computed_in_vec_reaches_left_through_mat_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(KERNELS / "halved_projection.py", "halved_projection")
+    text = _emitted_plain(kernel.lowered)
+    assert "pto.tmov ins(%halved : !pto.tile_buf<loc=vec" in text and "outs(%halved_Left_mat : !pto.tile_buf<loc=mat" \
+        in text
+    assert "pto.tmov ins(%halved_Left_mat : !pto.tile_buf<loc=mat" in text
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
