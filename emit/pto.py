@@ -1167,15 +1167,31 @@ class _FunctionEmitter:
         dim = ops.const_int(call.kwarg("dim") if call.kwarg("dim") is not None else
                             (call.args[1] if len(call.args) > 1 else None))
         source = self.vec_tile(call.args[0], span, "tile.gather source")
-        indices = self.vec_tile(index, span, "tile.gather index")
+        in_gm = self._maybe(index)
+        free = self._free_address(MemSpace.Vec)
+        one = self.const(1, "index")
+        if isinstance(in_gm, _Tensor):
+            # indices left in GM (PyPTO's conversion loads each row, `emit_load_or_slice`): a `tload` of each
+            # row into a one-row tile placed after the scratch
+            if len(in_gm.shape) != 2 or None in in_gm.shape or in_gm.dtype is not DType.INT32 or not in_gm.view:
+                raise EmitError("tile.gather of indices other than a 2-D INT32 GM tensor of static shape has no "
+                                "PTO form in the subset", span)
+            count, width = in_gm.shape
+            assert count is not None and width is not None
+            width_ssa = self.const(width, "index")
+            indices = _Tile(self.fresh(f"{in_gm.param}_rows"), MemSpace.Vec, DType.INT32, count, width,
+                            (self.const(count, "index"), width_ssa), (count, width), free + -(-width * 4 // 512) * 512)
+        else:
+            in_gm = None
+            indices = self.vec_tile(index, span, "tile.gather index")
         rows = indices.valid_static[0]
         if dim not in (-1, 1) or rows is None or source.valid_static[0] != rows or indices.dtype is not DType.INT32:
             raise EmitError("tile.gather of other than INT32 indices along the last axis of a 2-D tile, one index "
                             "row per source row of a static count, has no PTO form in the subset", span)
         dst = self._result(name, declared, call, span)
-        one = self.const(1, "index")
         row_views = [[_Tile(self.fresh(f"{t.ssa}_row"), t.space, t.dtype, 1, t.cols, (one, t.valid[1]),
-                            (1, t.valid_static[1]), t.addr + row * t.cols * t.dtype.bytes)
+                            (1, t.valid_static[1]), t.addr + (row * t.cols * t.dtype.bytes if t is not indices
+                                                              or in_gm is None else 0))
                       for t in (source, indices, dst)] for row in range(rows)]
         # the whole-tile op's buffers were planned for one instruction: a row written in place of its own
         # source or index row is read before it is written, one that a later row still reads is not
@@ -1183,11 +1199,14 @@ class _FunctionEmitter:
             raise EmitError("tile.gather row by row into a buffer a later row's source or indices occupy has no "
                             "PTO form in the subset", span)
         scratch = _Tile(self.fresh(f"{name}_tmp"), MemSpace.Vec, DType.INT32, 1, indices.cols,
-                        (one, indices.valid[1]), (1, indices.valid_static[1]), self._free_address(MemSpace.Vec))
+                        (one, indices.valid[1]), (1, indices.valid_static[1]), free)
         self._alloc_view(scratch)
-        for views in row_views:
+        for row, views in enumerate(row_views):
             for view in views:
                 self._alloc_view(view)
+            if in_gm is not None:
+                pview, view_type = self.partition(in_gm, (Const(row), Const(0)), views[1], span)
+                self.emit(f"pto.tload ins(%{pview} : {view_type}) outs(%{views[1].ssa} : {views[1].type})")
             self._tgather(views[0], views[1], scratch, views[2])
         return dst
 

@@ -659,3 +659,24 @@ def test_a_matmul_operand_computed_in_vec_reaches_left_through_mat_and_matches()
     assert "pto.tmov ins(%halved_Left_mat : !pto.tile_buf<loc=mat" in text
     outcome = simulate_kernel(kernel.source, kernel.lowered)
     assert outcome.status == "match", outcome.message
+
+
+def test_a_gather_of_indices_in_gm_loads_each_row_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(LOOKUP, "reversed_levels")
+    text = _emitted_plain(kernel.lowered)
+    assert text.count("partition_tensor_view<1x8xi32>) outs(%order_rows_row") == 8 and text.count("pto.tgather") == 8
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+
+
+def test_a_gather_of_indices_in_gm_written_at_the_wrong_column_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+    from pypto_verify.ir import BinOp
+
+    kernel = _kernel(LOOKUP, "reversed_levels")
+    # order[r, 7 - k] = 7 - k: the identity order, so the levels are not reversed
+    wrong = _rewrite_write(kernel.lowered, "order", lambda items: ListExpr((items[0], BinOp("-", Const(7), items[1]))))
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.first_difference["tensor"] == "y", outcome.message
