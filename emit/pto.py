@@ -1194,14 +1194,20 @@ class _FunctionEmitter:
                                                               or in_gm is None else 0))
                       for t in (source, indices, dst)] for row in range(rows)]
         # the whole-tile op's buffers were planned for one instruction: a row written in place of its own
-        # source or index row is read before it is written, one that a later row still reads is not
-        if any(_overlap(row_views[r][2], later[k]) for r in range(rows) for later in row_views[r + 1:] for k in (0, 1)):
-            raise EmitError("tile.gather row by row into a buffer a later row's source or indices occupy has no "
-                            "PTO form in the subset", span)
+        # source or index row is read before it is written, one that a later row still reads is not; the
+        # rows go first to last, or last to first (a result wider than its source, written over it)
+        for order in (row_views, row_views[::-1]):
+            if not any(_overlap(order[r][2], later[k]) for r in range(rows) for later in order[r + 1:] for k in (0, 1)):
+                row_views = order
+                break
+        else:
+            raise EmitError("tile.gather row by row into a buffer a later row's source or indices occupy, in either "
+                            "order, has no PTO form in the subset", span)
         scratch = _Tile(self.fresh(f"{name}_tmp"), MemSpace.Vec, DType.INT32, 1, indices.cols,
                         (one, indices.valid[1]), (1, indices.valid_static[1]), free)
         self._alloc_view(scratch)
-        for row, views in enumerate(row_views):
+        for views in row_views:
+            row = (views[0].addr - source.addr) // (source.cols * source.dtype.bytes)
             for view in views:
                 self._alloc_view(view)
             if in_gm is not None:

@@ -680,3 +680,15 @@ def test_a_gather_of_indices_in_gm_written_at_the_wrong_column_mismatches() -> N
     wrong = _rewrite_write(kernel.lowered, "order", lambda items: ListExpr((items[0], BinOp("-", Const(7), items[1]))))
     outcome = simulate_kernel(kernel.source, wrong)
     assert outcome.status == "mismatch" and outcome.first_difference["tensor"] == "y", outcome.message
+
+
+def test_a_gather_wider_than_its_source_written_over_it_goes_last_row_first_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(LOOKUP, "tagged_levels")
+    text = _emitted_plain(kernel.lowered)
+    # `values` ([8, 16] f32) is planned over `halved` ([8, 8] f32, from byte 512): its row r covers source rows
+    # 2r and 2r + 1, so the rows go last to first (source row 7 at byte 512 + 7 * 32 first)
+    assert text.index("addr = %c736_i64 valid_row = %c1_index") < text.index("addr = %c512_i64 valid_row = %c1_index")
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message

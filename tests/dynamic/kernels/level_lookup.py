@@ -41,3 +41,20 @@ def reversed_levels(
         y[:, :] = pl.muls(values, 2.0)
         order_out[:, :] = order[:, :]
     return y, order_out
+
+
+@pl.jit
+def tagged_levels(
+    table: pl.Tensor[[ROWS, LEVELS], pl.FP32],
+    codes: pl.Tensor[[ROWS, CODES], pl.UINT8],
+    y: pl.Out[pl.Tensor[[ROWS, CODES], pl.FP32]],
+):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="tagged_levels"):
+        packed = pl.tile.load(codes, [0, 0], [ROWS, CODES])
+        wide = pl.cast(pl.cast(packed, target_type=pl.FP16), target_type=pl.FP32)
+        picks = pl.cast(pl.fmods(wide, 8.0), target_type=pl.INT32, mode="trunc")
+        levels = pl.tile.load(table, [0, 0], [ROWS, LEVELS])
+        halved = pl.muls(levels, 0.5)
+        values = pl.gather(halved, dim=-1, index=picks)
+        y[:, :] = pl.add(values, pl.cast(picks, target_type=pl.FP32))
+    return y
