@@ -261,6 +261,8 @@ class _FunctionEmitter:
     depth: int = 2
     args: list[ArgBinding] = field(default_factory=list)
     reads: dict[str, str] = field(default_factory=dict)
+    written: set[str] = field(default_factory=set)
+    """The tensors a `tensor.write` stores into."""
     transposed_uses: set[str] = field(default_factory=set)
     cube: bool = False
     launch: For | None = None
@@ -351,6 +353,10 @@ class _FunctionEmitter:
             self.launch = None  # a launch size known only at run time: a `pto.launch` step of the function
         block_dim = "" if size is None else f", pto.block_dim = {size}"
         self.body(self.fn.body)
+        if self.written & set(self.reads):
+            # a `tensor.read` is an argument holding the element it returns, which a store cannot change
+            raise EmitError(f"`{min(self.written & set(self.reads))}` is written by tensor.write and read by "
+                            "tensor.read: the subset has no pto.load_scalar")
         kind = "cube" if self.cube else "vector"
         header = (f"  func.func @{self.fn.name}("
                   + ", ".join(f"%{a.name}: {a.type}" for a in self.args)
@@ -841,9 +847,13 @@ class _FunctionEmitter:
 
     def _free_mat_address(self) -> int:
         """The first 512-aligned Mat byte after every Mat window of the function."""
+        return self._free_address(MemSpace.Mat)
+
+    def _free_address(self, space: MemSpace) -> int:
+        """The first 512-aligned byte of *space* after every window of the function in it."""
         end = 0
         for t in (*self.env.values(), *_annotated_types(self.fn)):
-            if isinstance(t, TileType) and t.space is MemSpace.Mat and t.memref is not None:
+            if isinstance(t, TileType) and t.space is space and t.memref is not None:
                 w = t.memref.window
                 base = self.base_address.get(w.base, 0) if self.base_address is not None else 0
                 end = max(end, base + w.offset + w.size)
@@ -930,6 +940,14 @@ class _FunctionEmitter:
         if source.space is MemSpace.Acc and dst.space is MemSpace.Vec and not self.target.acc_to_vec:
             self._through_gm(source, dst, span)
             return dst
+        if source.space is MemSpace.Vec and dst.space in (MemSpace.Left, MemSpace.Right):
+            # TARGET_FACTS.md: no Vec -> L0A / L0B path; a computed matmul operand goes through a Mat tile
+            # (`tmov` vec -> mat, then mat -> left / right), placed after every Mat window
+            staging = _Tile(self.fresh(f"{dst.ssa}_mat"), MemSpace.Mat, dst.dtype, dst.rows, dst.cols,
+                            dst.valid, dst.valid_static, self._free_mat_address())
+            self._alloc_view(staging)
+            self.emit(f"pto.tmov ins(%{source.ssa} : {source.type}) outs(%{staging.ssa} : {staging.type})")
+            source = staging
         self.emit(f"pto.tmov ins(%{source.ssa} : {source.type}) outs(%{dst.ssa} : {dst.type})")
         return dst
 
@@ -1160,6 +1178,114 @@ class _FunctionEmitter:
         result = self.fresh(name)
         self.emit(f"%{result} = pto.tgetval ins(%{source.ssa}, %{offset} : {source.type}, index) outs : f32")
         return _Scalar(result, "f32")
+
+    def op_gather(self, name, call, declared, span):
+        # `pto.tgather ins(src, idx, tmp) outs(dst)`: dst[i, j] = src_flat[idx[i, j]], tmp an INT32 scratch of
+        # idx's shape (PyPTO's tile.gather, arity 3). `pl.gather(x, dim=-1, index=i)` keeps per-row indices:
+        # PyPTO's op_conversion_registry.cpp expands it on a2a3 into single-row gathers (a5 flattens the
+        # indices instead); here each row is one tgather on one-row views of the three tiles.
+        if call.kwarg("mask_pattern") is not None:
+            raise EmitError("tile.gather's mask form has no PTO form in the subset", span)
+        index = call.kwarg("index")
+        if index is None:
+            if len(call.args) != 3:
+                raise EmitError("tile.gather without an index tile has no PTO form in the subset", span)
+            source, indices, scratch = (self.vec_tile(a, span, f"tile.gather {w}")
+                                        for a, w in zip(call.args, ("source", "indices", "scratch")))
+            dst = self._result(name, declared, call, span)
+            self._tgather(source, indices, scratch, dst)
+            return dst
+        dim = ops.const_int(call.kwarg("dim") if call.kwarg("dim") is not None else
+                            (call.args[1] if len(call.args) > 1 else None))
+        source = self.vec_tile(call.args[0], span, "tile.gather source")
+        in_gm = self._maybe(index)
+        free = self._free_address(MemSpace.Vec)
+        one = self.const(1, "index")
+        if isinstance(in_gm, _Tensor):
+            # indices left in GM (PyPTO's conversion loads each row, `emit_load_or_slice`): a `tload` of each
+            # row into a one-row tile placed after the scratch
+            if len(in_gm.shape) != 2 or None in in_gm.shape or in_gm.dtype is not DType.INT32 or not in_gm.view:
+                raise EmitError("tile.gather of indices other than a 2-D INT32 GM tensor of static shape has no "
+                                "PTO form in the subset", span)
+            count, width = in_gm.shape
+            assert count is not None and width is not None
+            width_ssa = self.const(width, "index")
+            indices = _Tile(self.fresh(f"{in_gm.param}_rows"), MemSpace.Vec, DType.INT32, count, width,
+                            (self.const(count, "index"), width_ssa), (count, width), free + -(-width * 4 // 512) * 512)
+        else:
+            in_gm = None
+            indices = self.vec_tile(index, span, "tile.gather index")
+        rows = indices.valid_static[0]
+        if dim not in (-1, 1) or rows is None or source.valid_static[0] != rows or indices.dtype is not DType.INT32:
+            raise EmitError("tile.gather of other than INT32 indices along the last axis of a 2-D tile, one index "
+                            "row per source row of a static count, has no PTO form in the subset", span)
+        dst = self._result(name, declared, call, span)
+        row_views = [[_Tile(self.fresh(f"{t.ssa}_row"), t.space, t.dtype, 1, t.cols, (one, t.valid[1]),
+                            (1, t.valid_static[1]), t.addr + (row * t.cols * t.dtype.bytes if t is not indices
+                                                              or in_gm is None else 0))
+                      for t in (source, indices, dst)] for row in range(rows)]
+        # the whole-tile op's buffers were planned for one instruction: a row written in place of its own
+        # source or index row is read before it is written, one that a later row still reads is not; the
+        # rows go first to last, or last to first (a result wider than its source, written over it)
+        for order in (row_views, row_views[::-1]):
+            if not any(_overlap(order[r][2], later[k]) for r in range(rows) for later in order[r + 1:] for k in (0, 1)):
+                row_views = order
+                break
+        else:
+            raise EmitError("tile.gather row by row into a buffer a later row's source or indices occupy, in either "
+                            "order, has no PTO form in the subset", span)
+        scratch = _Tile(self.fresh(f"{name}_tmp"), MemSpace.Vec, DType.INT32, 1, indices.cols,
+                        (one, indices.valid[1]), (1, indices.valid_static[1]), free)
+        self._alloc_view(scratch)
+        for views in row_views:
+            row = (views[0].addr - source.addr) // (source.cols * source.dtype.bytes)
+            for view in views:
+                self._alloc_view(view)
+            if in_gm is not None:
+                pview, view_type = self.partition(in_gm, (Const(row), Const(0)), views[1], span)
+                self.emit(f"pto.tload ins(%{pview} : {view_type}) outs(%{views[1].ssa} : {views[1].type})")
+            self._tgather(views[0], views[1], scratch, views[2])
+        return dst
+
+    def _alloc_view(self, tile: _Tile) -> None:
+        self.emit(f"%{tile.ssa} = pto.alloc_tile addr = %{self.const(tile.addr, 'i64')} valid_row = "
+                  f"%{tile.valid[0]} valid_col = %{tile.valid[1]} : {tile.type}")
+
+    def _tgather(self, source: _Tile, indices: _Tile, scratch: _Tile, dst: _Tile) -> None:
+        self.emit(f"pto.tgather ins(%{source.ssa}, %{indices.ssa}, %{scratch.ssa} : {source.type}, {indices.type}, "
+                  f"{scratch.type}) outs(%{dst.ssa} : {dst.type})")
+
+    def op_tensor_write(self, name, call, declared, span):
+        # PyPTO's `tensor.write(t, [i, j], v)` is `pto.store_scalar %v, %base[%off] : !pto.ptr<T>, T` on the
+        # tensor's base pointer, `off` the row-major flat offset of the indices over the tensor's shape
+        # (its MakeTensorWriteCodegenPTO); the subset's scalars are `f32` and `index` (cast to i32 / i64).
+        target = self._maybe(call.args[0]) if call.args else None
+        indices = call.args[1].items if len(call.args) == 3 and isinstance(call.args[1], ListExpr) else None
+        if not isinstance(target, _Tensor) or not target.arg or indices is None or len(indices) != len(target.shape):
+            raise EmitError("tensor.write of other than a GM tensor at one index per axis has no PTO form in "
+                            "the subset", span)
+        if None in target.shape:
+            raise EmitError(f"tensor.write into `{target.param}` of a run-time extent has no PTO form in the "
+                            "subset", span)
+        element = _pto_dtype(target.dtype, span)
+        value, kind = self.scalar(call.args[2], span)
+        if (kind, element) not in (("f32", "f32"), ("index", "i32"), ("index", "i64")):
+            raise EmitError(f"tensor.write of a {kind} value into a {element} tensor has no PTO form in the "
+                            "subset", span)
+        if kind == "index":
+            cast = self.fresh(None)
+            self.emit(f"%{cast} = arith.index_cast %{value} : index to {element}")
+            value = cast
+        offset = self.index(indices[0], span)
+        extents = [d for d in target.shape if d is not None]  # every one, checked above
+        for extent, index in zip(extents[1:], indices[1:]):
+            scaled = self.fresh(None)
+            self.emit(f"%{scaled} = arith.muli %{offset}, %{self.const(extent, 'index')} : index")
+            offset = self.fresh(None)
+            self.emit(f"%{offset} = arith.addi %{scaled}, %{self.index(index, span)} : index")
+        self.emit(f"pto.store_scalar %{value}, %{target.arg}[%{offset}] : !pto.ptr<{element}>, {element}")
+        self.written.add(target.param)
+        return target
 
     def op_cast(self, name, call, declared, span):
         source = self.vec_tile(call.args[0], span, "tile.cast source")
@@ -1446,6 +1572,8 @@ _CALLS.update({op: _FunctionEmitter.op_dim for op in _DIMS})
 _CALLS["system.syncall"] = _FunctionEmitter.op_syncall
 _CALLS.update(dict.fromkeys(("system.task_dummy", "scope.task_id"), _FunctionEmitter.op_task_id))
 _CALLS["tile.read"] = _FunctionEmitter.op_tile_read
+_CALLS["tensor.write"] = _FunctionEmitter.op_tensor_write
+_CALLS["tile.gather"] = _FunctionEmitter.op_gather
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -1531,6 +1659,12 @@ def _innermost(call: Call) -> Call:
             if isinstance(inner, Call) and inner.op != ops.T_READ:
                 return _innermost(inner)
     return call
+
+
+def _overlap(a: _Tile, b: _Tile) -> bool:
+    """Whether two tiles of one space share a byte."""
+    return a.space is b.space and a.addr < b.addr + b.rows * b.cols * b.dtype.bytes \
+        and b.addr < a.addr + a.rows * a.cols * a.dtype.bytes
 
 
 def _pto_dtype(dtype: DType, span: Span) -> str:

@@ -1173,6 +1173,51 @@ def _element_read(it: _Interpreter, call: Call) -> int | float:
     return element
 
 
+def _gather(it: _Interpreter, call: Call) -> Value:
+    """`gather(x, dim=-1, index=i)`: `out[r, k] = x[r, i[r, k]]` (PyPTO's torch-style last-axis gather);
+    `tile.gather(x, i, tmp)`: `out[r, k] = x_flat[i[r, k]]` (the instruction's flat index form, `tmp` its
+    scratch). An index outside its row (or outside *x*) is the kernel's error."""
+    if call.kwarg("mask_pattern") is not None:
+        raise ReferenceError(f"`{call.op}`'s mask form has no reference semantics")
+    src = it.value(call, 0)
+    by_row = call.kwarg("index") is not None
+    index = it.value(call, 1, "index") if not by_row else it.arg(call, 99, "index")
+    dim = it.arg(call, 1, "dim") if by_row else None
+    if not isinstance(index, Value) or index.dtype.is_float or src.data.ndim != 2 or index.data.ndim != 2 \
+            or (by_row and (dim not in (-1, 1) or index.data.shape[0] != src.data.shape[0])):
+        raise ReferenceError(f"`{call.op}` of other than integer indices into a 2-D value along its last axis")
+    if _nonzero(index.sigma) is not None:
+        raise ReferenceError(f"`{call.op}` indices with a rounding deviation")
+    rows, cols = src.data.shape
+    picked = index.data.astype(np.int64)
+    if by_row:
+        picked = picked + np.arange(index.data.shape[0], dtype=np.int64)[:, None] * cols
+        outside = (index.data < 0) | (index.data >= cols)
+    else:
+        outside = (picked < 0) | (picked >= rows * cols)
+    if outside.any():
+        at = [int(k) for k in np.argwhere(outside)[0]]
+        raise WindowError(f"`{call.op}`: index {int(index.data[tuple(at)])} at {at} is outside {list(src.data.shape)}")
+    sigma = _nonzero(src.sigma)
+    return Value(src.data.reshape(-1)[picked], src.dtype, src.k,
+                 None if sigma is None else sigma.reshape(-1)[picked], _gridded(src))
+
+
+def _tensor_write(it: _Interpreter, call: Call) -> Value:
+    """`tensor.write(t, [i, j], v)`: the scalar *v* (exact: a scalar carries no deviation) into the element of
+    the GM tensor *t* at one index per axis, in *t*'s dtype."""
+    dst = it.value(call, 0)
+    index = it.ints(it.arg(call, 1, "indices"), f"`{call.op}` indices")
+    if not isinstance(dst, _Tensor) or len(index) != dst.data.ndim:
+        raise ReferenceError(f"`{call.op}` of other than a GM tensor at one index per axis")
+    element = it.arg(call, 2, "value")
+    if isinstance(element, (bool, np.bool_)) or not isinstance(element, (int, float, np.integer, np.floating)):
+        raise ReferenceError(f"`{call.op}` of a value that is not a number")
+    src = Value(np.full([1] * len(index), element, dtype=np.float64), dst.dtype)
+    it.write(dst, index, src, False, f"`{call.op}`")
+    return dst
+
+
 def _transpose(it: _Interpreter, call: Call) -> Value:
     """`transpose(t, axis1, axis2)` of a 2-D value (its two axes swapped)."""
     src = it.value(call, 0)
@@ -1252,6 +1297,7 @@ _HANDLERS = {
     ops.LOAD: _load, ops.STORE: _store, ops.EXTRACT: _extract, ops.MOVE: _move,
     ops.TRANSPOSE_VIEW: _transpose_view, ops.T_CAST: _cast, "tile.cast": _cast,
     ops.T_RESHAPE: _reshape, "tile.reshape": _reshape, ops.T_READ: _element_read, "tile.read": _element_read,
+    "tensor.write": _tensor_write, "tile.gather": _gather, "tensor.gather": _gather,
     ops.ALLOC: _alloc, "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape,
     **dict.fromkeys(ops.BLOCK_IDX, _block_idx), **dict.fromkeys(("system.task_dummy", "scope.task_id"), _task_handle),
     "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier,

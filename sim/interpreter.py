@@ -401,6 +401,28 @@ class _Compiler:
             values[index] = wrap(values[source])
         return run
 
+    def op_pto_store_scalar(self, op: Op) -> Step:
+        """`pto.store_scalar %v, %ptr[%offset] : !pto.ptr<T>, T`: one element of a GM argument at a flat offset
+        (PyPTO's `tensor.write`: the row-major offset over the tensor's shape); the value's type is the
+        pointer's element type, and an offset outside the argument is rejected (never wrapped)."""
+        value = self.scalar(op, op.operands[0])
+        pointer, info = self.use(op, op.operands[1])
+        offset = self.scalar(op, op.operands[2])
+        pointer_type, value_type = op.types
+        if not isinstance(info, PtrType) or info != pointer_type:
+            raise rejected(f"{op.name}: %{op.operands[1]} is not a {pointer_type} argument", op.line)
+        if not isinstance(value_type, ScalarType) or value_type.name != info.dtype or info.dtype not in DTYPES:
+            raise rejected(f"{op.name}: a {value_type} value stored through a {pointer_type}", op.line)
+        self.stored_args.add(op.operands[1])
+        values, line, dtype = self.values, op.line, info.dtype
+
+        def run() -> None:
+            flat, at = values[pointer], int(values[offset])
+            if not 0 <= at < flat.size:
+                raise rejected(f"{op.name}: offset {at} is outside %{op.operands[1]} ({flat.size} elements)", line)
+            flat[at] = to_storage(np.asarray([values[value]]), dtype)[0]
+        return run
+
     def op_pto_tgetval(self, op: Op) -> Step:
         """`%v = pto.tgetval ins(%tile, %offset) outs : f32`: the element at the row-major flat offset of a float
         Vec tile (`offset = row * cols + col`), inside its valid shape (elsewhere is never defined)."""
@@ -1022,6 +1044,39 @@ class _Compiler:
             a, c = values[source], values[dest]
             _same_shape(op.name, (a.valid_cols, a.valid_rows), c, line)
             c.valid[...] = a.valid.T.copy()  # a copy first: the two tiles may overlap
+            _mark(c)
+        return run
+
+    def op_pto_tgather(self, op: Op) -> Step:
+        """`pto.tgather ins(%src, %idx, %tmp) outs(%dst)`, the index form: `dst[i, j] = src_flat[idx[i, j]]`, `src_flat`
+        src's row-major physical layout; an index outside src's valid region is rejected (never wrapped). `tmp`, an
+        i32 scratch tile of idx's shape, is the instruction's workspace: it is left holding the byte offsets, so
+        a scratch overlapping another operand shows."""
+        self._arity(op, 3, 1)
+        source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
+        indices, idx_type = self.tile(op, op.operands[1], "indices", ("vec",))
+        scratch, tmp_type = self.tile(op, op.operands[2], "scratch", ("vec",))
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        self._same_dtypes(op, src_type, dst_type)
+        if idx_type.dtype != "i32" or tmp_type.dtype != "i32":
+            raise rejected(f"{op.name}: indices and scratch are i32 tiles, not {idx_type.dtype} and {tmp_type.dtype}",
+                           op.line)
+        values, line, size = self.values, op.line, DTYPES[src_type.dtype].size
+
+        def run() -> None:
+            a, ix, t, c = values[source], values[indices], values[scratch], values[dest]
+            _same_shape(op.name, (ix.valid_rows, ix.valid_cols), c, line)
+            _same_shape(op.name, (ix.valid_rows, ix.valid_cols), t, line)
+            flat = ix.valid.astype(np.int64)
+            rows, cols = np.divmod(flat, a.cols)
+            outside = (flat < 0) | (rows >= a.valid_rows) | (cols >= a.valid_cols)
+            if outside.any():
+                i, j = (int(k) for k in np.argwhere(outside)[0])
+                raise rejected(f"{op.name}: index {flat[i, j]} at [{i}, {j}] is outside the source's valid "
+                               f"{a.valid_rows}x{a.valid_cols} (row pitch {a.cols})", line)
+            t.valid[...] = narrow(flat * size, "i32")
+            _mark(t)
+            c.valid[...] = a.data[rows, cols]
             _mark(c)
         return run
 

@@ -44,7 +44,7 @@ INS_OUTS_OPS: Final[frozenset[str]] = frozenset(
      "tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "texp", "trelu", "tmuls", "tadds", "tcvt",
      "trecip", "trsqrt", "tsqrt", "tlog", "tabs", "tsubs", "tdivs", "tmaxs", "tmins", "tfmods", "texpands",
      "trowsum", "trowmax", "trowmin", "tcolsum", "tcolmax", "tcolmin",
-     "trowexpand", "tcolexpand", "ttrans", "tci", *(f"trowexpand{kind}" for kind in EXPAND_KINDS),
+     "trowexpand", "tcolexpand", "ttrans", "tci", "tgather", *(f"trowexpand{kind}" for kind in EXPAND_KINDS),
      *(f"tcolexpand{kind}" for kind in EXPAND_KINDS)))
 TILE_SPACES: Final[frozenset[str]] = frozenset({"mat", "left", "right", "acc", "bias", "vec"})
 
@@ -628,7 +628,8 @@ class _Parser:
             raise SimError(f"unknown instruction {name}", line)
         self.next()
         op = parse(name, line, results)
-        wants_result = name not in INS_OUTS_OPS and name not in ("scf.for", "scf.if", "pto.syncall", "pto.launch")
+        wants_result = name not in INS_OUTS_OPS and name not in ("scf.for", "scf.if", "pto.syncall", "pto.launch",
+                                                                   "pto.store_scalar")
         if wants_result != bool(results):
             what = "needs a result" if wants_result else "has no result"
             raise SimError(f"{name} {what}", line)
@@ -654,6 +655,7 @@ class _Parser:
             "pto.syncall": self._syncall,
             "pto.launch": self._launch,
             "pto.tgetval": self._tgetval,
+            "pto.store_scalar": self._store_scalar,
         }.get(name)
 
     def _constant(self, name: str, line: int, results: tuple[str, ...]) -> Op:
@@ -743,6 +745,22 @@ class _Parser:
         self.expect("outs")
         self.expect(":")
         return Op(name, line, results, ins, types=(*in_types, self._scalar_type(line)))
+
+    def _store_scalar(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        """`pto.store_scalar %v, %ptr[%offset] : !pto.ptr<T>, T`; operands (value, pointer, offset), types
+        (pointer, value)."""
+        value = self.value()
+        self.expect(",")
+        pointer = self.value()
+        self.expect("[")
+        offset = self.value()
+        self.expect("]")
+        self.expect(":")
+        pointer_type = self.type()
+        if not isinstance(pointer_type, PtrType):
+            raise SimError(f"{name} stores through a !pto.ptr, not {pointer_type}", line)
+        self.expect(",")
+        return Op(name, line, results, (value, pointer, offset), types=(pointer_type, self._scalar_type(line)))
 
     def _scalar_type(self, line: int) -> ScalarType:
         result_type = self.type()

@@ -551,3 +551,144 @@ def test_a_read_of_a_rounded_element_has_no_reference_deviation() -> None:
     assert run_reference(kernel.source, inputs, deviations=False).outputs["y"].shape == (16, 64)
     with pytest.raises(ReferenceError, match="tile.read` of an element with a rounding deviation"):
         run_reference(kernel.source, inputs, deviations=True)
+
+
+MARKERS = KERNELS / "row_markers.py"
+
+
+def _rewrite_write(fn, tensor: str, change):
+    """*fn* with the indices of its one `tensor.write` into *tensor* replaced by `change(indices)`."""
+    from pypto_verify.ir import Eval
+
+    hits = []
+
+    def stmt_fn(stmt):
+        if isinstance(stmt, Eval) and isinstance(stmt.value, Call) and stmt.value.op == "tensor.write" \
+                and stmt.value.args[0].name == tensor:
+            hits.append(stmt)
+            args = stmt.value.args
+            return (replace(stmt, value=replace(stmt.value, args=(args[0], change(args[1].items), args[2]))),)
+        return None
+
+    rewritten = replace(fn, body=map_stmts(fn.body, stmt_fn))
+    assert len(hits) == 1, hits
+    return rewritten
+
+
+def test_a_tensor_element_write_is_store_scalar_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(MARKERS, "row_markers")
+    text = _emitted_plain(kernel.lowered)
+    assert "pto.store_scalar %cst_f32_1, %arg1[%1] : !pto.ptr<f32>, f32" in text
+    assert "arith.index_cast %value__cast_1 : index to i32" in text
+    assert "%10 = arith.muli %r, %c4_index : index" in text and "pto.store_scalar %9, %arg2[%11] : !pto.ptr<i32>, i32" \
+        in text
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+
+
+def test_a_tensor_element_write_at_swapped_indices_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(MARKERS, "row_markers")
+    wrong = _rewrite_write(kernel.lowered, "tags", lambda items: ListExpr((items[1], items[0])))
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.first_difference["tensor"] == "tags", outcome.message
+
+
+def test_a_tensor_element_write_past_the_tensor_is_rejected() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(MARKERS, "row_markers")
+    wrong = _rewrite_write(kernel.lowered, "tags", lambda items: ListExpr((Const(8), items[1])))  # 8 rows
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.rule == "PV202", outcome.message
+    assert "pto.store_scalar: offset 32 is outside %arg2 (32 elements)" in outcome.message, outcome.message
+
+
+LOOKUP = KERNELS / "level_lookup.py"
+
+
+def test_a_last_axis_gather_is_one_tgather_per_row_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(LOOKUP, "level_lookup")
+    text = _emitted_plain(kernel.lowered)
+    gathers = [line.strip() for line in text.splitlines() if "pto.tgather" in line]
+    assert len(gathers) == 8 and all(g.startswith("pto.tgather ins(%levels_row") for g in gathers), gathers
+    assert "%values_tmp = pto.alloc_tile addr = %c1536_i64 valid_row = %c1_index valid_col = %c16_index" in text
+    assert "%values_row_7 = pto.alloc_tile addr = %c704_i64" in text  # 256 + 7 rows of 16 f32
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+
+
+def test_a_gather_of_row_indices_without_their_row_base_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+    from pypto_verify.ir import Var
+
+    kernel = _kernel(LOOKUP, "level_lookup")
+    # the instruction's flat form on the per-row indices: every row reads row 0's levels
+    wrong = _rewrite(kernel.lowered, "tile.gather", "values",
+                     lambda call: replace(call, args=(call.args[0], Var("picks"), Var("picks")), kwargs=()))
+    text = _emitted_plain(wrong)
+    assert text.count("pto.tgather") == 1
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.first_difference["tensor"] == "y", outcome.message
+
+
+def test_a_gather_index_past_its_row_is_rejected() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(LOOKUP, "level_lookup")
+    wrong = _rewrite(kernel.lowered, "tile.fmods", "picks__fmods",
+                     lambda call: replace(call, args=(call.args[0], Const(16.0))))  # codes 8..15 leave the row
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.rule == "PV202", outcome.message
+    assert "pto.tgather: index" in outcome.message and "outside the source's valid 1x8" in outcome.message, \
+        outcome.message
+
+
+def test_a_matmul_operand_computed_in_vec_reaches_left_through_mat_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(KERNELS / "halved_projection.py", "halved_projection")
+    text = _emitted_plain(kernel.lowered)
+    assert "pto.tmov ins(%halved : !pto.tile_buf<loc=vec" in text and "outs(%halved_Left_mat : !pto.tile_buf<loc=mat" \
+        in text
+    assert "pto.tmov ins(%halved_Left_mat : !pto.tile_buf<loc=mat" in text
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+
+
+def test_a_gather_of_indices_in_gm_loads_each_row_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(LOOKUP, "reversed_levels")
+    text = _emitted_plain(kernel.lowered)
+    assert text.count("partition_tensor_view<1x8xi32>) outs(%order_rows_row") == 8 and text.count("pto.tgather") == 8
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+
+
+def test_a_gather_of_indices_in_gm_written_at_the_wrong_column_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+    from pypto_verify.ir import BinOp
+
+    kernel = _kernel(LOOKUP, "reversed_levels")
+    # order[r, 7 - k] = 7 - k: the identity order, so the levels are not reversed
+    wrong = _rewrite_write(kernel.lowered, "order", lambda items: ListExpr((items[0], BinOp("-", Const(7), items[1]))))
+    outcome = simulate_kernel(kernel.source, wrong)
+    assert outcome.status == "mismatch" and outcome.first_difference["tensor"] == "y", outcome.message
+
+
+def test_a_gather_wider_than_its_source_written_over_it_goes_last_row_first_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel(LOOKUP, "tagged_levels")
+    text = _emitted_plain(kernel.lowered)
+    # `values` ([8, 16] f32) is planned over `halved` ([8, 8] f32, from byte 512): its row r covers source rows
+    # 2r and 2r + 1, so the rows go last to first (source row 7 at byte 512 + 7 * 32 first)
+    assert text.index("addr = %c736_i64 valid_row = %c1_index") < text.index("addr = %c512_i64 valid_row = %c1_index")
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
