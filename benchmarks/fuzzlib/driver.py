@@ -105,10 +105,11 @@ def mutant_tasks(kernels: list[tuple[KernelRef, mutate.KernelSource]], count: in
                  first_id: int) -> list[Task]:
     """*count* distinct mutants: first-order ones round-robin over kinds, then higher-order ones."""
     rng = random.Random(f"{seed}-mutants")
+    # every first-order candidate, enumerated once (a pure walk of each tree), also drawn from below
+    flat = [(i, c) for i, (_, s) in enumerate(kernels) for c in mutate.first_order(s)]
     by_kind: dict[str, list[tuple[int, mutate.Candidate]]] = defaultdict(list)
-    for index, (_, source) in enumerate(kernels):
-        for cand in mutate.first_order(source):
-            by_kind[cand.kind].append((index, cand))
+    for index, cand in flat:
+        by_kind[cand.kind].append((index, cand))
     for kind in sorted(by_kind):
         rng.shuffle(by_kind[kind])
     order: list[tuple[int, mutate.Candidate]] = []
@@ -125,7 +126,6 @@ def mutant_tasks(kernels: list[tuple[KernelRef, mutate.KernelSource]], count: in
         if mutant is not None:
             _add_mutant(tasks, seen, ref, source, mutant, first_id)
     attempts = 0
-    flat = [(i, c) for i, (_, s) in enumerate(kernels) for c in mutate.first_order(s)]
     while len(tasks) < count and flat and attempts < 20 * count:
         attempts += 1
         index, cand = rng.choice(flat)
