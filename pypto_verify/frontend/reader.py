@@ -942,7 +942,9 @@ class FunctionReader:
         out.extend(self._flush())
         holder = self.names.fresh(names[0], "tuple")
         holder_var = Var(holder, span=self.span(node))
-        out.append(Assign(holder_var, expr, None, span=self.span(node)))
+        # the tuple's type where only this reading knows it (a callee of this file), as `_bind_value` writes it
+        written = self.call_types.get(expr) if isinstance(expr, Call) else None
+        out.append(Assign(holder_var, expr, written, span=self.span(node)))
         items = self.result_items.get(expr, []) if isinstance(expr, Call) else []
         for i, name in enumerate(names):
             item = Call("tensor.getitem", (holder_var, Const(i)), span=self.span(node))
