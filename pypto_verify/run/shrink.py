@@ -79,7 +79,7 @@ def shrink_kernel(text: str, source: Function, lowered: Function, relower: Relow
         if input_elements(current_pair[0]) <= budget:
             break
         unit = math.lcm(window_unit(lowered, constant.param, constant.axis), divisor_unit(text, constant.name))
-        found = _shrink_one(current, constant.name, real, unit, lowered, relower)
+        found = _shrink_one(current, constant.name, real, unit, (source, lowered), relower)
         if isinstance(found, str):
             why.append(f"{constant.name}: {found}")
             continue
@@ -90,10 +90,10 @@ def shrink_kernel(text: str, source: Function, lowered: Function, relower: Relow
     return Shrunk(current_pair[0], current_pair[1], tuple(kept), "; ".join([*why, *cannot]))
 
 
-def _shrink_one(text: str, name: str, real: int, unit: int, lowered: Function, relower: Relower
+def _shrink_one(text: str, name: str, real: int, unit: int, verified: tuple[Function, Function], relower: Relower
                 ) -> tuple[int, str, tuple[Function, Function]] | str:
-    """The least value of constant *name* tried (at most two) whose lowering is *lowered* but for trip counts
-    and GM extents, with the text and kernel at it; or why there is none."""
+    """The least value of constant *name* tried (at most two) whose source and lowering are the *verified* ones
+    but for trip counts and GM extents, with the text and kernel at it; or why there is none."""
     value = first_value(real, unit)
     if value >= real:
         return f"{real} is already at most two windows of {unit}"
@@ -104,7 +104,12 @@ def _shrink_one(text: str, name: str, real: int, unit: int, lowered: Function, r
         pair = relower(shrunk_text)
         if isinstance(pair, str):
             return f"at {value}: {pair}"
-        different, loops = plan_difference(lowered, pair[1])
+        # The source too, not only its lowering: the reference runs the source, and what the lowering drops
+        # (a slice's `valid_shape`) must not change with the value either.
+        source_different, _ = plan_difference(verified[0], pair[0])
+        if source_different:
+            return f"at {value} the source differs: {source_different}"
+        different, loops = plan_difference(verified[1], pair[1])
         if different:
             return f"at {value} the lowering differs: {different}"
         short = trips_kept(loops)

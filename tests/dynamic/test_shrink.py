@@ -41,11 +41,11 @@ def test_a_constant_that_sets_only_extents_and_a_trip_count_is_shrunk_and_matche
 
 def test_a_tail_window_that_moves_with_the_constant_keeps_the_real_size() -> None:
     # the tail store sits at VOCAB_T - TAIL: at 160 (two tiles and the same 32-column tail) it moves, so the
-    # lowering is not the verified one; the real size is over the limit, and the reason says both
+    # source (and its lowering) is not the verified one; the real size is over the limit, and the reason says both
     statement = _statements()["vocab_tail_proj"]
     assert statement.startswith("verified, not simulated: the kernel's tensors hold more elements than the "
                                 "simulation's limit of 268435456 (301996544); not shrunk: VOCAB_T: at 160 the "
-                                "lowering differs: `2097152` became `128` (line 45)")
+                                "source differs: `2097152` became `128` (line 45)")
 
 
 def test_size_constants_and_the_first_value_keep_the_remainder_class() -> None:
