@@ -1461,14 +1461,6 @@ class _FunctionEmitter:
             return self.reads[param], kind
         if isinstance(expr, Call) and expr.op == ops.T_CAST:
             return self._scalar_cast(expr, span, name)
-        if isinstance(expr, Call) and expr.op == "tensor.dim" and len(expr.args) == 2:
-            # the extent of a tensor's axis: a constant of its (bound) shape
-            viewed = self._maybe(expr.args[0])
-            axis = ops.const_int(expr.args[1])
-            if isinstance(viewed, _Tensor) and axis is not None and -len(viewed.shape) <= axis < len(viewed.shape) \
-                    and (extent := viewed.shape[axis]) is not None:
-                return self.const(extent, "index"), "index"
-            raise EmitError("tensor.dim of a run-time extent has no PTO form in the subset", span)
         if isinstance(expr, Call) and expr.op in _SCALAR_EXTREMA and len(expr.args) == 2 and not expr.kwargs:
             # `pl.min(a, b)` of two scalars (an index clamp) is the scalar `min` (`minsi` / `maxsi`)
             return self.scalar(BinOp(_SCALAR_EXTREMA[expr.op], expr.args[0], expr.args[1]), span, name)
