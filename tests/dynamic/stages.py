@@ -19,3 +19,15 @@ def require_stages() -> None:
         pytest.skip(f"stage not importable yet: {error}")
     if not hasattr(frontend, "read_file") or not hasattr(pipeline, "lower"):
         pytest.skip("frontend.read_file / pipeline.lower not there yet")
+
+
+def check_text(tmp_path: Path, text: str, sim: bool = False):
+    """`run` over *text* written to a file under *tmp_path* (clingo, no cache): the file's result and its
+    error findings as (rule id, message)."""
+    from pypto_verify.rules import Severity
+    from pypto_verify.run import Options, run
+
+    path = tmp_path / "kernel.py"
+    path.write_text(text)
+    (file,) = run([str(path)], Options(engine="clingo", cache=False, sim=sim)).files
+    return file, [(f.rule.id, f.message) for f in file.findings if f.rule.severity is Severity.ERROR]

@@ -9,8 +9,7 @@ from pypto_verify.frontend import read_source
 from pypto_verify.ir import Assign, Call, type_env, walk_stmts
 from pypto_verify.lowering.pass_base import LowerOptions
 from pypto_verify.lowering.pipeline import lower
-from pypto_verify.run import Options, run
-from pypto_verify.rules import Severity
+from stages import check_text
 
 PATCHED = '''
 import pypto.language as pl
@@ -69,13 +68,6 @@ def folded_partial(
 """A reshape of the first partial product, drained after the next `matmul_acc` moved the accumulator on."""
 
 
-def _errors(tmp_path, text: str):
-    path = tmp_path / "kernel.py"
-    path.write_text(text)
-    (file,) = run([str(path)], Options(engine="clingo", cache=False, sim=False)).files
-    return file, [(f.rule.id, f.message) for f in file.findings if f.rule.severity is Severity.ERROR]
-
-
 def test_the_reshape_shares_its_sources_buffer_from_init_memref_on() -> None:
     source = read_source(PATCHED, "patched.py")
     result = lower(source.module, LowerOptions(mode="fixed"), keep_dumps=True)
@@ -96,7 +88,7 @@ def test_the_reshape_shares_its_sources_buffer_from_init_memref_on() -> None:
 
 
 def test_a_reshape_read_after_its_source_was_written_in_place_is_a_clobbered_read(tmp_path) -> None:
-    file, found = _errors(tmp_path, PATCHED)
+    file, found = check_text(tmp_path, PATCHED)
     assert [rule for rule, _ in found] == ["PV004"]
     assert found[0][1].startswith("`folded` is read from bytes [0, 4096) of ")
     assert "after `patched` (line" in found[0][1]
@@ -105,7 +97,7 @@ def test_a_reshape_read_after_its_source_was_written_in_place_is_a_clobbered_rea
 
 
 def test_a_reshape_drained_before_its_source_is_written_verifies(tmp_path) -> None:
-    file, found = _errors(tmp_path, PATCHED_AFTER_READ)
+    file, found = check_text(tmp_path, PATCHED_AFTER_READ)
     assert found == []
     (kernel,) = file.kernels
     assert kernel.verdict == "verified"
@@ -114,11 +106,11 @@ def test_a_reshape_drained_before_its_source_is_written_verifies(tmp_path) -> No
 def test_a_reshape_of_an_accumulator_read_after_the_next_mad_is_a_clobbered_read(tmp_path) -> None:
     # a reshape of an Acc tile is no FIXPIPE drain (PV006, as before); being a view of the one L0C
     # buffer, the partial it names is gone once matmul_acc accumulated into that buffer
-    _, found = _errors(tmp_path, FOLDED_ACC)
+    _, found = check_text(tmp_path, FOLDED_ACC)
     assert sorted(rule for rule, _ in found) == ["PV004", "PV006"]
     (message,) = [m for rule, m in found if rule == "PV004"]
     assert message.startswith("`half` is read from ") and "after `acc` (line" in message
-    _, twin = _errors(tmp_path, FOLDED_ACC.replace(
+    _, twin = check_text(tmp_path, FOLDED_ACC.replace(
         "        acc = pl.matmul_acc(acc, x[:, K_TILE:K], w[K_TILE:K, :])\n        part[:, :] = half\n",
         "        part[:, :] = half\n        acc = pl.matmul_acc(acc, x[:, K_TILE:K], w[K_TILE:K, :])\n"))
     assert [rule for rule, _ in twin] == ["PV006"]

@@ -10,8 +10,7 @@ from pypto_verify.frontend import read_source
 from pypto_verify.ir import Assign, Call, type_env, walk_stmts
 from pypto_verify.lowering.pass_base import LowerOptions
 from pypto_verify.lowering.pipeline import lower
-from pypto_verify.run import Options, run
-from pypto_verify.rules import Severity
+from stages import check_text
 
 OVERWRITTEN = '''
 import pypto.language as pl
@@ -98,13 +97,6 @@ def outlived_source(
 """`scaled` is dead after the slice, `band` is not: its buffer must stay `band`'s until `band`'s read."""
 
 
-def _file(tmp_path, text: str, sim: bool = False):
-    path = tmp_path / "kernel.py"
-    path.write_text(text)
-    (file,) = run([str(path)], Options(engine="clingo", cache=False, sim=sim)).files
-    return file, [(f.rule.id, f.message) for f in file.findings if f.rule.severity is Severity.ERROR]
-
-
 def test_a_vec_slice_shares_its_sources_buffer_from_init_memref_on() -> None:
     source = read_source(OVERWRITTEN, "overwritten.py")
     result = lower(source.module, LowerOptions(mode="fixed"), keep_dumps=True)
@@ -125,7 +117,7 @@ def test_a_vec_slice_shares_its_sources_buffer_from_init_memref_on() -> None:
 
 
 def test_a_vec_slice_read_after_its_source_was_written_in_place_is_a_clobbered_read(tmp_path) -> None:
-    file, found = _file(tmp_path, OVERWRITTEN)
+    file, found = check_text(tmp_path, OVERWRITTEN)
     assert [rule for rule, _ in found] == ["PV004"]
     assert found[0][1].startswith("`band` is read from ") and "after `patched` (line" in found[0][1]
     (kernel,) = file.kernels
@@ -133,7 +125,7 @@ def test_a_vec_slice_read_after_its_source_was_written_in_place_is_a_clobbered_r
 
 
 def test_a_vec_slice_read_before_its_source_is_written_verifies(tmp_path) -> None:
-    file, found = _file(tmp_path, READ_FIRST)
+    file, found = check_text(tmp_path, READ_FIRST)
     assert found == []
     (kernel,) = file.kernels
     assert kernel.verdict == "verified"
@@ -141,14 +133,14 @@ def test_a_vec_slice_read_before_its_source_is_written_verifies(tmp_path) -> Non
 
 def test_a_vec_slice_at_a_column_offset_simulates_as_a_window_of_its_source(tmp_path) -> None:
     assert "pl.assemble" not in BAND_SUM
-    file, found = _file(tmp_path, BAND_SUM, sim=True)
+    file, found = check_text(tmp_path, BAND_SUM, sim=True)
     assert found == []
     (kernel,) = file.kernels
     assert kernel.verdict == "verified" and "simulated and matched" in kernel.statement, kernel.statement
 
 
 def test_a_vec_slice_at_a_run_time_offset_simulates_at_a_computed_address(tmp_path) -> None:
-    file, found = _file(tmp_path, BANDS, sim=True)
+    file, found = check_text(tmp_path, BANDS, sim=True)
     assert found == []
     (kernel,) = file.kernels
     assert kernel.verdict == "verified" and "simulated and matched" in kernel.statement, kernel.statement
@@ -167,7 +159,7 @@ def test_the_memory_passes_keep_a_dead_sources_buffer_while_its_slice_is_live(tm
     for name in loads:  # the window offsets are Vec addresses once the memory passes ran
         w = env[name].memref.window
         assert w.offset >= band.offset + band.size or band.offset >= w.offset + w.size, (name, w, band)
-    file, found = _file(tmp_path, OUTLIVED, sim=True)
+    file, found = check_text(tmp_path, OUTLIVED, sim=True)
     assert found == []
     (kernel,) = file.kernels
     assert kernel.verdict == "verified" and "simulated and matched" in kernel.statement, kernel.statement
