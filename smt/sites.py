@@ -301,22 +301,22 @@ def walk_items(body: tuple[Item, ...]) -> Iterator[Item]:
             yield from walk_items(item.orelse)
 
 
-def runtime_inputs(scalars: Scalars, exprs: tuple[Expr | None, ...]) -> list[str]:
-    """The values read at run time (a scalar parameter, a `pl.read` of a tensor) that *exprs* depend on,
-    through inline definitions, loop carries and if-phis: display names, in order of first use. Loop
-    variables are not followed into their bounds (a runtime trip count is a size, not a choice)."""
-    out: list[str] = []
+def _depends(scalars: Scalars, exprs: tuple[Expr | None, ...], leaf: Callable[[str], bool]) -> Iterator[Expr | str]:
+    """Every expression *exprs* depend on through inline definitions, loop carries and if-phis, and (as a
+    `str`) each variable name that is a *leaf* (not followed) or that none of them defines, each once, in
+    order of first use."""
     seen: set[str] = set()
     stack: list[Expr] = [e for e in exprs if e is not None]
     while stack:
         for e in walk_exprs(stack.pop()):
+            yield e
             v = var_like(e)
             if v is None or v.name in seen:
                 continue
             seen.add(v.name)
             definition = scalars.defs.get(v.name)
-            if v.name in scalars.params or (isinstance(definition, Call) and definition.op in ops.SCALAR_READS):
-                out.append(display_name(v.name))
+            if leaf(v.name):
+                yield v.name
             elif definition is not None:
                 stack.append(definition)
             elif v.name in scalars.carries:
@@ -325,35 +325,27 @@ def runtime_inputs(scalars: Scalars, exprs: tuple[Expr | None, ...]) -> list[str
             elif v.name in scalars.phis:
                 phi = scalars.phis[v.name]
                 stack += [x for x in (phi.cond, phi.then, phi.orelse) if x is not None]
-    return out
+            else:
+                yield v.name
+
+
+def runtime_inputs(scalars: Scalars, exprs: tuple[Expr | None, ...]) -> list[str]:
+    """The values read at run time (a scalar parameter, a `pl.read` of a tensor) that *exprs* depend on,
+    through inline definitions, loop carries and if-phis: display names, in order of first use. Loop
+    variables are not followed into their bounds (a runtime trip count is a size, not a choice)."""
+    def read(name: str) -> bool:
+        definition = scalars.defs.get(name)
+        return name in scalars.params or (isinstance(definition, Call) and definition.op in ops.SCALAR_READS)
+    return [display_name(x) for x in _depends(scalars, exprs, read) if isinstance(x, str) and read(x)]
 
 
 def reads_tensors(scalars: Scalars, exprs: tuple[Expr, ...], loop_vars: frozenset[str]) -> bool:
     """*exprs* depend on a value read from a tensor at run time (`pl.read(table, [i])`), through inline
     definitions, loop carries and if-phis, or on a name none of them (nor a parameter, nor one of
     *loop_vars*) defines (the model cannot tell what it holds)."""
-    seen: set[str] = set()
-    stack: list[Expr] = list(exprs)
-    while stack:
-        for e in walk_exprs(stack.pop()):
-            if isinstance(e, Call) and e.op in ops.SCALAR_READS:
-                return True
-            v = var_like(e)
-            if v is None or v.name in seen:
-                continue
-            seen.add(v.name)
-            definition = scalars.defs.get(v.name)
-            if definition is not None:
-                stack.append(definition)
-            elif v.name in scalars.carries:
-                carry = scalars.carries[v.name]
-                stack += [x for x in (carry.init, carry.yielded) if x is not None]
-            elif v.name in scalars.phis:
-                phi = scalars.phis[v.name]
-                stack += [x for x in (phi.cond, phi.then, phi.orelse) if x is not None]
-            elif v.name not in scalars.params and v.name not in loop_vars:
-                return True
-    return False
+    return any(x not in scalars.params and x not in loop_vars if isinstance(x, str)
+               else isinstance(x, Call) and x.op in ops.SCALAR_READS
+               for x in _depends(scalars, exprs, lambda name: False))
 
 
 # ---------------------------------------------------------------------------------------------- extraction
