@@ -59,7 +59,7 @@ def _summary(report: RunResult) -> str:
     verified = sum(1 for k in kernels if k.verdict == "verified")
     errors = sum(1 for f in report.findings if f.severity.value == "error")
     rows = [("files", len(report.files)), ("kernels", len(kernels)), ("verified kernels", verified),
-            ("idiom sites", f"{report.sites} ({report.verified_sites} verified)"),
+            ("idiom sites", f"{report.sites} ({report.verified_sites} verified, {report.conditional_sites} conditional)"),
             ("findings", f'<span id="finding-count">{len(report.findings)}</span> ({errors} errors)')]
     cells = "".join(f"<tr><td>{name}</td><td>{value}</td></tr>" for name, value in rows)
     return f'<div class="summary" id="summary"><table>{cells}</table></div>'

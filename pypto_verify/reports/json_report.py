@@ -19,6 +19,7 @@ def to_json(report: RunResult) -> dict:
         "files": [f.to_json() for f in report.files],
         "sites": report.sites,
         "verified_sites": report.verified_sites,
+        "conditional_sites": report.conditional_sites,
         "findings": [f.to_json() for f in report.findings],
     }
     if report.shard is not None:  # what `merge` needs to rebuild the whole run (reports/merge.py)

@@ -105,8 +105,14 @@ def summary(report: RunResult) -> str:
     also = f", {conditional} conditional on run-time inputs" if conditional else ""
     return (f"{_count(len(report.files), 'file')}, {_count(len(kernels), 'kernel')} ({len(verified)} verified: "
             f"{matched} simulated and matched, {len(unsimulated)} not simulated{_unsimulated_reasons(unsimulated)}"
-            f"{also}), {_count(report.sites, 'idiom site')} ({report.verified_sites} verified), "
+            f"{also}), {_count(report.sites, 'idiom site')} ({_sites(report)}), "
             f"{_count(errors, 'error finding')}")
+
+
+def _sites(report: RunResult) -> str:
+    """`35 verified` or `35 verified, 120 conditional on run-time inputs`."""
+    conditional = report.conditional_sites
+    return f"{report.verified_sites} verified" + (f", {conditional} conditional on run-time inputs" if conditional else "")
 
 
 def write(report: RunResult, stream: TextIO, settings: ReportSettings = ReportSettings()) -> None:

@@ -141,12 +141,21 @@ class FileResult:
     def verified_sites(self) -> int:
         """Idiom sites of kernels whose every obligation is proved (a suppressed finding does not count). A site
         the lowering removes (`IdiomSite.removed`) proves nothing and is not counted."""
-        ok = {k.function for k in self.kernels if k.verdict == "verified"}
-        return sum(1 for s in self.sites if s.function in ok and not s.removed)
+        return self._sites_of("verified")
+
+    def conditional_sites(self) -> int:
+        """Idiom sites of kernels proved under conditions on their run-time inputs (verdict `conditional`): every
+        obligation proved or conditional, none refuted or undecided. Counted apart from the verified ones."""
+        return self._sites_of("conditional")
+
+    def _sites_of(self, verdict: str) -> int:
+        functions = {k.function for k in self.kernels if k.verdict == verdict}
+        return sum(1 for s in self.sites if s.function in functions and not s.removed)
 
     def to_json(self) -> dict:
         return {"path": self.path, "status": self.status, "sites": len(self.sites),
-                "verified_sites": self.verified_sites(), "kernels": [k.to_json() for k in self.kernels]}
+                "verified_sites": self.verified_sites(), "conditional_sites": self.conditional_sites(),
+                "kernels": [k.to_json() for k in self.kernels]}
 
 
 @dataclass(frozen=True)
@@ -188,6 +197,10 @@ class RunResult:
     @property
     def verified_sites(self) -> int:
         return sum(r.verified_sites() for r in self.files)
+
+    @property
+    def conditional_sites(self) -> int:
+        return sum(r.conditional_sites() for r in self.files)
 
     def exit_code(self, strict: bool = False) -> int:
         """The exit code (README, "Exit codes"): 4 when pypto-verify itself failed on a kernel (PV999: the

@@ -38,3 +38,14 @@ def test_two_bare_operands_leave_the_dtype_unknown(tmp_path: Path):
     result = run([str(path)], OPTIONS)
     assert {f.rule.id for f in result.findings} == {"PV000"}
     assert "cannot be loaded as a matmul operand" in result.findings[0].message
+
+
+def test_a_conditional_kernels_sites_are_counted_apart_from_the_verified_ones():
+    from pypto_verify.reports import json_report, text
+
+    result = run([str(KERNELS / "bare_weight_proj.py")], OPTIONS)
+    assert (result.sites, result.verified_sites, result.conditional_sites) == (1, 0, 1)
+    assert "1 idiom site (0 verified, 1 conditional on run-time inputs)" in text.summary(result)
+    data = json_report.to_json(result)
+    assert (data["verified_sites"], data["conditional_sites"]) == (0, 1)
+    assert data["files"][0]["conditional_sites"] == 1
