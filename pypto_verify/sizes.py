@@ -48,6 +48,10 @@ def _size_name(expr: Expr) -> str | None:
     return None
 
 
+size_name = _size_name
+"""The name of the `pl.dynamic("N")` size *expr* is (`N`), or None when it is not one."""
+
+
 def _type_exprs(t: Type | None) -> list[Expr]:
     if isinstance(t, TensorType):
         return list(t.shape)
@@ -145,12 +149,22 @@ def has_remainder_path(fn: Function) -> bool:
     return False
 
 
-def sample_bindings(fn: Function) -> list[dict[str, int]]:
-    """The sample bindings of *fn*'s sizes, in order (module docstring); `[{}]` when it has none."""
+BLOCKS = "blocks"
+"""The block count of a kernel whose launcher gives its block index (`callees.block_launched`), bound like a size:
+`BLOCK_SAMPLE` by default, or `--sim-bind blocks=N`."""
+BLOCK_SAMPLE = 2
+"""The block count a block-launched kernel is simulated at: two instances, so a block index other than 0 runs."""
+
+
+def sample_bindings(fn: Function, launched: bool = False) -> list[dict[str, int]]:
+    """The sample bindings of *fn*'s sizes, in order (module docstring); `[{}]` when it has none. A kernel
+    *launched* with a block index its launcher gives has `BLOCKS` in each, at `BLOCK_SAMPLE`."""
     units = {name: tiling_unit(fn, name) for name in dynamic_names(fn)}
     samples = [{name: 2 * unit for name, unit in units.items()}]
     if units and has_remainder_path(fn):
         samples.append({name: 2 * unit + (unit // 2 if unit > 1 else 1) for name, unit in units.items()})
+    if launched and BLOCKS not in units:
+        samples = [{**sample, BLOCKS: BLOCK_SAMPLE} for sample in samples]
     return samples
 
 
