@@ -13,6 +13,8 @@ The twins are wrong: ``shift_bands_overlap`` calls ``_shift_band_short``, which 
 where it read it (neighbouring blocks write one row with different values), and ``shift_bands_aliased`` binds
 the callee's output to its input tensor, so a block reads the band the next one wrote (the result depends on the
 order the blocks run in); ``_shift_band_short`` alone mismatches the same way at its sample block count.
+``tile_across_call`` reads a tile it loaded before a call after it: not simulated (each callee keeps the buffers
+its own lowering gave it), and it says why.
 """
 
 import pypto.language as pl
@@ -154,3 +156,13 @@ def shift_bands_aliased(x: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]):
         halved = pl.mul(band, 0.5)
         x = pl.store(halved, [r0, 0], x)
     return x
+
+
+@pl.jit
+def tile_across_call(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]):
+    with pl.spmd(BANDS, name_hint="tile_across_call") as shift_tid:
+        r0 = pl.tile.get_block_idx() * TILE
+        kept = pl.load(x, [r0, 0], [TILE, COLS])
+        _shift_band(x, y)
+        y = pl.store(kept, [r0, 0], y)
+    return y
