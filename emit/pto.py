@@ -892,6 +892,8 @@ class _FunctionEmitter:
         # value: name the innermost such op, the one the subset lacks.
         for arg in (*call.args, *(v for _, v in call.kwargs)):
             for inner in walk_exprs(arg):
+                if isinstance(inner, Call) and inner.op == _UNEVALUATED:
+                    raise EmitError(_unevaluated(inner), span)
                 if isinstance(inner, Call) and inner.op != ops.T_READ:
                     raise EmitError(f"`{_innermost(inner).op}` has no instruction in the PTO subset", span)
         op = call.op
@@ -1558,6 +1560,8 @@ class _FunctionEmitter:
             return result, "index"
         if isinstance(expr, Call) and expr.op in ops.BLOCK_IDX:
             return self.block_idx(span), "index"
+        if isinstance(expr, Call) and expr.op == _UNEVALUATED:
+            raise EmitError(_unevaluated(expr), span)
         if isinstance(expr, Call) and expr.op in _DIMS:
             return self.const(self._dim(expr, span), "index"), "index"
         if isinstance(expr, Call) and expr.op == ops.T_READ:
@@ -1758,6 +1762,18 @@ def _is_vector(op: str) -> bool:
     return family == "tile" and (short in _VECTOR_BINARY or short in _VECTOR_SCALAR or short in _VECTOR_UNARY
                                  or short in _VECTOR_REDUCE or short in _VECTOR_EXPAND
                                  or short in _VECTOR_BROADCAST)
+
+
+_UNEVALUATED = "dynamic"
+"""`pl.dynamic("N")`: a size, or a module value the frontend could not evaluate (`sizes.dynamic_names`)."""
+
+
+def _unevaluated(call: Call) -> str:
+    """Why a `pl.dynamic("N")` left in a value has no PTO form: it names a module value the source computes when
+    it is imported (pypto-verify never executes it), or a size no sample bound; no value is guessed."""
+    name = call.args[0].value if call.args and isinstance(call.args[0], Const) else "?"
+    return (f"`{name}` is a value the kernel's module computes when it is imported (or a size no sample binds): "
+            "the file is never executed, so the simulation has no value for it")
 
 
 def _innermost(call: Call) -> Call:
