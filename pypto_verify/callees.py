@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from pypto_verify.ir import Call, Expr, For, Function, LoopKind, Stmt, TensorType, stmt_exprs, walk_exprs
+from pypto_verify.ir import Call, Expr, For, Function, LoopKind, Stmt, TensorType, stmt_exprs, walk_exprs, walk_stmts
 from pypto_verify.sizes import bind_sizes, size_name
 
 BLOCK_IDX_OPS = frozenset({"tile.get_block_idx", "tensor.get_block_idx"})
@@ -84,9 +84,11 @@ def bound_callee(fn: Function, shapes: Mapping[str, tuple[int, ...]]) -> Functio
 
 
 def block_launched(fn: Function, callees: Mapping[str, Callee | str] | None = None, depth: int = 0) -> bool:
-    """Whether *fn* reads a block index outside every `pl.spmd` loop of its own, directly or in a function it
-    calls (*callees*, by op): the launcher gives it, at run time."""
+    """Whether *fn* reads a block index outside every `pl.spmd` loop, directly or in a function it calls
+    (*callees*, by op), and has no `pl.spmd` loop of its own: the launcher gives it, at run time."""
     callees = callees or {}
+    if any(isinstance(stmt, For) and stmt.kind is LoopKind.SPMD for stmt in walk_stmts(fn.body)):
+        return False  # launches of its own too: which launch a block index outside them reads is not said
     return any(_reads_outer_block(stmt, callees, depth) for stmt in fn.body)
 
 

@@ -688,7 +688,8 @@ def simulate_stage(work: FileWork, options: Options) -> FileWork:
         try:
             source, lowered, shrunk = _sizes_to_simulate(work, kernel, options)
             outcome = simulate_kernel(source, lowered, seed=options.seed, target=options.target,
-                                      sizes=dict(options.sim_bind), callees=callees)
+                                      sizes=dict(options.sim_bind), callees=_shrunk_callees(work, shrunk, callees,
+                                                                                             options))
             outcome = _at_sizes(outcome, shrunk)
         except MemoryError:  # a limit (--max-memory), not a finding: the static verdict stands
             kernels.append(replace(kernel, simulation=skipped("the simulation ran out of memory (--max-memory)")))
@@ -712,6 +713,21 @@ def _file_callees(work: FileWork, options: Options) -> Mapping[str, Any]:
     calls = any(op.startswith(("call.", "extern.")) for k in work.kernels if k.source is not None
                 for op in _ops(k.source))
     return file_callees(work, options) if calls else {}
+
+
+def _shrunk_callees(work: FileWork, shrunk: Any, callees: Mapping[str, Any], options: Options) -> Mapping[str, Any]:
+    """*callees*, or for a kernel simulated with its size constants shrunk, the file's callees read at those
+    values too (a callee of the file takes the shrunk sizes the kernel passes it)."""
+    from pypto_verify.run.callees import file_callees
+    from pypto_verify.run.shrink import Shrunk
+
+    if not callees or not isinstance(shrunk, Shrunk) or not shrunk.file_text:
+        return callees
+    read = read_stage(work.path, options.max_file_size, text=shrunk.file_text)
+    found = file_callees(lower_stage(read, options), options)
+    # the file read again has had no rules run: a callee keeps the findings it has at the real sizes
+    found.update({op: why for op, why in callees.items() if isinstance(why, str) and op in found})
+    return found
 
 
 def _ops(fn: Function) -> Iterator[str]:

@@ -203,3 +203,9 @@ def test_loop_steps_and_divisor_arithmetic_set_a_constants_unit() -> None:
             "def k(x):\n    for k0 in pl.pipeline(0, D, K_TILE, stage=2):\n        pass\n"
             "    return D // (INNER * OUT_TILE)\n")
     assert divisor_unit(text, "D") == 1024
+
+
+def test_a_shrunk_kernel_calls_its_callee_read_at_the_shrunk_size() -> None:
+    # `_vocab_rest`'s parameters are `[HIDDEN, VOCAB]`: at the real VOCAB they would not fit the shrunk arguments
+    assert _statements()["vocab_split_proj"] == \
+        "verified, simulated and matched at VOCAB=128 (real 2097152: trip counts only)"
