@@ -45,7 +45,7 @@ def test_a_tail_window_that_moves_with_the_constant_keeps_the_real_size() -> Non
     statement = _statements()["vocab_tail_proj"]
     assert statement.startswith("verified, not simulated: the kernel's tensors hold more elements than the "
                                 "simulation's limit of 268435456 (301996544); not shrunk: VOCAB_T: at 160 the "
-                                "source differs: `2097152` became `128` (line 45)")
+                                "source differs: `2097152` became `128` (line 47)")
 
 
 def test_size_constants_and_the_first_value_keep_the_remainder_class() -> None:
