@@ -80,7 +80,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from pypto_verify import ops, scalar
-from pypto_verify.callees import Callee, CallError, bound_callee, call_arguments
+from pypto_verify.callees import Callee, CallError, bound_callee, call_arguments, split_return
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DType, Eval, Expr, For, Function, If, ListExpr,
     LoopKind, MemSpace, NO_SPAN, Return, ScalarType, Scope, Span, Stmt, Sym, TensorType, TileType,
@@ -646,7 +646,10 @@ class _FunctionEmitter:
             fn = bound_callee(fn, shapes)
         except CallError as error:
             raise EmitError(str(error), span) from None
-        body, returned = _split_return(fn, span)
+        try:
+            body, returned = split_return(fn)
+        except CallError as error:
+            raise EmitError(str(error), span) from None
         saved = (self.fn, self.env, self.bind, self.sealed, self.transposed_uses, self.base_address, self.callees,
                  self.inlining)
         self.fn, self.bind, self.sealed, self.callees = fn, bind, sealed, callee.callees
@@ -1879,17 +1882,6 @@ def _launch_size(fn: Function, loop: For) -> int | None:
 
 _MAX_INLINE_DEPTH = 16
 """How deeply inline calls may nest in one emitted function."""
-
-
-def _split_return(fn: Function, span: Span) -> tuple[tuple[Stmt, ...], tuple[Expr, ...]]:
-    """*fn*'s body without its final `return`, and the values it returns; an `EmitError` for a `return` anywhere
-    else (the spliced body runs to its end)."""
-    body, returned = fn.body, ()
-    if body and isinstance(body[-1], Return):
-        body, returned = body[:-1], body[-1].values
-    if any(isinstance(s, Return) for s in walk_stmts(body)):
-        raise EmitError(f"`{fn.name}` returns from inside a loop or an `if`: its body is not spliced", span)
-    return body, returned
 
 
 def _stmt_calls(stmt: Stmt) -> Iterable[Call]:

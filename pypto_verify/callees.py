@@ -2,7 +2,8 @@
 
 Owns: `Callee` (a called function's source and lowered forms, and what its own calls name in its module),
 `call_arguments` (a call's arguments bound to the callee's parameters, positional then by keyword),
-`bound_callee` (a callee with its `pl.dynamic` sizes bound to the extents of the tensors a call passes) and
+`bound_callee` (a callee with its `pl.dynamic` sizes bound to the extents of the tensors a call passes),
+`split_return` (a callee's body and what it returns) and
 `block_launched` (whether a kernel reads a block index its launcher gives: `get_block_idx()` outside every
 `pl.spmd` loop, its own or a callee's).
 A call of another function (`call.f` for one of the kernel's file, `extern.f` for an imported one) is opaque to
@@ -17,7 +18,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from pypto_verify.ir import Call, Expr, For, Function, LoopKind, Stmt, TensorType, stmt_exprs, walk_exprs, walk_stmts
+from pypto_verify.ir import (
+    Call, Expr, For, Function, LoopKind, Return, Stmt, TensorType, stmt_exprs, walk_exprs, walk_stmts,
+)
 from pypto_verify.sizes import bind_sizes, size_name
 
 BLOCK_IDX_OPS = frozenset({"tile.get_block_idx", "tensor.get_block_idx"})
@@ -81,6 +84,19 @@ def bound_callee(fn: Function, shapes: Mapping[str, tuple[int, ...]]) -> Functio
                 raise CallError(f"parameter `{param.name}` of `{fn.name}` is a tensor of shape {declared}; the call "
                                 f"passes one of shape {list(shape)}")
     return bound
+
+
+def split_return(fn: Function) -> tuple[tuple[Stmt, ...], tuple[Expr, ...]]:
+    """*fn*'s body without its final `return`, and the values it returns; `CallError` for a `return` anywhere else
+    (a spliced body runs to its end)."""
+    body: tuple[Stmt, ...] = fn.body
+    returned: tuple[Expr, ...] = ()
+    last = body[-1] if body else None
+    if isinstance(last, Return):
+        body, returned = body[:-1], last.values
+    if any(isinstance(s, Return) for s in walk_stmts(body)):
+        raise CallError(f"`{fn.name}` returns from inside a loop or an `if`: its body is not spliced")
+    return body, returned
 
 
 def block_launched(fn: Function, callees: Mapping[str, Callee | str] | None = None, depth: int = 0) -> bool:

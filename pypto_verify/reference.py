@@ -67,7 +67,7 @@ from typing import Any
 import numpy as np
 
 from pypto_verify import ops
-from pypto_verify.callees import Callee, CallError, bound_callee, call_arguments
+from pypto_verify.callees import Callee, CallError, bound_callee, call_arguments, split_return
 from pypto_verify.scalar import cast_value, trip_count
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DType, DictExpr, Eval, Expr, For, Function, If,
@@ -662,18 +662,14 @@ class _Interpreter:
                   if isinstance(p.type, TensorType) and isinstance(values[p.name], Value)}
         try:
             fn = bound_callee(fn, shapes)
+            body, returned = split_return(fn)
         except CallError as error:
             raise ReferenceError(str(error)) from None
-        body, returned = fn.body, ()
-        if body and isinstance(body[-1], Return):
-            body, returned = body[:-1], body[-1].values
-        if any(isinstance(s, Return) for s in walk_stmts(body)):
-            raise ReferenceError(f"`{fn.name}` returns from inside a loop or an `if`")
         saved = (self.env, self.callees, self.inlining)
         self.env, self.callees, self.inlining = values, callee.callees, (*self.inlining, fn.name)
         try:
             self.body(body)
-            results = tuple(self.expr(v) for v in returned)
+            results = tuple(self.expr(e) for e in returned)
         finally:
             self.env, self.callees, self.inlining = saved
         return results[0] if len(results) == 1 else results
