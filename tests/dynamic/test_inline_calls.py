@@ -108,3 +108,13 @@ def test_sim_bind_blocks_is_checked(tmp_path) -> None:
     assert parse_sim_binds(("blocks=3",), [str(CALLS)]) == (("blocks", 3),)
     with pytest.raises(click.BadParameter, match="a launch has at least 1 block"):
         parse_sim_binds(("blocks=0",), [str(CALLS)])
+
+
+def test_a_block_index_outside_the_launches_of_a_function_with_launches_is_not_simulated(work) -> None:
+    from pypto_verify.callees import block_launched
+
+    kernels, callees = work
+    assert not block_launched(kernels["launch_then_call"].source, callees)
+    assert block_launched(kernels["_shift_band"].source, callees)
+    outcome = _simulate(work, "launch_then_call")
+    assert outcome.status == "skipped" and "`tile.get_block_idx` outside a `pl.spmd` loop" in outcome.reason

@@ -14,7 +14,8 @@ where it read it (neighbouring blocks write one row with different values), and 
 the callee's output to its input tensor, so a block reads the band the next one wrote (the result depends on the
 order the blocks run in); ``_shift_band_short`` alone mismatches the same way at its sample block count.
 ``tile_across_call`` reads a tile it loaded before a call after it: not simulated (each callee keeps the buffers
-its own lowering gave it), and it says why.
+its own lowering gave it), and it says why. ``launch_then_call`` launches blocks of its own, then calls
+``_shift_band`` outside them: which launch that block index reads is not said, so it is not simulated either.
 """
 
 import pypto.language as pl
@@ -165,4 +166,15 @@ def tile_across_call(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[R
         kept = pl.load(x, [r0, 0], [TILE, COLS])
         _shift_band(x, y)
         y = pl.store(kept, [r0, 0], y)
+    return y
+
+
+@pl.jit
+def launch_then_call(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]):
+    with pl.spmd(BANDS, name_hint="launch_then_call") as halve_tid:
+        r0 = pl.tile.get_block_idx() * TILE
+        band = pl.load(x, [r0, 0], [TILE, COLS])
+        halved = pl.mul(band, 0.5)
+        y = pl.store(halved, [r0, 0], y)
+    _shift_band(x, y)
     return y
