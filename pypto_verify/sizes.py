@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pypto_verify.ir import (
     Assign, BinOp, Call, Const, Eval, Expr, For, Function, If, ListExpr, Param, Stmt, TensorType, TileType,
     TupleExpr, TupleType, Type, Var,
-    defined_names, map_expr, map_stmt_exprs, map_stmts, stmt_exprs, var_like, walk_exprs, walk_stmts,
+    defined_names, map_expr, map_stmt_exprs, map_stmts, stmt_exprs, type_env, var_like, walk_exprs, walk_stmts,
 )
 
 DYNAMIC = "dynamic"
@@ -463,11 +463,25 @@ class _Seen:
     """What a comparison of two lowerings has met so far: the loops whose stops differ, and the renaming of buffer
     names it took (one to one, within a memory space)."""
 
+    real: dict[str, Type] = field(default_factory=dict)
+    small: dict[str, Type] = field(default_factory=dict)
+    """The two lowerings' types by name (`type_env`)."""
     loops: list[TripCount] = field(default_factory=list)
     names: dict[str, str] = field(default_factory=dict)
     """Buffer name in the real lowering -> its name in the other."""
     taken: dict[str, str] = field(default_factory=dict)
     """The inverse of `names`."""
+
+    @staticmethod
+    def whole_view(reshape: Call, env: Mapping[str, Type]) -> bool:
+        """Whether `tensor.reshape(t, shape)` views all of *t*, no more and no less: the same static element
+        count (a shape that moved with a constant while *t* did not is another view, not a smaller one)."""
+        source = var_like(reshape.args[0])
+        t = env.get(source.name) if source is not None else None
+        items = reshape.args[1].items if isinstance(reshape.args[1], (ListExpr, TupleExpr)) else ()
+        sizes = [_natural(e) for e in items]
+        extents = [_natural(e) for e in t.shape] if isinstance(t, TensorType) else [None]
+        return None not in sizes and None not in extents and math.prod(sizes) == math.prod(extents)  # type: ignore
 
     def renamed(self, a: str, b: str) -> bool:
         """Whether buffer *a* of the real lowering may be *b* of the other: both buffer names of one memory space,
@@ -491,7 +505,7 @@ def plan_difference(real: Function, small: Function) -> tuple[str | None, tuple[
     buffers = _buffers_differ(real, small)
     if buffers is not None:
         return buffers, ()
-    seen = _Seen()
+    seen = _Seen(type_env(real), type_env(small))
     allocs_a, allocs_b = _allocs(real), _allocs(small)
     # the allocations are compared through the renaming the rest of the function takes (the lowering may make
     # them in another order)
@@ -576,6 +590,8 @@ def _differ(a: object, b: object, seen: _Seen) -> str | None:
         if not isinstance(shape_a, (ListExpr, TupleExpr)) or not isinstance(shape_b, (ListExpr, TupleExpr)) \
                 or not _extents_only(shape_a.items, shape_b.items):
             return "a GM tensor's reshape changed other than in its extents"
+        if shape_a != shape_b and not (seen.whole_view(a, seen.real) and seen.whole_view(b, seen.small)):
+            return "a GM tensor's reshape changed its extents other than with the tensor's own"
         return _differ(a.args[0], b.args[0], seen)
     if is_dataclass(a):
         return _fields(a, b, seen)

@@ -209,3 +209,13 @@ def test_a_shrunk_kernel_calls_its_callee_read_at_the_shrunk_size() -> None:
     # `_vocab_rest`'s parameters are `[HIDDEN, VOCAB]`: at the real VOCAB they would not fit the shrunk arguments
     assert _statements()["vocab_split_proj"] == \
         "verified, simulated and matched at VOCAB=128 (real 2097152: trip counts only)"
+
+
+def test_a_gm_reshape_that_moves_while_its_tensor_does_not_is_another_view(tmp_path: Path) -> None:
+    from pypto_verify.sizes import plan_difference, with_constant
+
+    fixed = FLAT.replace("x: pl.Tensor[[BANDS, ROWS, COLS], pl.FP32]", "x: pl.Tensor[[1024, ROWS, COLS], pl.FP32]")
+    real, small = _lowered(tmp_path, fixed), _lowered(tmp_path, with_constant(fixed, "BANDS", 2))
+    why, _ = plan_difference(real, small)
+    assert why is not None and why.startswith("a GM tensor's reshape changed its extents other than with the "
+                                              "tensor's own")
