@@ -895,16 +895,19 @@ class _FunctionEmitter:
         # value: name the innermost such op, the one the subset lacks.
         for arg in (*call.args, *(v for _, v in call.kwargs)):
             for inner in walk_exprs(arg):
-                if isinstance(inner, Call) and inner.op == _UNEVALUATED:
-                    raise EmitError(_unevaluated(inner), span)
                 if isinstance(inner, Call) and inner.op != ops.T_READ:
-                    raise EmitError(f"`{_innermost(inner).op}` has no instruction in the PTO subset", span)
+                    innermost = _innermost(inner)
+                    if innermost.op == _UNEVALUATED:
+                        raise EmitError(_unevaluated(innermost), span)
+                    raise EmitError(f"`{innermost.op}` has no instruction in the PTO subset", span)
         op = call.op
         if op.startswith("distributed."):
             raise EmitError(f"`{op}` acts on the window of another rank: the simulation runs one rank, and how "
                             "many ranks a run has (`pld.world_size()`) is given at run time", span)
         name = target.name if target is not None else None
         handler = _CALLS.get(op)
+        if op == _UNEVALUATED:
+            raise EmitError(_unevaluated(call), span)
         if op in self.callees:
             bound = self.inline_call(name, call, span)
         elif handler is not None:
