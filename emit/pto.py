@@ -76,10 +76,11 @@ from __future__ import annotations
 import math
 
 import struct
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from pypto_verify import ops, scalar
+from pypto_verify.callees import Callee, CallError, bound_callee, call_arguments, split_return
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DType, Eval, Expr, For, Function, If, ListExpr,
     LoopKind, MemSpace, NO_SPAN, Return, ScalarType, Scope, Span, Stmt, Sym, TensorType, TileType,
@@ -237,7 +238,16 @@ class _Scalar:
     """`index`, `i1` or `f32`."""
 
 
-_Binding = _Tile | _Transposed | _Tensor | _Scalar
+@dataclass(frozen=True, slots=True)
+class _Returned:
+    """The values an inline callee returns (more than one): `tensor.getitem` picks one."""
+
+    items: tuple[_Tensor | None, ...]
+    """Each returned value when it is a GM tensor; None for anything else (a task id, a scalar)."""
+    callee: str
+
+
+_Binding = _Tile | _Transposed | _Tensor | _Scalar | _Returned
 
 
 # ---------------------------------------------------------------------------------------------- emitter
@@ -278,6 +288,14 @@ class _FunctionEmitter:
     task id)."""
     base_address: dict[str, int] | None = None
     """Set when the IR has no byte addresses yet (see `_plan_addresses`): base -> its address."""
+    callees: Mapping[str, Callee | str] = field(default_factory=dict)
+    """The functions a call may name (`call.f`, `extern.f`), spliced in the call's place (`inline_call`), or why
+    one cannot be."""
+    inlining: tuple[str, ...] = ()
+    """The callees being spliced, outermost first (a call of one of them again is recursion)."""
+    blocks: int | None = None
+    """The block count a launcher gives a function that reads its block index outside every `pl.spmd` loop of its
+    own (`callees.block_launched`): the function is then a launch of that many instances."""
 
     # names ------------------------------------------------------------------------------
     def fresh(self, base: str | None = None) -> str:
@@ -347,10 +365,13 @@ class _FunctionEmitter:
         for param, binding in zip(self.fn.params, self.args):
             if isinstance(param.type, TensorType):
                 views.append(self._tensor_view(param.name, binding.name, param.type, param.span))
-        self.launch = _launch(self.fn)
+        self.launch = _launch(self.fn) if self.blocks is None else None
         size = None if self.launch is None else _launch_size(self.fn, self.launch)
         if size is None:
             self.launch = None  # a launch size known only at run time: a `pto.launch` step of the function
+        if self.blocks is not None:
+            size = self.blocks
+            self.launched_by_caller()
         block_dim = "" if size is None else f", pto.block_dim = {size}"
         self.body(self.fn.body)
         if self.written & set(self.reads):
@@ -575,6 +596,101 @@ class _FunctionEmitter:
                 self.sealed[name] = (f"tile `{name}` is read across a `pl.spmd` step: each block of a launch runs on "
                                      "a core of its own, so no tile crosses into or out of it")
 
+    def launched_by_caller(self) -> None:
+        """A function whose block index its launcher gives (`blocks`): the whole body is the launch's, once per
+        instance; `get_block_idx()` outside its own `pl.spmd` loops reads the instance's index."""
+        if self.blocks is None or self.blocks < 1:
+            raise EmitError(f"a launch of {self.blocks} blocks", self.fn.span)
+        raw = self.fresh("block")
+        self.emit(f"%{raw} = pto.get_block_idx")
+        induction = self.fresh("block_idx")
+        self.emit(f"%{induction} = arith.index_cast %{raw} : i64 to index")
+        self.block_index = induction
+        self.launch_depth = self.depth
+
+    def inline_call(self, name: str | None, call: Call, span: Span) -> _Binding | None:
+        """A call of another function (`call.f`, `extern.f`) with the callee's lowered body spliced in its place:
+        its parameters bound to the arguments (GM tensors and scalars), its `get_block_idx()` the caller's, its
+        returned tensor the call's result. The callee keeps the buffers its own lowering gave it, so no tile of the
+        caller is read after the call (`callees` module docstring)."""
+        callee = self.callees[call.op]
+        if isinstance(callee, str):
+            raise EmitError(f"the call `{call.op}` is not spliced: {callee}", span)
+        fn = callee.lowered
+        if fn.name in self.inlining or len(self.inlining) >= _MAX_INLINE_DEPTH:
+            raise EmitError(f"the call of `{fn.name}` is recursive or nests too deeply to splice", span)
+        try:
+            given = call_arguments(fn, call)
+        except CallError as error:
+            raise EmitError(str(error), span) from None
+        bind: dict[str, _Binding] = {}
+        sealed: dict[str, str] = {}
+        shapes: dict[str, tuple[int, ...]] = {}
+        for param in fn.params:
+            expr = given[param.name]
+            v = var_like(expr)
+            if v is not None and v.name in self.sealed:
+                sealed[param.name] = self.sealed[v.name]  # a task id passed on: still no value
+            elif isinstance(param.type, TensorType):
+                tensor = self.tensor(expr, span, f"argument `{param.name}` of `{fn.name}`")
+                if None in tensor.shape:
+                    raise EmitError(f"argument `{param.name}` of `{fn.name}` has a run-time extent", span)
+                shapes[param.name] = tuple(d for d in tensor.shape if d is not None)
+                bind[param.name] = tensor
+            elif isinstance(param.type, ScalarType):
+                ssa, kind = self.scalar(expr, span)
+                bind[param.name] = _Scalar(ssa, kind)
+            else:
+                raise EmitError(f"parameter `{param.name}` of `{fn.name}` is neither a tensor nor a scalar", span)
+        try:
+            fn = bound_callee(fn, shapes)
+        except CallError as error:
+            raise EmitError(str(error), span) from None
+        try:
+            body, returned = split_return(fn)
+        except CallError as error:
+            raise EmitError(str(error), span) from None
+        saved = (self.fn, self.env, self.bind, self.sealed, self.transposed_uses, self.base_address, self.callees,
+                 self.inlining)
+        self.fn, self.bind, self.sealed, self.callees = fn, bind, sealed, callee.callees
+        self.env, self.transposed_uses, self.inlining = type_env(fn), set(), (*self.inlining, fn.name)
+        try:
+            self._collect_transposed_uses()
+            self.base_address = _plan_addresses(fn, self.env)
+            self.body(body)
+            results = tuple(self._maybe(v) for v in returned)
+        finally:
+            (self.fn, self.env, self.bind, self.sealed, self.transposed_uses, self.base_address, self.callees,
+             self.inlining) = saved
+        for held, bound in self.bind.items():
+            if isinstance(bound, (_Tile, _Transposed)):
+                self.sealed[held] = (f"tile `{held}` is read across the call of `{fn.name}` (line {span.line}): the "
+                                     "callee's buffers were allocated apart from the caller's, so the simulation "
+                                     "carries no tile across a call")
+        tensors = tuple(r if isinstance(r, _Tensor) else None for r in results)
+        if name is None:
+            return None
+        if len(tensors) == 1 and tensors[0] is not None:
+            return tensors[0]
+        if len(tensors) > 1:
+            return _Returned(tensors, fn.name)
+        self.sealed[name] = f"`{name}` is what `{fn.name}` returns, not a GM tensor: it has no value in the PTO subset"
+        return None
+
+    def op_getitem(self, name, call, declared, span):
+        # `a, b = f(...)` of an inline callee: item i of what it returned
+        source = self._operand(call.args[0], span, "tensor.getitem source") if call.args else None
+        index = ops.const_int(call.args[1]) if len(call.args) > 1 else None
+        if not isinstance(source, _Returned) or index is None or not 0 <= index < len(source.items):
+            raise EmitError("`tensor.getitem` of something other than what an inline callee returns", span)
+        item = source.items[index]
+        if item is None:
+            if name is not None:
+                self.sealed[name] = (f"`{name}` is item {index} of what `{source.callee}` returns, not a GM tensor: it "
+                                     "has no value in the PTO subset")
+            return None
+        return item
+
     def block_idx(self, span: Span) -> str:
         """The SSA name of `get_block_idx()` here: the launch's instance index."""
         if self.block_index is None:
@@ -780,14 +896,21 @@ class _FunctionEmitter:
         for arg in (*call.args, *(v for _, v in call.kwargs)):
             for inner in walk_exprs(arg):
                 if isinstance(inner, Call) and inner.op != ops.T_READ:
-                    raise EmitError(f"`{_innermost(inner).op}` has no instruction in the PTO subset", span)
+                    innermost = _innermost(inner)
+                    if innermost.op == _UNEVALUATED:
+                        raise EmitError(_unevaluated(innermost), span)
+                    raise EmitError(f"`{innermost.op}` has no instruction in the PTO subset", span)
         op = call.op
         if op.startswith("distributed."):
             raise EmitError(f"`{op}` acts on the window of another rank: the simulation runs one rank, and how "
                             "many ranks a run has (`pld.world_size()`) is given at run time", span)
         name = target.name if target is not None else None
         handler = _CALLS.get(op)
-        if handler is not None:
+        if op == _UNEVALUATED:
+            raise EmitError(_unevaluated(call), span)
+        if op in self.callees:
+            bound = self.inline_call(name, call, span)
+        elif handler is not None:
             bound = handler(self, name, call, declared, span)
         elif _is_vector(op):
             bound = self.vector(name, call, declared, span, op.partition(".")[2])
@@ -1443,6 +1566,8 @@ class _FunctionEmitter:
             return result, "index"
         if isinstance(expr, Call) and expr.op in ops.BLOCK_IDX:
             return self.block_idx(span), "index"
+        if isinstance(expr, Call) and expr.op == _UNEVALUATED:
+            raise EmitError(_unevaluated(expr), span)
         if isinstance(expr, Call) and expr.op in _DIMS:
             return self.const(self._dim(expr, span), "index"), "index"
         if isinstance(expr, Call) and expr.op == ops.T_READ:
@@ -1566,6 +1691,7 @@ _CALLS.update(dict.fromkeys(("system.task_dummy", "scope.task_id"), _FunctionEmi
 _CALLS["tile.read"] = _FunctionEmitter.op_tile_read
 _CALLS["tensor.write"] = _FunctionEmitter.op_tensor_write
 _CALLS["tile.gather"] = _FunctionEmitter.op_gather
+_CALLS["tensor.getitem"] = _FunctionEmitter.op_getitem
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -1642,6 +1768,18 @@ def _is_vector(op: str) -> bool:
     return family == "tile" and (short in _VECTOR_BINARY or short in _VECTOR_SCALAR or short in _VECTOR_UNARY
                                  or short in _VECTOR_REDUCE or short in _VECTOR_EXPAND
                                  or short in _VECTOR_BROADCAST)
+
+
+_UNEVALUATED = "dynamic"
+"""`pl.dynamic("N")`: a size, or a module value the frontend could not evaluate (`sizes.dynamic_names`)."""
+
+
+def _unevaluated(call: Call) -> str:
+    """Why a `pl.dynamic("N")` left in a value has no PTO form: it names a module value the source computes when
+    it is imported (pypto-verify never executes it), or a size no sample bound; no value is guessed."""
+    name = call.args[0].value if call.args and isinstance(call.args[0], Const) else "?"
+    return (f"`{name}` is a value the kernel's module computes when it is imported (or a size no sample binds): "
+            "the file is never executed, so the simulation has no value for it")
 
 
 def _innermost(call: Call) -> Call:
@@ -1745,6 +1883,10 @@ def _launch_size(fn: Function, loop: For) -> int | None:
     return stop
 
 
+_MAX_INLINE_DEPTH = 16
+"""How deeply inline calls may nest in one emitted function."""
+
+
 def _stmt_calls(stmt: Stmt) -> Iterable[Call]:
     for expr in stmt_exprs(stmt):
         for sub in walk_exprs(expr):
@@ -1755,12 +1897,15 @@ def _stmt_calls(stmt: Stmt) -> Iterable[Call]:
 # ---------------------------------------------------------------------------------------------- entry points
 
 
-def emit_function(fn: Function, target: str | Target = "a2a3") -> EmittedFunction:
-    """The `func.func` of lowered kernel *fn*; `EmitError` when the subset cannot express it."""
+def emit_function(fn: Function, target: str | Target = "a2a3", *, callees: Mapping[str, Callee | str] | None = None,
+                  blocks: int | None = None) -> EmittedFunction:
+    """The `func.func` of lowered kernel *fn*; `EmitError` when the subset cannot express it. A call of a function
+    in *callees* (by op: `call.f`, `extern.f`) has its lowered body spliced in; with *blocks*, *fn* (which reads a
+    block index its launcher gives) is a launch of that many instances."""
     resolved = get_target(target) if isinstance(target, str) else target
     if not (fn.name.isascii() and fn.name.replace("_", "a").isalnum()):
         raise EmitError(f"the kernel name `{fn.name}` is not an ASCII identifier; a PTO symbol is", fn.span)
-    return _FunctionEmitter(fn, resolved).run()
+    return _FunctionEmitter(fn, resolved, callees=dict(callees or {}), blocks=blocks).run()
 
 
 def emit_module(functions: Iterable[Function | EmittedFunction], target: str | Target = "a2a3") -> str:

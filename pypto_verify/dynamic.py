@@ -73,7 +73,8 @@ from pypto_verify.ir import (
     var_like, walk_exprs, walk_stmts, stmt_exprs,
 )
 from pypto_verify.lowering.pipeline import is_lowered
-from pypto_verify.sizes import bind_sizes, dynamic_names, sample_bindings
+from pypto_verify.callees import Callee, block_launched
+from pypto_verify.sizes import BLOCKS, bind_sizes, dynamic_names, sample_bindings
 from pypto_verify.emit import EmitError, EmittedFunction, emit_function, emit_module
 from pypto_verify.reference import (
     GRID, ReferenceError, ReferenceResult, WindowError, run_reference, to_dtype,
@@ -236,8 +237,10 @@ def scalar_candidates(fn: Function) -> list[int]:
     return out
 
 
-def _choose_scalars(fn: Function, seed: int, given: Mapping[str, int], deviations: bool = True):
-    """The scalar values, the inputs and the reference result for *fn* (with its *deviations*, or not)."""
+def _choose_scalars(fn: Function, seed: int, given: Mapping[str, int], deviations: bool = True,
+                    callees: Mapping[str, Callee | str] | None = None, blocks: int | None = None):
+    """The scalar values, the inputs and the reference result for *fn* (with its *deviations*, or not; its calls of
+    *callees* run in place, over *blocks* when its launcher gives its block index)."""
     names = scalar_names(fn)
     reads = set(read_tensors(fn))
     missing = [n for n in names if n not in given]
@@ -249,7 +252,7 @@ def _choose_scalars(fn: Function, seed: int, given: Mapping[str, int], deviation
         inputs = _filled(fn, drawn, {n: values[n] for n in names if n in reads})
         try:
             result = run_reference(fn, inputs, {n: values[n] for n in names if n not in reads}, deviations=deviations,
-                                   grid=on_grid(fn))
+                                   grid=on_grid(fn), callees=callees, blocks=blocks)
         except WindowError as error:  # only an out-of-range window makes the next value worth a try
             last = error
             if not missing:
@@ -385,10 +388,12 @@ def _input_elements(fn: Function) -> int:
 
 
 def prepare_run(source_fn: Function | None, lowered_fn: Function, *, seed: int = 0,
-                target: str = "a2a3", scalars: Mapping[str, int] | None = None, deviations: bool = True
+                target: str = "a2a3", scalars: Mapping[str, int] | None = None, deviations: bool = True,
+                callees: Mapping[str, Callee | str] | None = None, blocks: int | None = None
                 ) -> PreparedRun | SimOutcome:
     """Emit, make the inputs and run the reference; a `skipped` outcome when one of them cannot.
-    Without *deviations* the reference is run without them first (`PreparedRun.with_deviations`)."""
+    Without *deviations* the reference is run without them first (`PreparedRun.with_deviations`). A call of a
+    function in *callees* is spliced in on both sides; *blocks* is the launch a block-launched kernel runs as."""
     if source_fn is None or is_lowered(source_fn):
         return _skipped("no source to compare")
     size = _input_elements(source_fn)
@@ -396,18 +401,19 @@ def prepare_run(source_fn: Function | None, lowered_fn: Function, *, seed: int =
         return _skipped(f"the kernel's tensors hold more elements than the simulation's limit of "
                         f"{MAX_INPUT_ELEMENTS} ({size})")
     try:
-        emitted = emit_function(lowered_fn, target)
+        emitted = emit_function(lowered_fn, target, callees=callees, blocks=blocks)
     except EmitError as error:
         return _skipped(f"emit: {error.message}")
     try:
-        values, inputs, reference = _choose_scalars(source_fn, seed, dict(scalars or {}), deviations)
+        values, inputs, reference = _choose_scalars(source_fn, seed, dict(scalars or {}), deviations, callees, blocks)
     except ReferenceError as error:
         return _skipped(f"reference: {error}")
     with_deviations = None
     if not deviations:
         reads = set(read_tensors(source_fn))
         given = {n: v for n, v in values.items() if n not in reads}
-        with_deviations = lambda: run_reference(source_fn, inputs, given, grid=on_grid(source_fn))  # noqa: E731
+        with_deviations = lambda: run_reference(source_fn, inputs, given, grid=on_grid(source_fn),  # noqa: E731
+                                                callees=callees, blocks=blocks)
     mapping = _match_params(source_fn, emitted, lowered_fn)
     dtypes_of = {p.name: p.type.dtype for p in source_fn.params if isinstance(p.type, TensorType)}
     args: dict[str, object] = {}
@@ -549,16 +555,20 @@ def _producer(run: PreparedRun, arg: str, index: list[int] | None, shape: tuple[
 
 def simulate_kernel(source_fn: Function | None, lowered_fn: Function, *, seed: int = 0,
                     target: str = "a2a3", scalars: Mapping[str, int] | None = None,
-                    sizes: Mapping[str, int] | None = None) -> SimOutcome:
+                    sizes: Mapping[str, int] | None = None, callees: Mapping[str, Callee | str] | None = None
+                    ) -> SimOutcome:
     """PV201 for one kernel: the emitted PTO of *lowered_fn*, simulated on seeded inputs, against
     the reference of *source_fn*. A kernel with `pl.dynamic` sizes runs at each sample binding
     (`pypto_verify.sizes`), a size named in *sizes* at that value (the caller checked it, `check_binding`);
-    the values are named in the outcome (`match at T=32; T=40`)."""
+    the values are named in the outcome (`match at T=32; T=40`). A call of a function in *callees* (by op) is
+    spliced in; a kernel whose launcher gives its block index (`callees.block_launched`) runs as a launch of
+    `blocks` instances (`sizes.BLOCKS`, a sample like a size: `match at blocks=2`)."""
     with one_blas_thread():
-        if source_fn is None or is_lowered(source_fn) or not dynamic_names(source_fn):
-            return _simulate_once(source_fn, lowered_fn, seed, target, scalars)
+        launched = source_fn is not None and not is_lowered(source_fn) and block_launched(source_fn, callees)
+        if source_fn is None or is_lowered(source_fn) or not (dynamic_names(source_fn) or launched):
+            return _simulate_once(source_fn, lowered_fn, seed, target, scalars, callees)
         bindings: list[dict[str, int]] = []
-        for sample in sample_bindings(source_fn):  # a size the user bound takes that value in every sample
+        for sample in sample_bindings(source_fn, launched):  # a size the user bound takes that value in every sample
             binding = {**sample, **{n: v for n, v in (sizes or {}).items() if n in sample}}
             if binding not in bindings:
                 bindings.append(binding)
@@ -567,8 +577,9 @@ def simulate_kernel(source_fn: Function | None, lowered_fn: Function, *, seed: i
         """Why a sample was not simulated -> the samples (one reason is said once)."""
         for binding in bindings:
             at = _binding_text(binding)
+            blocks = binding.get(BLOCKS) if launched else None
             outcome = _simulate_once(bind_sizes(source_fn, binding), bind_sizes(lowered_fn, binding),
-                                     seed, target, scalars)
+                                     seed, target, scalars, callees, blocks)
             if outcome.status == "mismatch":
                 return replace(outcome, message=f"at {at}: {outcome.message}", sizes=binding)
             if outcome.status == "skipped":
@@ -587,9 +598,11 @@ def _binding_text(binding: Mapping[str, int]) -> str:
 
 
 def _simulate_once(source_fn: Function | None, lowered_fn: Function, seed: int, target: str,
-                   scalars: Mapping[str, int] | None) -> SimOutcome:
+                   scalars: Mapping[str, int] | None, callees: Mapping[str, Callee | str] | None = None,
+                   blocks: int | None = None) -> SimOutcome:
     # the reference's deviations are computed only where a difference needs them (run_and_compare)
-    run = prepare_run(source_fn, lowered_fn, seed=seed, target=target, scalars=scalars, deviations=False)
+    run = prepare_run(source_fn, lowered_fn, seed=seed, target=target, scalars=scalars, deviations=False,
+                      callees=callees, blocks=blocks)
     if isinstance(run, SimOutcome):
         return run
     return run_and_compare(run, target=target)

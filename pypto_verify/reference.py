@@ -67,6 +67,7 @@ from typing import Any
 import numpy as np
 
 from pypto_verify import ops
+from pypto_verify.callees import Callee, CallError, bound_callee, call_arguments, split_return
 from pypto_verify.scalar import cast_value, trip_count
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DType, DictExpr, Eval, Expr, For, Function, If,
@@ -493,8 +494,12 @@ class _Stop(Exception):
 class _Interpreter:
     """Runs one function's statements on an environment of names -> Value | int | bool | float."""
 
-    def __init__(self, fn: Function, deviations: bool = True) -> None:
+    def __init__(self, fn: Function, deviations: bool = True, callees: Mapping[str, Callee | str] | None = None) -> None:
         self.fn = fn
+        self.callees: Mapping[str, Callee | str] = callees or {}
+        """The functions a call may name (`call.f`, `extern.f`), run in the call's place (`inline_call`)."""
+        self.inlining: tuple[str, ...] = ()
+        """The callees running, outermost first."""
         self.deviations = deviations
         """Whether the matmuls give their results a deviation (the only source of one: every other op
         carries its operands'); without, every `Value.sigma` is None or zero."""
@@ -638,9 +643,42 @@ class _Interpreter:
         raise ReferenceError(f"expected an integer, got {value!r}")
 
     # ops -------------------------------------------------------------------------------
+    def inline_call(self, call: Call) -> Any:
+        """A call of another function: the callee's source run in its place, its parameters bound to the arguments,
+        its blocks the caller's (`get_block_idx()` reads the caller's launch); what it returns (a tuple when
+        several values)."""
+        callee = self.callees[call.op]
+        if isinstance(callee, str):
+            raise ReferenceError(f"the call `{call.op}` is not run: {callee}")
+        fn = callee.source
+        if fn.name in self.inlining or len(self.inlining) >= _MAX_INLINE_DEPTH:
+            raise ReferenceError(f"the call of `{fn.name}` is recursive or nests too deeply to run")
+        try:
+            given = call_arguments(fn, call)
+        except CallError as error:
+            raise ReferenceError(str(error)) from None
+        values = {name: self.expr(expr) for name, expr in given.items()}
+        shapes = {p.name: tuple(np.shape(values[p.name].data)) for p in fn.params
+                  if isinstance(p.type, TensorType) and isinstance(values[p.name], Value)}
+        try:
+            fn = bound_callee(fn, shapes)
+            body, returned = split_return(fn)
+        except CallError as error:
+            raise ReferenceError(str(error)) from None
+        saved = (self.env, self.callees, self.inlining)
+        self.env, self.callees, self.inlining = values, callee.callees, (*self.inlining, fn.name)
+        try:
+            self.body(body)
+            results = tuple(self.expr(e) for e in returned)
+        finally:
+            self.env, self.callees, self.inlining = saved
+        return results[0] if len(results) == 1 else results
+
     def call(self, call: Call) -> Any:
         op = call.op
         family, _, name = op.partition(".")
+        if op in self.callees:
+            return self.inline_call(call)
         handler = _HANDLERS.get(op)
         if handler is not None:
             return handler(self, call)
@@ -1269,6 +1307,18 @@ def _block_idx(it: _Interpreter, call: Call) -> int:
     return it.blocks[-1]
 
 
+_MAX_INLINE_DEPTH = 16
+"""How deeply calls run in the callee's place may nest."""
+
+
+def _getitem(it: _Interpreter, call: Call) -> Any:
+    """`a, b = f(...)`: item i of the values an inline callee returned."""
+    values, index = it.arg(call, 0), it.arg(call, 1)
+    if not isinstance(values, tuple) or not isinstance(index, int) or not 0 <= index < len(values):
+        raise ReferenceError(f"`{call.op}` of something other than what an inline callee returns")
+    return values[index]
+
+
 def _dim(it: _Interpreter, call: Call) -> int:
     """`pl.tensor.dim(t, axis)`: the extent of one axis of *t*."""
     shape = np.shape(it.value(call, 0).data)
@@ -1300,7 +1350,7 @@ _HANDLERS = {
     "tensor.write": _tensor_write, "tile.gather": _gather, "tensor.gather": _gather,
     ops.ALLOC: _alloc, "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape,
     **dict.fromkeys(ops.BLOCK_IDX, _block_idx), **dict.fromkeys(("system.task_dummy", "scope.task_id"), _task_handle),
-    "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier,
+    "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier, "tensor.getitem": _getitem,
     "tile.transpose": _transpose, "tensor.transpose": _transpose,
     **dict.fromkeys(("tile.arange", "tensor.arange", "tile.ci", "tensor.ci"), _arange),
     **dict.fromkeys(("tile.row_expand", "tensor.row_expand", "tile.col_expand", "tensor.col_expand"), _broadcast),
@@ -1350,6 +1400,32 @@ def _as_given(data: np.ndarray, dtype: DType) -> np.ndarray | None:
     return view
 
 
+def _run_body(it: _Interpreter, body: tuple[Stmt, ...]) -> None:
+    try:
+        it.body(body)
+    except _Stop:
+        pass
+
+
+def _run_blocks(it: _Interpreter, fn: Function, blocks: int) -> None:
+    """*fn*'s body once per block of a launch of *blocks* (its launcher's), first to last: each block starts from
+    the parameters alone, `get_block_idx()` reading its index."""
+    if blocks < 1:
+        raise ReferenceError(f"a launch of {blocks} blocks")
+    it.iterations += blocks
+    if it.iterations > MAX_ITERATIONS:
+        raise ReferenceError(f"the launch runs {blocks} blocks; the simulation's limit is {MAX_ITERATIONS} loop "
+                             "iterations per kernel")
+    params = dict(it.env)
+    for block in range(blocks):
+        it.env = dict(params)
+        it.blocks.append(block)
+        try:
+            _run_body(it, fn.body)
+        finally:
+            it.blocks.pop()
+
+
 def tensor_params(fn: Function) -> list[tuple[str, TensorType]]:
     """The tensor parameters of *fn*, in order."""
     return [(p.name, p.type) for p in fn.params if isinstance(p.type, TensorType)]
@@ -1357,14 +1433,17 @@ def tensor_params(fn: Function) -> list[tuple[str, TensorType]]:
 
 def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
                   scalars: Mapping[str, int | bool | float] | None = None, *,
-                  deviations: bool = True, grid: frozenset[str] = frozenset()) -> ReferenceResult:
+                  deviations: bool = True, grid: frozenset[str] = frozenset(),
+                  callees: Mapping[str, Callee | str] | None = None, blocks: int | None = None) -> ReferenceResult:
     """Run the source kernel *fn* on *inputs* (one array per tensor parameter, by name) and
     *scalars* (one value per scalar parameter); the final tensors by parameter name. Without
     *deviations*, every sigma is zero (the values are the same: no value depends on a deviation).
     *grid* names the float inputs the caller drew on the `GRID` (`Value.grid`): only the speed of a
-    matmul of them depends on it, never a value."""
+    matmul of them depends on it, never a value. A call of a function in *callees* (by op) runs its source in
+    the call's place; with *blocks*, *fn* (which reads a block index its launcher gives) runs once per block,
+    first to last, each on its own names over the same tensors."""
     scalars = dict(scalars or {})
-    it = _Interpreter(fn, deviations)
+    it = _Interpreter(fn, deviations, callees)
     tensors: dict[str, _Tensor] = {}
     read_only = _read_only_params(fn)
     for p in fn.params:
@@ -1391,10 +1470,10 @@ def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
         else:
             raise ReferenceError(f"parameter `{p.name}` has no type")
     with np.errstate(all="ignore"):
-        try:
-            it.body(fn.body)
-        except _Stop:
-            pass
+        if blocks is None:
+            _run_body(it, fn.body)
+        else:
+            _run_blocks(it, fn, blocks)
     # the interpreter is dropped here: its tensors are handed over without copies
     sigmas: dict[str, np.ndarray] = {}
     for name, v in tensors.items():

@@ -26,13 +26,14 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, is_dataclass, replace
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 
 from pypto_verify.ir import (
     Assign, BinOp, Call, Const, Eval, Expr, For, Function, If, ListExpr, Param, Stmt, TensorType, TileType,
     TupleExpr, TupleType, Type, Var,
-    defined_names, map_expr, map_stmt_exprs, map_stmts, stmt_exprs, var_like, walk_exprs, walk_stmts,
+    defined_names, map_expr, map_stmt_exprs, map_stmts, stmt_exprs, type_env, var_like, walk_exprs, walk_stmts,
 )
 
 DYNAMIC = "dynamic"
@@ -46,6 +47,10 @@ def _size_name(expr: Expr) -> str | None:
             and isinstance(expr.args[0].value, str):
         return expr.args[0].value
     return None
+
+
+size_name = _size_name
+"""The name of the `pl.dynamic("N")` size *expr* is (`N`), or None when it is not one."""
 
 
 def _type_exprs(t: Type | None) -> list[Expr]:
@@ -145,12 +150,22 @@ def has_remainder_path(fn: Function) -> bool:
     return False
 
 
-def sample_bindings(fn: Function) -> list[dict[str, int]]:
-    """The sample bindings of *fn*'s sizes, in order (module docstring); `[{}]` when it has none."""
+BLOCKS = "blocks"
+"""The block count of a kernel whose launcher gives its block index (`callees.block_launched`), bound like a size:
+`BLOCK_SAMPLE` by default, or `--sim-bind blocks=N`."""
+BLOCK_SAMPLE = 2
+"""The block count a block-launched kernel is simulated at: two instances, so a block index other than 0 runs."""
+
+
+def sample_bindings(fn: Function, launched: bool = False) -> list[dict[str, int]]:
+    """The sample bindings of *fn*'s sizes, in order (module docstring); `[{}]` when it has none. A kernel
+    *launched* with a block index its launcher gives has `BLOCKS` in each, at `BLOCK_SAMPLE`."""
     units = {name: tiling_unit(fn, name) for name in dynamic_names(fn)}
     samples = [{name: 2 * unit for name, unit in units.items()}]
     if units and has_remainder_path(fn):
         samples.append({name: 2 * unit + (unit // 2 if unit > 1 else 1) for name, unit in units.items()})
+    if launched and BLOCKS not in units:
+        samples = [{**sample, BLOCKS: BLOCK_SAMPLE} for sample in samples]
     return samples
 
 
@@ -356,21 +371,41 @@ def with_constant(text: str, name: str, value: int) -> str:
 def divisor_unit(text: str, name: str) -> int:
     """The least common multiple of the integer divisors the file *text* divides or takes a remainder of a
     value computed from *name* by (`VOCAB // CHUNK`, `assert VOCAB % 64 == 0`, in a kernel or at module
-    level): each is an integer literal or a module name assigned one."""
+    level), and of the steps of the loops to it (`pl.pipeline(0, VOCAB, CHUNK)`): each an integer literal, a
+    module name assigned one, or arithmetic of them (`VOCAB // (INNER * TILE)`)."""
     tree = ast.parse(text)
     literals = {s.targets[0].id: s.value.value for s in tree.body
                 if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
                 and isinstance(s.value, ast.Constant) and type(s.value.value) is int}
     unit = 1
     for node in ast.walk(tree):
+        divisor: ast.expr | None = None
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.FloorDiv, ast.Mod)) and any(
                 isinstance(x, ast.Name) and x.id == name for x in ast.walk(node.left)):
-            right = node.right
-            value = right.value if isinstance(right, ast.Constant) and type(right.value) is int else \
-                literals.get(right.id) if isinstance(right, ast.Name) else None
-            if isinstance(value, int) and value > 1:
-                unit = math.lcm(unit, value)
+            divisor = node.right
+        elif isinstance(node, ast.Call) and len(node.args) == 3 and isinstance(node.args[1], ast.Name) \
+                and node.args[1].id == name:
+            divisor = node.args[2]  # `pl.pipeline(0, D, K_TILE)`: a loop over it by whole steps
+        value = _literal_int(divisor, literals) if divisor is not None else None
+        if value is not None and value > 1:
+            unit = math.lcm(unit, value)
     return unit
+
+
+def _literal_int(node: ast.expr, literals: Mapping[str, int]) -> int | None:
+    """*node*'s value when it is integer literals and module names assigned one, with `+ - * //` (`W_INNER *
+    D_TILE`); else None."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.Name):
+        return literals.get(node.id)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)):
+        lhs, rhs = _literal_int(node.left, literals), _literal_int(node.right, literals)
+        if lhs is None or rhs is None or (isinstance(node.op, ast.FloorDiv) and rhs == 0):
+            return None
+        return {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+                ast.FloorDiv: operator.floordiv}[type(node.op)](lhs, rhs)
+    return None
 
 
 def window_unit(fn: Function, param: str, axis: int) -> int:
@@ -419,31 +454,120 @@ class TripCount:
     step: int
 
 
+_BUFFER = re.compile(r"(mem_[a-z0-9]+_)\d+")
+"""A buffer name the lowering makes (`mem_vec_19`): its memory space, then its number."""
+
+
+@dataclass
+class _Seen:
+    """What a comparison of two lowerings has met so far: the loops whose stops differ, and the renaming of buffer
+    names it took (one to one, within a memory space)."""
+
+    real: dict[str, Type] = field(default_factory=dict)
+    small: dict[str, Type] = field(default_factory=dict)
+    """The two lowerings' types by name (`type_env`)."""
+    loops: list[TripCount] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)
+    """Buffer name in the real lowering -> its name in the other."""
+    taken: dict[str, str] = field(default_factory=dict)
+    """The inverse of `names`."""
+
+    @staticmethod
+    def whole_view(reshape: Call, env: Mapping[str, Type]) -> bool:
+        """Whether `tensor.reshape(t, shape)` views all of *t*, no more and no less: the same static element
+        count (a shape that moved with a constant while *t* did not is another view, not a smaller one)."""
+        source = var_like(reshape.args[0])
+        t = env.get(source.name) if source is not None else None
+        items = reshape.args[1].items if isinstance(reshape.args[1], (ListExpr, TupleExpr)) else ()
+        sizes = [_natural(e) for e in items]
+        extents = [_natural(e) for e in t.shape] if isinstance(t, TensorType) else [None]
+        return None not in sizes and None not in extents and math.prod(sizes) == math.prod(extents)  # type: ignore
+
+    def renamed(self, a: str, b: str) -> bool:
+        """Whether buffer *a* of the real lowering may be *b* of the other: both buffer names of one memory space,
+        and neither already mapped elsewhere (then the map takes them)."""
+        ma, mb = _BUFFER.fullmatch(a), _BUFFER.fullmatch(b)
+        if ma is None or mb is None or ma.group(1) != mb.group(1):
+            return False
+        if self.names.get(a, b) != b or self.taken.get(b, a) != a:
+            return False
+        self.names[a], self.taken[b] = b, a
+        return True
+
+
 def plan_difference(real: Function, small: Function) -> tuple[str | None, tuple[TripCount, ...]]:
     """Why the lowering *small* is not *real* but for loop trip counts and GM tensor extents (None: it is
     not), and the loops whose stops differ. Everything else — each tile's shape, valid shape, memory
-    space, buffer and offset, each statement, each window's offsets, each condition — must be equal."""
-    loops: list[TripCount] = []
-    why = _differ(real, small, loops)
-    return why, tuple(loops)
+    space, buffer and offset, each statement, each window's offsets, each condition — must be equal. Buffers
+    are compared up to a renaming: the lowering numbers them as it makes them, so one that makes a value more
+    or fewer numbers the next buffers differently; a one-to-one map of the names of one memory space onto the
+    other's (`mem_vec_19` ↔ `mem_vec_17`, used for it everywhere) is the same allocation."""
+    buffers = _buffers_differ(real, small)
+    if buffers is not None:
+        return buffers, ()
+    seen = _Seen(type_env(real), type_env(small))
+    allocs_a, allocs_b = _allocs(real), _allocs(small)
+    # the allocations are compared through the renaming the rest of the function takes (the lowering may make
+    # them in another order)
+    why = _fields(real, small, seen, skip=("body",)) or _differ(_without_allocs(real), _without_allocs(small), seen)
+    if why is None:
+        moved = [a for a, b in seen.names.items() if a in allocs_a and allocs_a[a] != allocs_b.get(b)]
+        if moved:
+            why = f"buffer `{moved[0]}` became `{seen.names[moved[0]]}`, allocated otherwise"
+    return why, tuple(seen.loops)
 
 
-def _differ(a: object, b: object, loops: list[TripCount]) -> str | None:
+def _allocs(fn: Function) -> dict[str, Call]:
+    """The `tile.alloc` of each buffer *fn* allocates at its top, by name."""
+    return {s.target.name: s.value for s in fn.body
+            if isinstance(s, Assign) and isinstance(s.value, Call) and s.value.op == "tile.alloc"}
+
+
+def _without_allocs(fn: Function) -> tuple[Stmt, ...]:
+    return tuple(s for s in fn.body if not (isinstance(s, Assign) and isinstance(s.value, Call)
+                                           and s.value.op == "tile.alloc"))
+
+
+def _buffers(fn: Function) -> list[tuple[str, int]]:
+    """The on-chip buffers *fn* allocates (`tile.alloc`): (memory space, bytes) of each, sorted."""
+    found: list[tuple[str, int]] = []
+    for stmt in walk_stmts(fn.body):
+        if isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op == "tile.alloc" \
+                and len(stmt.value.args) > 1:
+            space, size = stmt.value.args[0], _natural(stmt.value.args[1])
+            found.append((getattr(space, "path", str(space)).rpartition(".")[2], -1 if size is None else size))
+    return sorted(found)
+
+
+def _buffers_differ(real: Function, small: Function) -> str | None:
+    """Why *small* allocates other buffers than *real* (None: the same spaces and sizes): one line naming the
+    first buffer that is gone or new."""
+    have, other = _buffers(real), _buffers(small)
+    if have == other:
+        return None
+    gone = [b for b in have if b not in other or have.count(b) > other.count(b)]
+    new = [b for b in other if b not in have or other.count(b) > have.count(b)]
+    first = f"a {gone[0][0]} buffer of {gone[0][1]} bytes is gone" if gone else \
+        f"a {new[0][0]} buffer of {new[0][1]} bytes is new"
+    return f"its allocation is not the verified one ({len(have)} buffers became {len(other)}: {first})"
+
+
+def _differ(a: object, b: object, seen: _Seen) -> str | None:
     if type(a) is not type(b):
         return f"`{_show(a)}` became `{_show(b)}`"
     if isinstance(a, (tuple, list)):
         assert isinstance(b, (tuple, list))
         if len(a) != len(b):
             return f"{len(a)} items became {len(b)}"
-        return next((why for why in (_differ(x, y, loops) for x, y in zip(a, b)) if why), None)
+        return next((why for why in (_differ(x, y, seen) for x, y in zip(a, b)) if why), None)
     if isinstance(a, For):
         assert isinstance(b, For)
         if a.stop != b.stop:
             trip = _trip_count(a, b)
             if isinstance(trip, str):
                 return trip
-            loops.append(trip)
-        return _fields(a, b, loops, skip=("stop",))
+            seen.loops.append(trip)
+        return _fields(a, b, seen, skip=("stop",))
     if isinstance(a, TensorType):
         assert isinstance(b, TensorType)
         if a.dtype != b.dtype or not _extents_only(a.shape, b.shape):
@@ -458,9 +582,21 @@ def _differ(a: object, b: object, loops: list[TripCount]) -> str | None:
         if not isinstance(shape_a, (ListExpr, TupleExpr)) or not isinstance(shape_b, (ListExpr, TupleExpr)) \
                 or not _extents_only(shape_a.items, shape_b.items):
             return "a GM scratch tensor's shape changed other than in its extents"
-        return _differ(a.args[1:], b.args[1:], loops) or _differ(a.kwargs, b.kwargs, loops)
+        return _differ(a.args[1:], b.args[1:], seen) or _differ(a.kwargs, b.kwargs, seen)
+    if isinstance(a, Call) and a.op == "tensor.reshape" and isinstance(b, Call) and b.op == a.op \
+            and len(a.args) == len(b.args) == 2 and not a.kwargs and not b.kwargs:
+        # a view of a GM tensor with another shape: its shape is GM extents (its type is compared as a tensor's)
+        shape_a, shape_b = a.args[1], b.args[1]
+        if not isinstance(shape_a, (ListExpr, TupleExpr)) or not isinstance(shape_b, (ListExpr, TupleExpr)) \
+                or not _extents_only(shape_a.items, shape_b.items):
+            return "a GM tensor's reshape changed other than in its extents"
+        if shape_a != shape_b and not (seen.whole_view(a, seen.real) and seen.whole_view(b, seen.small)):
+            return "a GM tensor's reshape changed its extents other than with the tensor's own"
+        return _differ(a.args[0], b.args[0], seen)
     if is_dataclass(a):
-        return _fields(a, b, loops)
+        return _fields(a, b, seen)
+    if isinstance(a, str) and isinstance(b, str) and a != b and seen.renamed(a, b):
+        return None
     return None if a == b else f"`{_show(a)}` became `{_show(b)}`"
 
 
@@ -470,10 +606,10 @@ def _extents_only(a: tuple[Expr, ...], b: tuple[Expr, ...]) -> bool:
                                     for x, y in zip(a, b))
 
 
-def _fields(a: object, b: object, loops: list[TripCount], skip: tuple[str, ...] = ()) -> str | None:
+def _fields(a: object, b: object, seen: _Seen, skip: tuple[str, ...] = ()) -> str | None:
     for f in fields(a):  # type: ignore[arg-type]
         if f.compare and f.name not in skip:
-            why = _differ(getattr(a, f.name), getattr(b, f.name), loops)
+            why = _differ(getattr(a, f.name), getattr(b, f.name), seen)
             if why:
                 line = getattr(a, "span", None)
                 at = f" (line {line.line})" if isinstance(a, Stmt) and line is not None and line.line else ""

@@ -98,8 +98,9 @@ def main() -> None:
 def sim_bind_option():
     """`--sim-bind NAME=VALUE` (repeatable): the value a `pl.dynamic` size is simulated at."""
     return click.option("--sim-bind", "sim_bind", multiple=True, metavar="NAME=VALUE",
-                        help="Simulate at this value of a `pl.dynamic` size (repeatable); by default the "
-                             "simulation picks valid samples, a tail case among them.")
+                        help="Simulate at this value of a `pl.dynamic` size (repeatable), or `blocks=N`: the "
+                             "block count of a kernel whose launcher gives its block index; by default the "
+                             "simulation picks valid samples, a tail case among them, and 2 blocks.")
 
 
 def parse_sim_binds(values: tuple[str, ...], paths: list[str]) -> tuple[tuple[str, int], ...]:
@@ -118,19 +119,27 @@ def parse_sim_binds(values: tuple[str, ...], paths: list[str]) -> tuple[tuple[st
         binds[name.strip()] = number
     if not binds:
         return ()  # a warm check imports no IR
+    from pypto_verify.callees import block_launched
     from pypto_verify.run.chain import read_stage
     from pypto_verify.run.inputs import collect_files
-    from pypto_verify.sizes import check_binding, dynamic_names
+    from pypto_verify.sizes import BLOCKS, check_binding, dynamic_names
 
     kernels = [k.read for p in collect_files(paths) for k in read_stage(str(p)).kernels if k.read is not None]
+
+    def sizes_of(fn):
+        # `blocks`: the launch of a kernel whose block index its launcher gives (not its callees': the file's
+        # calls are resolved only when it is simulated)
+        return [*dynamic_names(fn), *([BLOCKS] if block_launched(fn) and BLOCKS not in dynamic_names(fn) else [])]
+
     for name, bound in binds.items():
-        having = [fn for fn in kernels if name in dynamic_names(fn)]
+        having = [fn for fn in kernels if name in sizes_of(fn)]
         if not having:
-            known = sorted({n for fn in kernels for n in dynamic_names(fn)})
+            known = sorted({n for fn in kernels for n in sizes_of(fn)})
             raise click.BadParameter(f"`{name}` is not a `pl.dynamic` size of any kernel checked "
                                      f"(their sizes: {', '.join(known) or 'none'})", param_hint="--sim-bind")
         for fn in having:
-            why = check_binding(fn, name, bound)
+            why = check_binding(fn, name, bound) if name != BLOCKS or name in dynamic_names(fn) else \
+                (f"`{BLOCKS}={bound}`: a launch has at least 1 block" if bound < 1 else None)
             if why is not None:
                 raise click.BadParameter(f"{why} (kernel `{fn.name}`)", param_hint="--sim-bind")
     return tuple(binds.items())

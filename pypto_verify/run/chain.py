@@ -677,6 +677,7 @@ def simulate_stage(work: FileWork, options: Options) -> FileWork:
     failed = work.failed()
     kernels: list[KernelWork] = []
     found: list[Finding] = []
+    callees = _file_callees(work, options)
     for kernel in work.kernels:
         if kernel.function in failed or kernel.lowered is None:
             kernels.append(replace(kernel, simulation=skipped("the kernel has error findings")))
@@ -687,7 +688,8 @@ def simulate_stage(work: FileWork, options: Options) -> FileWork:
         try:
             source, lowered, shrunk = _sizes_to_simulate(work, kernel, options)
             outcome = simulate_kernel(source, lowered, seed=options.seed, target=options.target,
-                                      sizes=dict(options.sim_bind))
+                                      sizes=dict(options.sim_bind), callees=_shrunk_callees(work, shrunk, callees,
+                                                                                             options))
             outcome = _at_sizes(outcome, shrunk)
         except MemoryError:  # a limit (--max-memory), not a finding: the static verdict stands
             kernels.append(replace(kernel, simulation=skipped("the simulation ran out of memory (--max-memory)")))
@@ -701,6 +703,39 @@ def simulate_stage(work: FileWork, options: Options) -> FileWork:
             found.append(Finding(RULES[outcome.rule], outcome.span or kernel.source.span, outcome.message,
                                  kernel.name, kernel.function))
     return replace(work, kernels=tuple(kernels), findings=(*work.findings, *found))
+
+
+def _file_callees(work: FileWork, options: Options) -> Mapping[str, Any]:
+    """What the calls of *work*'s kernels name, spliced into their simulation (`run/callees.py`); none when the
+    file's kernels call nothing (no module is read then)."""
+    from pypto_verify.run.callees import file_callees
+
+    calls = any(op.startswith(("call.", "extern.")) for k in work.kernels if k.source is not None
+                for op in _ops(k.source))
+    return file_callees(work, options) if calls else {}
+
+
+def _shrunk_callees(work: FileWork, shrunk: Any, callees: Mapping[str, Any], options: Options) -> Mapping[str, Any]:
+    """*callees*, or for a kernel simulated with its size constants shrunk, the file's callees read at those
+    values too (a callee of the file takes the shrunk sizes the kernel passes it)."""
+    from pypto_verify.run.callees import file_callees
+    from pypto_verify.run.shrink import Shrunk
+
+    if not callees or not isinstance(shrunk, Shrunk) or not shrunk.file_text:
+        return callees
+    read = read_stage(work.path, options.max_file_size, text=shrunk.file_text)
+    found = file_callees(lower_stage(read, options), options)
+    # the file read again has had no rules run: a callee keeps the findings it has at the real sizes
+    found.update({op: why for op, why in callees.items() if isinstance(why, str) and op in found})
+    return found
+
+
+def _ops(fn: Function) -> Iterator[str]:
+    from pypto_verify.ir import Call, stmt_exprs, walk_exprs, walk_stmts
+
+    for stmt in walk_stmts(fn.body):
+        for top in stmt_exprs(stmt):
+            yield from (e.op for e in walk_exprs(top) if isinstance(e, Call))
 
 
 def _sizes_to_simulate(work: FileWork, kernel: KernelWork, options: Options) -> tuple[Function, Function, Any]:

@@ -47,6 +47,8 @@ class Shrunk:
     """`(name, value simulated, real value)` of each constant shrunk."""
     unshrunk: str = ""
     """Why the other size constants tried were not shrunk (empty: none was left)."""
+    file_text: str = ""
+    """The file's text at the shrunk values (the functions the kernel calls are read from it too)."""
 
     @property
     def text(self) -> str:
@@ -87,7 +89,7 @@ def shrink_kernel(text: str, source: Function, lowered: Function, relower: Relow
         kept.append((constant.name, value, real))
     if not kept:
         return "; ".join([*why, *cannot])
-    return Shrunk(current_pair[0], current_pair[1], tuple(kept), "; ".join([*why, *cannot]))
+    return Shrunk(current_pair[0], current_pair[1], tuple(kept), "; ".join([*why, *cannot]), current)
 
 
 def _shrink_one(text: str, name: str, real: int, unit: int, verified: tuple[Function, Function], relower: Relower

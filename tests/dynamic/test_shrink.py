@@ -45,7 +45,7 @@ def test_a_tail_window_that_moves_with_the_constant_keeps_the_real_size() -> Non
     statement = _statements()["vocab_tail_proj"]
     assert statement.startswith("verified, not simulated: the kernel's tensors hold more elements than the "
                                 "simulation's limit of 268435456 (301996544); not shrunk: VOCAB_T: at 160 the "
-                                "source differs: `2097152` became `128` (line 45)")
+                                "source differs: `2097152` became `128` (line 47)")
 
 
 def test_size_constants_and_the_first_value_keep_the_remainder_class() -> None:
@@ -135,3 +135,87 @@ def test_the_divisors_the_file_divides_a_constant_by_set_its_unit() -> None:
             "def k(x):\n    return (VOCAB + 1) // 3\n")
     assert divisor_unit(text, "VOCAB") == 768
     assert first_value(129280, divisor_unit(text, "VOCAB")) == 1536 + 129280 % 768
+
+
+FLAT = '''import pypto.language as pl
+
+ROWS = 16
+COLS = 64
+BANDS = 1024
+TILE = 8
+
+
+@pl.jit
+def flat_scale(x: pl.Tensor[[BANDS, ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[BANDS * ROWS, COLS], pl.FP32]]):
+    x_rows = pl.reshape(x, [BANDS * ROWS, COLS])
+    for rb in pl.range(BANDS * ROWS // TILE):
+        rows = pl.load(x_rows, [rb * TILE, 0], [TILE, COLS])
+        doubled = pl.mul(rows, 2.0)
+        tripled = pl.add(doubled, rows)
+        y = pl.store(tripled, [rb * TILE, 0], y)
+    return y
+'''
+
+
+def _lowered(tmp_path: Path, text: str):
+    require_stages()
+    from pypto_verify.run.chain import lower_stage, read_stage
+    from pypto_verify.run.records import Options
+
+    path = tmp_path / "flat.py"
+    path.write_text(text)
+    (kernel,) = lower_stage(read_stage(str(path)), Options()).kernels
+    return kernel.lowered
+
+
+def test_a_gm_reshape_whose_shape_moves_with_the_constant_differs_only_in_extents(tmp_path: Path) -> None:
+    from pypto_verify.sizes import plan_difference, with_constant
+
+    real, small = _lowered(tmp_path, FLAT), _lowered(tmp_path, with_constant(FLAT, "BANDS", 2))
+    why, loops = plan_difference(real, small)
+    assert why is None and [(loop.stop, loop.shrunk) for loop in loops] == [(2048, 4)]
+
+
+def test_buffers_numbered_otherwise_are_the_same_allocation_but_other_buffers_are_not(tmp_path: Path) -> None:
+    import re
+
+    from pypto_verify.printer import print_function
+    from pypto_verify.sizes import plan_difference
+
+    real = _lowered(tmp_path, FLAT)
+    printed = "import pypto.language as pl\n\n\n" + print_function(real)
+    numbers = sorted({int(n) for n in re.findall(r"mem_vec_(\d+)", printed)})
+    assert len(numbers) >= 2
+    # the two Vec buffers' numbers swapped: the same allocation up to a renaming
+    swapped = re.sub(r"mem_vec_(\d+)", lambda m: f"mem_vec_{numbers[1] + numbers[0] - int(m.group(1))}", printed)
+    assert plan_difference(real, _lowered(tmp_path, swapped))[0] is None
+    # one name for both: two buffers became one, which no renaming is
+    merged = re.sub(rf"mem_vec_{numbers[1]}\b", f"mem_vec_{numbers[0]}", printed)
+    merged = re.sub(rf"\n\s*mem_vec_{numbers[0]}: pl.Ptr = [^\n]*", "", merged, count=1)
+    why, _ = plan_difference(real, _lowered(tmp_path, merged))
+    assert why == "its allocation is not the verified one (2 buffers became 1: a Vec buffer of 2048 bytes is gone)"
+
+
+def test_loop_steps_and_divisor_arithmetic_set_a_constants_unit() -> None:
+    from pypto_verify.sizes import divisor_unit
+
+    text = ("K_TILE = 512\nINNER = 4\nOUT_TILE = 256\nD = 4096\n"
+            "def k(x):\n    for k0 in pl.pipeline(0, D, K_TILE, stage=2):\n        pass\n"
+            "    return D // (INNER * OUT_TILE)\n")
+    assert divisor_unit(text, "D") == 1024
+
+
+def test_a_shrunk_kernel_calls_its_callee_read_at_the_shrunk_size() -> None:
+    # `_vocab_rest`'s parameters are `[HIDDEN, VOCAB]`: at the real VOCAB they would not fit the shrunk arguments
+    assert _statements()["vocab_split_proj"] == \
+        "verified, simulated and matched at VOCAB=128 (real 2097152: trip counts only)"
+
+
+def test_a_gm_reshape_that_moves_while_its_tensor_does_not_is_another_view(tmp_path: Path) -> None:
+    from pypto_verify.sizes import plan_difference, with_constant
+
+    fixed = FLAT.replace("x: pl.Tensor[[BANDS, ROWS, COLS], pl.FP32]", "x: pl.Tensor[[1024, ROWS, COLS], pl.FP32]")
+    real, small = _lowered(tmp_path, fixed), _lowered(tmp_path, with_constant(fixed, "BANDS", 2))
+    why, _ = plan_difference(real, small)
+    assert why is not None and why.startswith("a GM tensor's reshape changed its extents other than with the "
+                                              "tensor's own")
