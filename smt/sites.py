@@ -55,7 +55,8 @@ from pypto_verify import ops
 from pypto_verify.ir import (
     NO_SPAN, Assign, BinOp, BoolOp, Call, Compare, Const, Eval, Expr, For, Function, If, IterArg,
     ListExpr, LoopKind, MemSpace, Module, Param, Return, ScalarType, Scope, Span, Stmt, TensorType, TileType,
-    TupleExpr, Type, UnaryOp, Var, Yield, display_name, final_yield, map_stmts, type_env, var_like, walk_exprs,
+    TupleExpr, Type, UnaryOp, Var, Yield, display_name, final_yield, map_stmt_exprs, map_stmts, stmt_exprs, type_env,
+    var_like, walk_exprs,
 )
 
 
@@ -361,7 +362,7 @@ def extract_sites(module: Module) -> list[AccSite]:
 
 def function_sites(fn: Function, path: str = "") -> list[AccSite]:
     """The chains of one function."""
-    fn = hoist_mads(fn)
+    fn = bind_block_indices(hoist_mads(fn))
     classes = _chain_classes(fn)
     if not classes:
         return []
@@ -418,6 +419,37 @@ def hoist_mads(fn: Function) -> Function:
 
     body = map_stmts(fn.body, visit)
     return fn if not counter[0] else replace(fn, body=body)
+
+
+def bind_block_indices(fn: Function) -> Function:
+    """*fn* with every `get_block_idx()` inside a `pl.spmd(n)` loop replaced by that launch's loop variable:
+    the launch runs its blocks 0 .. n - 1 as the iterations of the loop (`reference.py` runs them so), and
+    the innermost launch is the one the block index is of. Only a loop `range(0, n, 1)` is bound; a block
+    index outside every launch (its range given at run time) stays an undefined name, so a window
+    indexed by it is never taken as known."""
+
+    def bound(block: Var) -> Callable[[Expr], Expr | None]:
+        return lambda e: Var(block.name, span=e.span) if (
+            isinstance(e, Call) and e.op in ops.BLOCK_IDX and not e.args) else None
+
+    def visit(body: tuple[Stmt, ...], block: Var | None) -> tuple[Stmt, ...]:
+        out: list[Stmt] = []
+        for stmt in body:
+            inner = block
+            if isinstance(stmt, For) and stmt.kind is LoopKind.SPMD:
+                launched = ops.const_int(stmt.start) == 0 and ops.const_int(stmt.step) == 1
+                inner = stmt.loop_var if launched else None
+            if isinstance(stmt, (For, Scope)):
+                stmt = replace(stmt, body=visit(stmt.body, inner))
+            elif isinstance(stmt, If):
+                stmt = replace(stmt, then_body=visit(stmt.then_body, inner), else_body=visit(stmt.else_body, inner))
+            out.append(map_stmt_exprs(stmt, bound(block)) if block is not None else stmt)
+        return tuple(out)
+
+    if not any(isinstance(e, Call) and e.op in ops.BLOCK_IDX
+               for stmt in _walk(fn.body) for root in stmt_exprs(stmt) for e in walk_exprs(root)):
+        return fn
+    return replace(fn, body=visit(fn.body, None))
 
 
 def _unique_ids(sites: list[AccSite]) -> list[AccSite]:
