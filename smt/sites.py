@@ -84,6 +84,10 @@ class Operand:
     root_shape: tuple[int | None, ...] = ()
     """The root's own extents (a tensor parameter's shape, a created buffer's, an opaque op's result;
     None for a dimension that is not a literal)."""
+    narrowed: tuple[int, ...] = ()
+    """The root dimensions in which a `set_validshape` may have made the valid region smaller than the
+    block (its valid extent there is not the block's own): the block's data and place are its operand's,
+    but how much of it a MAD reads along such a dimension is not known."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -740,6 +744,10 @@ def _scalars(fn: Function, types: dict[str, Type]) -> Scalars:
 # ---------------------------------------------------------------------------------------------- operands
 
 
+_SET_VALIDSHAPE = (ops.SET_VALIDSHAPE, "tensor.set_validshape")
+"""`pl.set_validshape` / `pl.tile.set_validshape` (`_Origins._valid_view`)."""
+
+
 class _Origins:
     """Where each tile / tensor value lies in a GM tensor (see `Operand`), memoised."""
 
@@ -777,6 +785,8 @@ class _Origins:
             # an operand computed inline (a source kernel's `pl.matmul(pl.cast(x, ...), w)`)
             if expr.op in ops.ALL_MADS or not expr.span.line:
                 return None
+            if expr.op in _SET_VALIDSHAPE and expr.args:
+                return self._valid_view(expr)
             return self._opaque_call(expr, ops.infer_call_type(expr, self.types), "")
         v = var_like(expr)
         if v is None or isinstance(v, IterArg):
@@ -822,6 +832,8 @@ class _Origins:
             return self._window(self.of(args[0]), ListExpr((args[1], args[2])), args[3], self._rank(name))
         if call.op in (ops.MOVE, "tensor.move") and args:
             return self.of(args[0])
+        if call.op in _SET_VALIDSHAPE and args:
+            return self._valid_view(call)
         if call.op == ops.TRANSPOSE_VIEW and args:
             src = self.of(args[0])
             if src is None or len(src.dims) != 2:
@@ -849,6 +861,18 @@ class _Origins:
             return _whole(display_name(name), _shape(t))
         return self._opaque(name, stmt, call)
 
+    def _valid_view(self, call: Call) -> Operand | None:
+        """`set_validshape(x, rows, cols)`: the block of *x* itself (PyPTO: the op changes the valid region
+        only, never the data or the buffer), narrowed in each dimension whose valid extent is not the
+        block's own literal extent."""
+        src = self.of(call.args[0])
+        valid = call.args[1:]
+        if src is None or len(valid) != len(src.dims):
+            return None
+        narrowed = tuple(r for r, v in zip(src.dims, valid)
+                         if src.extents[r] is None or ops.const_int(v) != src.extents[r])
+        return replace(src, narrowed=tuple(sorted({*src.narrowed, *narrowed})))
+
     def _window(self, src: Operand | None, offsets: Expr, shape: Expr, rank: int | None) -> Operand | None:
         """A sub-block of *src*: `offsets` and `shape` in *src*'s value dimensions; the result keeps the
         last *rank* of them (a 3-D load of a unit batch dimension gives a 2-D tile)."""
@@ -868,7 +892,7 @@ class _Origins:
         if dropped < 0 or any(e != 1 for e in extents[:dropped]):
             return None
         return Operand(src.root, tuple(root_offsets), tuple(root_extents), src.dims[dropped:], src.root_args,
-                       src.root_shape)
+                       src.root_shape, src.narrowed)
 
     def _product(self, name: str, mad: Call) -> Operand | None:
         """The value of a one-MAD chain read outside it (`qk_raw = pl.matmul(q, kv)` then `pl.exp(...)` of

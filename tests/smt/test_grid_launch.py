@@ -1,5 +1,5 @@
 """PV107 on a grid launch whose block index is split by a run-time divisor (issue 13,
-`kernels/grid_launch.py`): the query states the block as `t * works + work` (`bounds._grid_lemmas`, facts
+`bounds/grid_launch.py`): the query states the block as `t * works + work` (`bounds._grid_lemmas`, facts
 every value of the query satisfies), so the non-linear offsets are decided within the solver's budget: the
 clean kernel proves, and the twin one head tile further gets a model (conditional on the run-time sizes),
 neither of them left unknown."""
@@ -15,7 +15,7 @@ from .harness import KERNELS, only
 
 
 def _outcomes(function: str):
-    parsed = read_file(KERNELS / "grid_launch.py")
+    parsed = read_file(KERNELS.parent / "bounds" / "grid_launch.py")
     assert not parsed.errors
     return prove_bounds(only(parsed.module, function), cache=False)
 
