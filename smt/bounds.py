@@ -18,7 +18,9 @@ step == 0` for a literal positive step, the mirror image for a negative one, `v 
 with `0 <= i < trips` for a symbolic one), the block index `get_block_idx()` in `[0, n)` inside a
 `pl.spmd(n)` loop, the conditions of the enclosing `if` arms, every runtime scalar nonnegative (NOTE:
 the precondition every obligation of `smt/` takes) — the violation is that some dimension `d` has
-`offset_d < 0` or `offset_d + extent_d > shape_d`. Unsatisfiable: PROVED. A model: REFUTED, with the loop
+`offset_d < 0` or `offset_d + extent_d > shape_d` (an index in `[0, A * d)` divided by the factor `d` also
+gets the facts its quotient and remainder satisfy, `_grid_lemmas`: implied, so no verdict changes, only the
+solver's work). Unsatisfiable: PROVED. A model: REFUTED, with the loop
 variables and the window it reaches — unless the query mentions a value known only at run time (a
 scalar parameter, a value read from a tensor such as `pl.read(seq_lens, [b])`, a dynamic dimension
 `pl.dynamic("N")`, a block index outside `pl.spmd`) or an expression the encoder does not model (an

@@ -33,6 +33,10 @@ on it is inconclusive): a read of a value after the chain moved on (PV004 report
 by two iter_args of one loop, or a value of the chain defined by an op that is neither a MAD nor a create
 in the middle of the chain.
 
+`get_block_idx()` inside a `pl.spmd(n)` launch is the launch's loop variable (`bind_block_indices`), and a
+`set_validshape` of an operand is the operand's block, narrowed in the dimensions whose valid extent is not the
+block's own (`_Origins._valid_view`).
+
 The scalars a site's expressions read are described by `Scalars`: inline definitions, parameters, the
 scalars loops carry (`Carry`: an iter_arg and its return var, valued by `encode.py`) and the scalars ifs
 yield (`ScalarPhi`).
