@@ -849,6 +849,9 @@ class _Origins:
             # which both sides keep as `tensor.reshape`: a term of its source's block, sliced alike on both
             # sides. A reshape of a computed value is left untraced: the lowering turns it into a tile op
             # and may flatten the ops around it differently, so the terms would not line up.
+            through = self._reshaped_back(args[0], args[1])
+            if through is not None:
+                return self.of(through)
             src = self.of(args[0])
             kept = self._reshape(src, args[1])
             if kept is None and src is not None and not src.root_args and call.op == ops.T_RESHAPE:
@@ -864,6 +867,23 @@ class _Origins:
                 return None
             return _whole(display_name(name), _shape(t))
         return self._opaque(name, stmt, call)
+
+    def _reshaped_back(self, value: Expr, shape: Expr) -> Expr | None:
+        """The value a chain of reshapes ending in `reshape(value, shape)` started from, when *shape* is that
+        value's own static shape: reshapes reinterpret one row-major buffer, so reshaping back is the
+        value itself (`[T, H * D]` viewed as `[T, H, D]` for an extern op, then as `[T, H * D]` again)."""
+        target = ops.int_list(shape)
+        v = var_like(value)
+        while target is not None and v is not None:
+            stmt = self.defs.get(v.name)
+            if stmt is None or not isinstance(stmt.value, Call) or stmt.value.op not in (ops.T_RESHAPE, "tile.reshape") \
+                    or not stmt.value.args:
+                return None
+            v = var_like(stmt.value.args[0])
+            t = self.types.get(v.name) if v is not None else None
+            if v is not None and isinstance(t, (TileType, TensorType)) and ops.static_shape(t.shape) == target:
+                return v
+        return None
 
     def _valid_view(self, call: Call) -> Operand | None:
         """`set_validshape(x, rows, cols)`: the block of *x* itself (PyPTO: the op changes the valid region
