@@ -542,7 +542,8 @@ def obligation(access: Access, shapes: Shapes, scalars: Scalars, site: str) -> O
         stop = encoder.int_(spmd.stop)
         trips = E.trip_count(encoder.int_(spmd.start), stop, encoder.int_(spmd.step))
         query.assumptions += [E.le(E.ZERO, block), E.lt(block, trips)]
-        ranges.append((block, stop))
+        if ops.const_int(spmd.start) == 0 and ops.const_int(spmd.step) == 1:
+            ranges.append((block, stop))  # trips is `stop` (when positive): the block is in [0, stop)
     seen: dict[str, int] = {}
     for ctx in access.context:
         if isinstance(ctx, Loop):
