@@ -18,7 +18,9 @@ step == 0` for a literal positive step, the mirror image for a negative one, `v 
 with `0 <= i < trips` for a symbolic one), the block index `get_block_idx()` in `[0, n)` inside a
 `pl.spmd(n)` loop, the conditions of the enclosing `if` arms, every runtime scalar nonnegative (NOTE:
 the precondition every obligation of `smt/` takes) — the violation is that some dimension `d` has
-`offset_d < 0` or `offset_d + extent_d > shape_d`. Unsatisfiable: PROVED. A model: REFUTED, with the loop
+`offset_d < 0` or `offset_d + extent_d > shape_d` (an index in `[0, A * d)` divided by the factor `d` also
+gets the facts its quotient and remainder satisfy, `_grid_lemmas`: implied, so no verdict changes, only the
+solver's work). Unsatisfiable: PROVED. A model: REFUTED, with the loop
 variables and the window it reaches — unless the query mentions a value known only at run time (a
 scalar parameter, a value read from a tensor such as `pl.read(seq_lens, [b])`, a dynamic dimension
 `pl.dynamic("N")`, a block index outside `pl.spmd`) or an expression the encoder does not model (an
@@ -533,10 +535,15 @@ def obligation(access: Access, shapes: Shapes, scalars: Scalars, site: str) -> O
                 spmd = ctx
     block = E.const(f"{E.MARK}block") if spmd is not None else None
     encoder = _Encoder(symbols, shapes, loop_vars, {}, block)
+    ranges: list[tuple[E.Term, E.Term]] = []
+    """(index, n) for each index the query takes in `[0, n)`: the block index, a loop `range(n)`."""
     if spmd is not None and block is not None:
         # the block index of a `pl.spmd(n)` region runs over its n blocks
-        trips = E.trip_count(encoder.int_(spmd.start), encoder.int_(spmd.stop), encoder.int_(spmd.step))
+        stop = encoder.int_(spmd.stop)
+        trips = E.trip_count(encoder.int_(spmd.start), stop, encoder.int_(spmd.step))
         query.assumptions += [E.le(E.ZERO, block), E.lt(block, trips)]
+        if ops.const_int(spmd.start) == 0 and ops.const_int(spmd.step) == 1:
+            ranges.append((block, stop))  # trips is `stop` (when positive): the block is in [0, stop)
     seen: dict[str, int] = {}
     for ctx in access.context:
         if isinstance(ctx, Loop):
@@ -544,6 +551,8 @@ def obligation(access: Access, shapes: Shapes, scalars: Scalars, site: str) -> O
             start, stop, step = encoder.int_(ctx.start), encoder.int_(ctx.stop), encoder.int_(ctx.step)
             if step.head == "int" and step.value > 0:
                 query.assumptions += [E.le(start, v), E.lt(v, stop), E.eq(E.floormod(E.sub(v, start), step), E.ZERO)]
+                if start.head == "int" and start.value == 0 and step.value == 1:
+                    ranges.append((v, stop))
             elif step.head == "int" and step.value < 0:
                 query.assumptions += [E.le(v, start), E.lt(stop, v),
                                       E.eq(E.floormod(E.sub(start, v), E.neg(step)), E.ZERO)]
@@ -565,7 +574,8 @@ def obligation(access: Access, shapes: Shapes, scalars: Scalars, site: str) -> O
     dims = highs if access.start_only else [encoder.int_(d) for d in access.shape]
     violation = E.or_(*(E.or_(E.lt(lo, E.ZERO), E.gt(hi, dim)) for lo, hi, dim in zip(lows, highs, dims)))
     free = dict(sorted(symbols.free.items()))
-    assumptions = (*query.assumptions, *(E.le(E.ZERO, t) for t in free.values()))
+    assumptions = (*query.assumptions, *(E.le(E.ZERO, t) for t in free.values()),
+                   *_grid_lemmas(ranges, (*query.assumptions, violation)))
     witnesses: list[tuple[str, E.Term]] = [(f"loop.{label}", v) for label, v in query.loops]
     witnesses += [(f"sym.{name}", t) for name, t in free.items()]
     for d, (lo, hi, dim) in enumerate(zip(lows, highs, dims)):
@@ -587,6 +597,68 @@ def obligation(access: Access, shapes: Shapes, scalars: Scalars, site: str) -> O
                       tuple(approximations), access.span, explain,
                       f"`{access.text}` lies inside `{access.tensor}` (shape {dims_text(access.shape)})",
                       access.function, access.unposed, tuple(conditions))
+
+
+def _grid_lemmas(ranges: list[tuple[E.Term, E.Term]], terms: tuple[E.Term, ...]) -> list[E.Term]:
+    """Facts that make a grid launch's index arithmetic easy for the solver, each implied by the query.
+
+    A kernel walks a grid of `A * d` blocks with one index (`pl.spmd(t_dim * works)`, then `t = idx // works`
+    and `work = idx - t * works`); with `d` symbolic, `idx // d` and the products with `d` in the window's
+    offset are non-linear, and z3 does not decide the query within its budget. For each index in `[0, n)`
+    (*ranges*) whose quotient `index // d` the query takes (*terms*) by a factor `d` of `n = A * d`, fresh
+    `q`, `r` with `A >= 0 and d >= 0 -> index = q * d + r, 0 <= q < A, 0 <= r < d` and
+    `d > 0 -> index // d = q`. Sound and complete: for every value of the query's constants that satisfies
+    it, `q = index // d` and `r = index % d` satisfy the facts (`0 <= index < A * d` with `A, d >= 0` makes
+    `d > 0` and `q < A`), so the query is satisfiable exactly when it was; the solver then reads the row
+    of block `q` and the lane `r` instead of dividing."""
+    lemmas: list[E.Term] = []
+    for index, n in ranges:
+        factors = _factors(n)
+        if len(factors) < 2:
+            continue
+        for divisor in _divisors_of(index, terms):
+            rest = list(factors)
+            for f in _factors(divisor):
+                if f not in rest:
+                    break
+                rest.remove(f)
+            else:
+                if not rest:
+                    continue
+                other = rest[0]
+                for f in rest[1:]:
+                    other = E.mul(other, f)
+                k = len(lemmas) // 2
+                q, r = E.const(f"{E.MARK}grid.q.{k}"), E.const(f"{E.MARK}grid.r.{k}")
+                lemmas += [
+                    E.implies(E.and_(E.le(E.ZERO, other), E.le(E.ZERO, divisor)),
+                              E.and_(E.eq(index, E.add(E.mul(q, divisor), r)), E.le(E.ZERO, q), E.lt(q, other),
+                                     E.le(E.ZERO, r), E.lt(r, divisor))),
+                    E.implies(E.gt(divisor, E.ZERO), E.eq(E.floordiv(index, divisor), q))]
+    return lemmas
+
+
+def _factors(term: E.Term) -> list[E.Term]:
+    """The factors of a product term (`(* a (* b c))` -> a, b, c); a term that is no product is its own."""
+    if term.head == "*":
+        return [f for a in term.args for f in _factors(a)]
+    return [term]
+
+
+def _divisors_of(index: E.Term, terms: tuple[E.Term, ...]) -> list[E.Term]:
+    """The divisors `d` of every `index div d` in *terms* (how `E.floordiv(index, d)` renders), in order of
+    first appearance."""
+    found: list[E.Term] = []
+    stack, seen = list(reversed(terms)), set()
+    while stack:
+        t = stack.pop()
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        if t.head == "div" and t.args[0] is index and t.args[1] not in found:
+            found.append(t.args[1])
+        stack.extend(reversed(t.args))
+    return found
 
 
 def _is_condition(note: str) -> bool:

@@ -1069,8 +1069,9 @@ class ChainEncoding:
         for side, operand, kdim in (("lhs", mad.lhs, lk), ("rhs", mad.rhs, rk)):
             if operand is None or kdim is None:
                 continue
-            if any(e is None for e in operand.extents):
-                # a block of a root whose extent is not a literal (the whole of a `pl.dynamic` tensor)
+            if any(e is None for e in operand.extents) or kdim in operand.narrowed:
+                # a block of a root whose extent is not a literal (the whole of a `pl.dynamic` tensor), or
+                # one whose valid region along K a `set_validshape` may have made smaller than the block
                 unknown = True
                 continue
             if _term_root(operand) and S.reads_tensors(enc.symbols.scalars, (*operand.offsets, *operand.root_args),

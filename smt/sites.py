@@ -33,6 +33,10 @@ on it is inconclusive): a read of a value after the chain moved on (PV004 report
 by two iter_args of one loop, or a value of the chain defined by an op that is neither a MAD nor a create
 in the middle of the chain.
 
+`get_block_idx()` inside a `pl.spmd(n)` launch is the launch's loop variable (`bind_block_indices`), and a
+`set_validshape` of an operand is the operand's block, narrowed in the dimensions whose valid extent is not the
+block's own (`_Origins._valid_view`).
+
 The scalars a site's expressions read are described by `Scalars`: inline definitions, parameters, the
 scalars loops carry (`Carry`: an iter_arg and its return var, valued by `encode.py`) and the scalars ifs
 yield (`ScalarPhi`).
@@ -55,7 +59,8 @@ from pypto_verify import ops
 from pypto_verify.ir import (
     NO_SPAN, Assign, BinOp, BoolOp, Call, Compare, Const, Eval, Expr, For, Function, If, IterArg,
     ListExpr, LoopKind, MemSpace, Module, Param, Return, ScalarType, Scope, Span, Stmt, TensorType, TileType,
-    TupleExpr, Type, UnaryOp, Var, Yield, display_name, final_yield, map_stmts, type_env, var_like, walk_exprs,
+    TupleExpr, Type, UnaryOp, Var, Yield, display_name, final_yield, map_stmt_exprs, map_stmts, stmt_exprs, type_env,
+    var_like, walk_exprs,
 )
 
 
@@ -83,6 +88,10 @@ class Operand:
     root_shape: tuple[int | None, ...] = ()
     """The root's own extents (a tensor parameter's shape, a created buffer's, an opaque op's result;
     None for a dimension that is not a literal)."""
+    narrowed: tuple[int, ...] = ()
+    """The root dimensions in which a `set_validshape` may have made the valid region smaller than the
+    block (its valid extent there is not the block's own): the block's data and place are its operand's,
+    but how much of it a MAD reads along such a dimension is not known."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,7 +370,7 @@ def extract_sites(module: Module) -> list[AccSite]:
 
 def function_sites(fn: Function, path: str = "") -> list[AccSite]:
     """The chains of one function."""
-    fn = hoist_mads(fn)
+    fn = bind_block_indices(hoist_mads(fn))
     classes = _chain_classes(fn)
     if not classes:
         return []
@@ -418,6 +427,37 @@ def hoist_mads(fn: Function) -> Function:
 
     body = map_stmts(fn.body, visit)
     return fn if not counter[0] else replace(fn, body=body)
+
+
+def bind_block_indices(fn: Function) -> Function:
+    """*fn* with every `get_block_idx()` inside a `pl.spmd(n)` loop replaced by that launch's loop variable:
+    the launch runs its blocks 0 .. n - 1 as the iterations of the loop (`reference.py` runs them so), and
+    the innermost launch is the one the block index is of. Only a loop `range(0, n, 1)` is bound; a block
+    index outside every launch (its range given at run time) stays an undefined name, so a window
+    indexed by it is never taken as known."""
+
+    def bound(block: Var) -> Callable[[Expr], Expr | None]:
+        return lambda e: Var(block.name, span=e.span) if (
+            isinstance(e, Call) and e.op in ops.BLOCK_IDX and not e.args) else None
+
+    def visit(body: tuple[Stmt, ...], block: Var | None) -> tuple[Stmt, ...]:
+        out: list[Stmt] = []
+        for stmt in body:
+            inner = block
+            if isinstance(stmt, For) and stmt.kind is LoopKind.SPMD:
+                launched = ops.const_int(stmt.start) == 0 and ops.const_int(stmt.step) == 1
+                inner = stmt.loop_var if launched else None
+            if isinstance(stmt, (For, Scope)):
+                stmt = replace(stmt, body=visit(stmt.body, inner))
+            elif isinstance(stmt, If):
+                stmt = replace(stmt, then_body=visit(stmt.then_body, inner), else_body=visit(stmt.else_body, inner))
+            out.append(map_stmt_exprs(stmt, bound(block)) if block is not None else stmt)
+        return tuple(out)
+
+    if not any(isinstance(e, Call) and e.op in ops.BLOCK_IDX
+               for stmt in _walk(fn.body) for root in stmt_exprs(stmt) for e in walk_exprs(root)):
+        return fn
+    return replace(fn, body=visit(fn.body, None))
 
 
 def _unique_ids(sites: list[AccSite]) -> list[AccSite]:
@@ -708,6 +748,10 @@ def _scalars(fn: Function, types: dict[str, Type]) -> Scalars:
 # ---------------------------------------------------------------------------------------------- operands
 
 
+_SET_VALIDSHAPE = (ops.SET_VALIDSHAPE, "tensor.set_validshape")
+"""`pl.set_validshape` / `pl.tile.set_validshape` (`_Origins._valid_view`)."""
+
+
 class _Origins:
     """Where each tile / tensor value lies in a GM tensor (see `Operand`), memoised."""
 
@@ -745,6 +789,8 @@ class _Origins:
             # an operand computed inline (a source kernel's `pl.matmul(pl.cast(x, ...), w)`)
             if expr.op in ops.ALL_MADS or not expr.span.line:
                 return None
+            if expr.op in _SET_VALIDSHAPE and expr.args:
+                return self._valid_view(expr)
             return self._opaque_call(expr, ops.infer_call_type(expr, self.types), "")
         v = var_like(expr)
         if v is None or isinstance(v, IterArg):
@@ -790,6 +836,8 @@ class _Origins:
             return self._window(self.of(args[0]), ListExpr((args[1], args[2])), args[3], self._rank(name))
         if call.op in (ops.MOVE, "tensor.move") and args:
             return self.of(args[0])
+        if call.op in _SET_VALIDSHAPE and args:
+            return self._valid_view(call)
         if call.op == ops.TRANSPOSE_VIEW and args:
             src = self.of(args[0])
             if src is None or len(src.dims) != 2:
@@ -801,6 +849,9 @@ class _Origins:
             # which both sides keep as `tensor.reshape`: a term of its source's block, sliced alike on both
             # sides. A reshape of a computed value is left untraced: the lowering turns it into a tile op
             # and may flatten the ops around it differently, so the terms would not line up.
+            through = self._reshaped_back(args[0], args[1])
+            if through is not None:
+                return self.of(through)
             src = self.of(args[0])
             kept = self._reshape(src, args[1])
             if kept is None and src is not None and not src.root_args and call.op == ops.T_RESHAPE:
@@ -816,6 +867,35 @@ class _Origins:
                 return None
             return _whole(display_name(name), _shape(t))
         return self._opaque(name, stmt, call)
+
+    def _reshaped_back(self, value: Expr, shape: Expr) -> Expr | None:
+        """The value a chain of reshapes ending in `reshape(value, shape)` started from, when *shape* is that
+        value's own static shape: reshapes reinterpret one row-major buffer, so reshaping back is the
+        value itself (`[T, H * D]` viewed as `[T, H, D]` for an extern op, then as `[T, H * D]` again)."""
+        target = ops.int_list(shape)
+        v = var_like(value)
+        while target is not None and v is not None:
+            stmt = self.defs.get(v.name)
+            if stmt is None or not isinstance(stmt.value, Call) or stmt.value.op not in (ops.T_RESHAPE, "tile.reshape") \
+                    or not stmt.value.args:
+                return None
+            v = var_like(stmt.value.args[0])
+            t = self.types.get(v.name) if v is not None else None
+            if v is not None and isinstance(t, (TileType, TensorType)) and ops.static_shape(t.shape) == target:
+                return v
+        return None
+
+    def _valid_view(self, call: Call) -> Operand | None:
+        """`set_validshape(x, rows, cols)`: the block of *x* itself (PyPTO: the op changes the valid region
+        only, never the data or the buffer), narrowed in each dimension whose valid extent is not the
+        block's own literal extent."""
+        src = self.of(call.args[0])
+        valid = call.args[1:]
+        if src is None or len(valid) != len(src.dims):
+            return None
+        narrowed = tuple(r for r, v in zip(src.dims, valid)
+                         if src.extents[r] is None or ops.const_int(v) != src.extents[r])
+        return replace(src, narrowed=tuple(sorted({*src.narrowed, *narrowed})))
 
     def _window(self, src: Operand | None, offsets: Expr, shape: Expr, rank: int | None) -> Operand | None:
         """A sub-block of *src*: `offsets` and `shape` in *src*'s value dimensions; the result keeps the
@@ -836,7 +916,7 @@ class _Origins:
         if dropped < 0 or any(e != 1 for e in extents[:dropped]):
             return None
         return Operand(src.root, tuple(root_offsets), tuple(root_extents), src.dims[dropped:], src.root_args,
-                       src.root_shape)
+                       src.root_shape, src.narrowed)
 
     def _product(self, name: str, mad: Call) -> Operand | None:
         """The value of a one-MAD chain read outside it (`qk_raw = pl.matmul(q, kv)` then `pl.exp(...)` of

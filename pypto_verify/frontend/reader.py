@@ -43,6 +43,7 @@ test per production):
 from __future__ import annotations
 
 import ast
+import copy
 import os
 import warnings
 from collections.abc import Iterator
@@ -686,6 +687,17 @@ class FunctionReader:
         return (isinstance(context, ast.Call) and not context.args and not context.keywords
                 and self.pl_path(context.func) == "scope")
 
+    def _without_yield(self, body: list[ast.stmt]) -> list[ast.stmt]:
+        """*body* without its final `pl.yield_` (also at the end of a whole-body `with pl.scope():`)."""
+        if body and self._is_yield_stmt(body[-1]):
+            return body[:-1]
+        if body and self._is_scope_ending_in_yield(body[-1]):
+            scope = copy.copy(body[-1])
+            assert isinstance(scope, ast.With)  # _is_scope_ending_in_yield
+            scope.body = scope.body[:-1]
+            return [*body[:-1], scope]
+        return body
+
     def _is_yield_stmt(self, stmt: ast.stmt) -> bool:
         value = getattr(stmt, "value", None)
         return (isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Expr)) and isinstance(value, ast.Call)
@@ -1096,8 +1108,10 @@ class FunctionReader:
                     body: list[ast.stmt], keep_loop_var: bool) -> For:
         env = self.frame.env
         saved = dict(env)
+        # the targets of the final `a, b = pl.yield_(x, y)` name the loop's results after it (bound below),
+        # even where a name was bound before the loop (its init): the body does not rebind them
         carried = [
-            name for name in assigned_names(body)
+            name for name in assigned_names(self._without_yield(body))
             if name in env and env[name].poison is None and not env[name].scoped
             and name not in self.frame.gm and name != loop_name and name not in explicit
         ]

@@ -326,3 +326,35 @@ class P:
         ir.TensorType((ir.Const(1), ir.Const(256)), ir.DType.FP32),
         ir.TensorType((ir.Const(8), ir.Const(8)), ir.DType.INT32),
         ir.TensorType((ir.Const(1), ir.Const(256)), ir.DType.FP32)]
+
+
+SEEDED = textwrap.dedent("""
+    import pypto.language as pl
+
+    @pl.jit
+    def seeded(a: pl.Tensor[[16, 256], pl.BF16], w: pl.Tensor[[256, 64], pl.BF16],
+               out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="seeded"):
+            a_mat = pl.tile.load(a, [0, 0], [16, 64], target_memory=pl.MemorySpace.Mat)
+            w_mat = pl.tile.load(w, [0, 0], [64, 64], target_memory=pl.MemorySpace.Mat)
+            acc = pl.tile.matmul(pl.move(a_mat, target_memory=pl.MemorySpace.Left),
+                                 pl.move(w_mat, target_memory=pl.MemorySpace.Right))
+            for k0, (acc_iter,) in pl.range(64, 256, 64, init_values=(acc,)):
+                ak = pl.tile.load(a, [0, k0], [16, 64], target_memory=pl.MemorySpace.Mat)
+                wk = pl.tile.load(w, [k0, 0], [64, 64], target_memory=pl.MemorySpace.Mat)
+                acc_next = pl.tile.matmul_acc(acc_iter, pl.move(ak, target_memory=pl.MemorySpace.Left),
+                                              pl.move(wk, target_memory=pl.MemorySpace.Right))
+                acc = pl.yield_(acc_next)
+            out = pl.tile.store(acc, [0, 0], out)
+        return out
+""")
+
+
+def test_a_yield_target_named_like_the_loop_init_is_the_loop_result_not_a_carry():
+    fn = read_ok(SEEDED).programs[0].functions[0]
+    loop = next(s for s in ir.walk_stmts(fn.body) if isinstance(s, ir.For))
+    assert [a.name for a in loop.iter_args] == ["acc_iter"]  # no second, implicit carry of `acc`
+    (result,) = loop.return_vars
+    store = next(s for s in ir.walk_stmts(fn.body) if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)
+                 and s.value.op == "tile.store")
+    assert store.value.args[0] == result  # the store drains the loop's result, not the seed before it
