@@ -279,9 +279,23 @@ def _keep_freed_memory() -> None:
 
 
 def _resources(solver: Any) -> int:
-    """z3's resource count of *solver*'s context so far (`rlimit count`)."""
-    stats = solver.statistics()
-    return int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0
+    """z3's resource count of *solver*'s context so far (`rlimit count`), read through z3's C API from the end of
+    the statistics, where the solver appends it among its last few entries (`Statistics.keys` and
+    `get_key_value` walk all ~50 entries twice, a Python call each: 0.16 ms a check)."""
+    from z3 import z3core as api  # noqa: PLC0415 - with z3 (module docstring)
+
+    ref = solver.ctx.ref()
+    stats = api.Z3_solver_get_statistics(ref, solver.solver)
+    api.Z3_stats_inc_ref(ref, stats)
+    try:
+        for index in reversed(range(api.Z3_stats_size(ref, stats))):
+            if api.Z3_stats_get_key(ref, stats, index) == "rlimit count":
+                if api.Z3_stats_is_uint(ref, stats, index):
+                    return int(api.Z3_stats_get_uint_value(ref, stats, index))
+                return int(api.Z3_stats_get_double_value(ref, stats, index))
+        return 0
+    finally:
+        api.Z3_stats_dec_ref(ref, stats)
 
 
 def _solve(text: str, witnesses: tuple[tuple[str, E.Term], ...], timeout_ms: int) -> dict[str, Any]:

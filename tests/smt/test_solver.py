@@ -217,3 +217,18 @@ def test_solving_keeps_z3s_freed_memory_instead_of_faulting_it_in_again():
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) < 1000  # faults per batch: ~4 100 when the heap is trimmed at each free
+
+
+def test_resource_count_is_z3s_rlimit_count():
+    import z3
+
+    from pypto_verify.smt.solver import _resources
+
+    ctx = z3.Context()
+    solver = z3.SolverFor("QF_UFLIA", ctx=ctx)
+    x = z3.Int("x", ctx)
+    before = _resources(solver)
+    solver.add(x * x == 50)
+    assert solver.check() == z3.unsat
+    used = _resources(solver)
+    assert used > before and used == solver.statistics().get_key_value("rlimit count")
