@@ -197,13 +197,16 @@ class _Tile:
     dynamic_addr: str | None = None
     """The SSA name of an `i64` address computed at run time (a slice at a run-time offset; `addr` is
     then its source's): no other tile's address is derived from it."""
+    pad: int = 0
+    """PTO's pad code (`PadValue`: 0 none, 1 zero, 2 max, 3 min): what a `tfillpad` into it writes on
+    the padding."""
 
     @property
     def type(self) -> str:
         blayout, slayout, fractal = _LAYOUT[self.space]
         return (f"!pto.tile_buf<loc={_LOC[self.space]}, dtype={_PTO_DTYPE[self.dtype]}, "
                 f"rows={self.rows}, cols={self.cols}, v_row=?, v_col=?, blayout={blayout}, "
-                f"slayout={slayout}, fractal={fractal}, pad=0>")
+                f"slayout={slayout}, fractal={fractal}, pad={self.pad}>")
 
 
 @dataclass(frozen=True, slots=True)
@@ -707,7 +710,7 @@ class _FunctionEmitter:
     # tiles ------------------------------------------------------------------------------
     def alloc(self, name: str, t: TileType | None, span: Span, *, transposed: bool = False,
               addr: int | None = None, shape: tuple[int, int] | None = None,
-              dynamic_addr: str | None = None) -> _Tile:
+              dynamic_addr: str | None = None, pad: int = 0) -> _Tile:
         """Emit the `alloc_tile` of tile value *name* at its own window."""
         if not isinstance(t, TileType):
             raise EmitError(f"`{name}` has no tile type", span)
@@ -735,7 +738,7 @@ class _FunctionEmitter:
         if addr is None and self.base_address is not None:
             offset += self.base_address.get(t.memref.base, 0)
         tile = _Tile(self.fresh(name), t.space, t.dtype, rows, dims[1], (valid[0], valid[1]),
-                     (static[0], static[1]), offset, dynamic_addr)
+                     (static[0], static[1]), offset, dynamic_addr, pad)
         _pto_dtype(t.dtype, span)
         address = dynamic_addr if dynamic_addr is not None else self.const(offset, 'i64')
         self.emit(f"%{tile.ssa} = pto.alloc_tile addr = %{address} valid_row = "
@@ -1115,6 +1118,21 @@ class _FunctionEmitter:
             raise EmitError("tile.set_validshape needs a tile type and the valid rows and columns", span)
         return self.alloc(name or "", replace(declared, valid_shape=(call.args[1], call.args[2])), span,
                           addr=source.addr)
+
+    def op_fillpad(self, name, call, declared, span):
+        # PyPTO `tile.fillpad` -> `pto.tfillpad` (pto_ops_elementwise): the source's valid region copied
+        # into a whole-valid destination whose type's pad code says what the rest of it holds.
+        source = self.vec_tile(call.args[0] if call.args else None, span, "tile.fillpad source")
+        pad = _PAD_CODES.get(_pad_name(call.kwarg("pad_value")))
+        if pad is None:
+            raise EmitError("tile.fillpad needs pad_value PadValue.zero, .max or .min", span)
+        if name is None or not isinstance(declared, TileType):
+            raise EmitError("tile.fillpad result has no tile type", span)
+        dst = self.alloc(name, replace(declared, valid_shape=None), span, pad=pad)
+        if (dst.rows, dst.cols) != (source.rows, source.cols):
+            raise EmitError("tile.fillpad into a tile of another shape has no PTO form in the subset", span)
+        self.emit(f"pto.tfillpad ins(%{source.ssa} : {source.type}) outs(%{dst.ssa} : {dst.type})")
+        return dst
 
     def op_scalar_extremum(self, name, call, declared, span):
         if any(isinstance(self._maybe(a), (_Tile, _Tensor, _Transposed)) for a in call.args):
@@ -1566,6 +1584,16 @@ _CALLS.update(dict.fromkeys(("system.task_dummy", "scope.task_id"), _FunctionEmi
 _CALLS["tile.read"] = _FunctionEmitter.op_tile_read
 _CALLS["tensor.write"] = _FunctionEmitter.op_tensor_write
 _CALLS["tile.gather"] = _FunctionEmitter.op_gather
+_CALLS["tile.fillpad"] = _FunctionEmitter.op_fillpad
+
+_PAD_CODES = {"zero": 1, "max": 2, "min": 3}
+"""PTO's `PadValue` codes in a `tile_buf` type's `pad=` field (0 is none)."""
+
+
+def _pad_name(expr: Expr | None) -> str | None:
+    """`pl.PadValue.min` -> `min`; the literal sugars PyPTO accepts (`0`, `math.inf`, `-math.inf`) are not
+    read: None."""
+    return expr.path.rpartition(".")[2] if isinstance(expr, Sym) else None
 
 
 # ---------------------------------------------------------------------------------------------- helpers

@@ -67,7 +67,7 @@ from typing import Final
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, Call, Const, DType, Eval, Expr, For, Function, If, ListExpr, MemSpace, Module, Return,
-    Scope, Stmt, Sym, TensorType, TileType, Type, Var, Yield, display_name, expr_type, map_stmts,
+    Scope, Stmt, Sym, TensorType, TileType, TupleExpr, Type, Var, Yield, display_name, expr_type, map_stmts,
     var_like, walk_exprs, walk_stmts,
 )
 
@@ -318,6 +318,15 @@ def _cube_operands(fn: Function) -> set[str]:
 # ---------------------------------------------------------------------------------------------- rewriting
 
 
+def _valid_dims(valid: Expr | None, shape: tuple[Expr, ...], dims: tuple[Expr, ...]) -> tuple[Expr, ...] | None:
+    """A slice's `valid_shape=` as its tile's valid shape (the leading unit dims *dims* dropped from *shape*
+    dropped from it too); None when it is absent or the whole window."""
+    if not isinstance(valid, (ListExpr, TupleExpr)) or len(valid.items) != len(shape):
+        return None
+    items = tuple(valid.items)[len(shape) - len(dims):]
+    return None if items == tuple(dims) else items
+
+
 def _mem(space: MemSpace) -> Sym:
     return Sym(f"Mem.{space.value}")
 
@@ -559,14 +568,18 @@ class _Converter:
                 self.types[name] = t
             out.append(stmt)
             return
+        valid_expr = call.args[3] if len(call.args) > 3 else call.kwarg("valid_shape")
+        dims = drop_unit_dims(t.shape)
+        valid = _valid_dims(valid_expr, t.shape, dims)
         if (src := self.tile(source)) is not None:
             new_call = replace(call, op="tile.slice")
-            self.assign(out, name, new_call, TileType(drop_unit_dims(t.shape), t.dtype, src.space), stmt.span)
+            self.assign(out, name, new_call, TileType(dims, t.dtype, src.space, valid_shape=valid), stmt.span)
             return
         space = MemSpace.Mat if name in self.cube else MemSpace.Vec
-        new_call = Call(ops.LOAD, (source, offsets, shape, shape), (("target_memory", _mem(space)),),
-                        span=call.span)
-        self.assign(out, name, new_call, TileType(drop_unit_dims(t.shape), t.dtype, space), stmt.span)
+        # PyPTO's tensor.slice -> tile.load keeps `valid_shape=`: the load moves only the valid region
+        new_call = Call(ops.LOAD, (source, offsets, shape, valid_expr if valid_expr is not None else shape),
+                        (("target_memory", _mem(space)),), span=call.span)
+        self.assign(out, name, new_call, TileType(dims, t.dtype, space, valid_shape=valid), stmt.span)
 
     def cube_operand(self, expr: Expr, transpose: bool, out: list[Stmt], span) -> Expr:
         if (gm := self.gm_var(expr)) is not None:

@@ -295,13 +295,16 @@ def infer_call_type(call: Call, env: dict[str, Type]) -> Type | None:
         if isinstance(first, (TileType, TensorType)) and len(first.shape) == 2:
             shape = (first.shape[0], Const(1)) if name in REDUCE_ROWS else (Const(1), first.shape[1])
             if isinstance(first, TileType):
-                return TileType(shape, first.dtype, MemSpace.Vec)
+                return TileType(shape, first.dtype, MemSpace.Vec, valid_shape=_reduced_valid(first, name))
             return TensorType(shape, first.dtype)
     if call.op.startswith("tile."):
         first = _first_operand_type(call, env)
         if isinstance(first, TileType):
             dtype = dtype_of_sym(call.kwarg("target_type")) or dtype_of_sym(call.kwarg("dtype")) or first.dtype
-            return TileType(first.shape, dtype, MemSpace.Vec)
+            # PyPTO's element-wise, unary and broadcast ops keep their first operand's valid shape; a
+            # fillpad fills the padding, so its result is valid whole
+            valid = None if name in FILLPADS else first.valid_shape
+            return TileType(first.shape, dtype, MemSpace.Vec, valid_shape=valid)
         return None
     if call.op.startswith("tensor."):
         first = _first_operand_type(call, env)
@@ -309,6 +312,28 @@ def infer_call_type(call: Call, env: dict[str, Type]) -> Type | None:
             dtype = dtype_of_sym(call.kwarg("target_type")) or dtype_of_sym(call.kwarg("dtype")) or first.dtype
             return TensorType(first.shape, dtype)
     return None
+
+
+FILLPADS = ("fillpad", "fillpad_inplace")
+"""`fillpad(t, pad_value=)`: *t* with its padding (outside its valid shape) set to the pad value."""
+
+
+def _reduced_valid(first: TileType, name: str) -> tuple[Expr, ...] | None:
+    """A row / column reduction's valid shape: its operand's on the kept axis, 1 on the reduced one (PyPTO's
+    reduction type deduction: the kernel folds exactly the valid cells)."""
+    if first.valid_shape is None or len(first.valid_shape) != 2:
+        return None
+    rows, cols = first.valid_shape
+    return (rows, Const(1)) if name in REDUCE_ROWS else (Const(1), cols)
+
+
+def _set_validshape(call: Call, env: dict[str, Type]) -> Type | None:
+    """`set_validshape(t, rows, cols)`: *t* with the valid shape `[rows, cols]` (no data moves)."""
+    src = operand_type(call.args[0], env) if call.args else None
+    if not isinstance(src, TileType) or len(call.args) != 3 or len(src.shape) != 2:
+        return None
+    valid = (call.args[1], call.args[2])
+    return replace(_strip_memref(src), valid_shape=None if valid == src.shape else valid)
 
 
 def _full(call: Call, level: str) -> Type | None:
@@ -691,5 +716,6 @@ _RULES = {
     **{f"{level}.{name}": _arange for level in ("tensor", "tile") for name in ("arange", "ci")},
     "tensor.sort32": _sort32, "tile.sort32": _sort32, "tensor.mrgsort": _mrgsort, "tile.mrgsort": _mrgsort,
     "tensor.scatter": _scatter, "tile.scatter": _scatter, "tensor.cmp": _cmp, "tile.cmp": _cmp,
+    SET_VALIDSHAPE: _set_validshape,
 }
 

@@ -104,6 +104,9 @@ class Value:
     grid: bool = False
     """Every element of `data` is a multiple of `GRID` in [-1, 1] (an input `run_reference` was told is,
     or a window or copy of one): a matmul of two such values is summed exactly in f32 (`_product`)."""
+    frame: tuple[int, ...] | None = None
+    """The tile's physical extents when `data` is only its valid region (`valid_shape=`, `set_validshape`):
+    what a `fillpad` fills out to. Element-wise ops keep their first operand's (PyPTO's type deduction)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -794,7 +797,7 @@ class _Interpreter:
         sigma = _binary_sigma(_KIND[name], a.data, b, result, _nonzero(a.sigma), sb)
         data = to_dtype(result, out)
         return Value(data, out, max(a.k, rhs.k if isinstance(rhs, Value) else 0),
-                     _rounded_sigma(data, sigma, out))
+                     _rounded_sigma(data, sigma, out), frame=a.frame)
 
     def vector_reduce(self, call: Call, name: str) -> Value:
         a = self.value(call, 0)
@@ -831,7 +834,7 @@ class _Interpreter:
         sigma = _binary_sigma(name.rpartition("_")[2], x, y, result, _sigma_2d(a), _sigma_2d(v))
         data = to_dtype(result, out).reshape(a.data.shape)
         sigma = None if sigma is None else np.broadcast_to(sigma, result.shape).reshape(a.data.shape)
-        return Value(data, out, max(a.k, v.k), _rounded_sigma(data, sigma, out))
+        return Value(data, out, max(a.k, v.k), _rounded_sigma(data, sigma, out), frame=a.frame)
 
     def vector_unary(self, call: Call, name: str) -> Value:
         a = self.value(call, 0)
@@ -842,7 +845,7 @@ class _Interpreter:
             result = _VECTOR_UNARY[name](data)
         sigma = _unary_sigma(name, data, result, _nonzero(a.sigma))
         out = to_dtype(result, a.dtype)
-        return Value(out, a.dtype, a.k, _rounded_sigma(out, sigma, a.dtype))
+        return Value(out, a.dtype, a.k, _rounded_sigma(out, sigma, a.dtype), frame=a.frame)
 
 
 _KIND = {"add": "add", "adds": "add", "sub": "sub", "subs": "sub", "mul": "mul", "muls": "mul",
@@ -974,16 +977,20 @@ def _slice(it: _Interpreter, call: Call) -> Value:
     src = it.value(call, 0)
     shape = it.ints(it.arg(call, 1, "shape"), f"`{call.op}` shape")
     offsets = it.ints(it.arg(call, 2, "offsets"), f"`{call.op}` offsets")
+    valid = call.args[3] if len(call.args) > 3 else call.kwarg("valid_shape")
+    if valid is not None:
+        # A padded window: only its valid region need lie inside the tensor (the rest is padding, PV107)
+        extent = it.ints(it.expr(valid), f"`{call.op}` valid_shape")
+        if len(extent) != len(shape) or any(not 0 <= v <= s for v, s in zip(extent, shape)):
+            raise ReferenceError(f"`{call.op}`: valid shape {list(extent)} for a window of {list(shape)}")
+        index = it.window(src, offsets, extent, f"`{call.op}`")
+        data = _window_data(src, index).copy()
+        sigma = _nonzero(_window_sigma(src, index))
+        sigma = None if sigma is None else sigma.copy()
+        return Value(data, src.dtype, sigma=sigma, grid=_gridded(src), frame=_frame(shape, data.shape))
     index = it.window(src, offsets, shape, f"`{call.op}`")
     data = _window_data(src, index)
     sigma = _nonzero(_window_sigma(src, index))
-    valid = call.kwarg("valid_shape")
-    if valid is not None:
-        extent = it.ints(it.expr(valid), f"`{call.op}` valid_shape")
-        sub = tuple(slice(0, v) for v in _window_shape(extent, data.ndim))
-        data = data[sub].copy()
-        sigma = None if sigma is None else sigma[sub].copy()
-        return Value(data, src.dtype, sigma=sigma, grid=_gridded(src))
     return Value(data.reshape(shape), src.dtype, sigma=None if sigma is None else sigma.reshape(shape),
                  grid=_gridded(src))
 
@@ -995,10 +1002,48 @@ def _set_validshape(it: _Interpreter, call: Call) -> Value:
     rows, cols = it.ints([it.arg(call, 1, "valid_rows"), it.arg(call, 2, "valid_cols")], f"`{call.op}` extents")
     if src.data.ndim != 2:
         raise ReferenceError(f"`{call.op}` of a {src.data.ndim}-D value")
-    if not (0 <= rows <= src.data.shape[0] and 0 <= cols <= src.data.shape[1]):
-        raise WindowError(f"`{call.op}`: valid shape {rows}x{cols} exceeds {list(src.data.shape)}")
+    frame = src.frame if src.frame is not None else src.data.shape
+    if not (0 <= rows <= frame[0] and 0 <= cols <= frame[1]):
+        raise WindowError(f"`{call.op}`: valid shape {rows}x{cols} exceeds {list(frame)}")
+    if rows > src.data.shape[0] or cols > src.data.shape[1]:
+        # Widened into padding nothing filled: zeros, as PyPTO's debug backend holds a load's padding (the
+        # simulator's arenas hold poison there, so a result that reaches a store differs)
+        data = np.zeros((max(rows, src.data.shape[0]), max(cols, src.data.shape[1])), dtype=src.data.dtype)
+        data[:src.data.shape[0], :src.data.shape[1]] = src.data
+        src = Value(data, src.dtype, src.k, None, False)
     sigma = None if src.sigma is None else src.sigma[:rows, :cols].copy()
-    return Value(src.data[:rows, :cols].copy(), src.dtype, src.k, sigma, _gridded(src))
+    return Value(src.data[:rows, :cols].copy(), src.dtype, src.k, sigma, _gridded(src), _frame(frame, (rows, cols)))
+
+
+def _fillpad(it: _Interpreter, call: Call) -> Value:
+    """PyPTO's `fillpad`: the value out to its tile's whole extents (`Value.frame`), the padding set to
+    zero, or the dtype's largest / smallest value (an infinity for a float dtype, PTO's `PadValue`)."""
+    src = it.value(call, 0)
+    pad = call.kwarg("pad_value")
+    mode = pad.path.rpartition(".")[2] if isinstance(pad, Sym) else None
+    if mode not in ("zero", "max", "min"):
+        raise ReferenceError(f"`{call.op}` needs pad_value PadValue.zero, .max or .min")
+    frame = src.frame if src.frame is not None else src.data.shape
+    if mode == "zero":
+        fill: float = 0.0
+    elif src.dtype.is_float:
+        fill = np.inf if mode == "max" else -np.inf
+    else:
+        low, high = _INT_RANGE[src.dtype]
+        fill = high if mode == "max" else low
+    data = np.full(frame, fill, dtype=src.data.dtype)
+    index = tuple(slice(0, n) for n in src.data.shape)
+    data[index] = src.data
+    sigma = None
+    if src.sigma is not None:
+        sigma = np.zeros(frame, np.float32)
+        sigma[index] = src.sigma
+    return Value(data, src.dtype, src.k, sigma, _gridded(src) and mode == "zero")
+
+
+def _frame(frame: tuple[int, ...], valid: tuple[int, ...]) -> tuple[int, ...] | None:
+    """*frame* when it is larger than the *valid* extents it holds, else None (the value is whole)."""
+    return tuple(frame) if tuple(frame) != tuple(valid) else None
 
 
 def _write_window(dst: Value, index: tuple[slice, ...], src: Value, atomic: bool, what: str) -> None:
@@ -1058,7 +1103,7 @@ def _load(it: _Interpreter, call: Call) -> Value:
     if tuple(extent) == tuple(shape):
         data = _fit(data, shape, call.op)
         sigma = None if sigma is None else _fit(sigma, shape, call.op)
-    return Value(data, src.dtype, sigma=sigma, grid=_gridded(src))
+    return Value(data, src.dtype, sigma=sigma, grid=_gridded(src), frame=_frame(shape, extent))
 
 
 def _store(it: _Interpreter, call: Call) -> Value:
@@ -1089,7 +1134,7 @@ def _converted(src: Value, dtype: DType, mode: str = "rint") -> Value:
     data = to_dtype(src.data, dtype, mode)
     # a GRID value is exact in every float dtype the reference rounds to: converting it changes nothing
     return Value(data, dtype, src.k, _rounded_sigma(data, src.sigma, dtype, src.dtype),
-                 _gridded(src) and dtype in _ROUNDED_FLOATS)
+                 _gridded(src) and dtype in _ROUNDED_FLOATS, src.frame)
 
 
 def _move(it: _Interpreter, call: Call) -> Value:
@@ -1299,6 +1344,7 @@ _HANDLERS = {
     ops.T_RESHAPE: _reshape, "tile.reshape": _reshape, ops.T_READ: _element_read, "tile.read": _element_read,
     "tensor.write": _tensor_write, "tile.gather": _gather, "tensor.gather": _gather,
     ops.ALLOC: _alloc, "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape,
+    "tile.fillpad": _fillpad, "tensor.fillpad": _fillpad,
     **dict.fromkeys(ops.BLOCK_IDX, _block_idx), **dict.fromkeys(("system.task_dummy", "scope.task_id"), _task_handle),
     "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier,
     "tile.transpose": _transpose, "tensor.transpose": _transpose,

@@ -65,6 +65,7 @@ Decisions where the spec is silent or loose (docs/pto-subset.md):
 
 from __future__ import annotations
 
+import math
 import operator
 import re
 from dataclasses import dataclass
@@ -1118,6 +1119,28 @@ class _Compiler:
             _mark(c)
         return run
 
+    def op_pto_tfillpad(self, op: Op) -> Step:
+        self._arity(op, 1, 1)
+        source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        dtype = self._same_dtypes(op, src_type, dst_type)
+        if (src_type.rows, src_type.cols) != (dst_type.rows, dst_type.cols):
+            raise rejected(f"{op.name}: a {src_type.rows}x{src_type.cols} source into a "
+                           f"{dst_type.rows}x{dst_type.cols} destination", op.line)
+        fill = _pad_fill(op, dst_type)
+        values, line = self.values, op.line
+
+        def run() -> None:
+            a, c = values[source], values[dest]
+            if (c.valid_rows, c.valid_cols) != (c.rows, c.cols):
+                raise rejected(f"{op.name}: the destination's valid region {c.valid_rows}x{c.valid_cols} is not "
+                               f"its whole {c.rows}x{c.cols}", line)
+            kept = a.valid.copy()  # the destination may be the source's own bytes (in place)
+            c.data[...] = fill
+            c.data[:kept.shape[0], :kept.shape[1]] = kept
+            _mark(c)
+        return run
+
     def op_pto_tcvt(self, op: Op) -> Step:
         self._arity(op, 1, 1)
         source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
@@ -1147,6 +1170,28 @@ class _Compiler:
 
 
 # --- numeric helpers --------------------------------------------------------------------------
+
+_PAD_FILLS = {"1": "zero", "2": "max", "3": "min"}
+"""PTO's `PadValue` codes in a `tile_buf` type's `pad=` field (0: none)."""
+
+
+def _pad_fill(op: Op, tile_type: TileType) -> np.ndarray:
+    """The storage element a `tfillpad` writes on the padding of a tile of *tile_type*: zero, or the dtype's
+    largest / smallest value (an infinity for a float dtype, PTO's `PadValue::Max` / `Min`)."""
+    code = dict(tile_type.extra).get("pad", "0")
+    mode = _PAD_FILLS.get(code)
+    if mode is None:
+        raise rejected(f"{op.name}: the destination's type has no pad value (pad={code})", op.line)
+    dtype = tile_type.dtype
+    if mode == "zero":
+        value: float = 0.0
+    elif DTYPES[dtype].is_float:
+        value = math.inf if mode == "max" else -math.inf
+    else:
+        limits = np.iinfo(DTYPES[dtype].storage)
+        value = limits.max if mode == "max" else limits.min
+    return narrow(np.array(value, dtype=np.float64 if DTYPES[dtype].is_float else np.int64), dtype)
+
 
 def _scalar_type(op: Op) -> ScalarType:
     """The type of an `arith` op's result (the parser admits only a scalar type there)."""
