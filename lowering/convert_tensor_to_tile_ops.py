@@ -594,7 +594,7 @@ class _Converter:
             operand = var_like(expr)
             assert operand is not None, "self.tile() types only names"
             name = self.namer.fresh(f"{operand.name}_t")
-            view = TileType((src.shape[1], src.shape[0]), src.dtype, src.space)
+            view = TileType((src.shape[1], src.shape[0]), src.dtype, src.space, valid_shape=ops.transposed_valid(src))
             expr = self.assign(out, name, Call(ops.TRANSPOSE_VIEW, (expr,), span=span), view, span)
         return expr
 
@@ -621,10 +621,11 @@ class _Converter:
                                     "value)", values=(stmt.target.name,))
             kwargs = kept + ((("init_cond", parts.init_cond),) if parts.init_cond is not None else ())
             new_call = Call(ops.MATMUL_ACC, (parts.acc, lhs, rhs), kwargs, span=call.span)
-            result = TileType(acc_t.shape, acc_t.dtype, MemSpace.Acc)
+            result = TileType(acc_t.shape, acc_t.dtype, MemSpace.Acc, valid_shape=acc_t.valid_shape)
         else:
             shape = (lhs_t.shape[0], rhs_t.shape[1])
-            result = TileType(shape, ops.acc_dtype(lhs_t.dtype), MemSpace.Acc)
+            result = TileType(shape, ops.acc_dtype(lhs_t.dtype), MemSpace.Acc,
+                              valid_shape=ops.product_valid(lhs_t, rhs_t))
             if call.op == ops.T_MATMUL_BIAS:
                 assert bias is not None, "matmul_parts: a matmul_bias has its bias (3rd operand or `bias=`)"
                 new_call = Call(ops.MATMUL_BIAS, (lhs, rhs, bias), kept, span=call.span)

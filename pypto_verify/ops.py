@@ -425,11 +425,33 @@ def _matmul(call: Call, env: dict[str, Type]) -> Type | None:
     if m is None:
         return None
     batch = tuple(rhs.shape[:-2]) if len(rhs.shape) > 2 else tuple(lhs.shape[:-2])
+    if isinstance(lhs, TileType) and isinstance(rhs, TileType):
+        valid = product_valid(lhs, rhs, parts.a_trans, parts.b_trans)
+        return TileType((m, n), acc_dtype(lhs.dtype), MemSpace.Acc, valid_shape=valid)
     if isinstance(lhs, TileType):
         return TileType((m, n), acc_dtype(lhs.dtype), MemSpace.Acc)
     out = dtype_of_sym(call.kwarg("out_dtype"))
     dtype = out or (DType.INT32 if lhs.dtype is DType.INT8 else lhs.dtype)
     return TensorType((*batch, m, n), dtype)
+
+
+def product_valid(lhs: TileType, rhs: TileType, a_trans: bool = False, b_trans: bool = False
+                  ) -> tuple[Expr, ...] | None:
+    """A matmul result's valid shape: the lhs's valid rows by the rhs's valid columns (PyPTO's tile matmul type
+    deduction: the cube computes the valid M x N rectangle); None when both are whole."""
+    if lhs.valid_shape is None and rhs.valid_shape is None:
+        return None
+    lhs_valid, rhs_valid = lhs.valid_shape or lhs.shape, rhs.valid_shape or rhs.shape
+    rows = lhs_valid[-1] if a_trans else lhs_valid[-2]
+    cols = rhs_valid[-2] if b_trans else rhs_valid[-1]
+    m = lhs.shape[-1] if a_trans else lhs.shape[-2]
+    n = rhs.shape[-2] if b_trans else rhs.shape[-1]
+    return None if (rows, cols) == (m, n) else (rows, cols)
+
+
+def transposed_valid(t: TileType) -> tuple[Expr, ...] | None:
+    """The valid shape of a 2-D tile's transpose."""
+    return None if t.valid_shape is None or len(t.valid_shape) != 2 else (t.valid_shape[1], t.valid_shape[0])
 
 
 def _strip_memref(t: TileType) -> TileType:
@@ -494,7 +516,7 @@ def _read(call: Call, env: dict[str, Type]) -> Type | None:
 def _transpose_view(call: Call, env: dict[str, Type]) -> Type | None:
     src = operand_type(call.args[0], env) if call.args else None
     if isinstance(src, TileType) and len(src.shape) == 2:
-        return TileType((src.shape[1], src.shape[0]), src.dtype, src.space)
+        return TileType((src.shape[1], src.shape[0]), src.dtype, src.space, valid_shape=transposed_valid(src))
     return None
 
 

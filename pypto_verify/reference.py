@@ -750,6 +750,12 @@ class _Interpreter:
                 if not isinstance(acc, Value):
                     raise ReferenceError(f"`{call.op}` accumulator is not a tensor or tile")
                 acc2 = _as_2d(acc, call.op)
+                if acc2.shape != product.shape and acc2.ndim == 2 and not batch \
+                        and all(a >= p for a, p in zip(acc2.shape, product.shape)):
+                    # a product narrower than its accumulator (padded operands) adds into its corner
+                    # (PyPTO's tile.matmul_acc: the accumulator's valid region contains the product)
+                    product, sigma = _cornered(product, sigma, acc2.shape)
+                    out_shape = acc2.shape
                 if acc2.shape != product.shape:
                     raise ReferenceError(f"`{call.op}`: accumulator {list(acc2.shape)} for a "
                                          f"{list(product.shape)} product")
@@ -1039,6 +1045,20 @@ def _fillpad(it: _Interpreter, call: Call) -> Value:
         sigma = np.zeros(frame, np.float32)
         sigma[index] = src.sigma
     return Value(data, src.dtype, src.k, sigma, _gridded(src) and mode == "zero")
+
+
+def _cornered(product: np.ndarray, sigma: np.ndarray | None, shape: tuple[int, ...]
+              ) -> tuple[np.ndarray, np.ndarray | None]:
+    """*product* (and its deviation) in the top-left corner of zeros of *shape*: what adding it into a larger
+    accumulator adds."""
+    index = tuple(slice(0, n) for n in product.shape)
+    widened = np.zeros(shape, dtype=product.dtype)
+    widened[index] = product
+    if sigma is None:
+        return widened, None
+    wide_sigma = np.zeros(shape, dtype=sigma.dtype)
+    wide_sigma[index] = sigma
+    return widened, wide_sigma
 
 
 def _frame(frame: tuple[int, ...], valid: tuple[int, ...]) -> tuple[int, ...] | None:

@@ -868,10 +868,13 @@ class _Compiler:
 
         def run() -> None:
             a, b, c = values[lhs], values[rhs], values[acc]
-            _check_mnk(op.name, a, b, c, line)
+            _check_covered(op.name, a, b, c, line)
             if checks:
                 _check_defined(op.name, c, line)
-            np.add(c.valid, _product(a, b, in_dtype), out=c.valid)
+            # PTO computes the lhs's valid rows by the rhs's valid columns into the accumulator, whose
+            # valid region may be larger (PyPTO's tile.matmul_acc: it must contain that rectangle)
+            rectangle = c.valid[:a.valid_rows, :b.valid_cols]
+            np.add(rectangle, _product(a, b, in_dtype), out=rectangle)
             _mark(c)
         return run
 
@@ -1235,6 +1238,13 @@ def _same_shape(name: str, shape: tuple[int, ...], tile: Tile, line: int) -> Non
 def _check_mnk(name: str, a: Tile, b: Tile, c: Tile, line: int) -> None:
     if a.valid_cols != b.valid_rows or c.valid_rows != a.valid_rows or \
             c.valid_cols != b.valid_cols:
+        raise rejected(f"{name}: shape mismatch: lhs {a.valid_rows}x{a.valid_cols}, rhs "
+                       f"{b.valid_rows}x{b.valid_cols}, acc {c.valid_rows}x{c.valid_cols}", line)
+
+
+def _check_covered(name: str, a: Tile, b: Tile, c: Tile, line: int) -> None:
+    """An accumulating MAD's operands agree on K and the accumulator's valid region holds their product."""
+    if a.valid_cols != b.valid_rows or c.valid_rows < a.valid_rows or c.valid_cols < b.valid_cols:
         raise rejected(f"{name}: shape mismatch: lhs {a.valid_rows}x{a.valid_cols}, rhs "
                        f"{b.valid_rows}x{b.valid_cols}, acc {c.valid_rows}x{c.valid_cols}", line)
 
