@@ -50,7 +50,8 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   `row_expand` / `col_expand` (`trowexpand` / `tcolexpand`: the broadcast alone), `transpose`
   (`ttrans`), `arange(start, [1, N])` (`tci`), `full`
   (`texpands` of an `f32` constant, `i32` for an integer tile; a non-finite constant is spelled as
-  its hexadecimal bit pattern) and `cast` (`tcvt`, its `mode=` the `rmode` attribute). A `tile.slice` is a view (`ops.is_view`, PyPTO's
+  its hexadecimal bit pattern), `cast` (`tcvt`, its `mode=` the `rmode` attribute) and `fillpad` (`tfillpad` into
+  a whole-valid tile whose type's `pad=` is the pad value's PTO code). A `tile.slice` is a view (`ops.is_view`, PyPTO's
   `pto.subview`): of a Vec value, a window is an `alloc_tile` at its first element's address (computed
   with `arith` at a run-time offset) at the source's row pitch (valid shape = the slice's); of an accumulator, a literal row range
   from column 0 is an `alloc_tile` at that row's address, at the accumulator's row pitch. `tile.set_validshape` (metadata only) is an `alloc_tile` at its source's

@@ -17,8 +17,8 @@ The conversions (docs/ir-conventions.md names the tensor-level forms):
 | tensor level | tile level |
 |---|---|
 | `t = tensor.create([M, N], dtype=D)` (not used as GM) | `t = tile.create([M, N], dtype=D, target_memory=Vec)` |
-| `x = tensor.slice(g, shape, offsets)`, `g` in GM | `x = tile.load(g, offsets, shape, shape, target_memory=Mat or Vec)` |
-| `x = tensor.slice(v, shape, offsets)`, `v` a tile (a local create, or a computed value) | `x = tile.slice(v, shape, offsets)` in `v`'s space |
+| `x = tensor.slice(g, shape, offsets[, valid_shape=V])`, `g` in GM | `x = tile.load(g, offsets, shape, V or shape, target_memory=Mat or Vec)`, its tile type's valid shape V |
+| `x = tensor.slice(v, shape, offsets[, valid_shape=V])`, `v` a tile (a local create, or a computed value) | `x = tile.slice(v, shape, offsets[, valid_shape=V])` in `v`'s space |
 | `c = tensor.matmul(a, b, b_trans=True, ...)` | `b_t = tile.transpose_view(b)`; `c = tile.matmul(a, b_t)` |
 | `c = tensor.matmul_acc(acc, a, b, init_cond=P)` | `c = tile.matmul_acc(acc, a, b, init_cond=P)` |
 | `c = tensor.matmul_bias(a, b, bias)` | `c = tile.matmul_bias(a, b, bias)` |

@@ -41,7 +41,12 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
   on, each resuming its own names); `if`s pick an arm
   and bind the phis; iter_args are carried; `tensor.read` returns an element of a GM tensor.
 - Slices and loads must lie inside their tensor: a window out of range is a `ReferenceError` (so the
-  dynamic driver can reject a sample scalar that makes the kernel read out of bounds).
+  dynamic driver can reject a sample scalar that makes the kernel read out of bounds); with `valid_shape=` only
+  the valid region must, and the value is that region (`Value.frame` the window's extents). Ops act on valid
+  regions (PyPTO's tile semantics): `fillpad` widens a value to its frame with the pad value (0, or the dtype's
+  largest / smallest, an infinity for floats); a `set_validshape` wider than the value reads zeros there (PyPTO's
+  debug backend holds a load's padding as zero; the simulator holds poison, so a stored result differs); a
+  `matmul_acc` whose accumulator is larger than the product adds the product into its corner.
 
 Deviation (`Value.sigma`, `ReferenceResult.sigma`): next to each value, the reference carries how
 far a faithful implementation of the same kernel may stray from its own f32 arithmetic, one standard
