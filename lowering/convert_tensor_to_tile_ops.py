@@ -666,7 +666,8 @@ class _Converter:
             return
         target = drop_unit_dims(tuple(shape)) if shape is not None else src.shape
         new_call = Call("tile.reshape", (call.args[0], ListExpr(target)), call.kwargs[0:0], span=call.span)
-        self.assign(out, stmt.target.name, new_call, TileType(target, src.dtype, src.space), stmt.span)
+        self.assign(out, stmt.target.name, new_call,
+                    TileType(target, src.dtype, src.space, valid_shape=ops.reshaped_valid(src, target)), stmt.span)
 
 
 def _shown(expr: Expr | None) -> str:

@@ -491,8 +491,28 @@ def _reshape(call: Call, env: dict[str, Type]) -> Type | None:
     if isinstance(src, TensorType) and shape is not None:
         return TensorType(shape, src.dtype)
     if isinstance(src, TileType) and shape is not None:
-        return TileType(shape, src.dtype, src.space)
+        return TileType(shape, src.dtype, src.space, valid_shape=reshaped_valid(src, shape))
     return None
+
+
+def reshaped_valid(src: TileType, shape: tuple[Expr, ...]) -> tuple[Expr, ...] | None:
+    """The valid shape of a reshape of the padded vector *src* (one extent other than 1) into the vector
+    *shape* of the same length: PyPTO maps a valid region through a reshape in row-major order, so the valid
+    prefix keeps its length (`[M, 1]` valid `[m, 1]` as `[1, M]` is valid `[1, m]`). None for a whole *src*;
+    any other reshape of a padded tile keeps the whole new shape valid."""
+    def axis(dims: tuple[Expr, ...]) -> int | None:
+        wide = [i for i, d in enumerate(dims) if const_int(d) != 1]
+        return wide[0] if len(wide) == 1 else None
+
+    valid = src.valid_shape
+    if valid is None or len(valid) != len(src.shape):
+        return None
+    a, b = axis(src.shape), axis(shape)
+    if a is None or b is None or const_int(src.shape[a]) is None or const_int(src.shape[a]) != const_int(shape[b]):
+        return None
+    if any(const_int(v) != 1 for i, v in enumerate(valid) if i != a):
+        return None
+    return tuple(valid[a] if i == b else Const(1) for i in range(len(shape)))
 
 
 def _cast(call: Call, env: dict[str, Type]) -> Type | None:
@@ -504,7 +524,7 @@ def _cast(call: Call, env: dict[str, Type]) -> Type | None:
     if isinstance(src, TensorType):
         return TensorType(src.shape, dtype)
     if isinstance(src, TileType):
-        return TileType(src.shape, dtype, MemSpace.Vec)
+        return TileType(src.shape, dtype, MemSpace.Vec, valid_shape=src.valid_shape)
     return None
 
 

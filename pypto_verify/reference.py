@@ -785,6 +785,7 @@ class _Interpreter:
         sb = None
         b: np.ndarray | np.number  # a tensor operand, or the scalar of a `*s` form
         if isinstance(rhs, Value):
+            rhs = _padded_to(rhs, a.data.shape)
             b = _fit(rhs.data, a.data.shape, call.op) if rhs.data.shape != a.data.shape else rhs.data
             sb = _nonzero(rhs.sigma)
             sb = None if sb is None else _fit(sb, a.data.shape, call.op)
@@ -823,13 +824,17 @@ class _Interpreter:
             # A sum's deviations add in quadrature; a max / min moves by at most the largest one.
             sigma = (np.sqrt(np.square(sigma, dtype=np.float64).sum(axis=axis, keepdims=True)) if reduce is np.add
                      else sigma.max(axis=axis, keepdims=True))
-        return Value(result, a.dtype, a.k, _rounded_sigma(result, sigma, a.dtype))
+        frame = None if a.frame is None or len(a.frame) != 2 else \
+            _frame((a.frame[0], 1) if axis == 1 else (1, a.frame[1]), result.shape)
+        return Value(result, a.dtype, a.k, _rounded_sigma(result, sigma, a.dtype), frame=frame)
 
     def vector_expand(self, call: Call, name: str) -> Value:
         a, v = self.value(call, 0), self.value(call, 1)
         fn, axis = _VECTOR_EXPAND[name]
-        x, y = _as_2d(a, call.op), _as_2d(v, call.op)
+        x = _as_2d(a, call.op)
         want = (x.shape[0], 1) if axis == 1 else (1, x.shape[1])
+        v = _padded_to(v, want)
+        y = _as_2d(v, call.op)
         if y.shape != want:
             raise ReferenceError(f"`{call.op}`: a {list(y.shape)} operand to broadcast over "
                                  f"{list(x.shape)} (expected {list(want)})")
@@ -1066,6 +1071,24 @@ def _cornered(product: np.ndarray, sigma: np.ndarray | None, shape: tuple[int, .
     return widened, wide_sigma
 
 
+def _padded_to(v: Value, shape: tuple[int, ...]) -> Value:
+    """*v* read over *shape*, its top-left corner (an op iterates over its result's valid region): a larger
+    valid region is cut; a narrower one within its frame is read into its padding, as zeros, what PyPTO's
+    debug backend holds there (the simulator holds poison, so a result that reaches a store differs); else
+    *v* as it is (the op then refuses a shape it cannot use)."""
+    shape = tuple(shape)
+    if v.data.shape == shape or v.data.ndim != len(shape):
+        return v
+    frame = v.frame if v.frame is not None else v.data.shape
+    if any(f < n for f, n in zip(frame, shape)):
+        return v
+    if any(d < n for d, n in zip(v.data.shape, shape)):
+        data, sigma = _cornered(v.data, v.sigma, tuple(max(d, n) for d, n in zip(v.data.shape, shape)))
+        v = Value(data, v.dtype, v.k, sigma, False)
+    index = tuple(slice(0, n) for n in shape)
+    return Value(v.data[index].copy(), v.dtype, v.k, None if v.sigma is None else v.sigma[index].copy(), v.grid)
+
+
 def _frame(frame: tuple[int, ...], valid: tuple[int, ...]) -> tuple[int, ...] | None:
     """*frame* when it is larger than the *valid* extents it holds, else None (the value is whole)."""
     return tuple(frame) if tuple(frame) != tuple(valid) else None
@@ -1194,8 +1217,10 @@ def _broadcast(it: _Interpreter, call: Call) -> Value:
     """`row_expand(x, v)`: `v[:, 0]` along every row of x's shape; `col_expand(x, v)`: `v[0, :]` down every
     column. x gives the shape and dtype; its values are not read."""
     target, v = it.value(call, 0), it.value(call, 1)
-    x, y = _as_2d(target, call.op), _as_2d(v, call.op)
+    x = _as_2d(target, call.op)
     want = (x.shape[0], 1) if call.op.endswith("row_expand") else (1, x.shape[1])
+    v = _padded_to(v, want)
+    y = _as_2d(v, call.op)
     if y.shape != want:
         raise ReferenceError(f"`{call.op}`: a {list(y.shape)} operand to broadcast over {list(x.shape)} "
                              f"(expected {list(want)})")
@@ -1210,6 +1235,8 @@ def _broadcast(it: _Interpreter, call: Call) -> Value:
 def _reshape(it: _Interpreter, call: Call) -> Value:
     src = it.value(call, 0)
     shape = it.ints(it.arg(call, 1, "shape"), f"`{call.op}` shape")
+    if src.frame is not None and int(np.prod(shape)) == int(np.prod(src.frame)):
+        return _padded_reshape(src, tuple(shape))
     if int(np.prod(shape)) != src.data.size:
         raise ReferenceError(f"`{call.op}`: {list(src.data.shape)} to {list(shape)}")
     # A reshaped GM tensor is a view of the same memory: writes through it reach the original.
@@ -1217,6 +1244,23 @@ def _reshape(it: _Interpreter, call: Call) -> Value:
     if isinstance(src, _Tensor):
         return _Tensor(src.data.reshape(shape), src.dtype, src.k, sigma, src.grid, src.written)
     return Value(src.data.reshape(shape), src.dtype, src.k, sigma, src.grid)
+
+
+def _padded_reshape(src: Value, shape: tuple[int, ...]) -> Value:
+    """A reshape of a padded value (`Value.frame`): of a vector into a vector, its valid prefix keeps its length
+    (`ops.reshaped_valid`); any other is whole, its padding zeros (what PyPTO's debug backend holds there)."""
+    def axis(dims: tuple[int, ...]) -> int | None:
+        wide = [i for i, d in enumerate(dims) if d != 1]
+        return wide[0] if len(wide) == 1 else None
+
+    assert src.frame is not None
+    a, b = axis(src.frame), axis(shape)
+    if a is not None and b is not None and all(n == 1 for i, n in enumerate(src.data.shape) if i != a):
+        valid = tuple(src.data.shape[a] if i == b else 1 for i in range(len(shape)))
+        sigma = None if src.sigma is None else src.sigma.reshape(valid)
+        return Value(src.data.reshape(valid), src.dtype, src.k, sigma, src.grid, _frame(shape, valid))
+    whole, sigma = _cornered(src.data, src.sigma, src.frame)
+    return Value(whole.reshape(shape), src.dtype, src.k, None if sigma is None else sigma.reshape(shape))
 
 
 def _read(it: _Interpreter, call: Call) -> int | float:

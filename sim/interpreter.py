@@ -932,9 +932,8 @@ class _Compiler:
                 y = np.float32(other) if DTYPES[dtype].is_float else np.int64(other)
             else:
                 b = values[rhs]
-                _same_shape(op.name, a.valid.shape, b, line)
                 _same_shape(op.name, a.valid.shape, c, line)
-                y = widen(b.valid, dtype)
+                y = widen(_over(op.name, b, a.valid.shape, line), dtype)
             x = widen(a.valid, dtype)
             if integer_div:
                 result = _int_divide(op.name, x, y, line)
@@ -1005,9 +1004,9 @@ class _Compiler:
         def run() -> None:
             a, b, c = values[lhs], values[rhs], values[dest]
             rows, cols = a.valid.shape
-            _same_shape(op.name, (rows, 1) if axis == 1 else (1, cols), b, line)
+            vector = _broadcast_operand(op.name, b, (rows, 1) if axis == 1 else (1, cols), line)
             _same_shape(op.name, (rows, cols), c, line)
-            x, y = widen(a.valid, dtype), widen(b.valid, dtype)
+            x, y = widen(a.valid, dtype), widen(vector, dtype)
             result = _int_divide(op.name, x, y, line) if integer_div else compute(x, y)
             c.valid[...] = narrow(result, dtype)
             _mark(c)
@@ -1031,8 +1030,8 @@ class _Compiler:
         def run() -> None:
             a, c = values[source], values[dest]
             rows, cols = c.valid.shape
-            _same_shape(op.name, (rows, 1) if axis == 1 else (1, cols), a, line)
-            c.valid[...] = np.broadcast_to(a.valid, (rows, cols))
+            vector = _broadcast_operand(op.name, a, (rows, 1) if axis == 1 else (1, cols), line)
+            c.valid[...] = np.broadcast_to(vector, (rows, cols))
             _mark(c)
         return run
 
@@ -1240,6 +1239,32 @@ def _check_mnk(name: str, a: Tile, b: Tile, c: Tile, line: int) -> None:
             c.valid_cols != b.valid_cols:
         raise rejected(f"{name}: shape mismatch: lhs {a.valid_rows}x{a.valid_cols}, rhs "
                        f"{b.valid_rows}x{b.valid_cols}, acc {c.valid_rows}x{c.valid_cols}", line)
+
+
+def _over(name: str, tile: Tile, shape: tuple[int, ...], line: int) -> np.ndarray:
+    """A second operand read over the first's valid region *shape*: its top-left corner in its bytes (PTO
+    iterates over the destination's valid region), into its padding when its own valid region is narrower;
+    refused when the tile is physically smaller."""
+    if (tile.valid_rows, tile.valid_cols) == tuple(shape):
+        return tile.valid
+    rows, cols = shape
+    if tile.rows < rows or tile.cols < cols:
+        raise rejected(f"{name}: shape mismatch: {rows}x{cols} against the tile's valid "
+                       f"{tile.valid_rows}x{tile.valid_cols}", line)
+    return tile.data[:rows, :cols]
+
+
+def _broadcast_operand(name: str, tile: Tile, shape: tuple[int, int], line: int) -> np.ndarray:
+    """The column (`shape` `rows x 1`) or row (`1 x cols`) a broadcast reads from *tile*: its top-left corner of
+    *shape* in its bytes. PTO iterates over the destination's valid region, so a vector whose valid region is
+    narrower is read into its padding (whatever that holds); one smaller than *shape* physically is refused."""
+    rows, cols = shape
+    if (tile.valid_rows, tile.valid_cols) == shape:
+        return tile.valid
+    if tile.rows < rows or tile.cols < cols or (tile.valid_rows != 1 and tile.valid_cols != 1):
+        raise rejected(f"{name}: shape mismatch: {rows}x{cols} against the tile's valid "
+                       f"{tile.valid_rows}x{tile.valid_cols}", line)
+    return tile.data[:rows, :cols]
 
 
 def _check_covered(name: str, a: Tile, b: Tile, c: Tile, line: int) -> None:

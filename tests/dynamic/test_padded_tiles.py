@@ -105,3 +105,25 @@ def test_loading_the_whole_padded_window_mismatches() -> None:
     outcome = simulate_kernel(kernel.source, wrong)
     assert outcome.status == "mismatch" and outcome.rule == "PV202", outcome.message
     assert "exceed the view's shape [8, 64]" in outcome.message
+
+
+def test_a_padded_reshape_keeps_its_valid_prefix_and_simulates_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel("block_peaks")
+    env = type_env(kernel.lowered)
+    (reshaped,) = [t for name, t in env.items() if name.startswith("peaks") and isinstance(t, TileType)
+                   and ops.static_shape(t.shape) == (1, 8)]
+    assert [ops.const_int(d) for d in reshaped.valid_shape] == [1, 2]
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+
+
+def test_an_element_wise_op_reading_unfilled_padding_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel("bare_block_peaks")
+    # the maximum runs over the floor's 8 lanes and reads the peaks' 6 padding lanes: poison in `y`
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "mismatch" and outcome.rule == "PV201", outcome.message
+    assert outcome.first_difference["tensor"] == "y" and outcome.first_difference["index"] == [0, 2]
