@@ -69,7 +69,7 @@ How the IR maps onto PTO (one instruction per op, in statement order):
 
 What the subset cannot express is an `EmitError` naming the op (the comparison then reports
 `sim: skipped` with the reason): vector ops it lacks, scalar loop carries and scalar phis, GM
-scratch tensors, windows of a Mat tile narrower than its rows.
+scratch tensors, a `tile.assemble` into an accumulator.
 """
 
 from __future__ import annotations
@@ -1025,13 +1025,29 @@ class _FunctionEmitter:
         src = self.tile(call.args[1], span, "tile.assemble source")
         offsets = _items(call.args[2] if len(call.args) > 2 else call.kwarg("offsets"), span, "offsets")
         row, col = (ops.const_int(o) for o in offsets[-2:])
-        height, width = src.valid_static
-        if row is None or col != 0 or width != dst.cols or height is None or dst.space is MemSpace.Acc:
-            raise EmitError("tile.assemble into a window narrower than the destination's rows has no "
-                            "PTO form (tmov copies whole tiles)", span)
-        sub = _Tile(self.fresh(f"{name or 'assemble'}_window"), dst.space, dst.dtype, height, width,
-                    src.valid, src.valid_static, dst.addr + row * dst.cols * dst.dtype.bytes)
-        self.emit(f"%{sub.ssa} = pto.alloc_tile addr = %{self.const(sub.addr, 'i64')} valid_row = "
+        if dst.space is MemSpace.Acc or src.rows > dst.rows or src.cols > dst.cols \
+                or (row is not None and row + src.rows > dst.rows) or (col is not None and col + src.cols > dst.cols):
+            raise EmitError("tile.assemble outside its destination or into an accumulator has no PTO form in the "
+                            "subset", span)
+        # PyPTO: a `pto.subview` of the destination, then `tmov` into it. In the simulator's row-major tiles
+        # the window is a tile at its first element's address with the destination's row pitch (its columns)
+        # and the source's valid shape, as a `tile.slice` view is (its address computed at a run-time offset).
+        window = self.fresh(f"{name or 'assemble'}_window")
+        if row is not None and col is not None:
+            addr = dst.addr + (row * dst.cols + col) * dst.dtype.bytes
+            address, dynamic = self.const(addr, "i64"), None
+        else:
+            r, c = (self.index(o, span) for o in offsets[-2:])
+            scaled, element, byte, offset = (self.fresh(f"{window}_{part}") for part in ("row", "elem", "byte", "off"))
+            self.emit(f"%{scaled} = arith.muli %{r}, %{self.const(dst.cols, 'index')} : index")
+            self.emit(f"%{element} = arith.addi %{scaled}, %{c} : index")
+            self.emit(f"%{byte} = arith.muli %{element}, %{self.const(dst.dtype.bytes, 'index')} : index")
+            self.emit(f"%{offset} = arith.addi %{byte}, %{self.const(dst.addr, 'index')} : index")
+            address = dynamic = self.fresh(f"{window}_addr")
+            self.emit(f"%{address} = arith.index_cast %{offset} : index to i64")
+            addr = dst.addr
+        sub = _Tile(window, dst.space, dst.dtype, src.rows, dst.cols, src.valid, src.valid_static, addr, dynamic)
+        self.emit(f"%{sub.ssa} = pto.alloc_tile addr = %{address} valid_row = "
                   f"%{sub.valid[0]} valid_col = %{sub.valid[1]} : {sub.type}")
         self.emit(f"pto.tmov ins(%{src.ssa} : {src.type}) outs(%{sub.ssa} : {sub.type})")
         if name is None:

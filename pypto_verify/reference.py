@@ -1254,6 +1254,13 @@ def _padded_reshape(src: Value, shape: tuple[int, ...]) -> Value:
         return wide[0] if len(wide) == 1 else None
 
     assert src.frame is not None
+    kept = [(f, v) for f, v in zip(src.frame, src.data.shape) if f != 1]
+    if [f for f, _ in kept] == [n for n in shape if n != 1]:
+        # only unit dims added or dropped: the valid region keeps its extents
+        extents = iter(v for _, v in kept)
+        valid = tuple(next(extents) if n != 1 else 1 for n in shape)
+        sigma = None if src.sigma is None else src.sigma.reshape(valid)
+        return Value(src.data.reshape(valid), src.dtype, src.k, sigma, src.grid, _frame(shape, valid))
     a, b = axis(src.frame), axis(shape)
     if a is not None and b is not None and all(n == 1 for i, n in enumerate(src.data.shape) if i != a):
         valid = tuple(src.data.shape[a] if i == b else 1 for i in range(len(shape)))
