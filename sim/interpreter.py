@@ -99,7 +99,7 @@ _CMPI: Final[dict[str, Callable[[int, int], bool]]] = {
 # docs/pto-subset.md, tmov: the legal (src, dst) space pairs; acc->vec only on a5.
 _TMOV_PAIRS: Final[frozenset[tuple[str, str]]] = frozenset(
     {("mat", "left"), ("mat", "right"), ("mat", "bias"), ("vec", "mat"), ("acc", "mat"),
-     ("acc", "vec")})
+     ("acc", "vec"), ("vec", "vec")})
 # TARGET_FACTS.md, matmul dtypes: (lhs/rhs dtype) -> accumulator dtype.
 _MATMUL_ACC: Final[dict[str, str]] = {"f16": "f32", "bf16": "f32", "f32": "f32", "i8": "i32"}
 _FIXPIPE: Final[dict[str, frozenset[str]]] = {

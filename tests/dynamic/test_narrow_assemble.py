@@ -13,13 +13,12 @@ from pypto_verify.ir import Assign, Call, Const, ListExpr, map_stmts
 BLOCKS = KERNELS / "column_blocks.py"
 
 
-def _kernel():
+def _kernel(name: str = "column_blocks"):
     require_stages()
     from pypto_verify.run.chain import lower_stage, read_stage
     from pypto_verify.run.records import Options
 
-    (kernel,) = lower_stage(read_stage(str(BLOCKS)), Options()).kernels
-    return kernel
+    return {k.name: k for k in lower_stage(read_stage(str(BLOCKS)), Options()).kernels}[name]
 
 
 def test_a_narrow_assemble_at_a_run_time_column_simulates_and_matches() -> None:
@@ -36,11 +35,8 @@ def test_a_narrow_assemble_at_a_run_time_column_simulates_and_matches() -> None:
     assert outcome.status == "match", outcome.message
 
 
-def test_assembling_at_the_wrong_column_mismatches() -> None:
-    from pypto_verify.dynamic import simulate_kernel
-
-    kernel = _kernel()
-    # the second block lands on columns 16..47, half over the first
+def _shifted(fn):
+    """*fn* with its assemble into `both` at column 16: the second block half over the first."""
     hits = []
 
     def stmt_fn(stmt):
@@ -51,7 +47,27 @@ def test_assembling_at_the_wrong_column_mismatches() -> None:
             return (replace(stmt, value=replace(stmt.value, args=(*stmt.value.args[:2], offsets))),)
         return None
 
-    wrong = replace(kernel.lowered, body=map_stmts(kernel.lowered.body, stmt_fn))
+    wrong = replace(fn, body=map_stmts(fn.body, stmt_fn))
     assert len(hits) == 1
-    outcome = simulate_kernel(kernel.source, wrong, scalars={"second": 32})
+    return wrong
+
+
+def test_assembling_at_the_wrong_column_mismatches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = _kernel()
+    outcome = simulate_kernel(kernel.source, _shifted(kernel.lowered), scalars={"second": 32})
+    assert outcome.status == "mismatch" and outcome.rule == "PV201", outcome.message
+
+
+def test_a_vec_assemble_is_a_vec_to_vec_move_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+    from pypto_verify.emit import emit
+
+    kernel = _kernel("lane_blocks")
+    moves = [line for line in emit(kernel.lowered).splitlines() if "pto.tmov" in line]
+    assert len(moves) == 2 and all("loc=vec" in m.split("outs(")[0] and "loc=vec" in m.split("outs(")[1]
+                                   for m in moves)
+    assert simulate_kernel(kernel.source, kernel.lowered).status == "match"
+    outcome = simulate_kernel(kernel.source, _shifted(kernel.lowered))
     assert outcome.status == "mismatch" and outcome.rule == "PV201", outcome.message

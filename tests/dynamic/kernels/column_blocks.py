@@ -1,6 +1,7 @@
 """A narrow assemble: each 32-column block of a projection is one matmul, assembled into its columns of a
 16 x 64 Mat staging tile (PyPTO: a `pto.subview` of the staging tile, then `tmov` into it), which then
-feeds a second matmul. The second block's column offset is a run-time scalar."""
+feeds a second matmul. The second block's column offset is a run-time scalar. `lane_blocks` assembles two
+Vec results into the column halves of a Vec tile (a Vec -> Vec `tmov`)."""
 
 import pypto.language as pl
 
@@ -26,4 +27,19 @@ def column_blocks(
         second_block = pl.matmul(x[:, :], w[:, N_BLOCK:N])
         both = pl.assemble(left, second_block, [0, second])
         y[:, :] = pl.matmul(both, v[:, :])
+    return y
+
+
+@pl.jit
+def lane_blocks(
+    x: pl.Tensor[[M, N], pl.FP32],
+    y: pl.Out[pl.Tensor[[M, N], pl.FP32]],
+):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="lane_blocks"):
+        staged = pl.create_tile([M, N], dtype=pl.FP32, target_memory=pl.MemorySpace.Vec)
+        grown = pl.exp(pl.load(x, [0, 0], [M, N_BLOCK], target_memory=pl.MemorySpace.Vec))
+        left = pl.assemble(staged, grown, [0, 0])
+        doubled = pl.mul(pl.load(x, [0, N_BLOCK], [M, N_BLOCK], target_memory=pl.MemorySpace.Vec), 2.0)
+        both = pl.assemble(left, doubled, [0, N_BLOCK])
+        y[:, :] = both
     return y
