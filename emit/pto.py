@@ -1139,8 +1139,10 @@ class _FunctionEmitter:
     def op_fillpad(self, name, call, declared, span):
         # PyPTO `tile.fillpad` -> `pto.tfillpad` (pto_ops_elementwise): the source's valid region copied
         # into a whole-valid destination whose type's pad code says what the rest of it holds.
-        source = self.vec_tile(call.args[0] if call.args else None, span, "tile.fillpad source")
-        pad = _PAD_CODES.get(_pad_name(call.kwarg("pad_value")))
+        if not call.args:
+            raise EmitError("tile.fillpad has no source", span)
+        source = self.vec_tile(call.args[0], span, "tile.fillpad source")
+        pad = _PAD_CODES.get(_pad_name(call.kwarg("pad_value")) or "")
         if pad is None:
             raise EmitError("tile.fillpad needs pad_value PadValue.zero, .max or .min", span)
         if name is None or not isinstance(declared, TileType):

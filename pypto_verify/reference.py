@@ -1242,7 +1242,7 @@ def _reshape(it: _Interpreter, call: Call) -> Value:
     # A reshaped GM tensor is a view of the same memory: writes through it reach the original.
     sigma = None if src.sigma is None else src.sigma.reshape(shape)
     if isinstance(src, _Tensor):
-        return _Tensor(src.data.reshape(shape), src.dtype, src.k, sigma, src.grid, src.written)
+        return _Tensor(src.data.reshape(shape), src.dtype, src.k, sigma, src.grid, written=src.written)
     return Value(src.data.reshape(shape), src.dtype, src.k, sigma, src.grid)
 
 
