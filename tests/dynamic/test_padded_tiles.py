@@ -127,3 +127,35 @@ def test_an_element_wise_op_reading_unfilled_padding_mismatches() -> None:
     outcome = simulate_kernel(kernel.source, kernel.lowered)
     assert outcome.status == "mismatch" and outcome.rule == "PV201", outcome.message
     assert outcome.first_difference["tensor"] == "y" and outcome.first_difference["index"] == [0, 2]
+
+
+FLAT_COPY = '''
+import pypto.language as pl
+
+
+@pl.jit
+def flat_copy(
+    x: pl.Tensor[[4, 8], pl.FP32],
+    y: pl.Out[pl.Tensor[[2, 16], pl.FP32]],
+):
+    y_rows = pl.reshape(y, [4, 8])
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="flat_copy"):
+        grown = pl.exp(pl.load(x, [0, 0], [4, 8], target_memory=pl.MemorySpace.Vec))
+        y_rows[:, :] = grown
+    return y
+'''
+
+
+def test_a_write_through_a_gm_reshape_marks_its_tensor_written() -> None:
+    # `Value.frame` sits after the fields a GM tensor's reshape passes on: its `written` cell stays shared
+    import numpy as np
+
+    from pypto_verify.frontend import read_source
+    from pypto_verify.reference import run_reference
+
+    source = read_source(FLAT_COPY, "flat_copy.py")
+    (fn,) = [f for p in source.module.programs for f in p.functions]
+    x = np.linspace(-1, 1, 32, dtype=np.float32).reshape(4, 8)
+    result = run_reference(fn, {"x": x, "y": np.zeros((2, 16), np.float32)})
+    assert "y" in result.written and "x" not in result.written
+    np.testing.assert_allclose(result.outputs["y"], np.exp(x).reshape(2, 16), rtol=1e-6)
