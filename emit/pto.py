@@ -1253,9 +1253,10 @@ class _FunctionEmitter:
             in_gm = None
             indices = self.vec_tile(index, span, "tile.gather index")
         rows = indices.valid_static[0]
-        if dim not in (-1, 1) or rows is None or source.valid_static[0] != rows or indices.dtype is not DType.INT32:
+        # a source whose valid rows are fewer (a padded tile) is read into its padding, as the per-row gathers do
+        if dim not in (-1, 1) or rows is None or source.rows < rows or indices.dtype is not DType.INT32:
             raise EmitError("tile.gather of other than INT32 indices along the last axis of a 2-D tile, one index "
-                            "row per source row of a static count, has no PTO form in the subset", span)
+                            "row per source row (a static count of them), has no PTO form in the subset", span)
         dst = self._result(name, declared, call, span)
         row_views = [[_Tile(self.fresh(f"{t.ssa}_row"), t.space, t.dtype, 1, t.cols, (one, t.valid[1]),
                             (1, t.valid_static[1]), t.addr + (row * t.cols * t.dtype.bytes if t is not indices
