@@ -50,7 +50,8 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   `row_expand` / `col_expand` (`trowexpand` / `tcolexpand`: the broadcast alone), `transpose`
   (`ttrans`), `arange(start, [1, N])` (`tci`), `full`
   (`texpands` of an `f32` constant, `i32` for an integer tile; a non-finite constant is spelled as
-  its hexadecimal bit pattern) and `cast` (`tcvt`, its `mode=` the `rmode` attribute). A `tile.slice` is a view (`ops.is_view`, PyPTO's
+  its hexadecimal bit pattern), `cast` (`tcvt`, its `mode=` the `rmode` attribute) and `fillpad` (`tfillpad` into
+  a whole-valid tile whose type's `pad=` is the pad value's PTO code). A `tile.slice` is a view (`ops.is_view`, PyPTO's
   `pto.subview`): of a Vec value, a window is an `alloc_tile` at its first element's address (computed
   with `arith` at a run-time offset) at the source's row pitch (valid shape = the slice's); of an accumulator, a literal row range
   from column 0 is an `alloc_tile` at that row's address, at the accumulator's row pitch. `tile.set_validshape` (metadata only) is an `alloc_tile` at its source's
@@ -68,7 +69,7 @@ How the IR maps onto PTO (one instruction per op, in statement order):
 
 What the subset cannot express is an `EmitError` naming the op (the comparison then reports
 `sim: skipped` with the reason): vector ops it lacks, scalar loop carries and scalar phis, GM
-scratch tensors, windows of a Mat tile narrower than its rows.
+scratch tensors, a `tile.assemble` into an accumulator.
 """
 
 from __future__ import annotations
@@ -198,13 +199,16 @@ class _Tile:
     dynamic_addr: str | None = None
     """The SSA name of an `i64` address computed at run time (a slice at a run-time offset; `addr` is
     then its source's): no other tile's address is derived from it."""
+    pad: int = 0
+    """PTO's pad code (`PadValue`: 0 none, 1 zero, 2 max, 3 min): what a `tfillpad` into it writes on
+    the padding."""
 
     @property
     def type(self) -> str:
         blayout, slayout, fractal = _LAYOUT[self.space]
         return (f"!pto.tile_buf<loc={_LOC[self.space]}, dtype={_PTO_DTYPE[self.dtype]}, "
                 f"rows={self.rows}, cols={self.cols}, v_row=?, v_col=?, blayout={blayout}, "
-                f"slayout={slayout}, fractal={fractal}, pad=0>")
+                f"slayout={slayout}, fractal={fractal}, pad={self.pad}>")
 
 
 @dataclass(frozen=True, slots=True)
@@ -823,7 +827,7 @@ class _FunctionEmitter:
     # tiles ------------------------------------------------------------------------------
     def alloc(self, name: str, t: TileType | None, span: Span, *, transposed: bool = False,
               addr: int | None = None, shape: tuple[int, int] | None = None,
-              dynamic_addr: str | None = None) -> _Tile:
+              dynamic_addr: str | None = None, pad: int = 0) -> _Tile:
         """Emit the `alloc_tile` of tile value *name* at its own window."""
         if not isinstance(t, TileType):
             raise EmitError(f"`{name}` has no tile type", span)
@@ -851,7 +855,7 @@ class _FunctionEmitter:
         if addr is None and self.base_address is not None:
             offset += self.base_address.get(t.memref.base, 0)
         tile = _Tile(self.fresh(name), t.space, t.dtype, rows, dims[1], (valid[0], valid[1]),
-                     (static[0], static[1]), offset, dynamic_addr)
+                     (static[0], static[1]), offset, dynamic_addr, pad)
         _pto_dtype(t.dtype, span)
         address = dynamic_addr if dynamic_addr is not None else self.const(offset, 'i64')
         self.emit(f"%{tile.ssa} = pto.alloc_tile addr = %{address} valid_row = "
@@ -1144,13 +1148,29 @@ class _FunctionEmitter:
         src = self.tile(call.args[1], span, "tile.assemble source")
         offsets = _items(call.args[2] if len(call.args) > 2 else call.kwarg("offsets"), span, "offsets")
         row, col = (ops.const_int(o) for o in offsets[-2:])
-        height, width = src.valid_static
-        if row is None or col != 0 or width != dst.cols or height is None or dst.space is MemSpace.Acc:
-            raise EmitError("tile.assemble into a window narrower than the destination's rows has no "
-                            "PTO form (tmov copies whole tiles)", span)
-        sub = _Tile(self.fresh(f"{name or 'assemble'}_window"), dst.space, dst.dtype, height, width,
-                    src.valid, src.valid_static, dst.addr + row * dst.cols * dst.dtype.bytes)
-        self.emit(f"%{sub.ssa} = pto.alloc_tile addr = %{self.const(sub.addr, 'i64')} valid_row = "
+        if dst.space is MemSpace.Acc or src.rows > dst.rows or src.cols > dst.cols \
+                or (row is not None and row + src.rows > dst.rows) or (col is not None and col + src.cols > dst.cols):
+            raise EmitError("tile.assemble outside its destination or into an accumulator has no PTO form in the "
+                            "subset", span)
+        # PyPTO: a `pto.subview` of the destination, then `tmov` into it. In the simulator's row-major tiles
+        # the window is a tile at its first element's address with the destination's row pitch (its columns)
+        # and the source's valid shape, as a `tile.slice` view is (its address computed at a run-time offset).
+        window = self.fresh(f"{name or 'assemble'}_window")
+        if row is not None and col is not None:
+            addr = dst.addr + (row * dst.cols + col) * dst.dtype.bytes
+            address, dynamic = self.const(addr, "i64"), None
+        else:
+            r, c = (self.index(o, span) for o in offsets[-2:])
+            scaled, element, byte, offset = (self.fresh(f"{window}_{part}") for part in ("row", "elem", "byte", "off"))
+            self.emit(f"%{scaled} = arith.muli %{r}, %{self.const(dst.cols, 'index')} : index")
+            self.emit(f"%{element} = arith.addi %{scaled}, %{c} : index")
+            self.emit(f"%{byte} = arith.muli %{element}, %{self.const(dst.dtype.bytes, 'index')} : index")
+            self.emit(f"%{offset} = arith.addi %{byte}, %{self.const(dst.addr, 'index')} : index")
+            address = dynamic = self.fresh(f"{window}_addr")
+            self.emit(f"%{address} = arith.index_cast %{offset} : index to i64")
+            addr = dst.addr
+        sub = _Tile(window, dst.space, dst.dtype, src.rows, dst.cols, src.valid, src.valid_static, addr, dynamic)
+        self.emit(f"%{sub.ssa} = pto.alloc_tile addr = %{address} valid_row = "
                   f"%{sub.valid[0]} valid_col = %{sub.valid[1]} : {sub.type}")
         self.emit(f"pto.tmov ins(%{src.ssa} : {src.type}) outs(%{sub.ssa} : {sub.type})")
         if name is None:
@@ -1238,6 +1258,23 @@ class _FunctionEmitter:
             raise EmitError("tile.set_validshape needs a tile type and the valid rows and columns", span)
         return self.alloc(name or "", replace(declared, valid_shape=(call.args[1], call.args[2])), span,
                           addr=source.addr)
+
+    def op_fillpad(self, name, call, declared, span):
+        # PyPTO `tile.fillpad` -> `pto.tfillpad` (pto_ops_elementwise): the source's valid region copied
+        # into a whole-valid destination whose type's pad code says what the rest of it holds.
+        if not call.args:
+            raise EmitError("tile.fillpad has no source", span)
+        source = self.vec_tile(call.args[0], span, "tile.fillpad source")
+        pad = _PAD_CODES.get(_pad_name(call.kwarg("pad_value")) or "")
+        if pad is None:
+            raise EmitError("tile.fillpad needs pad_value PadValue.zero, .max or .min", span)
+        if name is None or not isinstance(declared, TileType):
+            raise EmitError("tile.fillpad result has no tile type", span)
+        dst = self.alloc(name, replace(declared, valid_shape=None), span, pad=pad)
+        if (dst.rows, dst.cols) != (source.rows, source.cols):
+            raise EmitError("tile.fillpad into a tile of another shape has no PTO form in the subset", span)
+        self.emit(f"pto.tfillpad ins(%{source.ssa} : {source.type}) outs(%{dst.ssa} : {dst.type})")
+        return dst
 
     def op_scalar_extremum(self, name, call, declared, span):
         if any(isinstance(self._maybe(a), (_Tile, _Tensor, _Transposed)) for a in call.args):
@@ -1339,9 +1376,10 @@ class _FunctionEmitter:
             in_gm = None
             indices = self.vec_tile(index, span, "tile.gather index")
         rows = indices.valid_static[0]
-        if dim not in (-1, 1) or rows is None or source.valid_static[0] != rows or indices.dtype is not DType.INT32:
+        # a source whose valid rows are fewer (a padded tile) is read into its padding, as the per-row gathers do
+        if dim not in (-1, 1) or rows is None or source.rows < rows or indices.dtype is not DType.INT32:
             raise EmitError("tile.gather of other than INT32 indices along the last axis of a 2-D tile, one index "
-                            "row per source row of a static count, has no PTO form in the subset", span)
+                            "row per source row (a static count of them), has no PTO form in the subset", span)
         dst = self._result(name, declared, call, span)
         row_views = [[_Tile(self.fresh(f"{t.ssa}_row"), t.space, t.dtype, 1, t.cols, (one, t.valid[1]),
                             (1, t.valid_static[1]), t.addr + (row * t.cols * t.dtype.bytes if t is not indices
@@ -1692,6 +1730,16 @@ _CALLS["tile.read"] = _FunctionEmitter.op_tile_read
 _CALLS["tensor.write"] = _FunctionEmitter.op_tensor_write
 _CALLS["tile.gather"] = _FunctionEmitter.op_gather
 _CALLS["tensor.getitem"] = _FunctionEmitter.op_getitem
+_CALLS["tile.fillpad"] = _FunctionEmitter.op_fillpad
+
+_PAD_CODES = {"zero": 1, "max": 2, "min": 3}
+"""PTO's `PadValue` codes in a `tile_buf` type's `pad=` field (0 is none)."""
+
+
+def _pad_name(expr: Expr | None) -> str | None:
+    """`pl.PadValue.min` -> `min`; the literal sugars PyPTO accepts (`0`, `math.inf`, `-math.inf`) are not
+    read: None."""
+    return expr.path.rpartition(".")[2] if isinstance(expr, Sym) else None
 
 
 # ---------------------------------------------------------------------------------------------- helpers

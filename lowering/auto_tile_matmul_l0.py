@@ -167,7 +167,8 @@ class _Tiler:
                                 f"of L0A / L0B on {target.name}; M/N tiling is not implemented",
                                 values=(stmt.target.name,))
         return _KLoop(self, stmt, parts, lhs_t, rhs_t, m, n, k_total, k,
-                      TileType((Const(m), Const(n)), acc_dtype, MemSpace.Acc)).build()
+                      TileType((Const(m), Const(n)), acc_dtype, MemSpace.Acc,
+                               valid_shape=ops.product_valid(lhs_t, rhs_t))).build()
 
 
 def _tile(expr: Expr | None, env: dict[str, Type]) -> TileType | None:
@@ -208,16 +209,22 @@ class _KLoop:
         """A Vec / Acc operand staged into Mat once, before the K loop."""
         if t.space in (MemSpace.Vec, MemSpace.Acc):
             call = Call(ops.MOVE, (operand,), (("target_memory", _mem(MemSpace.Mat)),), span=self.span)
-            return self.emit(self.fresh(suffix), call, TileType(t.shape, t.dtype, MemSpace.Mat))
+            return self.emit(self.fresh(suffix), call, TileType(t.shape, t.dtype, MemSpace.Mat, valid_shape=t.valid_shape))
         return operand
 
     def extracts(self, ko: Expr, width: int, tag: str) -> tuple[Var, Var]:
+        # PyPTO's tile.extract: a window's valid shape is its source's under it; a K block spans the
+        # operand's rows (lhs) or columns (rhs), so those keep the operand's valid extent
+        rows = self.lhs_t.valid_shape[-2] if self.lhs_t.valid_shape is not None else Const(self.m)
+        cols = self.rhs_t.valid_shape[-1] if self.rhs_t.valid_shape is not None else Const(self.n)
+        a_valid = None if rows == Const(self.m) else (rows, Const(width))
+        b_valid = None if cols == Const(self.n) else (Const(width), cols)
         a = self.emit(self.fresh("a" + tag), Call(ops.EXTRACT, (self.lhs, Const(0), ko, ListExpr((Const(self.m),
                       Const(width)))), (("target_memory", _mem(MemSpace.Left)),), span=self.span),
-                      TileType((Const(self.m), Const(width)), self.lhs_t.dtype, MemSpace.Left))
+                      TileType((Const(self.m), Const(width)), self.lhs_t.dtype, MemSpace.Left, valid_shape=a_valid))
         b = self.emit(self.fresh("b" + tag), Call(ops.EXTRACT, (self.rhs, ko, Const(0), ListExpr((Const(width),
                       Const(self.n)))), (("target_memory", _mem(MemSpace.Right)),), span=self.span),
-                      TileType((Const(width), Const(self.n)), self.rhs_t.dtype, MemSpace.Right))
+                      TileType((Const(width), Const(self.n)), self.rhs_t.dtype, MemSpace.Right, valid_shape=b_valid))
         return a, b
 
     def mad(self, op: str, args: tuple[Expr, ...], init_cond: Expr | None = None) -> Call:

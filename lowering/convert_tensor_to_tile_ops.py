@@ -17,8 +17,8 @@ The conversions (docs/ir-conventions.md names the tensor-level forms):
 | tensor level | tile level |
 |---|---|
 | `t = tensor.create([M, N], dtype=D)` (not used as GM) | `t = tile.create([M, N], dtype=D, target_memory=Vec)` |
-| `x = tensor.slice(g, shape, offsets)`, `g` in GM | `x = tile.load(g, offsets, shape, shape, target_memory=Mat or Vec)` |
-| `x = tensor.slice(v, shape, offsets)`, `v` a tile (a local create, or a computed value) | `x = tile.slice(v, shape, offsets)` in `v`'s space |
+| `x = tensor.slice(g, shape, offsets[, valid_shape=V])`, `g` in GM | `x = tile.load(g, offsets, shape, V or shape, target_memory=Mat or Vec)`, its tile type's valid shape V |
+| `x = tensor.slice(v, shape, offsets[, valid_shape=V])`, `v` a tile (a local create, or a computed value) | `x = tile.slice(v, shape, offsets[, valid_shape=V])` in `v`'s space |
 | `c = tensor.matmul(a, b, b_trans=True, ...)` | `b_t = tile.transpose_view(b)`; `c = tile.matmul(a, b_t)` |
 | `c = tensor.matmul_acc(acc, a, b, init_cond=P)` | `c = tile.matmul_acc(acc, a, b, init_cond=P)` |
 | `c = tensor.matmul_bias(a, b, bias)` | `c = tile.matmul_bias(a, b, bias)` |
@@ -67,7 +67,7 @@ from typing import Final
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, Call, Const, DType, Eval, Expr, For, Function, If, ListExpr, MemSpace, Module, Return,
-    Scope, Stmt, Sym, TensorType, TileType, Type, Var, Yield, display_name, expr_type, map_stmts,
+    Scope, Stmt, Sym, TensorType, TileType, TupleExpr, Type, Var, Yield, display_name, expr_type, map_stmts,
     var_like, walk_exprs, walk_stmts,
 )
 
@@ -318,6 +318,15 @@ def _cube_operands(fn: Function) -> set[str]:
 # ---------------------------------------------------------------------------------------------- rewriting
 
 
+def _valid_dims(valid: Expr | None, shape: tuple[Expr, ...], dims: tuple[Expr, ...]) -> tuple[Expr, ...] | None:
+    """A slice's `valid_shape=` as its tile's valid shape (the leading unit dims *dims* dropped from *shape*
+    dropped from it too); None when it is absent or the whole window."""
+    if not isinstance(valid, (ListExpr, TupleExpr)) or len(valid.items) != len(shape):
+        return None
+    items = tuple(valid.items)[len(shape) - len(dims):]
+    return None if items == tuple(dims) else items
+
+
 def _mem(space: MemSpace) -> Sym:
     return Sym(f"Mem.{space.value}")
 
@@ -559,14 +568,18 @@ class _Converter:
                 self.types[name] = t
             out.append(stmt)
             return
+        valid_expr = call.args[3] if len(call.args) > 3 else call.kwarg("valid_shape")
+        dims = drop_unit_dims(t.shape)
+        valid = _valid_dims(valid_expr, t.shape, dims)
         if (src := self.tile(source)) is not None:
             new_call = replace(call, op="tile.slice")
-            self.assign(out, name, new_call, TileType(drop_unit_dims(t.shape), t.dtype, src.space), stmt.span)
+            self.assign(out, name, new_call, TileType(dims, t.dtype, src.space, valid_shape=valid), stmt.span)
             return
         space = MemSpace.Mat if name in self.cube else MemSpace.Vec
-        new_call = Call(ops.LOAD, (source, offsets, shape, shape), (("target_memory", _mem(space)),),
-                        span=call.span)
-        self.assign(out, name, new_call, TileType(drop_unit_dims(t.shape), t.dtype, space), stmt.span)
+        # PyPTO's tensor.slice -> tile.load keeps `valid_shape=`: the load moves only the valid region
+        new_call = Call(ops.LOAD, (source, offsets, shape, valid_expr if valid_expr is not None else shape),
+                        (("target_memory", _mem(space)),), span=call.span)
+        self.assign(out, name, new_call, TileType(dims, t.dtype, space, valid_shape=valid), stmt.span)
 
     def cube_operand(self, expr: Expr, transpose: bool, out: list[Stmt], span) -> Expr:
         if (gm := self.gm_var(expr)) is not None:
@@ -581,7 +594,7 @@ class _Converter:
             operand = var_like(expr)
             assert operand is not None, "self.tile() types only names"
             name = self.namer.fresh(f"{operand.name}_t")
-            view = TileType((src.shape[1], src.shape[0]), src.dtype, src.space)
+            view = TileType((src.shape[1], src.shape[0]), src.dtype, src.space, valid_shape=ops.transposed_valid(src))
             expr = self.assign(out, name, Call(ops.TRANSPOSE_VIEW, (expr,), span=span), view, span)
         return expr
 
@@ -608,10 +621,11 @@ class _Converter:
                                     "value)", values=(stmt.target.name,))
             kwargs = kept + ((("init_cond", parts.init_cond),) if parts.init_cond is not None else ())
             new_call = Call(ops.MATMUL_ACC, (parts.acc, lhs, rhs), kwargs, span=call.span)
-            result = TileType(acc_t.shape, acc_t.dtype, MemSpace.Acc)
+            result = TileType(acc_t.shape, acc_t.dtype, MemSpace.Acc, valid_shape=acc_t.valid_shape)
         else:
             shape = (lhs_t.shape[0], rhs_t.shape[1])
-            result = TileType(shape, ops.acc_dtype(lhs_t.dtype), MemSpace.Acc)
+            result = TileType(shape, ops.acc_dtype(lhs_t.dtype), MemSpace.Acc,
+                              valid_shape=ops.product_valid(lhs_t, rhs_t))
             if call.op == ops.T_MATMUL_BIAS:
                 assert bias is not None, "matmul_parts: a matmul_bias has its bias (3rd operand or `bias=`)"
                 new_call = Call(ops.MATMUL_BIAS, (lhs, rhs, bias), kept, span=call.span)
@@ -652,7 +666,8 @@ class _Converter:
             return
         target = drop_unit_dims(tuple(shape)) if shape is not None else src.shape
         new_call = Call("tile.reshape", (call.args[0], ListExpr(target)), call.kwargs[0:0], span=call.span)
-        self.assign(out, stmt.target.name, new_call, TileType(target, src.dtype, src.space), stmt.span)
+        self.assign(out, stmt.target.name, new_call,
+                    TileType(target, src.dtype, src.space, valid_shape=ops.reshaped_valid(src, target)), stmt.span)
 
 
 def _shown(expr: Expr | None) -> str:

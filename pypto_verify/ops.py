@@ -295,13 +295,16 @@ def infer_call_type(call: Call, env: dict[str, Type]) -> Type | None:
         if isinstance(first, (TileType, TensorType)) and len(first.shape) == 2:
             shape = (first.shape[0], Const(1)) if name in REDUCE_ROWS else (Const(1), first.shape[1])
             if isinstance(first, TileType):
-                return TileType(shape, first.dtype, MemSpace.Vec)
+                return TileType(shape, first.dtype, MemSpace.Vec, valid_shape=_reduced_valid(first, name))
             return TensorType(shape, first.dtype)
     if call.op.startswith("tile."):
         first = _first_operand_type(call, env)
         if isinstance(first, TileType):
             dtype = dtype_of_sym(call.kwarg("target_type")) or dtype_of_sym(call.kwarg("dtype")) or first.dtype
-            return TileType(first.shape, dtype, MemSpace.Vec)
+            # PyPTO's element-wise, unary and broadcast ops keep their first operand's valid shape; a
+            # fillpad fills the padding, so its result is valid whole
+            valid = None if name in FILLPADS else first.valid_shape
+            return TileType(first.shape, dtype, MemSpace.Vec, valid_shape=valid)
         return None
     if call.op.startswith("tensor."):
         first = _first_operand_type(call, env)
@@ -309,6 +312,28 @@ def infer_call_type(call: Call, env: dict[str, Type]) -> Type | None:
             dtype = dtype_of_sym(call.kwarg("target_type")) or dtype_of_sym(call.kwarg("dtype")) or first.dtype
             return TensorType(first.shape, dtype)
     return None
+
+
+FILLPADS = ("fillpad", "fillpad_inplace")
+"""`fillpad(t, pad_value=)`: *t* with its padding (outside its valid shape) set to the pad value."""
+
+
+def _reduced_valid(first: TileType, name: str) -> tuple[Expr, ...] | None:
+    """A row / column reduction's valid shape: its operand's on the kept axis, 1 on the reduced one (PyPTO's
+    reduction type deduction: the kernel folds exactly the valid cells)."""
+    if first.valid_shape is None or len(first.valid_shape) != 2:
+        return None
+    rows, cols = first.valid_shape
+    return (rows, Const(1)) if name in REDUCE_ROWS else (Const(1), cols)
+
+
+def _set_validshape(call: Call, env: dict[str, Type]) -> Type | None:
+    """`set_validshape(t, rows, cols)`: *t* with the valid shape `[rows, cols]` (no data moves)."""
+    src = operand_type(call.args[0], env) if call.args else None
+    if not isinstance(src, TileType) or len(call.args) != 3 or len(src.shape) != 2:
+        return None
+    valid = (call.args[1], call.args[2])
+    return replace(_strip_memref(src), valid_shape=None if valid == src.shape else valid)
 
 
 def _full(call: Call, level: str) -> Type | None:
@@ -400,11 +425,33 @@ def _matmul(call: Call, env: dict[str, Type]) -> Type | None:
     if m is None:
         return None
     batch = tuple(rhs.shape[:-2]) if len(rhs.shape) > 2 else tuple(lhs.shape[:-2])
+    if isinstance(lhs, TileType) and isinstance(rhs, TileType):
+        valid = product_valid(lhs, rhs, parts.a_trans, parts.b_trans)
+        return TileType((m, n), acc_dtype(lhs.dtype), MemSpace.Acc, valid_shape=valid)
     if isinstance(lhs, TileType):
         return TileType((m, n), acc_dtype(lhs.dtype), MemSpace.Acc)
     out = dtype_of_sym(call.kwarg("out_dtype"))
     dtype = out or (DType.INT32 if lhs.dtype is DType.INT8 else lhs.dtype)
     return TensorType((*batch, m, n), dtype)
+
+
+def product_valid(lhs: TileType, rhs: TileType, a_trans: bool = False, b_trans: bool = False
+                  ) -> tuple[Expr, ...] | None:
+    """A matmul result's valid shape: the lhs's valid rows by the rhs's valid columns (PyPTO's tile matmul type
+    deduction: the cube computes the valid M x N rectangle); None when both are whole."""
+    if lhs.valid_shape is None and rhs.valid_shape is None:
+        return None
+    lhs_valid, rhs_valid = lhs.valid_shape or lhs.shape, rhs.valid_shape or rhs.shape
+    rows = lhs_valid[-1] if a_trans else lhs_valid[-2]
+    cols = rhs_valid[-2] if b_trans else rhs_valid[-1]
+    m = lhs.shape[-1] if a_trans else lhs.shape[-2]
+    n = rhs.shape[-2] if b_trans else rhs.shape[-1]
+    return None if (rows, cols) == (m, n) else (rows, cols)
+
+
+def transposed_valid(t: TileType) -> tuple[Expr, ...] | None:
+    """The valid shape of a 2-D tile's transpose."""
+    return None if t.valid_shape is None or len(t.valid_shape) != 2 else (t.valid_shape[1], t.valid_shape[0])
 
 
 def _strip_memref(t: TileType) -> TileType:
@@ -444,8 +491,28 @@ def _reshape(call: Call, env: dict[str, Type]) -> Type | None:
     if isinstance(src, TensorType) and shape is not None:
         return TensorType(shape, src.dtype)
     if isinstance(src, TileType) and shape is not None:
-        return TileType(shape, src.dtype, src.space)
+        return TileType(shape, src.dtype, src.space, valid_shape=reshaped_valid(src, shape))
     return None
+
+
+def reshaped_valid(src: TileType, shape: tuple[Expr, ...]) -> tuple[Expr, ...] | None:
+    """The valid shape of a reshape of the padded vector *src* (one extent other than 1) into the vector
+    *shape* of the same length: PyPTO maps a valid region through a reshape in row-major order, so the valid
+    prefix keeps its length (`[M, 1]` valid `[m, 1]` as `[1, M]` is valid `[1, m]`). None for a whole *src*;
+    any other reshape of a padded tile keeps the whole new shape valid."""
+    def axis(dims: tuple[Expr, ...]) -> int | None:
+        wide = [i for i, d in enumerate(dims) if const_int(d) != 1]
+        return wide[0] if len(wide) == 1 else None
+
+    valid = src.valid_shape
+    if valid is None or len(valid) != len(src.shape):
+        return None
+    a, b = axis(src.shape), axis(shape)
+    if a is None or b is None or const_int(src.shape[a]) is None or const_int(src.shape[a]) != const_int(shape[b]):
+        return None
+    if any(const_int(v) != 1 for i, v in enumerate(valid) if i != a):
+        return None
+    return tuple(valid[a] if i == b else Const(1) for i in range(len(shape)))
 
 
 def _cast(call: Call, env: dict[str, Type]) -> Type | None:
@@ -457,7 +524,7 @@ def _cast(call: Call, env: dict[str, Type]) -> Type | None:
     if isinstance(src, TensorType):
         return TensorType(src.shape, dtype)
     if isinstance(src, TileType):
-        return TileType(src.shape, dtype, MemSpace.Vec)
+        return TileType(src.shape, dtype, MemSpace.Vec, valid_shape=src.valid_shape)
     return None
 
 
@@ -469,7 +536,7 @@ def _read(call: Call, env: dict[str, Type]) -> Type | None:
 def _transpose_view(call: Call, env: dict[str, Type]) -> Type | None:
     src = operand_type(call.args[0], env) if call.args else None
     if isinstance(src, TileType) and len(src.shape) == 2:
-        return TileType((src.shape[1], src.shape[0]), src.dtype, src.space)
+        return TileType((src.shape[1], src.shape[0]), src.dtype, src.space, valid_shape=transposed_valid(src))
     return None
 
 
@@ -691,5 +758,6 @@ _RULES = {
     **{f"{level}.{name}": _arange for level in ("tensor", "tile") for name in ("arange", "ci")},
     "tensor.sort32": _sort32, "tile.sort32": _sort32, "tensor.mrgsort": _mrgsort, "tile.mrgsort": _mrgsort,
     "tensor.scatter": _scatter, "tile.scatter": _scatter, "tensor.cmp": _cmp, "tile.cmp": _cmp,
+    SET_VALIDSHAPE: _set_validshape,
 }
 

@@ -41,7 +41,12 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
   on, each resuming its own names); `if`s pick an arm
   and bind the phis; iter_args are carried; `tensor.read` returns an element of a GM tensor.
 - Slices and loads must lie inside their tensor: a window out of range is a `ReferenceError` (so the
-  dynamic driver can reject a sample scalar that makes the kernel read out of bounds).
+  dynamic driver can reject a sample scalar that makes the kernel read out of bounds); with `valid_shape=` only
+  the valid region must, and the value is that region (`Value.frame` the window's extents). Ops act on valid
+  regions (PyPTO's tile semantics): `fillpad` widens a value to its frame with the pad value (0, or the dtype's
+  largest / smallest, an infinity for floats); a `set_validshape` wider than the value reads zeros there (PyPTO's
+  debug backend holds a load's padding as zero; the simulator holds poison, so a stored result differs); a
+  `matmul_acc` whose accumulator is larger than the product adds the product into its corner.
 
 Deviation (`Value.sigma`, `ReferenceResult.sigma`): next to each value, the reference carries how
 far a faithful implementation of the same kernel may stray from its own f32 arithmetic, one standard
@@ -105,6 +110,9 @@ class Value:
     grid: bool = False
     """Every element of `data` is a multiple of `GRID` in [-1, 1] (an input `run_reference` was told is,
     or a window or copy of one): a matmul of two such values is summed exactly in f32 (`_product`)."""
+    frame: tuple[int, ...] | None = None
+    """The tile's physical extents when `data` is only its valid region (`valid_shape=`, `set_validshape`):
+    what a `fillpad` fills out to. Element-wise ops keep their first operand's (PyPTO's type deduction)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -785,6 +793,12 @@ class _Interpreter:
                 if not isinstance(acc, Value):
                     raise ReferenceError(f"`{call.op}` accumulator is not a tensor or tile")
                 acc2 = _as_2d(acc, call.op)
+                if acc2.shape != product.shape and acc2.ndim == 2 and not batch \
+                        and all(a >= p for a, p in zip(acc2.shape, product.shape)):
+                    # a product narrower than its accumulator (padded operands) adds into its corner
+                    # (PyPTO's tile.matmul_acc: the accumulator's valid region contains the product)
+                    product, sigma = _cornered(product, sigma, acc2.shape)
+                    out_shape = acc2.shape
                 if acc2.shape != product.shape:
                     raise ReferenceError(f"`{call.op}`: accumulator {list(acc2.shape)} for a "
                                          f"{list(product.shape)} product")
@@ -809,6 +823,7 @@ class _Interpreter:
         sb = None
         b: np.ndarray | np.number  # a tensor operand, or the scalar of a `*s` form
         if isinstance(rhs, Value):
+            rhs = _padded_to(rhs, a.data.shape)
             b = _fit(rhs.data, a.data.shape, call.op) if rhs.data.shape != a.data.shape else rhs.data
             sb = _nonzero(rhs.sigma)
             sb = None if sb is None else _fit(sb, a.data.shape, call.op)
@@ -832,7 +847,7 @@ class _Interpreter:
         sigma = _binary_sigma(_KIND[name], a.data, b, result, _nonzero(a.sigma), sb)
         data = to_dtype(result, out)
         return Value(data, out, max(a.k, rhs.k if isinstance(rhs, Value) else 0),
-                     _rounded_sigma(data, sigma, out))
+                     _rounded_sigma(data, sigma, out), frame=a.frame)
 
     def vector_reduce(self, call: Call, name: str) -> Value:
         a = self.value(call, 0)
@@ -847,13 +862,17 @@ class _Interpreter:
             # A sum's deviations add in quadrature; a max / min moves by at most the largest one.
             sigma = (np.sqrt(np.square(sigma, dtype=np.float64).sum(axis=axis, keepdims=True)) if reduce is np.add
                      else sigma.max(axis=axis, keepdims=True))
-        return Value(result, a.dtype, a.k, _rounded_sigma(result, sigma, a.dtype))
+        frame = None if a.frame is None or len(a.frame) != 2 else \
+            _frame((a.frame[0], 1) if axis == 1 else (1, a.frame[1]), result.shape)
+        return Value(result, a.dtype, a.k, _rounded_sigma(result, sigma, a.dtype), frame=frame)
 
     def vector_expand(self, call: Call, name: str) -> Value:
         a, v = self.value(call, 0), self.value(call, 1)
         fn, axis = _VECTOR_EXPAND[name]
-        x, y = _as_2d(a, call.op), _as_2d(v, call.op)
+        x = _as_2d(a, call.op)
         want = (x.shape[0], 1) if axis == 1 else (1, x.shape[1])
+        v = _padded_to(v, want)
+        y = _as_2d(v, call.op)
         if y.shape != want:
             raise ReferenceError(f"`{call.op}`: a {list(y.shape)} operand to broadcast over "
                                  f"{list(x.shape)} (expected {list(want)})")
@@ -869,7 +888,7 @@ class _Interpreter:
         sigma = _binary_sigma(name.rpartition("_")[2], x, y, result, _sigma_2d(a), _sigma_2d(v))
         data = to_dtype(result, out).reshape(a.data.shape)
         sigma = None if sigma is None else np.broadcast_to(sigma, result.shape).reshape(a.data.shape)
-        return Value(data, out, max(a.k, v.k), _rounded_sigma(data, sigma, out))
+        return Value(data, out, max(a.k, v.k), _rounded_sigma(data, sigma, out), frame=a.frame)
 
     def vector_unary(self, call: Call, name: str) -> Value:
         a = self.value(call, 0)
@@ -880,7 +899,7 @@ class _Interpreter:
             result = _VECTOR_UNARY[name](data)
         sigma = _unary_sigma(name, data, result, _nonzero(a.sigma))
         out = to_dtype(result, a.dtype)
-        return Value(out, a.dtype, a.k, _rounded_sigma(out, sigma, a.dtype))
+        return Value(out, a.dtype, a.k, _rounded_sigma(out, sigma, a.dtype), frame=a.frame)
 
 
 _KIND = {"add": "add", "adds": "add", "sub": "sub", "subs": "sub", "mul": "mul", "muls": "mul",
@@ -1012,16 +1031,20 @@ def _slice(it: _Interpreter, call: Call) -> Value:
     src = it.value(call, 0)
     shape = it.ints(it.arg(call, 1, "shape"), f"`{call.op}` shape")
     offsets = it.ints(it.arg(call, 2, "offsets"), f"`{call.op}` offsets")
+    valid = call.args[3] if len(call.args) > 3 else call.kwarg("valid_shape")
+    if valid is not None:
+        # A padded window: only its valid region need lie inside the tensor (the rest is padding, PV107)
+        extent = it.ints(it.expr(valid), f"`{call.op}` valid_shape")
+        if len(extent) != len(shape) or any(not 0 <= v <= s for v, s in zip(extent, shape)):
+            raise ReferenceError(f"`{call.op}`: valid shape {list(extent)} for a window of {list(shape)}")
+        index = it.window(src, offsets, extent, f"`{call.op}`")
+        data = _window_data(src, index).copy()
+        sigma = _nonzero(_window_sigma(src, index))
+        sigma = None if sigma is None else sigma.copy()
+        return Value(data, src.dtype, sigma=sigma, grid=_gridded(src), frame=_frame(shape, data.shape))
     index = it.window(src, offsets, shape, f"`{call.op}`")
     data = _window_data(src, index)
     sigma = _nonzero(_window_sigma(src, index))
-    valid = call.kwarg("valid_shape")
-    if valid is not None:
-        extent = it.ints(it.expr(valid), f"`{call.op}` valid_shape")
-        sub = tuple(slice(0, v) for v in _window_shape(extent, data.ndim))
-        data = data[sub].copy()
-        sigma = None if sigma is None else sigma[sub].copy()
-        return Value(data, src.dtype, sigma=sigma, grid=_gridded(src))
     return Value(data.reshape(shape), src.dtype, sigma=None if sigma is None else sigma.reshape(shape),
                  grid=_gridded(src))
 
@@ -1033,10 +1056,80 @@ def _set_validshape(it: _Interpreter, call: Call) -> Value:
     rows, cols = it.ints([it.arg(call, 1, "valid_rows"), it.arg(call, 2, "valid_cols")], f"`{call.op}` extents")
     if src.data.ndim != 2:
         raise ReferenceError(f"`{call.op}` of a {src.data.ndim}-D value")
-    if not (0 <= rows <= src.data.shape[0] and 0 <= cols <= src.data.shape[1]):
-        raise WindowError(f"`{call.op}`: valid shape {rows}x{cols} exceeds {list(src.data.shape)}")
+    frame = src.frame if src.frame is not None else src.data.shape
+    if not (0 <= rows <= frame[0] and 0 <= cols <= frame[1]):
+        raise WindowError(f"`{call.op}`: valid shape {rows}x{cols} exceeds {list(frame)}")
+    if rows > src.data.shape[0] or cols > src.data.shape[1]:
+        # Widened into padding nothing filled: zeros, as PyPTO's debug backend holds a load's padding (the
+        # simulator's arenas hold poison there, so a result that reaches a store differs)
+        data = np.zeros((max(rows, src.data.shape[0]), max(cols, src.data.shape[1])), dtype=src.data.dtype)
+        data[:src.data.shape[0], :src.data.shape[1]] = src.data
+        src = Value(data, src.dtype, src.k, None, False)
     sigma = None if src.sigma is None else src.sigma[:rows, :cols].copy()
-    return Value(src.data[:rows, :cols].copy(), src.dtype, src.k, sigma, _gridded(src))
+    return Value(src.data[:rows, :cols].copy(), src.dtype, src.k, sigma, _gridded(src), _frame(frame, (rows, cols)))
+
+
+def _fillpad(it: _Interpreter, call: Call) -> Value:
+    """PyPTO's `fillpad`: the value out to its tile's whole extents (`Value.frame`), the padding set to
+    zero, or the dtype's largest / smallest value (an infinity for a float dtype, PTO's `PadValue`)."""
+    src = it.value(call, 0)
+    pad = call.kwarg("pad_value")
+    mode = pad.path.rpartition(".")[2] if isinstance(pad, Sym) else None
+    if mode not in ("zero", "max", "min"):
+        raise ReferenceError(f"`{call.op}` needs pad_value PadValue.zero, .max or .min")
+    frame = src.frame if src.frame is not None else src.data.shape
+    if mode == "zero":
+        fill: float = 0.0
+    elif src.dtype.is_float:
+        fill = np.inf if mode == "max" else -np.inf
+    else:
+        low, high = _INT_RANGE[src.dtype]
+        fill = high if mode == "max" else low
+    data = np.full(frame, fill, dtype=src.data.dtype)
+    index = tuple(slice(0, n) for n in src.data.shape)
+    data[index] = src.data
+    sigma = None
+    if src.sigma is not None:
+        sigma = np.zeros(frame, np.float32)
+        sigma[index] = src.sigma
+    return Value(data, src.dtype, src.k, sigma, _gridded(src) and mode == "zero")
+
+
+def _cornered(product: np.ndarray, sigma: np.ndarray | None, shape: tuple[int, ...]
+              ) -> tuple[np.ndarray, np.ndarray | None]:
+    """*product* (and its deviation) in the top-left corner of zeros of *shape*: what adding it into a larger
+    accumulator adds."""
+    index = tuple(slice(0, n) for n in product.shape)
+    widened = np.zeros(shape, dtype=product.dtype)
+    widened[index] = product
+    if sigma is None:
+        return widened, None
+    wide_sigma = np.zeros(shape, dtype=sigma.dtype)
+    wide_sigma[index] = sigma
+    return widened, wide_sigma
+
+
+def _padded_to(v: Value, shape: tuple[int, ...]) -> Value:
+    """*v* read over *shape*, its top-left corner (an op iterates over its result's valid region): a larger
+    valid region is cut; a narrower one within its frame is read into its padding, as zeros, what PyPTO's
+    debug backend holds there (the simulator holds poison, so a result that reaches a store differs); else
+    *v* as it is (the op then refuses a shape it cannot use)."""
+    shape = tuple(shape)
+    if v.data.shape == shape or v.data.ndim != len(shape):
+        return v
+    frame = v.frame if v.frame is not None else v.data.shape
+    if any(f < n for f, n in zip(frame, shape)):
+        return v
+    if any(d < n for d, n in zip(v.data.shape, shape)):
+        data, sigma = _cornered(v.data, v.sigma, tuple(max(d, n) for d, n in zip(v.data.shape, shape)))
+        v = Value(data, v.dtype, v.k, sigma, False)
+    index = tuple(slice(0, n) for n in shape)
+    return Value(v.data[index].copy(), v.dtype, v.k, None if v.sigma is None else v.sigma[index].copy(), v.grid)
+
+
+def _frame(frame: tuple[int, ...], valid: tuple[int, ...]) -> tuple[int, ...] | None:
+    """*frame* when it is larger than the *valid* extents it holds, else None (the value is whole)."""
+    return tuple(frame) if tuple(frame) != tuple(valid) else None
 
 
 def _write_window(dst: Value, index: tuple[slice, ...], src: Value, atomic: bool, what: str) -> None:
@@ -1096,7 +1189,7 @@ def _load(it: _Interpreter, call: Call) -> Value:
     if tuple(extent) == tuple(shape):
         data = _fit(data, shape, call.op)
         sigma = None if sigma is None else _fit(sigma, shape, call.op)
-    return Value(data, src.dtype, sigma=sigma, grid=_gridded(src))
+    return Value(data, src.dtype, sigma=sigma, grid=_gridded(src), frame=_frame(shape, extent))
 
 
 def _store(it: _Interpreter, call: Call) -> Value:
@@ -1127,7 +1220,7 @@ def _converted(src: Value, dtype: DType, mode: str = "rint") -> Value:
     data = to_dtype(src.data, dtype, mode)
     # a GRID value is exact in every float dtype the reference rounds to: converting it changes nothing
     return Value(data, dtype, src.k, _rounded_sigma(data, src.sigma, dtype, src.dtype),
-                 _gridded(src) and dtype in _ROUNDED_FLOATS)
+                 _gridded(src) and dtype in _ROUNDED_FLOATS, src.frame)
 
 
 def _move(it: _Interpreter, call: Call) -> Value:
@@ -1162,8 +1255,10 @@ def _broadcast(it: _Interpreter, call: Call) -> Value:
     """`row_expand(x, v)`: `v[:, 0]` along every row of x's shape; `col_expand(x, v)`: `v[0, :]` down every
     column. x gives the shape and dtype; its values are not read."""
     target, v = it.value(call, 0), it.value(call, 1)
-    x, y = _as_2d(target, call.op), _as_2d(v, call.op)
+    x = _as_2d(target, call.op)
     want = (x.shape[0], 1) if call.op.endswith("row_expand") else (1, x.shape[1])
+    v = _padded_to(v, want)
+    y = _as_2d(v, call.op)
     if y.shape != want:
         raise ReferenceError(f"`{call.op}`: a {list(y.shape)} operand to broadcast over {list(x.shape)} "
                              f"(expected {list(want)})")
@@ -1178,13 +1273,39 @@ def _broadcast(it: _Interpreter, call: Call) -> Value:
 def _reshape(it: _Interpreter, call: Call) -> Value:
     src = it.value(call, 0)
     shape = it.ints(it.arg(call, 1, "shape"), f"`{call.op}` shape")
+    if src.frame is not None and int(np.prod(shape)) == int(np.prod(src.frame)):
+        return _padded_reshape(src, tuple(shape))
     if int(np.prod(shape)) != src.data.size:
         raise ReferenceError(f"`{call.op}`: {list(src.data.shape)} to {list(shape)}")
     # A reshaped GM tensor is a view of the same memory: writes through it reach the original.
     sigma = None if src.sigma is None else src.sigma.reshape(shape)
     if isinstance(src, _Tensor):
-        return _Tensor(src.data.reshape(shape), src.dtype, src.k, sigma, src.grid, src.written)
+        return _Tensor(src.data.reshape(shape), src.dtype, src.k, sigma, src.grid, written=src.written)
     return Value(src.data.reshape(shape), src.dtype, src.k, sigma, src.grid)
+
+
+def _padded_reshape(src: Value, shape: tuple[int, ...]) -> Value:
+    """A reshape of a padded value (`Value.frame`): of a vector into a vector, its valid prefix keeps its length
+    (`ops.reshaped_valid`); any other is whole, its padding zeros (what PyPTO's debug backend holds there)."""
+    def axis(dims: tuple[int, ...]) -> int | None:
+        wide = [i for i, d in enumerate(dims) if d != 1]
+        return wide[0] if len(wide) == 1 else None
+
+    assert src.frame is not None
+    kept = [(f, v) for f, v in zip(src.frame, src.data.shape) if f != 1]
+    if [f for f, _ in kept] == [n for n in shape if n != 1]:
+        # only unit dims added or dropped: the valid region keeps its extents
+        extents = iter(v for _, v in kept)
+        valid = tuple(next(extents) if n != 1 else 1 for n in shape)
+        sigma = None if src.sigma is None else src.sigma.reshape(valid)
+        return Value(src.data.reshape(valid), src.dtype, src.k, sigma, src.grid, _frame(shape, valid))
+    a, b = axis(src.frame), axis(shape)
+    if a is not None and b is not None and all(n == 1 for i, n in enumerate(src.data.shape) if i != a):
+        valid = tuple(src.data.shape[a] if i == b else 1 for i in range(len(shape)))
+        sigma = None if src.sigma is None else src.sigma.reshape(valid)
+        return Value(src.data.reshape(valid), src.dtype, src.k, sigma, src.grid, _frame(shape, valid))
+    whole, sigma = _cornered(src.data, src.sigma, src.frame)
+    return Value(whole.reshape(shape), src.dtype, src.k, None if sigma is None else sigma.reshape(shape))
 
 
 def _read(it: _Interpreter, call: Call) -> int | float:
@@ -1349,6 +1470,7 @@ _HANDLERS = {
     ops.T_RESHAPE: _reshape, "tile.reshape": _reshape, ops.T_READ: _element_read, "tile.read": _element_read,
     "tensor.write": _tensor_write, "tile.gather": _gather, "tensor.gather": _gather,
     ops.ALLOC: _alloc, "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape,
+    "tile.fillpad": _fillpad, "tensor.fillpad": _fillpad,
     **dict.fromkeys(ops.BLOCK_IDX, _block_idx), **dict.fromkeys(("system.task_dummy", "scope.task_id"), _task_handle),
     "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier, "tensor.getitem": _getitem,
     "tile.transpose": _transpose, "tensor.transpose": _transpose,

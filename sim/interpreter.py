@@ -65,6 +65,7 @@ Decisions where the spec is silent or loose (docs/pto-subset.md):
 
 from __future__ import annotations
 
+import math
 import operator
 import re
 from dataclasses import dataclass
@@ -98,7 +99,7 @@ _CMPI: Final[dict[str, Callable[[int, int], bool]]] = {
 # docs/pto-subset.md, tmov: the legal (src, dst) space pairs; acc->vec only on a5.
 _TMOV_PAIRS: Final[frozenset[tuple[str, str]]] = frozenset(
     {("mat", "left"), ("mat", "right"), ("mat", "bias"), ("vec", "mat"), ("acc", "mat"),
-     ("acc", "vec")})
+     ("acc", "vec"), ("vec", "vec")})
 # TARGET_FACTS.md, matmul dtypes: (lhs/rhs dtype) -> accumulator dtype.
 _MATMUL_ACC: Final[dict[str, str]] = {"f16": "f32", "bf16": "f32", "f32": "f32", "i8": "i32"}
 _FIXPIPE: Final[dict[str, frozenset[str]]] = {
@@ -867,10 +868,13 @@ class _Compiler:
 
         def run() -> None:
             a, b, c = values[lhs], values[rhs], values[acc]
-            _check_mnk(op.name, a, b, c, line)
+            _check_covered(op.name, a, b, c, line)
             if checks:
                 _check_defined(op.name, c, line)
-            np.add(c.valid, _product(a, b, in_dtype), out=c.valid)
+            # PTO computes the lhs's valid rows by the rhs's valid columns into the accumulator, whose
+            # valid region may be larger (PyPTO's tile.matmul_acc: it must contain that rectangle)
+            rectangle = c.valid[:a.valid_rows, :b.valid_cols]
+            np.add(rectangle, _product(a, b, in_dtype), out=rectangle)
             _mark(c)
         return run
 
@@ -928,9 +932,8 @@ class _Compiler:
                 y = np.float32(other) if DTYPES[dtype].is_float else np.int64(other)
             else:
                 b = values[rhs]
-                _same_shape(op.name, a.valid.shape, b, line)
                 _same_shape(op.name, a.valid.shape, c, line)
-                y = widen(b.valid, dtype)
+                y = widen(_over(op.name, b, a.valid.shape, line), dtype)
             x = widen(a.valid, dtype)
             if integer_div:
                 result = _int_divide(op.name, x, y, line)
@@ -1001,9 +1004,9 @@ class _Compiler:
         def run() -> None:
             a, b, c = values[lhs], values[rhs], values[dest]
             rows, cols = a.valid.shape
-            _same_shape(op.name, (rows, 1) if axis == 1 else (1, cols), b, line)
+            vector = _broadcast_operand(op.name, b, (rows, 1) if axis == 1 else (1, cols), line)
             _same_shape(op.name, (rows, cols), c, line)
-            x, y = widen(a.valid, dtype), widen(b.valid, dtype)
+            x, y = widen(a.valid, dtype), widen(vector, dtype)
             result = _int_divide(op.name, x, y, line) if integer_div else compute(x, y)
             c.valid[...] = narrow(result, dtype)
             _mark(c)
@@ -1027,8 +1030,8 @@ class _Compiler:
         def run() -> None:
             a, c = values[source], values[dest]
             rows, cols = c.valid.shape
-            _same_shape(op.name, (rows, 1) if axis == 1 else (1, cols), a, line)
-            c.valid[...] = np.broadcast_to(a.valid, (rows, cols))
+            vector = _broadcast_operand(op.name, a, (rows, 1) if axis == 1 else (1, cols), line)
+            c.valid[...] = np.broadcast_to(vector, (rows, cols))
             _mark(c)
         return run
 
@@ -1118,6 +1121,28 @@ class _Compiler:
             _mark(c)
         return run
 
+    def op_pto_tfillpad(self, op: Op) -> Step:
+        self._arity(op, 1, 1)
+        source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        dtype = self._same_dtypes(op, src_type, dst_type)
+        if (src_type.rows, src_type.cols) != (dst_type.rows, dst_type.cols):
+            raise rejected(f"{op.name}: a {src_type.rows}x{src_type.cols} source into a "
+                           f"{dst_type.rows}x{dst_type.cols} destination", op.line)
+        fill = _pad_fill(op, dst_type)
+        values, line = self.values, op.line
+
+        def run() -> None:
+            a, c = values[source], values[dest]
+            if (c.valid_rows, c.valid_cols) != (c.rows, c.cols):
+                raise rejected(f"{op.name}: the destination's valid region {c.valid_rows}x{c.valid_cols} is not "
+                               f"its whole {c.rows}x{c.cols}", line)
+            kept = a.valid.copy()  # the destination may be the source's own bytes (in place)
+            c.data[...] = fill
+            c.data[:kept.shape[0], :kept.shape[1]] = kept
+            _mark(c)
+        return run
+
     def op_pto_tcvt(self, op: Op) -> Step:
         self._arity(op, 1, 1)
         source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
@@ -1147,6 +1172,28 @@ class _Compiler:
 
 
 # --- numeric helpers --------------------------------------------------------------------------
+
+_PAD_FILLS = {"1": "zero", "2": "max", "3": "min"}
+"""PTO's `PadValue` codes in a `tile_buf` type's `pad=` field (0: none)."""
+
+
+def _pad_fill(op: Op, tile_type: TileType) -> np.ndarray:
+    """The storage element a `tfillpad` writes on the padding of a tile of *tile_type*: zero, or the dtype's
+    largest / smallest value (an infinity for a float dtype, PTO's `PadValue::Max` / `Min`)."""
+    code = dict(tile_type.extra).get("pad", "0")
+    mode = _PAD_FILLS.get(code)
+    if mode is None:
+        raise rejected(f"{op.name}: the destination's type has no pad value (pad={code})", op.line)
+    dtype = tile_type.dtype
+    if mode == "zero":
+        value: float = 0.0
+    elif DTYPES[dtype].is_float:
+        value = math.inf if mode == "max" else -math.inf
+    else:
+        limits = np.iinfo(DTYPES[dtype].storage)
+        value = limits.max if mode == "max" else limits.min
+    return narrow(np.array(value, dtype=np.float64 if DTYPES[dtype].is_float else np.int64), dtype)
+
 
 def _scalar_type(op: Op) -> ScalarType:
     """The type of an `arith` op's result (the parser admits only a scalar type there)."""
@@ -1190,6 +1237,39 @@ def _same_shape(name: str, shape: tuple[int, ...], tile: Tile, line: int) -> Non
 def _check_mnk(name: str, a: Tile, b: Tile, c: Tile, line: int) -> None:
     if a.valid_cols != b.valid_rows or c.valid_rows != a.valid_rows or \
             c.valid_cols != b.valid_cols:
+        raise rejected(f"{name}: shape mismatch: lhs {a.valid_rows}x{a.valid_cols}, rhs "
+                       f"{b.valid_rows}x{b.valid_cols}, acc {c.valid_rows}x{c.valid_cols}", line)
+
+
+def _over(name: str, tile: Tile, shape: tuple[int, ...], line: int) -> np.ndarray:
+    """A second operand read over the first's valid region *shape*: its top-left corner in its bytes (PTO
+    iterates over the destination's valid region), into its padding when its own valid region is narrower;
+    refused when the tile is physically smaller."""
+    if (tile.valid_rows, tile.valid_cols) == tuple(shape):
+        return tile.valid
+    rows, cols = shape
+    if tile.rows < rows or tile.cols < cols:
+        raise rejected(f"{name}: shape mismatch: {rows}x{cols} against the tile's valid "
+                       f"{tile.valid_rows}x{tile.valid_cols}", line)
+    return tile.data[:rows, :cols]
+
+
+def _broadcast_operand(name: str, tile: Tile, shape: tuple[int, int], line: int) -> np.ndarray:
+    """The column (`shape` `rows x 1`) or row (`1 x cols`) a broadcast reads from *tile*: its top-left corner of
+    *shape* in its bytes. PTO iterates over the destination's valid region, so a vector whose valid region is
+    narrower is read into its padding (whatever that holds); one smaller than *shape* physically is refused."""
+    rows, cols = shape
+    if (tile.valid_rows, tile.valid_cols) == shape:
+        return tile.valid
+    if tile.rows < rows or tile.cols < cols or (tile.valid_rows != 1 and tile.valid_cols != 1):
+        raise rejected(f"{name}: shape mismatch: {rows}x{cols} against the tile's valid "
+                       f"{tile.valid_rows}x{tile.valid_cols}", line)
+    return tile.data[:rows, :cols]
+
+
+def _check_covered(name: str, a: Tile, b: Tile, c: Tile, line: int) -> None:
+    """An accumulating MAD's operands agree on K and the accumulator's valid region holds their product."""
+    if a.valid_cols != b.valid_rows or c.valid_rows < a.valid_rows or c.valid_cols < b.valid_cols:
         raise rejected(f"{name}: shape mismatch: lhs {a.valid_rows}x{a.valid_cols}, rhs "
                        f"{b.valid_rows}x{b.valid_cols}, acc {c.valid_rows}x{c.valid_cols}", line)
 
