@@ -7,7 +7,9 @@ space). Leaves: MLIR-style text in exactly the subset `sim/` parses. Output is d
 How the IR maps onto PTO (one instruction per op, in statement order):
 - Parameters, in order: a tensor is `%argN: !pto.ptr<dt>` with one `pto.make_tensor_view` (rank 1
   to 5, row-major strides); a scalar is `%argN: index` (`i1` for BOOL). A GM `tensor.reshape` is one
-  more `make_tensor_view` of the same pointer (its new shape, row-major strides). A `tensor.read(t, ...)` of
+  more `make_tensor_view` of the same pointer (its new shape, row-major strides); a GM `tensor.slice` is a
+  `pto.addptr` to its first element and a `make_tensor_view` of that with its source's strides (refused where
+  the reference's copy of the slice would differ from the view: `_read_slice`). A `tensor.read(t, ...)` of
   a runtime scalar becomes one more trailing `index` argument per tensor read (`f32` for a float
   tensor; the subset has no scalar load from GM): its value is the caller's, see `EmittedFunction.args`.
 - Every tile value gets a `pto.alloc_tile` at its own window: its space, dtype, physical shape (Acc
@@ -224,6 +226,13 @@ class _Tensor:
     dtype: DType
     arg: str = ""
     """The `!pto.ptr` argument it views (a reshape is one more view of the same storage)."""
+    ptr: str = ""
+    """A GM slice's: the `pto.addptr` of `arg` at the slice's first element, its view's pointer."""
+    strides: tuple[int, ...] | None = None
+    """A GM slice's element strides (its source's); None: row-major over `shape`."""
+    serial: int = -1
+    """A GM slice's: when it was made (`_FunctionEmitter.slices`), and how many writes into `arg` preceded it."""
+    epoch: int = 0
 
     @property
     def view_type(self) -> str:
@@ -278,6 +287,12 @@ class _FunctionEmitter:
     task id)."""
     base_address: dict[str, int] | None = None
     """Set when the IR has no byte addresses yet (see `_plan_addresses`): base -> its address."""
+    gm_writes: dict[str, int] = field(default_factory=dict)
+    """`!pto.ptr` argument -> how many stores into it were emitted so far (a GM slice read after one is stale)."""
+    slices: int = 0
+    """GM slices made so far (`_Tensor.serial`)."""
+    slice_reads: list[list[_Tensor]] = field(default_factory=list)
+    """Per enclosing loop or launch, innermost last: the GM slices read in its body."""
 
     # names ------------------------------------------------------------------------------
     def fresh(self, base: str | None = None) -> str:
@@ -411,6 +426,10 @@ class _FunctionEmitter:
         if not source.view:
             raise EmitError(f"tensor.reshape source: tensor `{source.param}` of rank {len(source.shape)} "
                             "has no view", span)
+        source = self._read_slice(source, span)
+        if source.strides is not None and source.strides != _row_major(source.shape):
+            raise EmitError(f"tensor.reshape of a GM slice of `{source.param}` that is not contiguous has no PTO "
+                            "form in the subset", span)
         shape_arg = call.args[1] if len(call.args) > 1 else call.kwarg("shape")
         dims = _items(shape_arg, span, "tensor.reshape shape")
         if name is None or not 1 <= len(dims) <= _MAX_VIEW_RANK:
@@ -435,8 +454,9 @@ class _FunctionEmitter:
                 self.emit(f"%{product} = arith.muli %{step}, %{size} : index")
                 step = product
             strides.insert(0, step)
-        binding = _Tensor(self.fresh(f"{name}_view"), source.param, static, source.dtype, source.arg)
-        self.emit(f"%{binding.view} = pto.make_tensor_view %{source.arg}, shape = "
+        binding = _Tensor(self.fresh(f"{name}_view"), source.param, static, source.dtype, source.arg, source.ptr,
+                          None, source.serial, source.epoch)
+        self.emit(f"%{binding.view} = pto.make_tensor_view %{source.ptr or source.arg}, shape = "
                   f"[{', '.join('%' + s for s in sizes)}], strides = [{', '.join('%' + s for s in strides)}] "
                   f"{{layout = #pto.layout<nd>}} : {binding.view_type}")
         return binding
@@ -520,7 +540,7 @@ class _FunctionEmitter:
         self.bind[stmt.loop_var.name] = _Scalar(induction, "index")
         self.emit(f"scf.for %{induction} = %{lower} to %{upper} step %{step} {{")
         self.depth += 1
-        self.body(stmt.body)
+        self._repeated(stmt.body, stmt.span)
         self.depth -= 1
         self.emit("}")
         for rv, arg in zip(stmt.return_vars, stmt.iter_args):
@@ -539,7 +559,7 @@ class _FunctionEmitter:
         self.block_index = induction
         self.launch_depth = self.depth
         try:
-            self.body(stmt.body)
+            self._repeated(stmt.body, stmt.span)
         finally:
             self.block_index = None
 
@@ -765,7 +785,7 @@ class _FunctionEmitter:
             raise EmitError(f"{what} is not a GM tensor parameter", span)
         if not bound.view:
             raise EmitError(f"{what}: tensor `{bound.param}` of rank {len(bound.shape)} has no view", span)
-        return bound
+        return self._read_slice(bound, span)
 
     def _operand(self, expr: Expr, span: Span, what: str) -> _Binding:
         v = var_like(expr)
@@ -825,6 +845,104 @@ class _FunctionEmitter:
         if line:
             self.emit(line.strip())
         return self.bind[name]
+
+    def op_tensor_slice(self, name, call, declared, span):
+        # PyPTO's orchestration `tensor.slice` (tensor_op_codegen.cpp) is a view of the same GM storage at the
+        # slice's offsets with its source's strides; PTO IR spells a view at an offset as a `pto.addptr` of the
+        # pointer to the first element and a `make_tensor_view` of it (pto_ops_distributed.cpp). No data moves.
+        source = self._operand(call.args[0], span, "tensor.slice source") if call.args else None
+        if not isinstance(source, _Tensor) or not source.arg:
+            raise EmitError("tensor.slice of something other than a GM tensor has no PTO form in the subset", span)
+        source = self._read_slice(source, span)
+        dims = _items(call.args[1] if len(call.args) > 1 else call.kwarg("shape"), span, "tensor.slice shape")
+        offsets = _items(call.args[2] if len(call.args) > 2 else call.kwarg("offsets"), span, "tensor.slice offsets")
+        shape = tuple(ops.const_int(d) for d in dims)
+        if name is None or len(dims) != len(source.shape) or len(offsets) != len(dims) or None in shape \
+                or not 1 <= len(dims) <= _MAX_VIEW_RANK:
+            raise EmitError(f"tensor.slice of `{source.param}` other than a constant extent and an offset per axis "
+                            "has no PTO form in the subset", span)
+        valid = call.kwarg("valid_shape")
+        if valid is not None and tuple(ops.const_int(v) for v in _items(valid, span, "valid_shape")) != shape:
+            raise EmitError("a GM tensor.slice whose valid_shape is not its shape has no PTO form in the subset", span)
+        strides = source.strides if source.strides is not None else _row_major(source.shape)
+        if strides is None:
+            raise EmitError(f"tensor.slice of `{source.param}` of a run-time extent has no PTO form in the subset",
+                            span)
+        first = self._flat_offset(offsets, strides, span)
+        element = _PTO_DTYPE[source.dtype]
+        ptr = self.fresh(f"{name}_ptr")
+        self.emit(f"%{ptr} = pto.addptr %{source.ptr or source.arg}, %{first} : !pto.ptr<{element}> -> "
+                  f"!pto.ptr<{element}>")
+        view = _Tensor(self.fresh(f"{name}_view"), source.param, shape, source.dtype, source.arg, ptr, strides,
+                       self.slices, self.gm_writes.get(source.arg, 0))
+        self.slices += 1
+        extents = ", ".join(f"%{self.const(d, 'index')}" for d in shape if d is not None)
+        steps = ", ".join(f"%{self.const(d, 'index')}" for d in strides)
+        self.emit(f"%{view.view} = pto.make_tensor_view %{ptr}, shape = [{extents}], strides = [{steps}] "
+                  f"{{layout = #pto.layout<nd>}} : {view.view_type}")
+        return view
+
+    def _flat_offset(self, offsets: tuple[Expr, ...], strides: tuple[int, ...], span: Span) -> str:
+        """The SSA name of `sum(offsets[i] * strides[i])` (folded where the offsets are constants)."""
+        known = 0
+        terms: list[str] = []
+        for offset, stride in zip(offsets, strides):
+            value = ops.const_int(offset)
+            if value is not None:
+                known += value * stride
+                continue
+            term = self.index(offset, span)
+            if stride != 1:
+                scaled = self.fresh()
+                self.emit(f"%{scaled} = arith.muli %{term}, %{self.const(stride, 'index')} : index")
+                term = scaled
+            terms.append(term)
+        total = self.const(known, "index") if known or not terms else None
+        for term in terms:
+            if total is None:
+                total = term
+                continue
+            summed = self.fresh()
+            self.emit(f"%{summed} = arith.addi %{total}, %{term} : index")
+            total = summed
+        assert total is not None
+        return total
+
+    def _read_slice(self, bound: _Tensor, span: Span) -> _Tensor:
+        """*bound*, read here. The reference copies a slice where PTO views it: the two agree while nothing is
+        stored into the slice's tensor between the slice and its reads, which is what this checks (in program
+        order here, across iterations when its loop ends: `_repeated`)."""
+        if bound.serial < 0:
+            return bound
+        if self.gm_writes.get(bound.arg, 0) != bound.epoch:
+            raise EmitError(f"a GM slice of `{bound.param}` is read after a store into `{bound.param}`: the view "
+                            "would see the store, the reference's copy of the slice would not", span)
+        for reads in self.slice_reads:
+            reads.append(bound)
+        return bound
+
+    def _written(self, dst: _Tensor, span: Span) -> _Tensor:
+        """*dst*, stored into here (the GM slices of its storage made before are stale from here on)."""
+        if dst.serial >= 0:
+            raise EmitError(f"a store into a GM slice of `{dst.param}`: the reference writes a copy of the slice, "
+                            "not the tensor", span)
+        self.gm_writes[dst.arg] = self.gm_writes.get(dst.arg, 0) + 1
+        return dst
+
+    def _repeated(self, stmts: tuple[Stmt, ...], span: Span) -> None:
+        """A body that runs again and again (a loop's, a launch's): a GM slice made before it and read in it must
+        not have its tensor stored into anywhere in it (a later iteration would read it after the store)."""
+        made, before = self.slices, dict(self.gm_writes)
+        self.slice_reads.append([])
+        try:
+            self.body(stmts)
+        finally:
+            reads = self.slice_reads.pop()
+        for view in reads:
+            if view.serial < made and self.gm_writes.get(view.arg, 0) != before.get(view.arg, 0):
+                raise EmitError(f"a GM slice of `{view.param}` made before a loop is read in it, and the loop stores "
+                                f"into `{view.param}`: the view would see the store, the reference's copy of the "
+                                "slice would not", span)
 
     def op_load(self, name, call, declared, span):
         src = self.tensor(call.args[0], span, "tile.load source")
@@ -889,8 +1007,8 @@ class _FunctionEmitter:
 
     def op_store(self, name, call, declared, span):
         tile = self.tile(call.args[0], span, "tile.store source")
-        dst = self.tensor(call.args[2] if len(call.args) > 2 else call.kwarg("output_tensor"), span,
-                          "tile.store destination")
+        dst = self._written(self.tensor(call.args[2] if len(call.args) > 2 else call.kwarg("output_tensor"), span,
+                                        "tile.store destination"), span)
         offsets = _items(call.args[1], span, "offsets")
         view, view_type = self.partition(dst, offsets, tile, span)
         atomic = " {atomic = #pto.atomic<add>}" if _is_atomic(call.kwarg("atomic")) else ""
@@ -1220,7 +1338,12 @@ class _FunctionEmitter:
             raise EmitError("tile.gather of other than INT32 indices along the last axis of a 2-D tile, one index "
                             "row per source row of a static count, has no PTO form in the subset", span)
         dst = self._result(name, declared, call, span)
-        row_views = [[_Tile(self.fresh(f"{t.ssa}_row"), t.space, t.dtype, 1, t.cols, (one, t.valid[1]),
+        if rows != 1:
+            for t, what in ((source, "source"), (indices, "indices"), (dst, "result")):
+                self.static_addressed(t, f"tile.gather {what} of {rows} rows", span)
+        # a one-row tile at a run-time address (a row sliced at a run-time offset) is its own row view
+        row_views = [[t if t.dynamic_addr is not None else
+                      _Tile(self.fresh(f"{t.ssa}_row"), t.space, t.dtype, 1, t.cols, (one, t.valid[1]),
                             (1, t.valid_static[1]), t.addr + (row * t.cols * t.dtype.bytes if t is not indices
                                                               or in_gm is None else 0))
                       for t in (source, indices, dst)] for row in range(rows)]
@@ -1240,7 +1363,8 @@ class _FunctionEmitter:
         for views in row_views:
             row = (views[0].addr - source.addr) // (source.cols * source.dtype.bytes)
             for view in views:
-                self._alloc_view(view)
+                if view.dynamic_addr is None:
+                    self._alloc_view(view)
             if in_gm is not None:
                 pview, view_type = self.partition(in_gm, (Const(row), Const(0)), views[1], span)
                 self.emit(f"pto.tload ins(%{pview} : {view_type}) outs(%{views[1].ssa} : {views[1].type})")
@@ -1267,6 +1391,7 @@ class _FunctionEmitter:
         if None in target.shape:
             raise EmitError(f"tensor.write into `{target.param}` of a run-time extent has no PTO form in the "
                             "subset", span)
+        self._written(target, span)
         element = _pto_dtype(target.dtype, span)
         value, kind = self.scalar(call.args[2], span)
         if (kind, element) not in (("f32", "f32"), ("index", "i32"), ("index", "i64")):
@@ -1554,6 +1679,7 @@ _CALLS = {
     ops.SET_VALIDSHAPE: _FunctionEmitter.op_set_validshape,
     "tile.full": _FunctionEmitter.op_full, "tile.slice": _FunctionEmitter.op_slice,
     ops.T_READ: _FunctionEmitter.op_read, ops.T_RESHAPE: _FunctionEmitter.op_tensor_reshape,
+    ops.T_SLICE: _FunctionEmitter.op_tensor_slice,
     ops.T_CAST: _FunctionEmitter.op_tensor_cast, "tile.transpose": _FunctionEmitter.op_transpose,
     "tile.arange": _FunctionEmitter.op_arange, "tile.ci": _FunctionEmitter.op_arange,
     **dict.fromkeys(("tensor.min", "tensor.max"), _FunctionEmitter.op_scalar_extremum),
@@ -1666,6 +1792,17 @@ def _pto_dtype(dtype: DType, span: Span) -> str:
         raise EmitError(f"dtype {dtype.value} has no PTO element type", span) from None
 
 
+def _row_major(shape: tuple[int | None, ...]) -> tuple[int, ...] | None:
+    """The element strides of a row-major tensor of *shape* (None: a run-time extent)."""
+    if None in shape[1:]:
+        return None
+    strides = [1]
+    for dim in reversed(shape[1:]):
+        assert dim is not None
+        strides.insert(0, strides[0] * dim)
+    return tuple(strides)
+
+
 def _squeeze_exprs(shape: tuple[Expr, ...]) -> tuple[Expr, ...]:
     dims = list(shape)
     while len(dims) > 2 and ops.const_int(dims[0]) == 1:
@@ -1694,7 +1831,7 @@ def _is_atomic(expr: Expr | None) -> bool:
     return isinstance(expr, Sym) and expr.path.endswith("Add")
 
 
-_PRELUDE = frozenset({ops.ALLOC, ops.T_CREATE, ops.T_READ, ops.T_RESHAPE, *_DIMS})
+_PRELUDE = frozenset({ops.ALLOC, ops.T_CREATE, ops.T_READ, ops.T_RESHAPE, ops.T_SLICE, *_DIMS})
 """What may precede a launch's loop: allocations, GM scratch (a workspace argument), views of GM tensors
 (`tensor.reshape`), scalars: nothing an instance's recomputing it changes."""
 

@@ -413,7 +413,7 @@ class _Compiler:
             raise rejected(f"{op.name}: %{op.operands[1]} is not a {pointer_type} argument", op.line)
         if not isinstance(value_type, ScalarType) or value_type.name != info.dtype or info.dtype not in DTYPES:
             raise rejected(f"{op.name}: a {value_type} value stored through a {pointer_type}", op.line)
-        self.stored_args.add(op.operands[1])
+        self.stored_args.add(self.view_args.get(op.operands[1], op.operands[1]))
         values, line, dtype = self.values, op.line, info.dtype
 
         def run() -> None:
@@ -551,7 +551,7 @@ class _Compiler:
             raise rejected(f"{op.name}: view dtype {view_type.dtype} differs from the pointer's "
                            f"{info.dtype}", op.line)
         index = self.define(op.results[0], TensorInfo(rank, info.dtype, False))
-        self.view_args[op.results[0]] = op.operands[0]
+        self.view_args[op.results[0]] = self.view_args.get(op.operands[0], op.operands[0])
         values, line, name = self.values, op.line, op.operands[0]
 
         def run() -> None:
@@ -566,6 +566,24 @@ class _Compiler:
                                f"({flat.size} elements)", line)
             # flat's own step: a read-only argument may be a strided view (`_bind_tensor`)
             values[index] = as_strided(flat, dims, tuple(s * flat.strides[0] for s in steps))
+        return run
+
+    def op_pto_addptr(self, op: Op) -> Step:
+        """`%q = pto.addptr %p, %n`: the GM storage of pointer %p from its element %n on (PyPTO's form of a view
+        at an offset, `tensor.slice`: a `make_tensor_view` of %q); %n outside [0, size of %p] is rejected."""
+        source, info = self.use(op, op.operands[0])
+        offset = self.scalar(op, op.operands[1])
+        if not isinstance(info, PtrType) or info != op.types[0]:
+            raise rejected(f"{op.name}: %{op.operands[0]} is not a {op.types[0]}", op.line)
+        index = self.define(op.results[0], info)
+        self.view_args[op.results[0]] = self.view_args.get(op.operands[0], op.operands[0])
+        values, line, name = self.values, op.line, op.operands[0]
+
+        def run() -> None:
+            flat, at = values[source], values[offset]
+            if not 0 <= at <= flat.size:
+                raise rejected(f"{op.name}: offset {at} is outside %{name} ({flat.size} elements)", line)
+            values[index] = flat[at:]
         return run
 
     def op_pto_partition_view(self, op: Op) -> Step:

@@ -645,6 +645,7 @@ class _Parser:
             "arith.cmpi": self._cmpi,
             "arith.select": self._select,
             "pto.make_tensor_view": self._make_tensor_view,
+            "pto.addptr": self._addptr,
             "pto.partition_view": self._partition_view,
             "pto.alloc_tile": self._alloc_tile,
             "scf.for": self._for,
@@ -785,6 +786,19 @@ class _Parser:
         attributes = self.attr_dict() if self.at("{") else ()
         self.expect(":")
         return Op(name, line, results, (source,), (shape, strides), attributes, (self.type(),))
+
+    def _addptr(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        """`%q = pto.addptr %p, %n : !pto.ptr<T> -> !pto.ptr<T>`; types are (source, result)."""
+        source = self.value()
+        self.expect(",")
+        offset = self.value()
+        self.expect(":")
+        source_type = self.type()
+        self.expect("->")
+        result_type = self.type()
+        if not isinstance(source_type, PtrType) or source_type != result_type:
+            raise SimError(f"{name} takes and returns one !pto.ptr type, not {source_type} -> {result_type}", line)
+        return Op(name, line, results, (source, offset), types=(source_type, result_type))
 
     def _partition_view(self, name: str, line: int, results: tuple[str, ...]) -> Op:
         source = self.value()

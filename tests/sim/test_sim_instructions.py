@@ -405,3 +405,46 @@ def test_vector_op_on_a_cube_tile_is_rejected() -> None:
     with pytest.raises(SimError) as error:
         simulate(text, "main", {})
     assert error.value.rule == "PV202" and "destination %z is in mat, expected vec" in error.value.message
+
+
+def test_addptr_views_a_pointer_from_an_element_on_and_a_store_through_it_reaches_the_argument() -> None:
+    # docs/pto-subset.md "Tensors in GM": a GM slice is a view of the same storage at an offset
+    tt = tile("vec", "f32", 2, 4)
+    body = f"""
+    %p = pto.addptr %arg0, %c5 : !pto.ptr<f32> -> !pto.ptr<f32>
+    %w = pto.make_tensor_view %p, shape = [%c2, %c4], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+    %wp = pto.partition_view %w, offsets = [%c0, %c0], sizes = [%c2, %c4] : !pto.tensor_view<?x?xf32> -> {pview(2, 4, 'f32')}
+    %t = pto.alloc_tile addr = %a0 valid_row = %c2 valid_col = %c4 : {tt}
+    pto.tload ins(%wp : {pview(2, 4, 'f32')}) outs(%t : {tt})
+    %q = pto.addptr %p, %c16 : !pto.ptr<f32> -> !pto.ptr<f32>
+    %o = pto.make_tensor_view %q, shape = [%c2, %c4], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+    %op = pto.partition_view %o, offsets = [%c0, %c0], sizes = [%c2, %c4] : !pto.tensor_view<?x?xf32> -> {pview(2, 4, 'f32')}
+{store("t", "vec", "f32", 2, 4, "op")}"""
+    flat = np.arange(48, dtype=np.float32)
+    out = simulate(module("%arg0: !pto.ptr<f32>", body), "main", {"arg0": flat.reshape(6, 8)})["arg0"]
+    # read: two rows of four from element 5 at a row pitch of 8; written from element 5 + 16 on
+    want = flat.copy()
+    want[21:25], want[29:33] = flat[5:9], flat[13:17]
+    np.testing.assert_array_equal(out.reshape(-1), want)
+
+
+def test_addptr_past_the_end_of_its_pointer_is_rejected() -> None:
+    body = "    %p = pto.addptr %arg0, %c64 : !pto.ptr<f32> -> !pto.ptr<f32>"
+    with pytest.raises(SimError) as error:
+        simulate(module("%arg0: !pto.ptr<f32>", body), "main", {"arg0": np.zeros(32, np.float32)})
+    assert error.value.rule == "PV202" and "offset 64 is outside %arg0 (32 elements)" in error.value.message
+
+
+def test_a_view_past_the_end_of_an_addptr_is_rejected() -> None:
+    body = ("    %p = pto.addptr %arg0, %c16 : !pto.ptr<f32> -> !pto.ptr<f32>\n"
+            "    %w = pto.make_tensor_view %p, shape = [%c4, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>")
+    with pytest.raises(SimError) as error:
+        simulate(module("%arg0: !pto.ptr<f32>", body), "main", {"arg0": np.zeros(32, np.float32)})
+    assert error.value.rule == "PV202" and "view of 32 elements exceeds %p (16 elements)" in error.value.message
+
+
+def test_addptr_of_another_pointer_type_is_a_parse_error() -> None:
+    body = "    %p = pto.addptr %arg0, %c4 : !pto.ptr<f32> -> !pto.ptr<bf16>"
+    with pytest.raises(SimError) as error:
+        simulate(module("%arg0: !pto.ptr<f32>", body), "main", {"arg0": np.zeros(32, np.float32)})
+    assert error.value.rule == "" and "takes and returns one !pto.ptr type" in error.value.message
