@@ -25,7 +25,9 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   workspace argument, then `tload`). A load into the bias table is staged through a Mat tile
   placed after every Mat window, then `tmov`ed (`tload` fills only Mat / Vec).
 - A `tensor.create` that stays a GM tensor (scratch) becomes a trailing `!pto.ptr` workspace
-  argument (`EmittedFunction.args`, kind `workspace`; the comparison zero-fills it).
+  argument (`EmittedFunction.args`, kind `workspace`; the comparison zero-fills it). A shape naming run-time
+  sizes is folded (`_fold`) from constants, names assigned once and the scalar parameters' values the
+  simulation gives (`emit_function(..., scalars=)`; without them such a shape is `NeedsScalars`).
 - MemRef offsets are byte addresses after allocate-memory-addr. When windows of different bases
   overlap in one space (a dump after MemoryReuse, where every base starts at 0), the emitter lays
   the bases out one after the other in `tile.alloc` order instead.
@@ -78,14 +80,15 @@ from __future__ import annotations
 import math
 
 import struct
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from pypto_verify import ops, scalar
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DType, Eval, Expr, For, Function, If, ListExpr,
     LoopKind, MemSpace, NO_SPAN, Return, ScalarType, Scope, Span, Stmt, Sym, TensorType, TileType,
-    TupleExpr, Type, UnaryOp, Var, Yield, final_yield, stmt_exprs, type_env, var_like, walk_exprs, walk_stmts,
+    TupleExpr, Type, UnaryOp, Var, Yield, defined_names, final_yield, map_expr, stmt_exprs, type_env, var_like,
+    walk_exprs, walk_stmts,
 )
 from pypto_verify.target import Target, get_target
 
@@ -100,6 +103,11 @@ class EmitError(Exception):
 
     def __str__(self) -> str:
         return f"{self.span}: {self.message}" if self.span != NO_SPAN else self.message
+
+
+class NeedsScalars(EmitError):
+    """A GM scratch tensor's shape is known only from the values of the function's run-time scalars: emit
+    again with them (`emit_function(..., scalars=)`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,6 +295,13 @@ class _FunctionEmitter:
     task id)."""
     base_address: dict[str, int] | None = None
     """Set when the IR has no byte addresses yet (see `_plan_addresses`): base -> its address."""
+    scalars: Mapping[str, int] | None = None
+    """The values the simulation gives the scalar parameters (None: not chosen yet)."""
+    known: dict[str, int] = field(default_factory=dict)
+    """Scalars of a value known here: the given parameters, and names assigned once to what folds from them
+    and from constants (`_fold`): what a GM scratch tensor's shape may name."""
+    once: set[str] = field(default_factory=set)
+    """The names the function assigns exactly once (never a loop variable, a carry or a phi)."""
     gm_writes: dict[str, int] = field(default_factory=dict)
     """`!pto.ptr` argument -> how many stores into it were emitted so far (a GM slice read after one is stale)."""
     slices: int = 0
@@ -344,6 +359,7 @@ class _FunctionEmitter:
     # entry ------------------------------------------------------------------------------
     def run(self) -> EmittedFunction:
         self.env = type_env(self.fn)
+        self.once = _assigned_once(self.fn)
         self._collect_transposed_uses()
         self.base_address = _plan_addresses(self.fn, self.env)
         views: list[str] = []
@@ -357,6 +373,8 @@ class _FunctionEmitter:
                 kind = "i1" if param.type.dtype is DType.BOOL else "index"
                 self.args.append(ArgBinding(arg, "scalar", param.name, kind))
                 self.bind[param.name] = _Scalar(arg, kind)
+                if self.scalars is not None and param.name in self.scalars and kind == "index":
+                    self.known[param.name] = int(self.scalars[param.name])
             else:
                 raise EmitError(f"parameter `{param.name}` is neither a tensor nor a scalar", param.span)
         for param, binding in zip(self.fn.params, self.args):
@@ -496,6 +514,10 @@ class _FunctionEmitter:
     def assign(self, stmt: Assign) -> None:
         target, value = stmt.target, stmt.value
         declared = stmt.type if stmt.type is not None else self.env.get(target.name)
+        if target.name in self.once and not isinstance(declared, (TileType, TensorType)):
+            folded = self._fold(value)
+            if folded is not None:
+                self.known[target.name] = folded
         if isinstance(value, Call) and value.op != ops.T_READ:
             self.call(target, value, declared, stmt.span)
             return
@@ -834,11 +856,20 @@ class _FunctionEmitter:
         # the reference's zero-filled create).
         if name is None or not isinstance(declared, TensorType):
             raise EmitError("tensor.create without a tensor type", span)
-        arg = f"arg{len(self.args)}"
-        self.used.add(arg)
         shape = ops.static_shape(declared.shape)
         if shape is None:
-            raise EmitError(f"GM scratch tensor `{name}` has a symbolic shape", span)
+            folded = tuple(self._fold(d) for d in declared.shape)
+            if None in folded:
+                if self.scalars is None and any(isinstance(p.type, ScalarType) for p in self.fn.params):
+                    raise NeedsScalars(f"GM scratch tensor `{name}` has a shape known only at run time", span)
+                raise EmitError(f"GM scratch tensor `{name}` has a symbolic shape", span)
+            # a shape of run-time sizes, at the values the simulation runs with (a workspace of that size)
+            shape = tuple(d for d in folded if d is not None)
+            declared = replace(declared, shape=tuple(Const(d) for d in shape))
+        if min(shape, default=0) < 0:
+            raise EmitError(f"GM scratch tensor `{name}` of a negative extent {list(shape)}", span)
+        arg = f"arg{len(self.args)}"
+        self.used.add(arg)
         self.args.append(ArgBinding(arg, "workspace", name, f"!pto.ptr<{_pto_dtype(declared.dtype, span)}>",
                                     shape))
         line = self._tensor_view(name, arg, declared, span)
@@ -881,6 +912,24 @@ class _FunctionEmitter:
         self.emit(f"%{view.view} = pto.make_tensor_view %{ptr}, shape = [{extents}], strides = [{steps}] "
                   f"{{layout = #pto.layout<nd>}} : {view.view_type}")
         return view
+
+    def _fold(self, expr: Expr) -> int | None:
+        """The value of scalar *expr* from `known` and constants (`pl.min` / `pl.max`, `pl.tensor.dim` of a
+        static extent included), None when some part is known only at run time."""
+        def foldable(sub: Expr) -> Expr | None:
+            if isinstance(sub, Call) and sub.op in _SCALAR_EXTREMA and len(sub.args) == 2 and not sub.kwargs:
+                return BinOp(_SCALAR_EXTREMA[sub.op], sub.args[0], sub.args[1])
+            if isinstance(sub, Call) and sub.op in _DIMS:
+                try:
+                    return Const(self._dim(sub, NO_SPAN))
+                except EmitError:
+                    return None
+            return None
+        try:
+            value = scalar.evaluate(map_expr(expr, foldable), self.known)
+        except (ArithmeticError, TypeError, ValueError):
+            return None
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
 
     def _flat_offset(self, offsets: tuple[Expr, ...], strides: tuple[int, ...], span: Span) -> str:
         """The SSA name of `sum(offsets[i] * strides[i])` (folded where the offsets are constants)."""
@@ -1792,6 +1841,15 @@ def _pto_dtype(dtype: DType, span: Span) -> str:
         raise EmitError(f"dtype {dtype.value} has no PTO element type", span) from None
 
 
+def _assigned_once(fn: Function) -> set[str]:
+    """The names *fn* assigns exactly once (and never as a loop variable, a carried value or a phi)."""
+    counts: dict[str, int] = {}
+    for stmt in walk_stmts(fn.body):
+        for name in defined_names(stmt):
+            counts[name] = counts.get(name, 0) + (1 if isinstance(stmt, Assign) else 2)
+    return {name for name, count in counts.items() if count == 1}
+
+
 def _row_major(shape: tuple[int | None, ...]) -> tuple[int, ...] | None:
     """The element strides of a row-major tensor of *shape* (None: a run-time extent)."""
     if None in shape[1:]:
@@ -1892,12 +1950,15 @@ def _stmt_calls(stmt: Stmt) -> Iterable[Call]:
 # ---------------------------------------------------------------------------------------------- entry points
 
 
-def emit_function(fn: Function, target: str | Target = "a2a3") -> EmittedFunction:
-    """The `func.func` of lowered kernel *fn*; `EmitError` when the subset cannot express it."""
+def emit_function(fn: Function, target: str | Target = "a2a3",
+                  scalars: Mapping[str, int] | None = None) -> EmittedFunction:
+    """The `func.func` of lowered kernel *fn*; `EmitError` when the subset cannot express it. *scalars*: the values
+    the simulation gives *fn*'s scalar parameters, by name, for a GM scratch tensor whose shape names them
+    (without them such a tensor is `NeedsScalars`)."""
     resolved = get_target(target) if isinstance(target, str) else target
     if not (fn.name.isascii() and fn.name.replace("_", "a").isalnum()):
         raise EmitError(f"the kernel name `{fn.name}` is not an ASCII identifier; a PTO symbol is", fn.span)
-    return _FunctionEmitter(fn, resolved).run()
+    return _FunctionEmitter(fn, resolved, scalars=scalars).run()
 
 
 def emit_module(functions: Iterable[Function | EmittedFunction], target: str | Target = "a2a3") -> str:
