@@ -61,6 +61,10 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   address with the new valid rows and columns. `tile.reshape` of a Vec tile is a view (`ops.is_view`,
   as in PyPTO): an `alloc_tile` of the new shape at the source's address. None emits an instruction.
 
+- `pl.array.create(N, pl.INT32 / pl.INT64)` is `pto.declare_local_array`, `arr[i] = v` (`tensor.setitem`) a
+  `pto.local_array_set` whose result aliases the array, `arr[i]` (`tensor.getitem`, nested in a scalar expression
+  too) a `pto.local_array_get` cast to `index`; an array of task ids (`pl.TASK_ID`) emits nothing.
+
 - Launches (docs/pto-subset.md "Launches"): a function whose work is one `pl.spmd(n)` loop (`_launch`)
   is emitted as a launch: `pto.block_dim = n` on the function (n folded from the
   source, `_launch_size`), the loop's body as the function's, its loop variable and every
@@ -254,7 +258,28 @@ class _Scalar:
     """`index`, `i1` or `f32`."""
 
 
-_Binding = _Tile | _Transposed | _Tensor | _Scalar
+@dataclass(frozen=True, slots=True)
+class _Array:
+    """An on-core scalar array (`pl.array.create(N, pl.INT32)`): PyPTO's `pto.declare_local_array`, written and
+    read in place (`array.update_element` results alias it, as in PyPTO's codegen)."""
+
+    ssa: str
+    extent: int
+    element: str
+    """`i32` or `i64`."""
+
+    @property
+    def type(self) -> str:
+        return f"!pto.local_array<{self.extent}x{self.element}>"
+
+
+@dataclass(frozen=True, slots=True)
+class _TaskIds:
+    """An array of task ids (`pl.array.create(N, pl.TASK_ID)`): orchestration-only in PyPTO (a C array handed to
+    `deps=`); it orders tasks, which the simulation runs in program order: no instruction, no value."""
+
+
+_Binding = _Tile | _Transposed | _Tensor | _Scalar | _Array | _TaskIds
 
 
 # ---------------------------------------------------------------------------------------------- emitter
@@ -652,6 +677,66 @@ class _FunctionEmitter:
             self.sealed[name] = f"`{name}` is a task id (`{call.op}`): it orders tasks and has no value in the PTO subset"
         return None
 
+    def op_array_create(self, name, call, declared, span):
+        # PyPTO: `array.create(N, dtype)` in an InCore function is `pto.declare_local_array -> !pto.local_array<NxT>`
+        # (pto_ops_memory.cpp); a TASK_ID array exists only in the orchestration (a C array of task ids for `deps=`)
+        extent = ops.const_int(call.args[0]) if call.args else None
+        dtype = ops.dtype_of_sym(call.args[1] if len(call.args) > 1 else call.kwarg("dtype"))
+        if extent is None or extent < 1 or dtype is None:
+            raise EmitError("array.create of other than a constant positive extent and a dtype has no PTO form", span)
+        if dtype is DType.TASK_ID:
+            return _TaskIds()
+        element = {DType.INT32: "i32", DType.INT64: "i64"}.get(dtype)
+        if element is None or name is None:
+            raise EmitError(f"array.create of {dtype.value} has no PTO form in the subset (INT32 and INT64 have)", span)
+        array = _Array(self.fresh(name), extent, element)
+        self.emit(f"%{array.ssa} = pto.declare_local_array -> {array.type}")
+        return array
+
+    def op_setitem(self, name, call, declared, span):
+        # `arr[i] = v` is `arr = tensor.setitem(arr, i, v)` (PyPTO's array.update_element): written in place, the
+        # result aliasing the array (`pto.local_array_set`); into an array of task ids it only orders tasks
+        array = self._operand(call.args[0], span, "tensor.setitem target") if len(call.args) == 3 else None
+        if isinstance(array, _TaskIds):
+            return array
+        if not isinstance(array, _Array):
+            raise EmitError("tensor.setitem of other than an on-core array (`pl.array.create`) has no PTO form", span)
+        index = self.index(call.args[1], span)
+        value, kind = self.scalar(call.args[2], span)
+        if kind != "index":
+            raise EmitError(f"an {kind} value stored into a {array.element} array has no PTO form in the subset", span)
+        cast = self.fresh()
+        self.emit(f"%{cast} = arith.index_cast %{value} : index to {array.element}")
+        self.emit(f"pto.local_array_set %{array.ssa}[%{index}], %{cast} : {array.type}, {array.element}")
+        return array
+
+    def op_getitem(self, name, call, declared, span):
+        array = self._operand(call.args[0], span, "tensor.getitem source") if len(call.args) == 2 else None
+        if isinstance(array, _TaskIds):
+            if name is not None:
+                self.sealed[name] = f"`{name}` is a task id (an element of a task-id array): it orders tasks and has " \
+                                    "no value in the PTO subset"
+            return None
+        if not isinstance(array, _Array):
+            raise EmitError("`tensor.getitem` has no instruction in the PTO subset", span)
+        return _Scalar(self._array_get(call, span, name), "index")
+
+    def _array_read(self, call: Call) -> bool:
+        """Whether *call* reads an element of an on-core array (a scalar, wherever it is nested)."""
+        base = var_like(call.args[0]) if call.op == "tensor.getitem" and len(call.args) == 2 else None
+        return base is not None and base.name not in self.sealed and isinstance(self.bind.get(base.name), _Array)
+
+    def _array_get(self, call: Call, span: Span, name: str | None) -> str:
+        """`pto.local_array_get` of element `call.args[1]` of the array, as an `index` value."""
+        array = self._operand(call.args[0], span, "tensor.getitem source")
+        assert isinstance(array, _Array)  # _array_read
+        index = self.index(call.args[1], span)
+        element = self.fresh()
+        self.emit(f"%{element} = pto.local_array_get %{array.ssa}[%{index}] : {array.type} -> {array.element}")
+        result = self.fresh(name)
+        self.emit(f"%{result} = arith.index_cast %{element} : {array.element} to index")
+        return result
+
     def op_dim(self, name, call, declared, span):
         return _Scalar(self.const(self._dim(call, span), "index"), "index")
 
@@ -693,9 +778,13 @@ class _FunctionEmitter:
             if rv.name in self.bind:
                 continue
             bound = self._maybe(then_yield.values[i]) if then_yield is not None and i < len(then_yield.values) else None
-            if not isinstance(bound, _Tensor):
+            if isinstance(bound, (_Array, _TaskIds)) and stmt.else_body:
+                other = final_yield(stmt.else_body)
+                if other is None or i >= len(other.values) or self._maybe(other.values[i]) != bound:
+                    raise EmitError(f"`{rv.name}` picks one of two arrays: an array phi has no PTO form", stmt.span)
+            if not isinstance(bound, (_Tensor, _Array, _TaskIds)):
                 raise EmitError(f"scalar phi `{rv.name}` has no PTO form (no scf.if results)", stmt.span)
-            self.bind[rv.name] = bound  # a tensor is a reference to GM: both arms name it
+            self.bind[rv.name] = bound  # a tensor is a reference to GM, an array is written in place: both arms name it
 
     def _scalar_arms(self, stmt: If) -> bool:
         """Whether *stmt* only picks scalars: every phi a scalar, both arms scalar assignments that cannot
@@ -821,7 +910,7 @@ class _FunctionEmitter:
         # value: name the innermost such op, the one the subset lacks.
         for arg in (*call.args, *(v for _, v in call.kwargs)):
             for inner in walk_exprs(arg):
-                if isinstance(inner, Call) and inner.op != ops.T_READ:
+                if isinstance(inner, Call) and inner.op != ops.T_READ and not self._array_read(inner):
                     raise EmitError(f"`{_innermost(inner).op}` has no instruction in the PTO subset", span)
         op = call.op
         if op.startswith("distributed."):
@@ -1635,6 +1724,8 @@ class _FunctionEmitter:
             return self.reads[param], kind
         if isinstance(expr, Call) and expr.op == ops.T_CAST:
             return self._scalar_cast(expr, span, name)
+        if isinstance(expr, Call) and self._array_read(expr):
+            return self._array_get(expr, span, name), "index"
         if isinstance(expr, Call) and expr.op in _SCALAR_EXTREMA and len(expr.args) == 2 and not expr.kwargs:
             # `pl.min(a, b)` of two scalars (an index clamp) is the scalar `min` (`minsi` / `maxsi`)
             return self.scalar(BinOp(_SCALAR_EXTREMA[expr.op], expr.args[0], expr.args[1]), span, name)
@@ -1740,6 +1831,8 @@ _CALLS["system.syncall"] = _FunctionEmitter.op_syncall
 _CALLS.update(dict.fromkeys(("system.task_dummy", "scope.task_id"), _FunctionEmitter.op_task_id))
 _CALLS["tile.read"] = _FunctionEmitter.op_tile_read
 _CALLS["tensor.write"] = _FunctionEmitter.op_tensor_write
+_CALLS.update({"array.create": _FunctionEmitter.op_array_create, "tensor.setitem": _FunctionEmitter.op_setitem,
+               "tensor.getitem": _FunctionEmitter.op_getitem})
 _CALLS["tile.gather"] = _FunctionEmitter.op_gather
 
 

@@ -84,7 +84,7 @@ MAX_VIEW_RANK: Final = 5
 """The highest rank of a `pto.make_tensor_view` (PTO IR's views have at most five dimensions)."""
 MAX_ITERATIONS: Final = 100_000
 """The most `scf.for` iterations one simulation runs (all loops together); past it the kernel is not simulated."""
-from .parser import (EXPAND_KINDS, ARITH_BINARY, INS_OUTS_OPS, Func, Op, PtrType, ScalarType, TileType,
+from .parser import (EXPAND_KINDS, ARITH_BINARY, INS_OUTS_OPS, ArrayType, Func, Op, PtrType, ScalarType, TileType,
                      ViewType, walk)
 
 Step = Callable[[], None]
@@ -95,10 +95,11 @@ _CMPI: Final[dict[str, Callable[[int, int], bool]]] = {
     "eq": operator.eq, "ne": operator.ne, "slt": operator.lt, "sle": operator.le,
     "sgt": operator.gt, "sge": operator.ge,
 }
-# docs/pto-subset.md, tmov: the legal (src, dst) space pairs; acc->vec only on a5.
+# docs/pto-subset.md, tmov: the legal (src, dst) space pairs; acc->vec only on a5. vec->vec is a copy between two
+# UB tiles (PTO-ISA TMOV, "Vec -> Vec" on A2A3 and A5), never in place.
 _TMOV_PAIRS: Final[frozenset[tuple[str, str]]] = frozenset(
     {("mat", "left"), ("mat", "right"), ("mat", "bias"), ("vec", "mat"), ("acc", "mat"),
-     ("acc", "vec")})
+     ("acc", "vec"), ("vec", "vec")})
 # TARGET_FACTS.md, matmul dtypes: (lhs/rhs dtype) -> accumulator dtype.
 _MATMUL_ACC: Final[dict[str, str]] = {"f16": "f32", "bf16": "f32", "f32": "f32", "i8": "i32"}
 _FIXPIPE: Final[dict[str, frozenset[str]]] = {
@@ -190,7 +191,7 @@ class TensorInfo:
     partition: bool
 
 
-Info = ScalarType | PtrType | TensorInfo | TileType
+Info = ScalarType | PtrType | TensorInfo | TileType | ArrayType
 
 
 class _Compiler:
@@ -421,6 +422,61 @@ class _Compiler:
             if not 0 <= at < flat.size:
                 raise rejected(f"{op.name}: offset {at} is outside %{op.operands[1]} ({flat.size} elements)", line)
             flat[at] = to_storage(np.asarray([values[value]]), dtype)[0]
+        return run
+
+    # --- on-core arrays ----------------------------------------------------------------------
+    def op_pto_declare_local_array(self, op: Op) -> Step:
+        """`%a = pto.declare_local_array -> !pto.local_array<NxT>`: N integers on the scalar unit, none written yet
+        (each run of the declaration is a fresh array: a later iteration, another instance)."""
+        array_type = op.types[0]
+        assert isinstance(array_type, ArrayType)  # the parser's form
+        index = self.define(op.results[0], array_type)
+        values, extent = self.values, array_type.extent
+
+        def run() -> None:
+            values[index] = [None] * extent
+        return run
+
+    def _array(self, op: Op) -> tuple[int, int, ArrayType]:
+        array, info = self.use(op, op.operands[0])
+        if not isinstance(info, ArrayType) or info != op.types[0]:
+            raise rejected(f"{op.name}: %{op.operands[0]} is not a {op.types[0]}", op.line)
+        element = op.types[1]
+        if not isinstance(element, ScalarType) or element.name != info.dtype:
+            raise rejected(f"{op.name}: a {element} element of a {info}", op.line)
+        return array, self.scalar(op, op.operands[1]), info
+
+    def op_pto_local_array_set(self, op: Op) -> Step:
+        """`pto.local_array_set %a[%i], %v`: element i of the array is v (an index outside it is rejected)."""
+        array, offset, info = self._array(op)
+        value = self.scalar(op, op.operands[2])
+        values, line, wrap, name = self.values, op.line, _wrap(_INT_BITS[info.dtype]), op.operands[0]
+
+        def run() -> None:
+            at = values[offset]
+            if not 0 <= at < info.extent:
+                raise rejected(f"{op.name}: index {at} is outside %{name} ({info.extent} elements)", line)
+            values[array][at] = wrap(values[value])
+        return run
+
+    def op_pto_local_array_get(self, op: Op) -> Step:
+        """`%v = pto.local_array_get %a[%i]`: element i of the array. One no `local_array_set` wrote is over the
+        simulator's limit: what a declared array holds before its first write is not defined here."""
+        array, offset, info = self._array(op)
+        element = op.types[1]
+        assert isinstance(element, ScalarType)  # _array
+        index = self.define(op.results[0], element)
+        values, line, name = self.values, op.line, op.operands[0]
+
+        def run() -> None:
+            at = values[offset]
+            if not 0 <= at < info.extent:
+                raise rejected(f"{op.name}: index {at} is outside %{name} ({info.extent} elements)", line)
+            element = values[array][at]
+            if element is None:
+                raise over_limit(f"{op.name}: element {at} of %{name} is read before any pto.local_array_set wrote "
+                                 "it (what a declared array holds is not defined)", line)
+            values[index] = element
         return run
 
     def op_pto_tgetval(self, op: Op) -> Step:
@@ -823,9 +879,14 @@ class _Compiler:
         src_dtype, dst_dtype = src_type.dtype, dst_type.dtype
         values, line, checks = self.values, op.line, self.strict and src_type.loc == "acc"
 
+        in_ub = pair == ("vec", "vec")
+
         def run() -> None:
             src, dst = values[source], values[dest]
             _same_shape(op.name, src.valid.shape, dst, line)
+            if in_ub and src.addr < dst.addr + dst.nbytes and dst.addr < src.addr + src.nbytes:
+                raise rejected(f"{op.name}: vec -> vec between overlapping tiles (bytes {src.addr} and {dst.addr}): "
+                               "TMOV does not move in place", line)
             if checks:
                 _check_defined(op.name, src, line)
             if src_dtype == dst_dtype:

@@ -448,3 +448,70 @@ def test_addptr_of_another_pointer_type_is_a_parse_error() -> None:
     with pytest.raises(SimError) as error:
         simulate(module("%arg0: !pto.ptr<f32>", body), "main", {"arg0": np.zeros(32, np.float32)})
     assert error.value.rule == "" and "takes and returns one !pto.ptr type" in error.value.message
+
+
+def test_tmov_copies_a_vec_tile_into_another_vec_tile() -> None:
+    body = "\n".join([
+        view("x", "arg0", 4, 8, "f32"), load("x", "t", "vec", "f32", 4, 8),
+        alloc("u", "vec", "f32", 4, 8, "%a256"),
+        f"    pto.tmov ins(%t : {tile('vec', 'f32', 4, 8)}) outs(%u : {tile('vec', 'f32', 4, 8)})",
+        view("out", "arg1", 4, 8, "f32"), store("u", "vec", "f32", 4, 8, "out")])
+    x = RNG.standard_normal((4, 8)).astype(np.float32)
+    out = simulate(module("%arg0: !pto.ptr<f32>, %arg1: !pto.ptr<f32>", body), "main",
+                   {"arg0": x, "arg1": np.zeros((4, 8), np.float32)})["arg1"]
+    np.testing.assert_array_equal(out, x)
+
+
+def test_tmov_between_overlapping_vec_tiles_is_rejected() -> None:
+    body = "\n".join([
+        view("x", "arg0", 4, 8, "f32"), load("x", "t", "vec", "f32", 4, 8),
+        alloc("u", "vec", "f32", 4, 8, "%a64"),
+        f"    pto.tmov ins(%t : {tile('vec', 'f32', 4, 8)}) outs(%u : {tile('vec', 'f32', 4, 8)})"])
+    with pytest.raises(SimError) as error:
+        simulate(module("%arg0: !pto.ptr<f32>", body), "main", {"arg0": np.zeros((4, 8), np.float32)})
+    assert error.value.rule == "PV202" and "vec -> vec between overlapping tiles" in error.value.message
+
+
+def test_a_local_array_keeps_what_is_set_in_it_wrapped_to_its_element_type() -> None:
+    ops = """
+    %arr = pto.declare_local_array -> !pto.local_array<4xi32>
+    %seven = arith.index_cast %c7 : index to i32
+    pto.local_array_set %arr[%c2], %seven : !pto.local_array<4xi32>, i32
+    %five = arith.index_cast %n : index to i32
+    pto.local_array_set %arr[%c3], %five : !pto.local_array<4xi32>, i32
+    pto.local_array_set %arr[%c2], %five : !pto.local_array<4xi32>, i32
+    pto.local_array_set %arr[%c2], %seven : !pto.local_array<4xi32>, i32
+    %g2 = pto.local_array_get %arr[%c2] : !pto.local_array<4xi32> -> i32
+    %g3 = pto.local_array_get %arr[%c3] : !pto.local_array<4xi32> -> i32
+    %v2 = arith.index_cast %g2 : i32 to index
+    %v3 = arith.index_cast %g3 : i32 to index"""
+    assert _run_probes(ops, ["v2", "v3"], {"n": 5}) == [7, 5]
+
+
+def test_a_local_array_index_outside_it_is_rejected() -> None:
+    ops = """
+    %arr = pto.declare_local_array -> !pto.local_array<4xi32>
+    %one = arith.index_cast %c1 : index to i32
+    pto.local_array_set %arr[%c4], %one : !pto.local_array<4xi32>, i32"""
+    with pytest.raises(SimError) as error:
+        _run_probes(ops, [], {})
+    assert error.value.rule == "PV202" and "index 4 is outside %arr (4 elements)" in error.value.message
+
+
+def test_a_local_array_element_read_before_it_is_set_is_over_the_limit() -> None:
+    ops = """
+    %arr = pto.declare_local_array -> !pto.local_array<4xi64>
+    %g = pto.local_array_get %arr[%c1] : !pto.local_array<4xi64> -> i64"""
+    with pytest.raises(SimError) as error:
+        _run_probes(ops, [], {})
+    assert error.value.rule == "limit" and "element 1 of %arr is read before any pto.local_array_set wrote it" \
+        in error.value.message
+
+
+def test_a_local_array_element_of_another_type_is_rejected() -> None:
+    ops = """
+    %arr = pto.declare_local_array -> !pto.local_array<4xi32>
+    %g = pto.local_array_get %arr[%c1] : !pto.local_array<4xi32> -> i64"""
+    with pytest.raises(SimError) as error:
+        _run_probes(ops, [], {})
+    assert error.value.rule == "PV202" and "a i64 element of a !pto.local_array<4xi32>" in error.value.message
