@@ -27,7 +27,9 @@ How the IR maps onto PTO (one instruction per op, in statement order):
 - A `tensor.create` that stays a GM tensor (scratch) becomes a trailing `!pto.ptr` workspace
   argument (`EmittedFunction.args`, kind `workspace`; the comparison zero-fills it). A shape naming run-time
   sizes is folded (`_fold`) from constants, names assigned once and the scalar parameters' values the
-  simulation gives (`emit_function(..., scalars=)`; without them such a shape is `NeedsScalars`).
+  simulation gives (`emit_function(..., scalars=)`; without them such a shape is `NeedsScalars`). A
+  `tensor.full` that stays in GM is such a workspace filled by a Vec tile of the value stored over it band by
+  band (`op_tensor_full`).
 - MemRef offsets are byte addresses after allocate-memory-addr. When windows of different bases
   overlap in one space (a dump after MemoryReuse, where every base starts at 0), the emitter lays
   the bases out one after the other in `tile.alloc` order instead.
@@ -1571,20 +1573,58 @@ class _FunctionEmitter:
         dst = self._result(name, declared, call, span)
         if dst.space is not MemSpace.Vec:
             raise EmitError(f"`{call.op}` into a {dst.space.value} tile; texpands fills only Vec tiles", span)
+        operand, kind = self._fill_scalar(fill, dst.dtype, call, span)
+        self.emit(f"pto.texpands ins(%{operand} : {kind}) outs(%{dst.ssa} : {dst.type})")
+        return dst
+
+    def _fill_scalar(self, fill: Expr, dtype: DType, call: Call, span: Span) -> tuple[str, str]:
+        """The `texpands` scalar filling a tile of *dtype* with *fill*: its SSA name and type."""
         literal = scalar.evaluate(fill)
         if isinstance(literal, bool) or not isinstance(literal, (int, float)):
             bound = self._maybe(fill)
-            if not isinstance(bound, _Scalar) or bound.type != "f32" or not dst.dtype.is_float:
+            if not isinstance(bound, _Scalar) or bound.type != "f32" or not dtype.is_float:
                 raise EmitError(f"`{call.op}`: the fill value must be a number", span)
-            operand, kind = bound.ssa, "f32"
-        elif dst.dtype.is_float:
-            operand, kind = self.const(float(literal), "f32"), "f32"
-        else:
-            if isinstance(literal, float) and not math.isfinite(literal) or literal != int(literal):
-                raise EmitError(f"`{call.op}`: fill value {literal} for an integer tile", span)
-            operand, kind = self.const(int(literal), "i32"), "i32"
-        self.emit(f"pto.texpands ins(%{operand} : {kind}) outs(%{dst.ssa} : {dst.type})")
-        return dst
+            return bound.ssa, "f32"
+        if dtype.is_float:
+            return self.const(float(literal), "f32"), "f32"
+        if isinstance(literal, float) and not math.isfinite(literal) or literal != int(literal):
+            raise EmitError(f"`{call.op}`: fill value {literal} for an integer tile", span)
+        return self.const(int(literal), "i32"), "i32"
+
+    def op_tensor_full(self, name, call, declared, span):
+        # A `pl.full` the lowering keeps in GM (a tensor it stores windows into): a workspace like a
+        # `tensor.create`'s, filled where the op stands by a Vec tile filled with the value (texpands, placed
+        # after every Vec window) stored over it a band of rows at a time; PyPTO makes the op a `tile.full`.
+        fill = call.kwarg("value") if call.kwarg("value") is not None else (call.args[1] if len(call.args) > 1 else None)
+        if fill is None:
+            raise EmitError(f"`{call.op}` has no fill value", span)
+        target = self.op_tensor_create(name, call, declared, span)
+        shape = tuple(d for d in target.shape if d is not None)
+        rows, cols = (math.prod(shape[:-1]), shape[-1]) if len(shape) == len(target.shape) and shape else (0, 0)
+        free = self._free_address(MemSpace.Vec)
+        room = (self.target.capacity[MemSpace.Vec] - free) // max(cols * target.dtype.bytes, 1)
+        band = max((r for r in range(1, min(rows, room, _FILL_BAND_ROWS) + 1) if rows % r == 0), default=0)
+        if not band:
+            raise EmitError(f"`{call.op}` of {list(target.shape)} has no room for a band of its rows in Vec", span)
+        grid = target
+        if len(shape) != 2:  # the fill of a row-major tensor is the fill of its [rows, cols] view
+            grid = _Tensor(self.fresh(f"{name}_rows"), target.param, (rows, cols), target.dtype, target.arg)
+            self.emit(f"%{grid.view} = pto.make_tensor_view %{target.arg}, shape = [%{self.const(rows, 'index')}, "
+                      f"%{self.const(cols, 'index')}], strides = [%{self.const(cols, 'index')}, "
+                      f"%{self.const(1, 'index')}] {{layout = #pto.layout<nd>}} : {grid.view_type}")
+        one_band = (self.const(band, "index"), self.const(cols, "index"))
+        stage = _Tile(self.fresh(f"{name}_fill"), MemSpace.Vec, target.dtype, band, cols, one_band, (band, cols), free)
+        self._alloc_view(stage)
+        operand, kind = self._fill_scalar(fill, target.dtype, call, span)
+        self.emit(f"pto.texpands ins(%{operand} : {kind}) outs(%{stage.ssa} : {stage.type})")
+        row, view = self.fresh(f"{name}_row"), self.fresh(f"{name}_pview")
+        view_type = f"!pto.partition_tensor_view<{band}x{cols}x{_PTO_DTYPE[target.dtype]}>"
+        self.emit(f"scf.for %{row} = %{self.const(0, 'index')} to %{self.const(rows, 'index')} step %{one_band[0]} {{")
+        self.emit(f"  %{view} = pto.partition_view %{grid.view}, offsets = [%{row}, %{self.const(0, 'index')}], "
+                  f"sizes = [%{one_band[0]}, %{one_band[1]}] : {grid.view_type} -> {view_type}")
+        self.emit(f"  pto.tstore ins(%{stage.ssa} : {stage.type}) outs(%{view} : {view_type})")
+        self.emit("}")
+        return self._written(target, span)
 
     def vector(self, name, call, declared, span, short):
         a = self.vec_tile(call.args[0], span, f"`{call.op}` lhs")
@@ -1831,6 +1871,7 @@ _CALLS["system.syncall"] = _FunctionEmitter.op_syncall
 _CALLS.update(dict.fromkeys(("system.task_dummy", "scope.task_id"), _FunctionEmitter.op_task_id))
 _CALLS["tile.read"] = _FunctionEmitter.op_tile_read
 _CALLS["tensor.write"] = _FunctionEmitter.op_tensor_write
+_CALLS["tensor.full"] = _FunctionEmitter.op_tensor_full
 _CALLS.update({"array.create": _FunctionEmitter.op_array_create, "tensor.setitem": _FunctionEmitter.op_setitem,
                "tensor.getitem": _FunctionEmitter.op_getitem})
 _CALLS["tile.gather"] = _FunctionEmitter.op_gather
@@ -1840,6 +1881,8 @@ _CALLS["tile.gather"] = _FunctionEmitter.op_gather
 
 
 _BASE_ALIGN = 32
+_FILL_BAND_ROWS = 16
+"""The most rows of a GM fill (`op_tensor_full`) one store writes."""
 
 
 def _plan_addresses(fn: Function, env: dict[str, Type]) -> dict[str, int] | None:

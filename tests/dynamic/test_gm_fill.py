@@ -1,0 +1,71 @@
+"""`pl.full` tensors the lowering keeps in GM (issue 14 item 3): a workspace filled where the op stands by a Vec
+tile of the value (`texpands`, placed after every Vec window) stored over it a band of rows at a time
+(docs/pto-subset.md "Tensors in GM")."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from stages import KERNELS, require_stages
+
+from pypto_verify.ir import Assign, Call, map_stmts
+
+FILL = KERNELS / "gm_fill.py"
+
+
+def _kernel(name: str):
+    require_stages()
+    from pypto_verify.run.chain import lower_stage, read_stage
+    from pypto_verify.run.records import Options
+
+    work = lower_stage(read_stage(str(FILL)), Options())
+    return {k.name: k for k in work.kernels}[name]
+
+
+def _refilled(fn, value: float):
+    """*fn* with its one GM `tensor.full` filling *value* instead."""
+    hits = []
+
+    def stmt_fn(stmt):
+        if isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op == "tensor.full":
+            hits.append(stmt)
+            kwargs = tuple((k, v if k != "value" else replace(v, value=value)) for k, v in stmt.value.kwargs)
+            return (replace(stmt, value=replace(stmt.value, kwargs=kwargs)),)
+        return None
+
+    rewritten = replace(fn, body=map_stmts(fn.body, stmt_fn))
+    assert len(hits) == 1, hits
+    return rewritten
+
+
+def _simulate(kernel, lowered=None):
+    from pypto_verify.dynamic import simulate_kernel
+
+    return simulate_kernel(kernel.source, kernel.lowered if lowered is None else lowered)
+
+
+@pytest.mark.parametrize("name", ["padded_rows_fill", "plane_fill"])
+def test_a_gm_fill_simulates_and_matches(name: str) -> None:
+    outcome = _simulate(_kernel(name))
+    assert outcome.status == "match", outcome.message
+
+
+def test_a_gm_fill_is_a_vec_fill_stored_band_by_band_over_a_workspace() -> None:
+    from pypto_verify.emit import emit_function
+
+    emitted = emit_function(_kernel("plane_fill").lowered)
+    assert [(a.kind, a.param, a.shape) for a in emitted.args if a.kind == "workspace"] == [
+        ("workspace", "stage", (2, 16, 256))]
+    lines = [line.strip() for line in emitted.text.splitlines()]
+    assert "pto.texpands ins(%cst_f32 : f32) outs(%stage_fill : !pto.tile_buf<loc=vec, dtype=bf16, rows=16, " \
+           "cols=256, v_row=?, v_col=?, blayout=row_major, slayout=none_box, fractal=512, pad=0>)" in lines
+    assert "scf.for %stage_row = %c0_index to %c32_index step %c16_index {" in lines  # two bands of 16 rows
+
+
+def test_a_gm_fill_of_the_wrong_value_mismatches() -> None:
+    kernel = _kernel("padded_rows_fill")
+    outcome = _simulate(kernel, _refilled(kernel.lowered, 0.0))
+    assert outcome.status == "mismatch" and outcome.first_difference["index"] == [8, 0], outcome.message
+    assert (outcome.first_difference["sim"], outcome.first_difference["reference"]) == (1.0, -1.5)
