@@ -29,7 +29,8 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   sizes is folded (`_fold`) from constants, names assigned once and the scalar parameters' values the
   simulation gives (`emit_function(..., scalars=)`; without them such a shape is `NeedsScalars`). A
   `tensor.full` that stays in GM is such a workspace filled by a Vec tile of the value stored over it band by
-  band (`op_tensor_full`).
+  band (`op_tensor_full`); a `tensor.assemble` of a GM tensor into another is a copy through a Vec tile, band by
+  band (`op_tensor_assemble`).
 - MemRef offsets are byte addresses after allocate-memory-addr. When windows of different bases
   overlap in one space (a dump after MemoryReuse, where every base starts at 0), the emitter lays
   the bases out one after the other in `tile.alloc` order instead.
@@ -1591,6 +1592,56 @@ class _FunctionEmitter:
             raise EmitError(f"`{call.op}`: fill value {literal} for an integer tile", span)
         return self.const(int(literal), "i32"), "i32"
 
+    def op_tensor_assemble(self, name, call, declared, span):
+        # A GM tensor written into a window of another GM tensor (what the lowering leaves of a `pl.assemble` of two
+        # GM tensors): the copy goes through a Vec tile placed after every Vec window, a band of rows at a time
+        # (`tload` from the source, `tstore` into the window; `{atomic = #pto.atomic<add>}` for an atomic add).
+        if len(call.args) < 3:
+            raise EmitError("tensor.assemble without a destination, a source and offsets", span)
+        dst = self.tensor(call.args[0], span, "tensor.assemble destination")
+        src = self.tensor(call.args[1], span, "tensor.assemble source")
+        offsets = _items(call.args[2], span, "tensor.assemble offsets")
+        shape = tuple(d for d in src.shape if d is not None)
+        if len(shape) != len(src.shape) or len(src.shape) != 2 or len(offsets) != len(dst.shape) \
+                or src.dtype is not dst.dtype:
+            raise EmitError(f"tensor.assemble of `{src.param}` {list(src.shape)} into `{dst.param}` other than a 2-D GM "
+                            "tensor of a static shape and the destination's dtype has no PTO form in the subset", span)
+        rows, cols = shape
+        free = self._free_address(MemSpace.Vec)
+        room = (self.target.capacity[MemSpace.Vec] - free) // max(cols * src.dtype.bytes, 1)
+        band = max((r for r in range(1, min(rows, room, _FILL_BAND_ROWS) + 1) if rows % r == 0), default=0)
+        if not band:
+            raise EmitError(f"tensor.assemble of `{src.param}` {list(src.shape)} has no room for a band of its rows in "
+                            "Vec", span)
+        self._written(dst, span)
+        extents = (self.const(band, "index"), self.const(cols, "index"))
+        stage = _Tile(self.fresh(f"{src.param}_band"), MemSpace.Vec, src.dtype, band, cols, extents, (band, cols), free)
+        self._alloc_view(stage)
+        row = self.fresh(f"{src.param}_row")
+        self.emit(f"scf.for %{row} = %{self.const(0, 'index')} to %{self.const(rows, 'index')} step %{extents[0]} {{")
+        self.depth += 1
+        zero = self.const(0, "index")
+        view_type = f"!pto.partition_tensor_view<{band}x{cols}x{_PTO_DTYPE[src.dtype]}>"
+        window = self.fresh(f"{src.param}_pview")
+        self.emit(f"%{window} = pto.partition_view %{src.view}, offsets = [%{row}, %{zero}], sizes = [%{extents[0]}, "
+                  f"%{extents[1]}] : {src.view_type} -> {view_type}")
+        self.emit(f"pto.tload ins(%{window} : {view_type}) outs(%{stage.ssa} : {stage.type})")
+        starts = [self.index(o, span) for o in offsets]
+        target = self.fresh()
+        self.emit(f"%{target} = arith.addi %{starts[-2]}, %{row} : index")
+        starts[-2] = target
+        dst_type = f"!pto.partition_tensor_view<{'x'.join(['1'] * (len(starts) - 2))}{'x' if len(starts) > 2 else ''}" \
+                   f"{band}x{cols}x{_PTO_DTYPE[dst.dtype]}>"
+        sizes = [self.const(1, "index")] * (len(starts) - 2) + list(extents)
+        into = self.fresh(f"{dst.param}_pview")
+        self.emit(f"%{into} = pto.partition_view %{dst.view}, offsets = [{', '.join('%' + o for o in starts)}], "
+                  f"sizes = [{', '.join('%' + z for z in sizes)}] : {dst.view_type} -> {dst_type}")
+        atomic = " {atomic = #pto.atomic<add>}" if _is_atomic(call.kwarg("atomic")) else ""
+        self.emit(f"pto.tstore ins(%{stage.ssa} : {stage.type}) outs(%{into} : {dst_type}){atomic}")
+        self.depth -= 1
+        self.emit("}")
+        return dst
+
     def op_tensor_full(self, name, call, declared, span):
         # A `pl.full` the lowering keeps in GM (a tensor it stores windows into): a workspace like a
         # `tensor.create`'s, filled where the op stands by a Vec tile filled with the value (texpands, placed
@@ -1872,6 +1923,7 @@ _CALLS.update(dict.fromkeys(("system.task_dummy", "scope.task_id"), _FunctionEmi
 _CALLS["tile.read"] = _FunctionEmitter.op_tile_read
 _CALLS["tensor.write"] = _FunctionEmitter.op_tensor_write
 _CALLS["tensor.full"] = _FunctionEmitter.op_tensor_full
+_CALLS[ops.T_ASSEMBLE] = _FunctionEmitter.op_tensor_assemble
 _CALLS.update({"array.create": _FunctionEmitter.op_array_create, "tensor.setitem": _FunctionEmitter.op_setitem,
                "tensor.getitem": _FunctionEmitter.op_getitem})
 _CALLS["tile.gather"] = _FunctionEmitter.op_gather

@@ -1,6 +1,6 @@
 """`pl.full` tensors the lowering keeps in GM (issue 14 item 3): a workspace filled where the op stands by a Vec
-tile of the value (`texpands`, placed after every Vec window) stored over it a band of rows at a time
-(docs/pto-subset.md "Tensors in GM")."""
+tile of the value (`texpands`, placed after every Vec window) stored over it a band of rows at a time; and a GM
+tensor assembled into another, copied through a Vec tile band by band (docs/pto-subset.md "Tensors in GM")."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from stages import KERNELS, require_stages
 
-from pypto_verify.ir import Assign, Call, map_stmts
+from pypto_verify.ir import Assign, Call, Const, ListExpr, map_stmts
 
 FILL = KERNELS / "gm_fill.py"
 
@@ -46,7 +46,7 @@ def _simulate(kernel, lowered=None):
     return simulate_kernel(kernel.source, kernel.lowered if lowered is None else lowered)
 
 
-@pytest.mark.parametrize("name", ["padded_rows_fill", "plane_fill"])
+@pytest.mark.parametrize("name", ["padded_rows_fill", "plane_fill", "striped_copy"])
 def test_a_gm_fill_simulates_and_matches(name: str) -> None:
     outcome = _simulate(_kernel(name))
     assert outcome.status == "match", outcome.message
@@ -69,3 +69,32 @@ def test_a_gm_fill_of_the_wrong_value_mismatches() -> None:
     outcome = _simulate(kernel, _refilled(kernel.lowered, 0.0))
     assert outcome.status == "mismatch" and outcome.first_difference["index"] == [8, 0], outcome.message
     assert (outcome.first_difference["sim"], outcome.first_difference["reference"]) == (1.0, -1.5)
+
+
+def test_a_gm_tensor_assembled_into_another_is_copied_through_vec() -> None:
+    from pypto_verify.emit import emit
+
+    text = emit(_kernel("striped_copy").lowered)
+    lines = [line.strip() for line in text.splitlines()]
+    (copy,) = [i for i, line in enumerate(lines) if line.startswith("scf.for %stage_row_1 =")]
+    body = lines[copy + 1:copy + 6]
+    for line, op in zip(body, ("pto.partition_view %stage_view", "pto.tload", "arith.addi", "pto.partition_view %y_view",
+                               "pto.tstore ins(%stage_band")):
+        assert op in line, (op, body)
+
+
+def test_a_gm_tensor_assembled_at_the_wrong_row_mismatches() -> None:
+    kernel = _kernel("striped_copy")
+    hits = []
+
+    def stmt_fn(stmt):
+        if isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op == "tensor.assemble":
+            hits.append(stmt)
+            return (replace(stmt, value=replace(stmt.value, args=(
+                *stmt.value.args[:2], ListExpr((Const(32), Const(0)))))),)
+        return None
+
+    wrong = replace(kernel.lowered, body=map_stmts(kernel.lowered.body, stmt_fn))
+    assert len(hits) == 1
+    outcome = _simulate(kernel, wrong)
+    assert outcome.status == "mismatch" and outcome.first_difference["index"] == [16, 0], outcome.message

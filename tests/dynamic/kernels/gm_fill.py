@@ -1,6 +1,7 @@
 """`pl.full` tensors the kernel stores windows into, kept in GM by the lowering: ``padded_rows_fill`` pads eight
 scaled rows to sixteen with a fill value, ``plane_fill`` fills a 3-D BF16 staging tensor and overwrites one row
-of each plane before reading both planes back."""
+of each plane before reading both planes back; ``striped_copy`` zero-fills a staging tensor, stores every other
+row of `x` into it and assembles the whole of it into the middle band of `y` (a GM tensor into a GM tensor)."""
 
 import pypto.language as pl
 
@@ -35,4 +36,18 @@ def plane_fill(
         flat = pl.reshape(stage, [PLANES * PAD, WIDE])
         for p in pl.range(PLANES):
             y[p * PAD : p * PAD + PAD, :] = pl.cast(pl.tile.load(flat, [p * PAD, 0], [PAD, WIDE]), target_type=pl.FP32)
+    return y
+
+
+@pl.jit
+def striped_copy(
+    x: pl.Tensor[[PAD, COLS], pl.FP32],
+    y: pl.Out[pl.Tensor[[3 * PAD, COLS], pl.FP32]],
+):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="striped_copy"):
+        stage = pl.full([PAD, COLS], dtype=pl.FP32, value=0.0)
+        for r in pl.range(0, PAD, 2):
+            stage[r : r + 1, :] = pl.tile.load(x, [r, 0], [1, COLS])
+        y = pl.assemble(y, stage, [PAD, 0])
+        y[0:PAD, :] = pl.tile.load(x, [0, 0], [PAD, COLS])
     return y
