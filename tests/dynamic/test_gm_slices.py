@@ -174,3 +174,21 @@ def test_a_row_gathered_from_the_first_row_mismatches() -> None:
     wrong = _rewrite(kernel.lowered, "tile.slice", "level_row", _offsets(0, 0))
     outcome = _simulate(kernel, wrong)
     assert outcome.status == "mismatch" and outcome.first_difference["index"][0] == 1, outcome.message
+
+
+def test_a_slice_of_a_computed_value_sliced_again_is_a_tile_slice_and_matches() -> None:
+    from pypto_verify.ir import walk_stmts
+
+    kernel = _kernel(SLICES, "swapped_halves")
+    ops = {s.target.name: s.value.op for s in walk_stmts(kernel.lowered.body)
+           if isinstance(s, Assign) and isinstance(s.value, Call)}
+    assert (ops["scaled"], ops["lo"], ops["hi"]) == ("tile.slice", "tile.slice", "tile.slice")
+    outcome = _simulate(kernel)
+    assert outcome.status == "match", outcome.message
+
+
+def test_a_window_of_a_computed_slice_at_the_wrong_offset_mismatches() -> None:
+    kernel = _kernel(SLICES, "swapped_halves")
+    wrong = _rewrite(kernel.lowered, "tile.slice", "hi", _offsets(0, 0))
+    outcome = _simulate(kernel, wrong)
+    assert outcome.status == "mismatch" and outcome.first_difference["index"] == [0, 0], outcome.message

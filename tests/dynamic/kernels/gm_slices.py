@@ -3,7 +3,8 @@
 strides). ``row_gain`` takes one row of a gain table per token at a position read at run time, outside
 its InCore scope; ``band_mean`` slices a band of a scratch tensor and then a window of the band;
 ``stacked_rows`` slices one plane of a 3-D tensor and flattens it. The token count is a `pl.dynamic`
-size."""
+size. ``swapped_halves`` is the contrast: a slice of a computed value, sliced again, stays a tile (a
+`tile.slice` view of its buffer), as in PyPTO."""
 
 import pypto.language as pl
 
@@ -12,6 +13,7 @@ TABLE = 64
 WIDTH = 64
 HALF = WIDTH // 2
 TILE = 8
+HALF_TILE = TILE // 2
 PLANES = 3
 
 
@@ -73,4 +75,19 @@ def stacked_rows(
         t0 = tb * TILE
         with pl.at(level=pl.Level.CORE_GROUP, name_hint="widen"):
             y[t0 : t0 + TILE, :] = pl.cast(pl.tile.load(picked, [t0, 0], [TILE, WIDTH]), target_type=pl.FP32)
+    return y
+
+
+@pl.jit
+def swapped_halves(
+    x: pl.Tensor[[TILE, WIDTH], pl.FP32],
+    y: pl.Out[pl.Tensor[[TILE, WIDTH], pl.FP32]],
+):
+    with pl.spmd(2, name_hint="swapped_halves"):
+        r0 = pl.tile.get_block_idx() * HALF_TILE
+        scaled = pl.muls(x[r0 : r0 + HALF_TILE, :], 2.0)[0:HALF_TILE, :]
+        lo = scaled[:, 0:HALF]
+        hi = scaled[:, HALF:WIDTH]
+        y[r0 : r0 + HALF_TILE, 0:HALF] = hi
+        y[r0 : r0 + HALF_TILE, HALF:WIDTH] = pl.adds(lo, 1.0)
     return y
