@@ -40,6 +40,8 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
   barriers at the top of its body, phase by phase: every block runs up to the barrier before any goes
   on, each resuming its own names); `if`s pick an arm
   and bind the phis; iter_args are carried; `tensor.read` returns an element of a GM tensor.
+- `pl.array.create(N, dtype)` is N integers written in place by `arr[i] = v` and read by `arr[i]` (an element read
+  before it is written is refused: PyPTO's in-core array is not initialised); a TASK_ID array holds task handles.
 - Slices and loads must lie inside their tensor: a window out of range is a `ReferenceError` (so the
   dynamic driver can reject a sample scalar that makes the kernel read out of bounds).
 
@@ -1309,6 +1311,8 @@ def _setitem(it: _Interpreter, call: Call) -> _Array:
 def _getitem(it: _Interpreter, call: Call) -> Any:
     """`arr[i]` (`tensor.getitem(arr, i)`): the element, once written."""
     array, index = _array_element(it, call)
+    if array.dtype is DType.TASK_ID:
+        return _TaskHandle()  # PyPTO fills a task-id array with the invalid id: an unwritten element orders nothing
     if array.items[index] is None:
         raise ReferenceError(f"`{call.op}`: element {index} of an array is read before it is written (an in-core "
                              "array's contents are not defined before)")
