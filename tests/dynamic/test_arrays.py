@@ -135,3 +135,32 @@ def test_an_array_element_read_before_it_is_written_is_not_simulated(tmp_path) -
     outcome = simulate_kernel(kernel.source, kernel.lowered)
     assert outcome.status == "skipped", outcome.message
     assert "element 0 of an array is read before it is written" in outcome.reason
+
+
+UNSET_TASKS = '''
+import pypto.language as pl
+
+ROWS = 8
+COLS = 64
+
+
+@pl.jit
+def early_fence(
+    x: pl.Tensor[[ROWS, COLS], pl.FP32],
+    y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]],
+):
+    waits = pl.array.create(2, pl.TASK_ID)
+    first = waits[0]
+    with pl.spmd(ROWS, name_hint="copy", deps=[first]) as copy_tid:
+        r = pl.tile.get_block_idx()
+        y[r : r + 1, :] = pl.tile.load(x, [r, 0], [1, COLS])
+    waits[1] = copy_tid
+    return y
+'''
+"""`waits[0]` is read before any task id is written into it: PyPTO's task-id array starts as invalid ids."""
+
+
+def test_a_task_id_array_element_read_before_it_is_written_orders_nothing_and_matches(tmp_path) -> None:
+    file, errors = check_text(tmp_path, UNSET_TASKS, sim=True)
+    (kernel,) = file.kernels
+    assert not errors and kernel.sim == "match", kernel.sim_reason
