@@ -1461,6 +1461,7 @@ class _FunctionEmitter:
         free = self._free_address(MemSpace.Vec)
         one = self.const(1, "index")
         if isinstance(in_gm, _Tensor):
+            in_gm = self._read_slice(in_gm, span)
             # indices left in GM (PyPTO's conversion loads each row, `emit_load_or_slice`): a `tload` of each
             # row into a one-row tile placed after the scratch
             if len(in_gm.shape) != 2 or None in in_gm.shape or in_gm.dtype is not DType.INT32 or not in_gm.view:

@@ -192,3 +192,41 @@ def test_a_window_of_a_computed_slice_at_the_wrong_offset_mismatches() -> None:
     wrong = _rewrite(kernel.lowered, "tile.slice", "hi", _offsets(0, 0))
     outcome = _simulate(kernel, wrong)
     assert outcome.status == "mismatch" and outcome.first_difference["index"] == [0, 0], outcome.message
+
+
+STALE_INDICES = '''
+import pypto.language as pl
+
+ROWS = 8
+LEVELS = 8
+
+
+@pl.jit
+def stale_order(
+    table: pl.Tensor[[ROWS, LEVELS], pl.FP32],
+    y: pl.Out[pl.Tensor[[ROWS, LEVELS], pl.FP32]],
+):
+    order = pl.create_tensor([ROWS, LEVELS], dtype=pl.INT32)
+    picked = order[0:ROWS, :]
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="stale_order"):
+        levels = pl.tile.load(table, [0, 0], [ROWS, LEVELS])
+        for r in pl.range(ROWS):
+            for k in pl.range(LEVELS):
+                pl.write(order, [r, k], pl.cast(LEVELS - 1 - k, pl.INT32))
+        y[:, :] = pl.gather(levels, dim=-1, index=picked)
+    return y
+'''
+"""The gather's indices are a GM slice of `order` made before the `pl.write`s into `order`."""
+
+
+def test_gather_indices_in_a_gm_slice_read_after_a_store_into_its_tensor_are_skipped_with_their_reason(tmp_path) -> None:
+    from pypto_verify.dynamic import simulate_kernel
+    from pypto_verify.run.chain import lower_stage, read_stage
+    from pypto_verify.run.records import Options
+
+    path = tmp_path / "stale_order.py"
+    path.write_text(STALE_INDICES)
+    (kernel,) = lower_stage(read_stage(str(path)), Options()).kernels
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "skipped", outcome.message
+    assert "a GM slice of `order` is read after a store into `order`" in outcome.reason
