@@ -91,10 +91,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from pypto_verify import ops, scalar
+from pypto_verify.sizes import assigned_once
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DType, Eval, Expr, For, Function, If, ListExpr,
     LoopKind, MemSpace, NO_SPAN, Return, ScalarType, Scope, Span, Stmt, Sym, TensorType, TileType,
-    TupleExpr, Type, UnaryOp, Var, Yield, defined_names, final_yield, map_expr, stmt_exprs, type_env, var_like,
+    TupleExpr, Type, UnaryOp, Var, Yield, final_yield, map_expr, stmt_exprs, type_env, var_like,
     walk_exprs, walk_stmts,
 )
 from pypto_verify.target import Target, get_target
@@ -387,7 +388,7 @@ class _FunctionEmitter:
     # entry ------------------------------------------------------------------------------
     def run(self) -> EmittedFunction:
         self.env = type_env(self.fn)
-        self.once = _assigned_once(self.fn)
+        self.once = assigned_once(self.fn)
         self._collect_transposed_uses()
         self.base_address = _plan_addresses(self.fn, self.env)
         views: list[str] = []
@@ -2028,15 +2029,6 @@ def _pto_dtype(dtype: DType, span: Span) -> str:
         return _PTO_DTYPE[dtype]
     except KeyError:
         raise EmitError(f"dtype {dtype.value} has no PTO element type", span) from None
-
-
-def _assigned_once(fn: Function) -> set[str]:
-    """The names *fn* assigns exactly once (and never as a loop variable, a carried value or a phi)."""
-    counts: dict[str, int] = {}
-    for stmt in walk_stmts(fn.body):
-        for name in defined_names(stmt):
-            counts[name] = counts.get(name, 0) + (1 if isinstance(stmt, Assign) else 2)
-    return {name for name, count in counts.items() if count == 1}
 
 
 def _row_major(shape: tuple[int | None, ...]) -> tuple[int, ...] | None:
