@@ -1608,6 +1608,10 @@ class _FunctionEmitter:
                 or src.dtype is not dst.dtype:
             raise EmitError(f"tensor.assemble of `{src.param}` {list(src.shape)} into `{dst.param}` other than a 2-D GM "
                             "tensor of a static shape and the destination's dtype has no PTO form in the subset", span)
+        if src.arg == dst.arg:
+            # band by band, a window of the storage it reads could be written before it is read
+            raise EmitError(f"tensor.assemble of a view of `{dst.param}` into `{dst.param}` has no PTO form in the subset",
+                            span)
         rows, cols = shape
         free = self._free_address(MemSpace.Vec)
         room = (self.target.capacity[MemSpace.Vec] - free) // max(cols * src.dtype.bytes, 1)

@@ -98,3 +98,38 @@ def test_a_gm_tensor_assembled_at_the_wrong_row_mismatches() -> None:
     assert len(hits) == 1
     outcome = _simulate(kernel, wrong)
     assert outcome.status == "mismatch" and outcome.first_difference["index"] == [16, 0], outcome.message
+
+
+SHIFTED = '''
+import pypto.language as pl
+
+ROWS = 64
+COLS = 64
+
+
+@pl.jit
+def shifted_copy(
+    x: pl.Tensor[[ROWS, COLS], pl.FP32],
+    y: pl.Out[pl.Tensor[[2 * ROWS, COLS], pl.FP32]],
+):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="shifted_copy"):
+        y[0:ROWS, :] = pl.tile.load(x, [0, 0], [ROWS, COLS])
+    top = y[0:ROWS, :]
+    y = pl.assemble(y, top, [4, 0])
+    return y
+'''
+"""`y`'s first 64 rows assembled into `y` four rows down: copied band by band, a band would overwrite rows a later
+band still reads."""
+
+
+def test_a_gm_tensor_assembled_into_its_own_storage_is_skipped_with_its_reason(tmp_path) -> None:
+    from pypto_verify.dynamic import simulate_kernel
+    from pypto_verify.run.chain import lower_stage, read_stage
+    from pypto_verify.run.records import Options
+
+    path = tmp_path / "shifted.py"
+    path.write_text(SHIFTED)
+    (kernel,) = lower_stage(read_stage(str(path)), Options()).kernels
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "skipped", outcome.message
+    assert outcome.reason == "emit: tensor.assemble of a view of `y` into `y` has no PTO form in the subset"
