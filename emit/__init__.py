@@ -3,6 +3,8 @@
 Installed as `pypto_verify.emit`; importers use the names re-exported here.
 """
 
-from pypto_verify.emit.pto import ArgBinding, EmitError, EmittedFunction, emit, emit_function, emit_module
+from pypto_verify.emit.pto import (
+    ArgBinding, EmitError, EmittedFunction, NeedsScalars, emit, emit_function, emit_module,
+)
 
-__all__ = ["ArgBinding", "EmitError", "EmittedFunction", "emit", "emit_function", "emit_module"]
+__all__ = ["ArgBinding", "EmitError", "EmittedFunction", "NeedsScalars", "emit", "emit_function", "emit_module"]

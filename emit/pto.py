@@ -7,7 +7,9 @@ space). Leaves: MLIR-style text in exactly the subset `sim/` parses. Output is d
 How the IR maps onto PTO (one instruction per op, in statement order):
 - Parameters, in order: a tensor is `%argN: !pto.ptr<dt>` with one `pto.make_tensor_view` (rank 1
   to 5, row-major strides); a scalar is `%argN: index` (`i1` for BOOL). A GM `tensor.reshape` is one
-  more `make_tensor_view` of the same pointer (its new shape, row-major strides). A `tensor.read(t, ...)` of
+  more `make_tensor_view` of the same pointer (its new shape, row-major strides); a GM `tensor.slice` is a
+  `pto.addptr` to its first element and a `make_tensor_view` of that with its source's strides (refused where
+  the reference's copy of the slice would differ from the view: `_read_slice`). A `tensor.read(t, ...)` of
   a runtime scalar becomes one more trailing `index` argument per tensor read (`f32` for a float
   tensor; the subset has no scalar load from GM): its value is the caller's, see `EmittedFunction.args`.
 - Every tile value gets a `pto.alloc_tile` at its own window: its space, dtype, physical shape (Acc
@@ -23,7 +25,12 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   workspace argument, then `tload`). A load into the bias table is staged through a Mat tile
   placed after every Mat window, then `tmov`ed (`tload` fills only Mat / Vec).
 - A `tensor.create` that stays a GM tensor (scratch) becomes a trailing `!pto.ptr` workspace
-  argument (`EmittedFunction.args`, kind `workspace`; the comparison zero-fills it).
+  argument (`EmittedFunction.args`, kind `workspace`; the comparison zero-fills it). A shape naming run-time
+  sizes is folded (`_fold`) from constants, names assigned once and the scalar parameters' values the
+  simulation gives (`emit_function(..., scalars=)`; without them such a shape is `NeedsScalars`). A
+  `tensor.full` that stays in GM is such a workspace filled by a Vec tile of the value stored over it band by
+  band (`op_tensor_full`); a `tensor.assemble` of a GM tensor into another is a copy through a Vec tile, band by
+  band (`op_tensor_assemble`).
 - MemRef offsets are byte addresses after allocate-memory-addr. When windows of different bases
   overlap in one space (a dump after MemoryReuse, where every base starts at 0), the emitter lays
   the bases out one after the other in `tile.alloc` order instead.
@@ -58,6 +65,10 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   address with the new valid rows and columns. `tile.reshape` of a Vec tile is a view (`ops.is_view`,
   as in PyPTO): an `alloc_tile` of the new shape at the source's address. None emits an instruction.
 
+- `pl.array.create(N, pl.INT32 / pl.INT64)` is `pto.declare_local_array`, `arr[i] = v` (`tensor.setitem`) a
+  `pto.local_array_set` whose result aliases the array, `arr[i]` (`tensor.getitem`, nested in a scalar expression
+  too) a `pto.local_array_get` cast to `index`; an array of task ids (`pl.TASK_ID`) emits nothing.
+
 - Launches (docs/pto-subset.md "Launches"): a function whose work is one `pl.spmd(n)` loop (`_launch`)
   is emitted as a launch: `pto.block_dim = n` on the function (n folded from the
   source, `_launch_size`), the loop's body as the function's, its loop variable and every
@@ -82,10 +93,12 @@ from dataclasses import dataclass, field, replace
 
 from pypto_verify import ops, scalar
 from pypto_verify.callees import Callee, CallError, bound_callee, call_arguments, split_return
+from pypto_verify.sizes import assigned_once
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DType, Eval, Expr, For, Function, If, ListExpr,
     LoopKind, MemSpace, NO_SPAN, Return, ScalarType, Scope, Span, Stmt, Sym, TensorType, TileType,
-    TupleExpr, Type, UnaryOp, Var, Yield, final_yield, stmt_exprs, type_env, var_like, walk_exprs, walk_stmts,
+    TupleExpr, Type, UnaryOp, Var, Yield, final_yield, map_expr, stmt_exprs, type_env, var_like,
+    walk_exprs, walk_stmts,
 )
 from pypto_verify.target import Target, get_target
 
@@ -100,6 +113,11 @@ class EmitError(Exception):
 
     def __str__(self) -> str:
         return f"{self.span}: {self.message}" if self.span != NO_SPAN else self.message
+
+
+class NeedsScalars(EmitError):
+    """A GM scratch tensor's shape is known only from the values of the function's run-time scalars: emit
+    again with them (`emit_function(..., scalars=)`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,6 +247,13 @@ class _Tensor:
     dtype: DType
     arg: str = ""
     """The `!pto.ptr` argument it views (a reshape is one more view of the same storage)."""
+    ptr: str = ""
+    """A GM slice's: the `pto.addptr` of `arg` at the slice's first element, its view's pointer."""
+    strides: tuple[int, ...] | None = None
+    """A GM slice's element strides (its source's); None: row-major over `shape`."""
+    serial: int = -1
+    """A GM slice's: when it was made (`_FunctionEmitter.slices`), and how many writes into `arg` preceded it."""
+    epoch: int = 0
 
     @property
     def view_type(self) -> str:
@@ -251,7 +276,28 @@ class _Returned:
     callee: str
 
 
-_Binding = _Tile | _Transposed | _Tensor | _Scalar | _Returned
+
+class _Array:
+    """An on-core scalar array (`pl.array.create(N, pl.INT32)`): PyPTO's `pto.declare_local_array`, written and
+    read in place (`array.update_element` results alias it, as in PyPTO's codegen)."""
+
+    ssa: str
+    extent: int
+    element: str
+    """`i32` or `i64`."""
+
+    @property
+    def type(self) -> str:
+        return f"!pto.local_array<{self.extent}x{self.element}>"
+
+
+@dataclass(frozen=True, slots=True)
+class _TaskIds:
+    """An array of task ids (`pl.array.create(N, pl.TASK_ID)`): orchestration-only in PyPTO (a C array handed to
+    `deps=`); it orders tasks, which the simulation runs in program order: no instruction, no value."""
+
+
+_Binding = _Tile | _Transposed | _Tensor | _Scalar | _Returned | _Array | _TaskIds
 
 
 # ---------------------------------------------------------------------------------------------- emitter
@@ -300,6 +346,19 @@ class _FunctionEmitter:
     blocks: int | None = None
     """The block count a launcher gives a function that reads its block index outside every `pl.spmd` loop of its
     own (`callees.block_launched`): the function is then a launch of that many instances."""
+    scalars: Mapping[str, int] | None = None
+    """The values the simulation gives the scalar parameters (None: not chosen yet)."""
+    known: dict[str, int] = field(default_factory=dict)
+    """Scalars of a value known here: the given parameters, and names assigned once to what folds from them
+    and from constants (`_fold`): what a GM scratch tensor's shape may name."""
+    once: set[str] = field(default_factory=set)
+    """The names the function assigns exactly once (never a loop variable, a carry or a phi)."""
+    gm_writes: dict[str, int] = field(default_factory=dict)
+    """`!pto.ptr` argument -> how many stores into it were emitted so far (a GM slice read after one is stale)."""
+    slices: int = 0
+    """GM slices made so far (`_Tensor.serial`)."""
+    slice_reads: list[list[_Tensor]] = field(default_factory=list)
+    """Per enclosing loop or launch, innermost last: the GM slices read in its body."""
 
     # names ------------------------------------------------------------------------------
     def fresh(self, base: str | None = None) -> str:
@@ -351,6 +410,7 @@ class _FunctionEmitter:
     # entry ------------------------------------------------------------------------------
     def run(self) -> EmittedFunction:
         self.env = type_env(self.fn)
+        self.once = assigned_once(self.fn)
         self._collect_transposed_uses()
         self.base_address = _plan_addresses(self.fn, self.env)
         views: list[str] = []
@@ -364,6 +424,8 @@ class _FunctionEmitter:
                 kind = "i1" if param.type.dtype is DType.BOOL else "index"
                 self.args.append(ArgBinding(arg, "scalar", param.name, kind))
                 self.bind[param.name] = _Scalar(arg, kind)
+                if self.scalars is not None and param.name in self.scalars and kind == "index":
+                    self.known[param.name] = int(self.scalars[param.name])
             else:
                 raise EmitError(f"parameter `{param.name}` is neither a tensor nor a scalar", param.span)
         for param, binding in zip(self.fn.params, self.args):
@@ -436,6 +498,10 @@ class _FunctionEmitter:
         if not source.view:
             raise EmitError(f"tensor.reshape source: tensor `{source.param}` of rank {len(source.shape)} "
                             "has no view", span)
+        source = self._read_slice(source, span)
+        if source.strides is not None and source.strides != _row_major(source.shape):
+            raise EmitError(f"tensor.reshape of a GM slice of `{source.param}` that is not contiguous has no PTO "
+                            "form in the subset", span)
         shape_arg = call.args[1] if len(call.args) > 1 else call.kwarg("shape")
         dims = _items(shape_arg, span, "tensor.reshape shape")
         if name is None or not 1 <= len(dims) <= _MAX_VIEW_RANK:
@@ -460,8 +526,9 @@ class _FunctionEmitter:
                 self.emit(f"%{product} = arith.muli %{step}, %{size} : index")
                 step = product
             strides.insert(0, step)
-        binding = _Tensor(self.fresh(f"{name}_view"), source.param, static, source.dtype, source.arg)
-        self.emit(f"%{binding.view} = pto.make_tensor_view %{source.arg}, shape = "
+        binding = _Tensor(self.fresh(f"{name}_view"), source.param, static, source.dtype, source.arg, source.ptr,
+                          None, source.serial, source.epoch)
+        self.emit(f"%{binding.view} = pto.make_tensor_view %{source.ptr or source.arg}, shape = "
                   f"[{', '.join('%' + s for s in sizes)}], strides = [{', '.join('%' + s for s in strides)}] "
                   f"{{layout = #pto.layout<nd>}} : {binding.view_type}")
         return binding
@@ -501,6 +568,10 @@ class _FunctionEmitter:
     def assign(self, stmt: Assign) -> None:
         target, value = stmt.target, stmt.value
         declared = stmt.type if stmt.type is not None else self.env.get(target.name)
+        if target.name in self.once and not isinstance(declared, (TileType, TensorType)):
+            folded = self._fold(value)
+            if folded is not None:
+                self.known[target.name] = folded
         if isinstance(value, Call) and value.op != ops.T_READ:
             self.call(target, value, declared, stmt.span)
             return
@@ -545,7 +616,7 @@ class _FunctionEmitter:
         self.bind[stmt.loop_var.name] = _Scalar(induction, "index")
         self.emit(f"scf.for %{induction} = %{lower} to %{upper} step %{step} {{")
         self.depth += 1
-        self.body(stmt.body)
+        self._repeated(stmt.body, stmt.span)
         self.depth -= 1
         self.emit("}")
         for rv, arg in zip(stmt.return_vars, stmt.iter_args):
@@ -564,7 +635,7 @@ class _FunctionEmitter:
         self.block_index = induction
         self.launch_depth = self.depth
         try:
-            self.body(stmt.body)
+            self._repeated(stmt.body, stmt.span)
         finally:
             self.block_index = None
 
@@ -682,6 +753,13 @@ class _FunctionEmitter:
         return None
 
     def op_getitem(self, name, call, declared, span):
+        # `tensor.getitem`: an item of what an inline callee returned, or an element of an on-core array
+        source = self._operand(call.args[0], span, "tensor.getitem source") if call.args else None
+        if isinstance(source, _Returned):
+            return self.op_returned_item(name, call, declared, span)
+        return self.op_array_item(name, call, declared, span)
+
+    def op_returned_item(self, name, call, declared, span):
         # `a, b = f(...)` of an inline callee: item i of what it returned
         source = self._operand(call.args[0], span, "tensor.getitem source") if call.args else None
         index = ops.const_int(call.args[1]) if len(call.args) > 1 else None
@@ -730,6 +808,66 @@ class _FunctionEmitter:
             self.sealed[name] = f"`{name}` is a task id (`{call.op}`): it orders tasks and has no value in the PTO subset"
         return None
 
+    def op_array_create(self, name, call, declared, span):
+        # PyPTO: `array.create(N, dtype)` in an InCore function is `pto.declare_local_array -> !pto.local_array<NxT>`
+        # (pto_ops_memory.cpp); a TASK_ID array exists only in the orchestration (a C array of task ids for `deps=`)
+        extent = ops.const_int(call.args[0]) if call.args else None
+        dtype = ops.dtype_of_sym(call.args[1] if len(call.args) > 1 else call.kwarg("dtype"))
+        if extent is None or extent < 1 or dtype is None:
+            raise EmitError("array.create of other than a constant positive extent and a dtype has no PTO form", span)
+        if dtype is DType.TASK_ID:
+            return _TaskIds()
+        element = {DType.INT32: "i32", DType.INT64: "i64"}.get(dtype)
+        if element is None or name is None:
+            raise EmitError(f"array.create of {dtype.value} has no PTO form in the subset (INT32 and INT64 have)", span)
+        array = _Array(self.fresh(name), extent, element)
+        self.emit(f"%{array.ssa} = pto.declare_local_array -> {array.type}")
+        return array
+
+    def op_setitem(self, name, call, declared, span):
+        # `arr[i] = v` is `arr = tensor.setitem(arr, i, v)` (PyPTO's array.update_element): written in place, the
+        # result aliasing the array (`pto.local_array_set`); into an array of task ids it only orders tasks
+        array = self._operand(call.args[0], span, "tensor.setitem target") if len(call.args) == 3 else None
+        if isinstance(array, _TaskIds):
+            return array
+        if not isinstance(array, _Array):
+            raise EmitError("tensor.setitem of other than an on-core array (`pl.array.create`) has no PTO form", span)
+        index = self.index(call.args[1], span)
+        value, kind = self.scalar(call.args[2], span)
+        if kind != "index":
+            raise EmitError(f"an {kind} value stored into a {array.element} array has no PTO form in the subset", span)
+        cast = self.fresh()
+        self.emit(f"%{cast} = arith.index_cast %{value} : index to {array.element}")
+        self.emit(f"pto.local_array_set %{array.ssa}[%{index}], %{cast} : {array.type}, {array.element}")
+        return array
+
+    def op_array_item(self, name, call, declared, span):
+        array = self._operand(call.args[0], span, "tensor.getitem source") if len(call.args) == 2 else None
+        if isinstance(array, _TaskIds):
+            if name is not None:
+                self.sealed[name] = f"`{name}` is a task id (an element of a task-id array): it orders tasks and has " \
+                                    "no value in the PTO subset"
+            return None
+        if not isinstance(array, _Array):
+            raise EmitError("`tensor.getitem` has no instruction in the PTO subset", span)
+        return _Scalar(self._array_get(call, span, name), "index")
+
+    def _array_read(self, call: Call) -> bool:
+        """Whether *call* reads an element of an on-core array (a scalar, wherever it is nested)."""
+        base = var_like(call.args[0]) if call.op == "tensor.getitem" and len(call.args) == 2 else None
+        return base is not None and base.name not in self.sealed and isinstance(self.bind.get(base.name), _Array)
+
+    def _array_get(self, call: Call, span: Span, name: str | None) -> str:
+        """`pto.local_array_get` of element `call.args[1]` of the array, as an `index` value."""
+        array = self._operand(call.args[0], span, "tensor.getitem source")
+        assert isinstance(array, _Array)  # _array_read
+        index = self.index(call.args[1], span)
+        element = self.fresh()
+        self.emit(f"%{element} = pto.local_array_get %{array.ssa}[%{index}] : {array.type} -> {array.element}")
+        result = self.fresh(name)
+        self.emit(f"%{result} = arith.index_cast %{element} : {array.element} to index")
+        return result
+
     def op_dim(self, name, call, declared, span):
         return _Scalar(self.const(self._dim(call, span), "index"), "index")
 
@@ -771,9 +909,13 @@ class _FunctionEmitter:
             if rv.name in self.bind:
                 continue
             bound = self._maybe(then_yield.values[i]) if then_yield is not None and i < len(then_yield.values) else None
-            if not isinstance(bound, _Tensor):
+            if isinstance(bound, (_Array, _TaskIds)) and stmt.else_body:
+                other = final_yield(stmt.else_body)
+                if other is None or i >= len(other.values) or self._maybe(other.values[i]) != bound:
+                    raise EmitError(f"`{rv.name}` picks one of two arrays: an array phi has no PTO form", stmt.span)
+            if not isinstance(bound, (_Tensor, _Array, _TaskIds)):
                 raise EmitError(f"scalar phi `{rv.name}` has no PTO form (no scf.if results)", stmt.span)
-            self.bind[rv.name] = bound  # a tensor is a reference to GM: both arms name it
+            self.bind[rv.name] = bound  # a tensor is a reference to GM, an array is written in place: both arms name it
 
     def _scalar_arms(self, stmt: If) -> bool:
         """Whether *stmt* only picks scalars: every phi a scalar, both arms scalar assignments that cannot
@@ -885,7 +1027,7 @@ class _FunctionEmitter:
             raise EmitError(f"{what} is not a GM tensor parameter", span)
         if not bound.view:
             raise EmitError(f"{what}: tensor `{bound.param}` of rank {len(bound.shape)} has no view", span)
-        return bound
+        return self._read_slice(bound, span)
 
     def _operand(self, expr: Expr, span: Span, what: str) -> _Binding:
         v = var_like(expr)
@@ -899,7 +1041,7 @@ class _FunctionEmitter:
         # value: name the innermost such op, the one the subset lacks.
         for arg in (*call.args, *(v for _, v in call.kwargs)):
             for inner in walk_exprs(arg):
-                if isinstance(inner, Call) and inner.op != ops.T_READ:
+                if isinstance(inner, Call) and inner.op != ops.T_READ and not self._array_read(inner):
                     innermost = _innermost(inner)
                     if innermost.op == _UNEVALUATED:
                         raise EmitError(_unevaluated(innermost), span)
@@ -941,17 +1083,142 @@ class _FunctionEmitter:
         # the reference's zero-filled create).
         if name is None or not isinstance(declared, TensorType):
             raise EmitError("tensor.create without a tensor type", span)
-        arg = f"arg{len(self.args)}"
-        self.used.add(arg)
         shape = ops.static_shape(declared.shape)
         if shape is None:
-            raise EmitError(f"GM scratch tensor `{name}` has a symbolic shape", span)
+            folded = tuple(self._fold(d) for d in declared.shape)
+            if None in folded:
+                if self.scalars is None and any(isinstance(p.type, ScalarType) for p in self.fn.params):
+                    raise NeedsScalars(f"GM scratch tensor `{name}` has a shape known only at run time", span)
+                raise EmitError(f"GM scratch tensor `{name}` has a symbolic shape", span)
+            # a shape of run-time sizes, at the values the simulation runs with (a workspace of that size)
+            shape = tuple(d for d in folded if d is not None)
+            declared = replace(declared, shape=tuple(Const(d) for d in shape))
+        if min(shape, default=0) < 0:
+            raise EmitError(f"GM scratch tensor `{name}` of a negative extent {list(shape)}", span)
+        arg = f"arg{len(self.args)}"
+        self.used.add(arg)
         self.args.append(ArgBinding(arg, "workspace", name, f"!pto.ptr<{_pto_dtype(declared.dtype, span)}>",
                                     shape))
         line = self._tensor_view(name, arg, declared, span)
         if line:
             self.emit(line.strip())
         return self.bind[name]
+
+    def op_tensor_slice(self, name, call, declared, span):
+        # PyPTO's orchestration `tensor.slice` (tensor_op_codegen.cpp) is a view of the same GM storage at the
+        # slice's offsets with its source's strides; PTO IR spells a view at an offset as a `pto.addptr` of the
+        # pointer to the first element and a `make_tensor_view` of it (pto_ops_distributed.cpp). No data moves.
+        source = self._operand(call.args[0], span, "tensor.slice source") if call.args else None
+        if not isinstance(source, _Tensor) or not source.arg:
+            raise EmitError("tensor.slice of something other than a GM tensor has no PTO form in the subset", span)
+        source = self._read_slice(source, span)
+        dims = _items(call.args[1] if len(call.args) > 1 else call.kwarg("shape"), span, "tensor.slice shape")
+        offsets = _items(call.args[2] if len(call.args) > 2 else call.kwarg("offsets"), span, "tensor.slice offsets")
+        shape = tuple(ops.const_int(d) for d in dims)
+        if name is None or len(dims) != len(source.shape) or len(offsets) != len(dims) or None in shape \
+                or not 1 <= len(dims) <= _MAX_VIEW_RANK:
+            raise EmitError(f"tensor.slice of `{source.param}` other than a constant extent and an offset per axis "
+                            "has no PTO form in the subset", span)
+        valid = call.kwarg("valid_shape")
+        if valid is not None and tuple(ops.const_int(v) for v in _items(valid, span, "valid_shape")) != shape:
+            raise EmitError("a GM tensor.slice whose valid_shape is not its shape has no PTO form in the subset", span)
+        strides = source.strides if source.strides is not None else _row_major(source.shape)
+        if strides is None:
+            raise EmitError(f"tensor.slice of `{source.param}` of a run-time extent has no PTO form in the subset",
+                            span)
+        first = self._flat_offset(offsets, strides, span)
+        element = _PTO_DTYPE[source.dtype]
+        ptr = self.fresh(f"{name}_ptr")
+        self.emit(f"%{ptr} = pto.addptr %{source.ptr or source.arg}, %{first} : !pto.ptr<{element}> -> "
+                  f"!pto.ptr<{element}>")
+        view = _Tensor(self.fresh(f"{name}_view"), source.param, shape, source.dtype, source.arg, ptr, strides,
+                       self.slices, self.gm_writes.get(source.arg, 0))
+        self.slices += 1
+        extents = ", ".join(f"%{self.const(d, 'index')}" for d in shape if d is not None)
+        steps = ", ".join(f"%{self.const(d, 'index')}" for d in strides)
+        self.emit(f"%{view.view} = pto.make_tensor_view %{ptr}, shape = [{extents}], strides = [{steps}] "
+                  f"{{layout = #pto.layout<nd>}} : {view.view_type}")
+        return view
+
+    def _fold(self, expr: Expr) -> int | None:
+        """The value of scalar *expr* from `known` and constants (`pl.min` / `pl.max`, `pl.tensor.dim` of a
+        static extent included), None when some part is known only at run time."""
+        def foldable(sub: Expr) -> Expr | None:
+            if isinstance(sub, Call) and sub.op in _SCALAR_EXTREMA and len(sub.args) == 2 and not sub.kwargs:
+                return BinOp(_SCALAR_EXTREMA[sub.op], sub.args[0], sub.args[1])
+            if isinstance(sub, Call) and sub.op in _DIMS:
+                try:
+                    return Const(self._dim(sub, NO_SPAN))
+                except EmitError:
+                    return None
+            return None
+        try:
+            value = scalar.evaluate(map_expr(expr, foldable), self.known)
+        except (ArithmeticError, TypeError, ValueError):
+            return None
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    def _flat_offset(self, offsets: tuple[Expr, ...], strides: tuple[int, ...], span: Span) -> str:
+        """The SSA name of `sum(offsets[i] * strides[i])` (folded where the offsets are constants)."""
+        known = 0
+        terms: list[str] = []
+        for offset, stride in zip(offsets, strides):
+            value = ops.const_int(offset)
+            if value is not None:
+                known += value * stride
+                continue
+            term = self.index(offset, span)
+            if stride != 1:
+                scaled = self.fresh()
+                self.emit(f"%{scaled} = arith.muli %{term}, %{self.const(stride, 'index')} : index")
+                term = scaled
+            terms.append(term)
+        total = self.const(known, "index") if known or not terms else None
+        for term in terms:
+            if total is None:
+                total = term
+                continue
+            summed = self.fresh()
+            self.emit(f"%{summed} = arith.addi %{total}, %{term} : index")
+            total = summed
+        assert total is not None
+        return total
+
+    def _read_slice(self, bound: _Tensor, span: Span) -> _Tensor:
+        """*bound*, read here. The reference copies a slice where PTO views it: the two agree while nothing is
+        stored into the slice's tensor between the slice and its reads, which is what this checks (in program
+        order here, across iterations when its loop ends: `_repeated`)."""
+        if bound.serial < 0:
+            return bound
+        if self.gm_writes.get(bound.arg, 0) != bound.epoch:
+            raise EmitError(f"a GM slice of `{bound.param}` is read after a store into `{bound.param}`: the view "
+                            "would see the store, the reference's copy of the slice would not", span)
+        for reads in self.slice_reads:
+            reads.append(bound)
+        return bound
+
+    def _written(self, dst: _Tensor, span: Span) -> _Tensor:
+        """*dst*, stored into here (the GM slices of its storage made before are stale from here on)."""
+        if dst.serial >= 0:
+            raise EmitError(f"a store into a GM slice of `{dst.param}`: the reference writes a copy of the slice, "
+                            "not the tensor", span)
+        self.gm_writes[dst.arg] = self.gm_writes.get(dst.arg, 0) + 1
+        return dst
+
+    def _repeated(self, stmts: tuple[Stmt, ...], span: Span) -> None:
+        """A body that runs again and again (a loop's, a launch's): a GM slice made before it and read in it must
+        not have its tensor stored into anywhere in it (a later iteration would read it after the store)."""
+        made, before = self.slices, dict(self.gm_writes)
+        self.slice_reads.append([])
+        try:
+            self.body(stmts)
+        finally:
+            reads = self.slice_reads.pop()
+        for view in reads:
+            if view.serial < made and self.gm_writes.get(view.arg, 0) != before.get(view.arg, 0):
+                raise EmitError(f"a GM slice of `{view.param}` made before a loop is read in it, and the loop stores "
+                                f"into `{view.param}`: the view would see the store, the reference's copy of the "
+                                "slice would not", span)
 
     def op_load(self, name, call, declared, span):
         src = self.tensor(call.args[0], span, "tile.load source")
@@ -1016,8 +1283,8 @@ class _FunctionEmitter:
 
     def op_store(self, name, call, declared, span):
         tile = self.tile(call.args[0], span, "tile.store source")
-        dst = self.tensor(call.args[2] if len(call.args) > 2 else call.kwarg("output_tensor"), span,
-                          "tile.store destination")
+        dst = self._written(self.tensor(call.args[2] if len(call.args) > 2 else call.kwarg("output_tensor"), span,
+                                        "tile.store destination"), span)
         offsets = _items(call.args[1], span, "offsets")
         view, view_type = self.partition(dst, offsets, tile, span)
         atomic = " {atomic = #pto.atomic<add>}" if _is_atomic(call.kwarg("atomic")) else ""
@@ -1362,6 +1629,7 @@ class _FunctionEmitter:
         free = self._free_address(MemSpace.Vec)
         one = self.const(1, "index")
         if isinstance(in_gm, _Tensor):
+            in_gm = self._read_slice(in_gm, span)
             # indices left in GM (PyPTO's conversion loads each row, `emit_load_or_slice`): a `tload` of each
             # row into a one-row tile placed after the scratch
             if len(in_gm.shape) != 2 or None in in_gm.shape or in_gm.dtype is not DType.INT32 or not in_gm.view:
@@ -1381,7 +1649,12 @@ class _FunctionEmitter:
             raise EmitError("tile.gather of other than INT32 indices along the last axis of a 2-D tile, one index "
                             "row per source row (a static count of them), has no PTO form in the subset", span)
         dst = self._result(name, declared, call, span)
-        row_views = [[_Tile(self.fresh(f"{t.ssa}_row"), t.space, t.dtype, 1, t.cols, (one, t.valid[1]),
+        if rows != 1:
+            for t, what in ((source, "source"), (indices, "indices"), (dst, "result")):
+                self.static_addressed(t, f"tile.gather {what} of {rows} rows", span)
+        # a one-row tile at a run-time address (a row sliced at a run-time offset) is its own row view
+        row_views = [[t if t.dynamic_addr is not None else
+                      _Tile(self.fresh(f"{t.ssa}_row"), t.space, t.dtype, 1, t.cols, (one, t.valid[1]),
                             (1, t.valid_static[1]), t.addr + (row * t.cols * t.dtype.bytes if t is not indices
                                                               or in_gm is None else 0))
                       for t in (source, indices, dst)] for row in range(rows)]
@@ -1401,7 +1674,8 @@ class _FunctionEmitter:
         for views in row_views:
             row = (views[0].addr - source.addr) // (source.cols * source.dtype.bytes)
             for view in views:
-                self._alloc_view(view)
+                if view.dynamic_addr is None:
+                    self._alloc_view(view)
             if in_gm is not None:
                 pview, view_type = self.partition(in_gm, (Const(row), Const(0)), views[1], span)
                 self.emit(f"pto.tload ins(%{pview} : {view_type}) outs(%{views[1].ssa} : {views[1].type})")
@@ -1428,6 +1702,7 @@ class _FunctionEmitter:
         if None in target.shape:
             raise EmitError(f"tensor.write into `{target.param}` of a run-time extent has no PTO form in the "
                             "subset", span)
+        self._written(target, span)
         element = _pto_dtype(target.dtype, span)
         value, kind = self.scalar(call.args[2], span)
         if (kind, element) not in (("f32", "f32"), ("index", "i32"), ("index", "i64")):
@@ -1469,20 +1744,112 @@ class _FunctionEmitter:
         dst = self._result(name, declared, call, span)
         if dst.space is not MemSpace.Vec:
             raise EmitError(f"`{call.op}` into a {dst.space.value} tile; texpands fills only Vec tiles", span)
+        operand, kind = self._fill_scalar(fill, dst.dtype, call, span)
+        self.emit(f"pto.texpands ins(%{operand} : {kind}) outs(%{dst.ssa} : {dst.type})")
+        return dst
+
+    def _fill_scalar(self, fill: Expr, dtype: DType, call: Call, span: Span) -> tuple[str, str]:
+        """The `texpands` scalar filling a tile of *dtype* with *fill*: its SSA name and type."""
         literal = scalar.evaluate(fill)
         if isinstance(literal, bool) or not isinstance(literal, (int, float)):
             bound = self._maybe(fill)
-            if not isinstance(bound, _Scalar) or bound.type != "f32" or not dst.dtype.is_float:
+            if not isinstance(bound, _Scalar) or bound.type != "f32" or not dtype.is_float:
                 raise EmitError(f"`{call.op}`: the fill value must be a number", span)
-            operand, kind = bound.ssa, "f32"
-        elif dst.dtype.is_float:
-            operand, kind = self.const(float(literal), "f32"), "f32"
-        else:
-            if isinstance(literal, float) and not math.isfinite(literal) or literal != int(literal):
-                raise EmitError(f"`{call.op}`: fill value {literal} for an integer tile", span)
-            operand, kind = self.const(int(literal), "i32"), "i32"
-        self.emit(f"pto.texpands ins(%{operand} : {kind}) outs(%{dst.ssa} : {dst.type})")
+            return bound.ssa, "f32"
+        if dtype.is_float:
+            return self.const(float(literal), "f32"), "f32"
+        if isinstance(literal, float) and not math.isfinite(literal) or literal != int(literal):
+            raise EmitError(f"`{call.op}`: fill value {literal} for an integer tile", span)
+        return self.const(int(literal), "i32"), "i32"
+
+    def op_tensor_assemble(self, name, call, declared, span):
+        # A GM tensor written into a window of another GM tensor (what the lowering leaves of a `pl.assemble` of two
+        # GM tensors): the copy goes through a Vec tile placed after every Vec window, a band of rows at a time
+        # (`tload` from the source, `tstore` into the window; `{atomic = #pto.atomic<add>}` for an atomic add).
+        if len(call.args) < 3:
+            raise EmitError("tensor.assemble without a destination, a source and offsets", span)
+        dst = self.tensor(call.args[0], span, "tensor.assemble destination")
+        src = self.tensor(call.args[1], span, "tensor.assemble source")
+        offsets = _items(call.args[2], span, "tensor.assemble offsets")
+        shape = tuple(d for d in src.shape if d is not None)
+        if len(shape) != len(src.shape) or len(src.shape) != 2 or len(offsets) != len(dst.shape) \
+                or src.dtype is not dst.dtype:
+            raise EmitError(f"tensor.assemble of `{src.param}` {list(src.shape)} into `{dst.param}` other than a 2-D GM "
+                            "tensor of a static shape and the destination's dtype has no PTO form in the subset", span)
+        if src.arg == dst.arg:
+            # band by band, a window of the storage it reads could be written before it is read
+            raise EmitError(f"tensor.assemble of a view of `{dst.param}` into `{dst.param}` has no PTO form in the subset",
+                            span)
+        rows, cols = shape
+        free = self._free_address(MemSpace.Vec)
+        room = (self.target.capacity[MemSpace.Vec] - free) // max(cols * src.dtype.bytes, 1)
+        band = max((r for r in range(1, min(rows, room, _FILL_BAND_ROWS) + 1) if rows % r == 0), default=0)
+        if not band:
+            raise EmitError(f"tensor.assemble of `{src.param}` {list(src.shape)} has no room for a band of its rows in "
+                            "Vec", span)
+        self._written(dst, span)
+        extents = (self.const(band, "index"), self.const(cols, "index"))
+        stage = _Tile(self.fresh(f"{src.param}_band"), MemSpace.Vec, src.dtype, band, cols, extents, (band, cols), free)
+        self._alloc_view(stage)
+        row = self.fresh(f"{src.param}_row")
+        self.emit(f"scf.for %{row} = %{self.const(0, 'index')} to %{self.const(rows, 'index')} step %{extents[0]} {{")
+        self.depth += 1
+        zero = self.const(0, "index")
+        view_type = f"!pto.partition_tensor_view<{band}x{cols}x{_PTO_DTYPE[src.dtype]}>"
+        window = self.fresh(f"{src.param}_pview")
+        self.emit(f"%{window} = pto.partition_view %{src.view}, offsets = [%{row}, %{zero}], sizes = [%{extents[0]}, "
+                  f"%{extents[1]}] : {src.view_type} -> {view_type}")
+        self.emit(f"pto.tload ins(%{window} : {view_type}) outs(%{stage.ssa} : {stage.type})")
+        starts = [self.index(o, span) for o in offsets]
+        target = self.fresh()
+        self.emit(f"%{target} = arith.addi %{starts[-2]}, %{row} : index")
+        starts[-2] = target
+        dst_type = f"!pto.partition_tensor_view<{'x'.join(['1'] * (len(starts) - 2))}{'x' if len(starts) > 2 else ''}" \
+                   f"{band}x{cols}x{_PTO_DTYPE[dst.dtype]}>"
+        sizes = [self.const(1, "index")] * (len(starts) - 2) + list(extents)
+        into = self.fresh(f"{dst.param}_pview")
+        self.emit(f"%{into} = pto.partition_view %{dst.view}, offsets = [{', '.join('%' + o for o in starts)}], "
+                  f"sizes = [{', '.join('%' + z for z in sizes)}] : {dst.view_type} -> {dst_type}")
+        atomic = " {atomic = #pto.atomic<add>}" if _is_atomic(call.kwarg("atomic")) else ""
+        self.emit(f"pto.tstore ins(%{stage.ssa} : {stage.type}) outs(%{into} : {dst_type}){atomic}")
+        self.depth -= 1
+        self.emit("}")
         return dst
+
+    def op_tensor_full(self, name, call, declared, span):
+        # A `pl.full` the lowering keeps in GM (a tensor it stores windows into): a workspace like a
+        # `tensor.create`'s, filled where the op stands by a Vec tile filled with the value (texpands, placed
+        # after every Vec window) stored over it a band of rows at a time; PyPTO makes the op a `tile.full`.
+        fill = call.kwarg("value") if call.kwarg("value") is not None else (call.args[1] if len(call.args) > 1 else None)
+        if fill is None:
+            raise EmitError(f"`{call.op}` has no fill value", span)
+        target = self.op_tensor_create(name, call, declared, span)
+        shape = tuple(d for d in target.shape if d is not None)
+        rows, cols = (math.prod(shape[:-1]), shape[-1]) if len(shape) == len(target.shape) and shape else (0, 0)
+        free = self._free_address(MemSpace.Vec)
+        room = (self.target.capacity[MemSpace.Vec] - free) // max(cols * target.dtype.bytes, 1)
+        band = max((r for r in range(1, min(rows, room, _FILL_BAND_ROWS) + 1) if rows % r == 0), default=0)
+        if not band:
+            raise EmitError(f"`{call.op}` of {list(target.shape)} has no room for a band of its rows in Vec", span)
+        grid = target
+        if len(shape) != 2:  # the fill of a row-major tensor is the fill of its [rows, cols] view
+            grid = _Tensor(self.fresh(f"{name}_rows"), target.param, (rows, cols), target.dtype, target.arg)
+            self.emit(f"%{grid.view} = pto.make_tensor_view %{target.arg}, shape = [%{self.const(rows, 'index')}, "
+                      f"%{self.const(cols, 'index')}], strides = [%{self.const(cols, 'index')}, "
+                      f"%{self.const(1, 'index')}] {{layout = #pto.layout<nd>}} : {grid.view_type}")
+        one_band = (self.const(band, "index"), self.const(cols, "index"))
+        stage = _Tile(self.fresh(f"{name}_fill"), MemSpace.Vec, target.dtype, band, cols, one_band, (band, cols), free)
+        self._alloc_view(stage)
+        operand, kind = self._fill_scalar(fill, target.dtype, call, span)
+        self.emit(f"pto.texpands ins(%{operand} : {kind}) outs(%{stage.ssa} : {stage.type})")
+        row, view = self.fresh(f"{name}_row"), self.fresh(f"{name}_pview")
+        view_type = f"!pto.partition_tensor_view<{band}x{cols}x{_PTO_DTYPE[target.dtype]}>"
+        self.emit(f"scf.for %{row} = %{self.const(0, 'index')} to %{self.const(rows, 'index')} step %{one_band[0]} {{")
+        self.emit(f"  %{view} = pto.partition_view %{grid.view}, offsets = [%{row}, %{self.const(0, 'index')}], "
+                  f"sizes = [%{one_band[0]}, %{one_band[1]}] : {grid.view_type} -> {view_type}")
+        self.emit(f"  pto.tstore ins(%{stage.ssa} : {stage.type}) outs(%{view} : {view_type})")
+        self.emit("}")
+        return self._written(target, span)
 
     def vector(self, name, call, declared, span, short):
         a = self.vec_tile(call.args[0], span, f"`{call.op}` lhs")
@@ -1624,6 +1991,8 @@ class _FunctionEmitter:
             return self.reads[param], kind
         if isinstance(expr, Call) and expr.op == ops.T_CAST:
             return self._scalar_cast(expr, span, name)
+        if isinstance(expr, Call) and self._array_read(expr):
+            return self._array_get(expr, span, name), "index"
         if isinstance(expr, Call) and expr.op in _SCALAR_EXTREMA and len(expr.args) == 2 and not expr.kwargs:
             # `pl.min(a, b)` of two scalars (an index clamp) is the scalar `min` (`minsi` / `maxsi`)
             return self.scalar(BinOp(_SCALAR_EXTREMA[expr.op], expr.args[0], expr.args[1]), span, name)
@@ -1717,6 +2086,7 @@ _CALLS = {
     ops.SET_VALIDSHAPE: _FunctionEmitter.op_set_validshape,
     "tile.full": _FunctionEmitter.op_full, "tile.slice": _FunctionEmitter.op_slice,
     ops.T_READ: _FunctionEmitter.op_read, ops.T_RESHAPE: _FunctionEmitter.op_tensor_reshape,
+    ops.T_SLICE: _FunctionEmitter.op_tensor_slice,
     ops.T_CAST: _FunctionEmitter.op_tensor_cast, "tile.transpose": _FunctionEmitter.op_transpose,
     "tile.arange": _FunctionEmitter.op_arange, "tile.ci": _FunctionEmitter.op_arange,
     **dict.fromkeys(("tensor.min", "tensor.max"), _FunctionEmitter.op_scalar_extremum),
@@ -1728,8 +2098,11 @@ _CALLS["system.syncall"] = _FunctionEmitter.op_syncall
 _CALLS.update(dict.fromkeys(("system.task_dummy", "scope.task_id"), _FunctionEmitter.op_task_id))
 _CALLS["tile.read"] = _FunctionEmitter.op_tile_read
 _CALLS["tensor.write"] = _FunctionEmitter.op_tensor_write
+_CALLS["tensor.full"] = _FunctionEmitter.op_tensor_full
+_CALLS[ops.T_ASSEMBLE] = _FunctionEmitter.op_tensor_assemble
+_CALLS.update({"array.create": _FunctionEmitter.op_array_create, "tensor.setitem": _FunctionEmitter.op_setitem,
+               "tensor.getitem": _FunctionEmitter.op_getitem})
 _CALLS["tile.gather"] = _FunctionEmitter.op_gather
-_CALLS["tensor.getitem"] = _FunctionEmitter.op_getitem
 _CALLS["tile.fillpad"] = _FunctionEmitter.op_fillpad
 
 _PAD_CODES = {"zero": 1, "max": 2, "min": 3}
@@ -1746,6 +2119,8 @@ def _pad_name(expr: Expr | None) -> str | None:
 
 
 _BASE_ALIGN = 32
+_FILL_BAND_ROWS = 16
+"""The most rows of a GM fill (`op_tensor_full`) one store writes."""
 
 
 def _plan_addresses(fn: Function, env: dict[str, Type]) -> dict[str, int] | None:
@@ -1852,6 +2227,17 @@ def _pto_dtype(dtype: DType, span: Span) -> str:
         raise EmitError(f"dtype {dtype.value} has no PTO element type", span) from None
 
 
+def _row_major(shape: tuple[int | None, ...]) -> tuple[int, ...] | None:
+    """The element strides of a row-major tensor of *shape* (None: a run-time extent)."""
+    if None in shape[1:]:
+        return None
+    strides = [1]
+    for dim in reversed(shape[1:]):
+        assert dim is not None
+        strides.insert(0, strides[0] * dim)
+    return tuple(strides)
+
+
 def _squeeze_exprs(shape: tuple[Expr, ...]) -> tuple[Expr, ...]:
     dims = list(shape)
     while len(dims) > 2 and ops.const_int(dims[0]) == 1:
@@ -1880,7 +2266,7 @@ def _is_atomic(expr: Expr | None) -> bool:
     return isinstance(expr, Sym) and expr.path.endswith("Add")
 
 
-_PRELUDE = frozenset({ops.ALLOC, ops.T_CREATE, ops.T_READ, ops.T_RESHAPE, *_DIMS})
+_PRELUDE = frozenset({ops.ALLOC, ops.T_CREATE, ops.T_READ, ops.T_RESHAPE, ops.T_SLICE, *_DIMS})
 """What may precede a launch's loop: allocations, GM scratch (a workspace argument), views of GM tensors
 (`tensor.reshape`), scalars: nothing an instance's recomputing it changes."""
 
@@ -1946,14 +2332,16 @@ def _stmt_calls(stmt: Stmt) -> Iterable[Call]:
 
 
 def emit_function(fn: Function, target: str | Target = "a2a3", *, callees: Mapping[str, Callee | str] | None = None,
-                  blocks: int | None = None) -> EmittedFunction:
+                  blocks: int | None = None, scalars: Mapping[str, int] | None = None) -> EmittedFunction:
     """The `func.func` of lowered kernel *fn*; `EmitError` when the subset cannot express it. A call of a function
     in *callees* (by op: `call.f`, `extern.f`) has its lowered body spliced in; with *blocks*, *fn* (which reads a
-    block index its launcher gives) is a launch of that many instances."""
+    block index its launcher gives) is a launch of that many instances. *scalars*: the values the simulation gives
+    *fn*'s scalar parameters, by name, for a GM scratch tensor whose shape names them (without them such a tensor
+    is `NeedsScalars`)."""
     resolved = get_target(target) if isinstance(target, str) else target
     if not (fn.name.isascii() and fn.name.replace("_", "a").isalnum()):
         raise EmitError(f"the kernel name `{fn.name}` is not an ASCII identifier; a PTO symbol is", fn.span)
-    return _FunctionEmitter(fn, resolved, callees=dict(callees or {}), blocks=blocks).run()
+    return _FunctionEmitter(fn, resolved, callees=dict(callees or {}), blocks=blocks, scalars=scalars).run()
 
 
 def emit_module(functions: Iterable[Function | EmittedFunction], target: str | Target = "a2a3") -> str:

@@ -34,8 +34,8 @@ a call or to `pl.spmd_submit`) and their views, rebindings, carries and phis; in
 scopes, every `tensor.create`, `tensor.slice`, view and `tensor.assemble` at orchestration level (outside
 every scope: `incore_scopes.orchestration_names`); the results of calls and of `pl.spmd_submit`, and the
 items of such a tuple result (`tensor.getitem`). A *computed* value — the result of a vector or cube
-op (`qf = pl.mul(pl.cast(acc, ...), s)`) — is a tile even when it is sliced or read afterwards: its
-slices are `tile.slice(v, shape, offsets)` (PyPTO's name and operand order: the tile, the static shape
+op (`qf = pl.mul(pl.cast(acc, ...), s)`), and a slice or view of one — is a tile even when it is sliced or read
+afterwards: its slices are `tile.slice(v, shape, offsets)` (PyPTO's name and operand order: the tile, the static shape
 list, the offset list) and its reads `tile.read`. A `tile.slice` is a view (`ops.is_view`, as in PyPTO, where it
 is a `pto.subview` on the source's buffer): it takes no buffer of its own and moves no data, and a
 write to its source's buffer while it is live clobbers it (PV004).
@@ -220,6 +220,9 @@ def _gm_names(fn: Function, env: dict[str, Type]) -> set[str]:
         elif isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op.startswith("tensor.") \
                 and stmt.value.op not in (ops.T_CREATE, ops.T_SLICE, ops.T_ASSEMBLE, *_VIEWS):
             computed.add(stmt.target.name)
+        elif isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op in (ops.T_SLICE, *_VIEWS) \
+                and stmt.value.args and _named(stmt.value.args[0]) in computed:
+            computed.add(stmt.target.name)  # a slice or view of a computed value is a tile (`tile.slice`) too
     orchestration = orchestration_names(fn)
     for stmt in walk_stmts(fn.body):
         # a tensor made, viewed or written outside every InCore scope is in GM (`incore_scopes`); a

@@ -31,6 +31,7 @@ Conventions:
   quarter, then 16, 1 and 0. A tensor that `tensor.read` reads is filled with that value
   everywhere (so every read returns it, wherever it reads; the emitter turns each read tensor
   into one scalar argument, `f32` for a float tensor, bound to the filled element). `scalars=` overrides by parameter name.
+  A GM scratch tensor whose shape names a scalar parameter is emitted once the values are chosen, at them.
 - `pl.dynamic` sizes: a kernel whose tensor parameters have them is checked at each sample binding of
   `pypto_verify.sizes` (a user's `--sim-bind` value replacing a size's samples), the kernel and its
   lowering both with the sizes made constants; a sample at which the reference leaves a window out of
@@ -75,7 +76,7 @@ from pypto_verify.ir import (
 from pypto_verify.lowering.pipeline import is_lowered
 from pypto_verify.callees import Callee, block_launched
 from pypto_verify.sizes import BLOCKS, bind_sizes, dynamic_names, sample_bindings
-from pypto_verify.emit import EmitError, EmittedFunction, emit_function, emit_module
+from pypto_verify.emit import EmitError, EmittedFunction, NeedsScalars, emit_function, emit_module
 from pypto_verify.reference import (
     GRID, ReferenceError, ReferenceResult, WindowError, run_reference, to_dtype,
 )
@@ -327,7 +328,7 @@ def _fmt(value) -> str:
 # ---------------------------------------------------------------------------------------------- entry points
 
 
-def _match_params(source: Function, emitted: EmittedFunction, lowered: Function) -> dict[str, str]:
+def _match_params(source: Function, lowered: Function) -> dict[str, str]:
     """Lowered parameter name -> source parameter name (by name, then display name, then position)."""
     src_tensors = [p.name for p in source.params if isinstance(p.type, TensorType)]
     src_scalars = [p.name for p in source.params if isinstance(p.type, ScalarType)]
@@ -400,21 +401,30 @@ def prepare_run(source_fn: Function | None, lowered_fn: Function, *, seed: int =
     if size > MAX_INPUT_ELEMENTS:
         return _skipped(f"the kernel's tensors hold more elements than the simulation's limit of "
                         f"{MAX_INPUT_ELEMENTS} ({size})")
+    emitted: EmittedFunction | None = None
     try:
         emitted = emit_function(lowered_fn, target, callees=callees, blocks=blocks)
+    except NeedsScalars:
+        pass  # a GM scratch tensor sized by a run-time scalar: emitted again once the values are chosen
     except EmitError as error:
         return _skipped(f"emit: {error.message}")
     try:
         values, inputs, reference = _choose_scalars(source_fn, seed, dict(scalars or {}), deviations, callees, blocks)
     except ReferenceError as error:
         return _skipped(f"reference: {error}")
+    mapping = _match_params(source_fn, lowered_fn)
+    if emitted is None:
+        given = {name: values[mapping[name]] for name in mapping if mapping[name] in values}
+        try:
+            emitted = emit_function(lowered_fn, target, callees=callees, blocks=blocks, scalars=given)
+        except EmitError as error:
+            return _skipped(f"emit: {error.message}")
     with_deviations = None
     if not deviations:
         reads = set(read_tensors(source_fn))
         given = {n: v for n, v in values.items() if n not in reads}
         with_deviations = lambda: run_reference(source_fn, inputs, given, grid=on_grid(source_fn),  # noqa: E731
                                                 callees=callees, blocks=blocks)
-    mapping = _match_params(source_fn, emitted, lowered_fn)
     dtypes_of = {p.name: p.type.dtype for p in source_fn.params if isinstance(p.type, TensorType)}
     args: dict[str, object] = {}
     given_as_bits: dict[str, np.ndarray] = {}

@@ -40,6 +40,8 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
   barriers at the top of its body, phase by phase: every block runs up to the barrier before any goes
   on, each resuming its own names); `if`s pick an arm
   and bind the phis; iter_args are carried; `tensor.read` returns an element of a GM tensor.
+- `pl.array.create(N, dtype)` is N integers written in place by `arr[i] = v` and read by `arr[i]` (an element read
+  before it is written is refused: PyPTO's in-core array is not initialised); a TASK_ID array holds task handles.
 - Slices and loads must lie inside their tensor: a window out of range is a `ReferenceError` (so the
   dynamic driver can reject a sample scalar that makes the kernel read out of bounds); with `valid_shape=` only
   the valid region must, and the value is that region (`Value.frame` the window's extents). Ops act on valid
@@ -1421,6 +1423,66 @@ def _task_handle(it: _Interpreter, call: Call) -> _TaskHandle:
     return _TaskHandle()
 
 
+@dataclass(eq=False, slots=True)
+class _Array:
+    """An on-core array (`pl.array.create(N, dtype)`): N integers of *dtype* written in place by `arr[i] = v`
+    (PyPTO's `array.update_element` result aliases its array), or N task ids (TASK_ID: they order tasks). An
+    element read before any write is refused: PyPTO's in-core array (`pto.declare_local_array`) is not
+    initialised."""
+
+    items: list[Any]
+    dtype: DType
+
+
+def _array_create(it: _Interpreter, call: Call) -> _Array:
+    extent = it._int(it.arg(call, 0, "extent"), None)
+    dtype = it.dtype_kw(call, "dtype", position=1)
+    if dtype is None or extent < 1:
+        raise ReferenceError(f"`{call.op}` of {extent} elements of {dtype}")
+    return _Array([None] * extent, dtype)
+
+
+def _array_element(it: _Interpreter, call: Call) -> tuple[_Array, int]:
+    array = it.arg(call, 0)
+    if not isinstance(array, _Array):
+        raise ReferenceError(f"`{call.op}` of other than an array (`pl.array.create`)")
+    index = it._int(it.arg(call, 1, "index"), None)
+    if not 0 <= index < len(array.items):
+        raise WindowError(f"`{call.op}`: index {index} is outside an array of {len(array.items)}")
+    return array, index
+
+
+def _setitem(it: _Interpreter, call: Call) -> _Array:
+    """`arr[i] = v` (`tensor.setitem(arr, i, v)`): in place; the value wrapped to the array's dtype."""
+    array, index = _array_element(it, call)
+    value = it.arg(call, 2, "value")
+    if array.dtype is DType.TASK_ID:
+        # a task id (a scope's, or a launch's: `with pl.spmd(...) as tid` is read here as its loop variable) only
+        # orders tasks, which run here in program order
+        array.items[index] = _TaskHandle()
+        return array
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ReferenceError(f"`{call.op}` of a value that is not an integer")
+    array.items[index] = cast_value(int(value), array.dtype)
+    return array
+
+
+def _getitem(it: _Interpreter, call: Call) -> Any:
+    """`tensor.getitem`: an item of what an inline callee returned, or an element of an array."""
+    return _returned_item(it, call) if isinstance(it.arg(call, 0), tuple) else _array_item(it, call)
+
+
+def _array_item(it: _Interpreter, call: Call) -> Any:
+    """`arr[i]` (`tensor.getitem(arr, i)`): the element, once written."""
+    array, index = _array_element(it, call)
+    if array.dtype is DType.TASK_ID:
+        return _TaskHandle()  # PyPTO fills a task-id array with the invalid id: an unwritten element orders nothing
+    if array.items[index] is None:
+        raise ReferenceError(f"`{call.op}`: element {index} of an array is read before it is written (an in-core "
+                             "array's contents are not defined before)")
+    return array.items[index]
+
+
 def _block_idx(it: _Interpreter, call: Call) -> int:
     """`get_block_idx()`: the block of the innermost `pl.spmd` loop (every block runs in turn)."""
     if not it.blocks:
@@ -1432,7 +1494,7 @@ _MAX_INLINE_DEPTH = 16
 """How deeply calls run in the callee's place may nest."""
 
 
-def _getitem(it: _Interpreter, call: Call) -> Any:
+def _returned_item(it: _Interpreter, call: Call) -> Any:
     """`a, b = f(...)`: item i of the values an inline callee returned."""
     values, index = it.arg(call, 0), it.arg(call, 1)
     if not isinstance(values, tuple) or not isinstance(index, int) or not 0 <= index < len(values):
@@ -1472,7 +1534,8 @@ _HANDLERS = {
     ops.ALLOC: _alloc, "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape,
     "tile.fillpad": _fillpad, "tensor.fillpad": _fillpad,
     **dict.fromkeys(ops.BLOCK_IDX, _block_idx), **dict.fromkeys(("system.task_dummy", "scope.task_id"), _task_handle),
-    "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier, "tensor.getitem": _getitem,
+    "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier,
+    "array.create": _array_create, "tensor.setitem": _setitem, "tensor.getitem": _getitem,
     "tile.transpose": _transpose, "tensor.transpose": _transpose,
     **dict.fromkeys(("tile.arange", "tensor.arange", "tile.ci", "tensor.ci"), _arange),
     **dict.fromkeys(("tile.row_expand", "tensor.row_expand", "tile.col_expand", "tensor.col_expand"), _broadcast),

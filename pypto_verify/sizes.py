@@ -195,7 +195,7 @@ def _natural(expr: Expr) -> int | None:
     return None
 
 
-def _assigned_once(fn: Function) -> set[str]:
+def assigned_once(fn: Function) -> set[str]:
     """The names *fn* assigns exactly once (and never as a loop variable or a carried value)."""
     counts: dict[str, int] = {}
     for stmt in walk_stmts(fn.body):
@@ -213,7 +213,7 @@ def bind_sizes(fn: Function, values: Mapping[str, int]) -> Function:
         return fn
 
     shapes: dict[str, tuple[Expr, ...]] = {}
-    once = _assigned_once(fn)
+    once = assigned_once(fn)
     known: dict[str, int] = {}
     """Variables assigned once, to a value the binding made a constant (`t_dim = pl.tensor.dim(x, 0)`)."""
 

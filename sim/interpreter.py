@@ -85,7 +85,7 @@ MAX_VIEW_RANK: Final = 5
 """The highest rank of a `pto.make_tensor_view` (PTO IR's views have at most five dimensions)."""
 MAX_ITERATIONS: Final = 100_000
 """The most `scf.for` iterations one simulation runs (all loops together); past it the kernel is not simulated."""
-from .parser import (EXPAND_KINDS, ARITH_BINARY, INS_OUTS_OPS, Func, Op, PtrType, ScalarType, TileType,
+from .parser import (EXPAND_KINDS, ARITH_BINARY, INS_OUTS_OPS, ArrayType, Func, Op, PtrType, ScalarType, TileType,
                      ViewType, walk)
 
 Step = Callable[[], None]
@@ -96,7 +96,8 @@ _CMPI: Final[dict[str, Callable[[int, int], bool]]] = {
     "eq": operator.eq, "ne": operator.ne, "slt": operator.lt, "sle": operator.le,
     "sgt": operator.gt, "sge": operator.ge,
 }
-# docs/pto-subset.md, tmov: the legal (src, dst) space pairs; acc->vec only on a5.
+# docs/pto-subset.md, tmov: the legal (src, dst) space pairs; acc->vec only on a5. vec->vec is a copy between two
+# UB tiles (PTO-ISA TMOV, "Vec -> Vec" on A2A3 and A5), never in place.
 _TMOV_PAIRS: Final[frozenset[tuple[str, str]]] = frozenset(
     {("mat", "left"), ("mat", "right"), ("mat", "bias"), ("vec", "mat"), ("acc", "mat"),
      ("acc", "vec"), ("vec", "vec")})
@@ -191,7 +192,7 @@ class TensorInfo:
     partition: bool
 
 
-Info = ScalarType | PtrType | TensorInfo | TileType
+Info = ScalarType | PtrType | TensorInfo | TileType | ArrayType
 
 
 class _Compiler:
@@ -414,7 +415,7 @@ class _Compiler:
             raise rejected(f"{op.name}: %{op.operands[1]} is not a {pointer_type} argument", op.line)
         if not isinstance(value_type, ScalarType) or value_type.name != info.dtype or info.dtype not in DTYPES:
             raise rejected(f"{op.name}: a {value_type} value stored through a {pointer_type}", op.line)
-        self.stored_args.add(op.operands[1])
+        self.stored_args.add(self.view_args.get(op.operands[1], op.operands[1]))
         values, line, dtype = self.values, op.line, info.dtype
 
         def run() -> None:
@@ -422,6 +423,61 @@ class _Compiler:
             if not 0 <= at < flat.size:
                 raise rejected(f"{op.name}: offset {at} is outside %{op.operands[1]} ({flat.size} elements)", line)
             flat[at] = to_storage(np.asarray([values[value]]), dtype)[0]
+        return run
+
+    # --- on-core arrays ----------------------------------------------------------------------
+    def op_pto_declare_local_array(self, op: Op) -> Step:
+        """`%a = pto.declare_local_array -> !pto.local_array<NxT>`: N integers on the scalar unit, none written yet
+        (each run of the declaration is a fresh array: a later iteration, another instance)."""
+        array_type = op.types[0]
+        assert isinstance(array_type, ArrayType)  # the parser's form
+        index = self.define(op.results[0], array_type)
+        values, extent = self.values, array_type.extent
+
+        def run() -> None:
+            values[index] = [None] * extent
+        return run
+
+    def _array(self, op: Op) -> tuple[int, int, ArrayType]:
+        array, info = self.use(op, op.operands[0])
+        if not isinstance(info, ArrayType) or info != op.types[0]:
+            raise rejected(f"{op.name}: %{op.operands[0]} is not a {op.types[0]}", op.line)
+        element = op.types[1]
+        if not isinstance(element, ScalarType) or element.name != info.dtype:
+            raise rejected(f"{op.name}: a {element} element of a {info}", op.line)
+        return array, self.scalar(op, op.operands[1]), info
+
+    def op_pto_local_array_set(self, op: Op) -> Step:
+        """`pto.local_array_set %a[%i], %v`: element i of the array is v (an index outside it is rejected)."""
+        array, offset, info = self._array(op)
+        value = self.scalar(op, op.operands[2])
+        values, line, wrap, name = self.values, op.line, _wrap(_INT_BITS[info.dtype]), op.operands[0]
+
+        def run() -> None:
+            at = values[offset]
+            if not 0 <= at < info.extent:
+                raise rejected(f"{op.name}: index {at} is outside %{name} ({info.extent} elements)", line)
+            values[array][at] = wrap(values[value])
+        return run
+
+    def op_pto_local_array_get(self, op: Op) -> Step:
+        """`%v = pto.local_array_get %a[%i]`: element i of the array. One no `local_array_set` wrote is over the
+        simulator's limit: what a declared array holds before its first write is not defined here."""
+        array, offset, info = self._array(op)
+        element = op.types[1]
+        assert isinstance(element, ScalarType)  # _array
+        index = self.define(op.results[0], element)
+        values, line, name = self.values, op.line, op.operands[0]
+
+        def run() -> None:
+            at = values[offset]
+            if not 0 <= at < info.extent:
+                raise rejected(f"{op.name}: index {at} is outside %{name} ({info.extent} elements)", line)
+            element = values[array][at]
+            if element is None:
+                raise over_limit(f"{op.name}: element {at} of %{name} is read before any pto.local_array_set wrote "
+                                 "it (what a declared array holds is not defined)", line)
+            values[index] = element
         return run
 
     def op_pto_tgetval(self, op: Op) -> Step:
@@ -552,7 +608,7 @@ class _Compiler:
             raise rejected(f"{op.name}: view dtype {view_type.dtype} differs from the pointer's "
                            f"{info.dtype}", op.line)
         index = self.define(op.results[0], TensorInfo(rank, info.dtype, False))
-        self.view_args[op.results[0]] = op.operands[0]
+        self.view_args[op.results[0]] = self.view_args.get(op.operands[0], op.operands[0])
         values, line, name = self.values, op.line, op.operands[0]
 
         def run() -> None:
@@ -567,6 +623,24 @@ class _Compiler:
                                f"({flat.size} elements)", line)
             # flat's own step: a read-only argument may be a strided view (`_bind_tensor`)
             values[index] = as_strided(flat, dims, tuple(s * flat.strides[0] for s in steps))
+        return run
+
+    def op_pto_addptr(self, op: Op) -> Step:
+        """`%q = pto.addptr %p, %n`: the GM storage of pointer %p from its element %n on (PyPTO's form of a view
+        at an offset, `tensor.slice`: a `make_tensor_view` of %q); %n outside [0, size of %p] is rejected."""
+        source, info = self.use(op, op.operands[0])
+        offset = self.scalar(op, op.operands[1])
+        if not isinstance(info, PtrType) or info != op.types[0]:
+            raise rejected(f"{op.name}: %{op.operands[0]} is not a {op.types[0]}", op.line)
+        index = self.define(op.results[0], info)
+        self.view_args[op.results[0]] = self.view_args.get(op.operands[0], op.operands[0])
+        values, line, name = self.values, op.line, op.operands[0]
+
+        def run() -> None:
+            flat, at = values[source], values[offset]
+            if not 0 <= at <= flat.size:
+                raise rejected(f"{op.name}: offset {at} is outside %{name} ({flat.size} elements)", line)
+            values[index] = flat[at:]
         return run
 
     def op_pto_partition_view(self, op: Op) -> Step:
@@ -806,9 +880,14 @@ class _Compiler:
         src_dtype, dst_dtype = src_type.dtype, dst_type.dtype
         values, line, checks = self.values, op.line, self.strict and src_type.loc == "acc"
 
+        in_ub = pair == ("vec", "vec")
+
         def run() -> None:
             src, dst = values[source], values[dest]
             _same_shape(op.name, src.valid.shape, dst, line)
+            if in_ub and src.addr < dst.addr + dst.nbytes and dst.addr < src.addr + src.nbytes:
+                raise rejected(f"{op.name}: vec -> vec between overlapping tiles (bytes {src.addr} and {dst.addr}): "
+                               "TMOV does not move in place", line)
             if checks:
                 _check_defined(op.name, src, line)
             if src_dtype == dst_dtype:

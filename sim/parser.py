@@ -102,7 +102,18 @@ class TileType:
         return f"!pto.tile_buf<loc={self.loc}, dtype={self.dtype}, rows={self.rows}, cols={self.cols}>"
 
 
-Type = ScalarType | PtrType | ViewType | TileType
+@dataclass(frozen=True, slots=True)
+class ArrayType:
+    """`!pto.local_array<NxDT>`: an on-core scalar array of N integers."""
+
+    extent: int
+    dtype: str
+
+    def __str__(self) -> str:
+        return f"!pto.local_array<{self.extent}x{self.dtype}>"
+
+
+Type = ScalarType | PtrType | ViewType | TileType | ArrayType
 
 
 @dataclass(frozen=True, slots=True)
@@ -374,6 +385,7 @@ def _scan_loc(text: str, pos: int, line: int) -> int:
 
 _VIEW: Final = re.compile(r"!pto\.(tensor_view|partition_tensor_view)<((?:(?:\?|\d+)x)+)(\w+)>$")
 _PTR: Final = re.compile(r"!pto\.ptr<(\w+)>$")
+_LOCAL_ARRAY: Final = re.compile(r"!pto\.local_array<(\d+)x(i32|i64)>$")
 _TILE: Final = re.compile(r"!pto\.tile_buf<(.*)>$", re.DOTALL)
 
 
@@ -394,6 +406,10 @@ def _parse_type(text: str, line: int) -> Type:
         return ScalarType(text)
     if match := _PTR.match(text):
         return PtrType(_element(match.group(1), line))
+    if match := _LOCAL_ARRAY.match(text):
+        if int(match.group(1)) < 1:
+            raise SimError(f"{text} holds no element", line)
+        return ArrayType(int(match.group(1)), match.group(2))
     if match := _VIEW.match(text):
         dims = tuple(None if d == "?" else int(d) for d in match.group(2).split("x")[:-1])
         return ViewType(dims, _element(match.group(3), line), match.group(1) != "tensor_view")
@@ -629,7 +645,7 @@ class _Parser:
         self.next()
         op = parse(name, line, results)
         wants_result = name not in INS_OUTS_OPS and name not in ("scf.for", "scf.if", "pto.syncall", "pto.launch",
-                                                                   "pto.store_scalar")
+                                                                   "pto.store_scalar", "pto.local_array_set")
         if wants_result != bool(results):
             what = "needs a result" if wants_result else "has no result"
             raise SimError(f"{name} {what}", line)
@@ -645,6 +661,10 @@ class _Parser:
             "arith.cmpi": self._cmpi,
             "arith.select": self._select,
             "pto.make_tensor_view": self._make_tensor_view,
+            "pto.addptr": self._addptr,
+            "pto.declare_local_array": self._declare_local_array,
+            "pto.local_array_set": self._local_array_set,
+            "pto.local_array_get": self._local_array_get,
             "pto.partition_view": self._partition_view,
             "pto.alloc_tile": self._alloc_tile,
             "scf.for": self._for,
@@ -785,6 +805,55 @@ class _Parser:
         attributes = self.attr_dict() if self.at("{") else ()
         self.expect(":")
         return Op(name, line, results, (source,), (shape, strides), attributes, (self.type(),))
+
+    def _declare_local_array(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        """`%a = pto.declare_local_array -> !pto.local_array<NxT>`."""
+        self.expect("->")
+        return Op(name, line, results, types=(self._array_type(line),))
+
+    def _local_array_set(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        """`pto.local_array_set %a[%i], %v : !pto.local_array<NxT>, T`; operands (array, index, value)."""
+        array, index = self._array_element()
+        self.expect(",")
+        value = self.value()
+        self.expect(":")
+        array_type = self._array_type(line)
+        self.expect(",")
+        return Op(name, line, results, (array, index, value), types=(array_type, self._scalar_type(line)))
+
+    def _local_array_get(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        """`%v = pto.local_array_get %a[%i] : !pto.local_array<NxT> -> T`; operands (array, index)."""
+        array, index = self._array_element()
+        self.expect(":")
+        array_type = self._array_type(line)
+        self.expect("->")
+        return Op(name, line, results, (array, index), types=(array_type, self._scalar_type(line)))
+
+    def _array_element(self) -> tuple[str, str]:
+        array = self.value()
+        self.expect("[")
+        index = self.value()
+        self.expect("]")
+        return array, index
+
+    def _array_type(self, line: int) -> ArrayType:
+        array_type = self.type()
+        if not isinstance(array_type, ArrayType):
+            raise SimError(f"expected a !pto.local_array type, found {array_type}", line)
+        return array_type
+
+    def _addptr(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        """`%q = pto.addptr %p, %n : !pto.ptr<T> -> !pto.ptr<T>`; types are (source, result)."""
+        source = self.value()
+        self.expect(",")
+        offset = self.value()
+        self.expect(":")
+        source_type = self.type()
+        self.expect("->")
+        result_type = self.type()
+        if not isinstance(source_type, PtrType) or source_type != result_type:
+            raise SimError(f"{name} takes and returns one !pto.ptr type, not {source_type} -> {result_type}", line)
+        return Op(name, line, results, (source, offset), types=(source_type, result_type))
 
     def _partition_view(self, name: str, line: int, results: tuple[str, ...]) -> Op:
         source = self.value()

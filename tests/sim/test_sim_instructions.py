@@ -405,3 +405,113 @@ def test_vector_op_on_a_cube_tile_is_rejected() -> None:
     with pytest.raises(SimError) as error:
         simulate(text, "main", {})
     assert error.value.rule == "PV202" and "destination %z is in mat, expected vec" in error.value.message
+
+
+def test_addptr_views_a_pointer_from_an_element_on_and_a_store_through_it_reaches_the_argument() -> None:
+    # docs/pto-subset.md "Tensors in GM": a GM slice is a view of the same storage at an offset
+    tt = tile("vec", "f32", 2, 4)
+    body = f"""
+    %p = pto.addptr %arg0, %c5 : !pto.ptr<f32> -> !pto.ptr<f32>
+    %w = pto.make_tensor_view %p, shape = [%c2, %c4], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+    %wp = pto.partition_view %w, offsets = [%c0, %c0], sizes = [%c2, %c4] : !pto.tensor_view<?x?xf32> -> {pview(2, 4, 'f32')}
+    %t = pto.alloc_tile addr = %a0 valid_row = %c2 valid_col = %c4 : {tt}
+    pto.tload ins(%wp : {pview(2, 4, 'f32')}) outs(%t : {tt})
+    %q = pto.addptr %p, %c16 : !pto.ptr<f32> -> !pto.ptr<f32>
+    %o = pto.make_tensor_view %q, shape = [%c2, %c4], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+    %op = pto.partition_view %o, offsets = [%c0, %c0], sizes = [%c2, %c4] : !pto.tensor_view<?x?xf32> -> {pview(2, 4, 'f32')}
+{store("t", "vec", "f32", 2, 4, "op")}"""
+    flat = np.arange(48, dtype=np.float32)
+    out = simulate(module("%arg0: !pto.ptr<f32>", body), "main", {"arg0": flat.reshape(6, 8)})["arg0"]
+    # read: two rows of four from element 5 at a row pitch of 8; written from element 5 + 16 on
+    want = flat.copy()
+    want[21:25], want[29:33] = flat[5:9], flat[13:17]
+    np.testing.assert_array_equal(out.reshape(-1), want)
+
+
+def test_addptr_past_the_end_of_its_pointer_is_rejected() -> None:
+    body = "    %p = pto.addptr %arg0, %c64 : !pto.ptr<f32> -> !pto.ptr<f32>"
+    with pytest.raises(SimError) as error:
+        simulate(module("%arg0: !pto.ptr<f32>", body), "main", {"arg0": np.zeros(32, np.float32)})
+    assert error.value.rule == "PV202" and "offset 64 is outside %arg0 (32 elements)" in error.value.message
+
+
+def test_a_view_past_the_end_of_an_addptr_is_rejected() -> None:
+    body = ("    %p = pto.addptr %arg0, %c16 : !pto.ptr<f32> -> !pto.ptr<f32>\n"
+            "    %w = pto.make_tensor_view %p, shape = [%c4, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>")
+    with pytest.raises(SimError) as error:
+        simulate(module("%arg0: !pto.ptr<f32>", body), "main", {"arg0": np.zeros(32, np.float32)})
+    assert error.value.rule == "PV202" and "view of 32 elements exceeds %p (16 elements)" in error.value.message
+
+
+def test_addptr_of_another_pointer_type_is_a_parse_error() -> None:
+    body = "    %p = pto.addptr %arg0, %c4 : !pto.ptr<f32> -> !pto.ptr<bf16>"
+    with pytest.raises(SimError) as error:
+        simulate(module("%arg0: !pto.ptr<f32>", body), "main", {"arg0": np.zeros(32, np.float32)})
+    assert error.value.rule == "" and "takes and returns one !pto.ptr type" in error.value.message
+
+
+def test_tmov_copies_a_vec_tile_into_another_vec_tile() -> None:
+    body = "\n".join([
+        view("x", "arg0", 4, 8, "f32"), load("x", "t", "vec", "f32", 4, 8),
+        alloc("u", "vec", "f32", 4, 8, "%a256"),
+        f"    pto.tmov ins(%t : {tile('vec', 'f32', 4, 8)}) outs(%u : {tile('vec', 'f32', 4, 8)})",
+        view("out", "arg1", 4, 8, "f32"), store("u", "vec", "f32", 4, 8, "out")])
+    x = RNG.standard_normal((4, 8)).astype(np.float32)
+    out = simulate(module("%arg0: !pto.ptr<f32>, %arg1: !pto.ptr<f32>", body), "main",
+                   {"arg0": x, "arg1": np.zeros((4, 8), np.float32)})["arg1"]
+    np.testing.assert_array_equal(out, x)
+
+
+def test_tmov_between_overlapping_vec_tiles_is_rejected() -> None:
+    body = "\n".join([
+        view("x", "arg0", 4, 8, "f32"), load("x", "t", "vec", "f32", 4, 8),
+        alloc("u", "vec", "f32", 4, 8, "%a64"),
+        f"    pto.tmov ins(%t : {tile('vec', 'f32', 4, 8)}) outs(%u : {tile('vec', 'f32', 4, 8)})"])
+    with pytest.raises(SimError) as error:
+        simulate(module("%arg0: !pto.ptr<f32>", body), "main", {"arg0": np.zeros((4, 8), np.float32)})
+    assert error.value.rule == "PV202" and "vec -> vec between overlapping tiles" in error.value.message
+
+
+def test_a_local_array_keeps_what_is_set_in_it_wrapped_to_its_element_type() -> None:
+    ops = """
+    %arr = pto.declare_local_array -> !pto.local_array<4xi32>
+    %seven = arith.index_cast %c7 : index to i32
+    pto.local_array_set %arr[%c2], %seven : !pto.local_array<4xi32>, i32
+    %five = arith.index_cast %n : index to i32
+    pto.local_array_set %arr[%c3], %five : !pto.local_array<4xi32>, i32
+    pto.local_array_set %arr[%c2], %five : !pto.local_array<4xi32>, i32
+    pto.local_array_set %arr[%c2], %seven : !pto.local_array<4xi32>, i32
+    %g2 = pto.local_array_get %arr[%c2] : !pto.local_array<4xi32> -> i32
+    %g3 = pto.local_array_get %arr[%c3] : !pto.local_array<4xi32> -> i32
+    %v2 = arith.index_cast %g2 : i32 to index
+    %v3 = arith.index_cast %g3 : i32 to index"""
+    assert _run_probes(ops, ["v2", "v3"], {"n": 5}) == [7, 5]
+
+
+def test_a_local_array_index_outside_it_is_rejected() -> None:
+    ops = """
+    %arr = pto.declare_local_array -> !pto.local_array<4xi32>
+    %one = arith.index_cast %c1 : index to i32
+    pto.local_array_set %arr[%c4], %one : !pto.local_array<4xi32>, i32"""
+    with pytest.raises(SimError) as error:
+        _run_probes(ops, [], {})
+    assert error.value.rule == "PV202" and "index 4 is outside %arr (4 elements)" in error.value.message
+
+
+def test_a_local_array_element_read_before_it_is_set_is_over_the_limit() -> None:
+    ops = """
+    %arr = pto.declare_local_array -> !pto.local_array<4xi64>
+    %g = pto.local_array_get %arr[%c1] : !pto.local_array<4xi64> -> i64"""
+    with pytest.raises(SimError) as error:
+        _run_probes(ops, [], {})
+    assert error.value.rule == "limit" and "element 1 of %arr is read before any pto.local_array_set wrote it" \
+        in error.value.message
+
+
+def test_a_local_array_element_of_another_type_is_rejected() -> None:
+    ops = """
+    %arr = pto.declare_local_array -> !pto.local_array<4xi32>
+    %g = pto.local_array_get %arr[%c1] : !pto.local_array<4xi32> -> i64"""
+    with pytest.raises(SimError) as error:
+        _run_probes(ops, [], {})
+    assert error.value.rule == "PV202" and "a i64 element of a !pto.local_array<4xi32>" in error.value.message
