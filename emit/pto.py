@@ -276,7 +276,7 @@ class _Returned:
     callee: str
 
 
-
+@dataclass(frozen=True, slots=True)
 class _Array:
     """An on-core scalar array (`pl.array.create(N, pl.INT32)`): PyPTO's `pto.declare_local_array`, written and
     read in place (`array.update_element` results alias it, as in PyPTO's codegen)."""
