@@ -33,9 +33,10 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   (`tmatmul` when true); a runtime one emits `scf.if %p { tmatmul } else { tmatmul.acc }`.
 - Tile loop carries and tile phis are not SSA values in PTO: an iter_arg and a loop's return var
   are the init value's buffer; an if's return var is an `alloc_tile` of its own window placed just
-  before the `scf.if`, and the arms' yields emit nothing (the codegen assumes each arm wrote it). An
-  `if` that only picks scalars (arms of scalar assignments that cannot fault) is both arms' arithmetic
-  and one `arith.select` per phi.
+  before the `scf.if`, and the arms' yields emit nothing (the codegen assumes each arm wrote it). A
+  scalar carry is an `scf.for ... iter_args(...)` block argument and a scalar phi an `scf.if -> (...)`
+  result, each region ending in its `scf.yield` (PyPTO's own form). An `if` that only picks scalars
+  (arms of scalar assignments that cannot fault) is both arms' arithmetic and one `arith.select` per phi.
 - Scalars: `arith.constant`s are hoisted to the top of the function; index arithmetic `+ - * // %
   min max` is `addi subi muli divsi remsi minsi maxsi` (`pl.min` / `pl.max` of two scalars too),
   comparisons `cmpi`, `and or not` are `andi ori xori`; `tensor.dim` of a tensor of static shape is
@@ -67,8 +68,7 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   `pl.tensor.dim` of a tensor parameter is its constant extent.
 
 What the subset cannot express is an `EmitError` naming the op (the comparison then reports
-`sim: skipped` with the reason): vector ops it lacks, scalar loop carries and scalar phis, GM
-scratch tensors, windows of a Mat tile narrower than its rows.
+`sim: skipped` with the reason): vector ops it lacks, windows of a Mat tile narrower than its rows.
 """
 
 from __future__ import annotations
@@ -248,6 +248,8 @@ class _FunctionEmitter:
     fn: Function
     target: Target
     env: dict[str, Type] = field(default_factory=dict)
+    typed: dict[str, Type] = field(default_factory=dict)
+    """`env` with the op results and literals typed too (`ops.value_type`): which phis are scalars."""
     bind: dict[str, _Binding] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
     counter: int = 0
@@ -329,6 +331,7 @@ class _FunctionEmitter:
     # entry ------------------------------------------------------------------------------
     def run(self) -> EmittedFunction:
         self.env = type_env(self.fn)
+        self.typed = type_env(self.fn, ops.value_type)
         self._collect_transposed_uses()
         self.base_address = _plan_addresses(self.fn, self.env)
         views: list[str] = []
@@ -513,19 +516,59 @@ class _FunctionEmitter:
         lower = self.index(stmt.start, stmt.span)
         upper = self.index(stmt.stop, stmt.span)
         step = self.index(stmt.step, stmt.span)
-        for arg, init in zip(stmt.iter_args, stmt.inits):
-            bound = self._carried(init, arg.name, stmt.span)
-            self.bind[arg.name] = bound
+        # PyPTO's codegen (pto_control_flow_codegen.cpp, ForStmt): a tile or tensor carry is its init's buffer; a
+        # scalar carry is an `iter_args` block argument, its result the loop's, the body's yield an `scf.yield`
+        scalars: list[tuple[Var, Var, str, str]] = []  # (iter_arg, return var, its block argument, its type)
+        inits: list[str] = []
+        for arg, init, rv in zip(stmt.iter_args, stmt.inits, stmt.return_vars):
+            if not self._scalar_carry(init):
+                self.bind[arg.name] = self._carried(init, arg.name, stmt.span)
+                continue
+            ssa, kind = self.scalar(init, stmt.span)
+            inits.append(ssa)
+            scalars.append((arg, rv, self.fresh(arg.name), kind))
         induction = self.fresh(stmt.loop_var.name)
         self.bind[stmt.loop_var.name] = _Scalar(induction, "index")
-        self.emit(f"scf.for %{induction} = %{lower} to %{upper} step %{step} {{")
+        head = f"scf.for %{induction} = %{lower} to %{upper} step %{step}"
+        results: list[str] = []
+        if scalars:
+            results = [self.fresh(rv.name) for _, rv, _, _ in scalars]
+            carried = ", ".join(f"%{block_arg} = %{init}" for (_, _, block_arg, _), init in zip(scalars, inits))
+            head = (f"{', '.join('%' + r for r in results)} = {head} iter_args({carried}) -> "
+                    f"({', '.join(kind for *_, kind in scalars)})")
+            for arg, _, block_arg, kind in scalars:
+                self.bind[arg.name] = _Scalar(block_arg, kind)
+        self.emit(head + " {")
         self.depth += 1
         self.body(stmt.body)
+        if scalars:
+            self._scalar_yield(stmt.body, [stmt.iter_args.index(arg) for arg, *_ in scalars],
+                               [kind for *_, kind in scalars], stmt.span)
         self.depth -= 1
         self.emit("}")
         for rv, arg in zip(stmt.return_vars, stmt.iter_args):
             # TARGET_FACTS.md, PTO codegen: a loop's result is the init value's buffer.
             self.bind[rv.name] = self.bind[arg.name]
+        for (_, rv, _, kind), result in zip(scalars, results):
+            self.bind[rv.name] = _Scalar(result, kind)
+
+    def _scalar_carry(self, init: Expr) -> bool:
+        """Whether a carry starting from *init* is a scalar (a literal, or a name bound to a scalar)."""
+        v = var_like(init)
+        return v is None or isinstance(self.bind.get(v.name), _Scalar)
+
+    def _scalar_yield(self, body: tuple[Stmt, ...], positions: list[int], kinds: list[str], span: Span) -> None:
+        """The `scf.yield` of the scalars at *positions* of *body*'s final yield, of types *kinds*."""
+        last = final_yield(body)
+        if last is None or len(last.values) <= max(positions):
+            raise EmitError("a region with scalar results does not yield them", span)
+        yielded = []
+        for position, kind in zip(positions, kinds):
+            ssa, actual = self.scalar(last.values[position], getattr(last, "span", span))
+            if actual != kind:
+                raise EmitError(f"a scalar carried as {kind} is yielded as {actual}", span)
+            yielded.append(ssa)
+        self.emit(f"scf.yield {', '.join('%' + y for y in yielded)} : {', '.join(kinds)}")
 
     # launches ---------------------------------------------------------------------------
     def launch_body(self, stmt: For) -> None:
@@ -550,9 +593,10 @@ class _FunctionEmitter:
         if ops.const_int(stmt.start) != 0 or ops.const_int(stmt.step) != 1:
             raise EmitError("a `pl.spmd` launch that does not count its blocks from 0 by 1", stmt.span)
         for arg, init in zip(stmt.iter_args, stmt.inits):
-            bound = self._carried(init, arg.name, stmt.span)
+            bound = None if self._scalar_carry(init) else self._carried(init, arg.name, stmt.span)
             if not isinstance(bound, _Tensor):
-                raise EmitError(f"a `pl.spmd` step carrying tile `{arg.name}` from block to block: each block runs "
+                what = "scalar" if bound is None else "tile"
+                raise EmitError(f"a `pl.spmd` step carrying {what} `{arg.name}` from block to block: each block runs "
                                 "on a core of its own", stmt.span)
             self.bind[arg.name] = bound
         count = self.index(stmt.stop, stmt.span)
@@ -617,10 +661,7 @@ class _FunctionEmitter:
         v = var_like(init)
         if v is None:
             raise EmitError(f"loop carry `{name}` starts from an expression", span)
-        bound = self._lookup(v.name, span)
-        if isinstance(bound, _Scalar):
-            raise EmitError(f"scalar loop carry `{name}` has no PTO form (no block arguments)", span)
-        return bound
+        return self._lookup(v.name, span)
 
     def branch(self, stmt: If) -> None:
         if stmt.return_vars and self._scalar_arms(stmt):
@@ -628,6 +669,8 @@ class _FunctionEmitter:
             return
         cond = self._bool(stmt.cond, stmt.span)
         then_yield = final_yield(stmt.then_body)
+        scalars: list[int] = []  # the positions of the scalar phis: `scf.if` results (PyPTO's IfStmt codegen)
+        kinds: list[str] = []
         for i, rv in enumerate(stmt.return_vars):
             declared = stmt.return_types[i] if i < len(stmt.return_types) else None
             declared = declared if declared is not None else self.env.get(rv.name)
@@ -635,18 +678,32 @@ class _FunctionEmitter:
                 # TARGET_FACTS.md, PTO codegen: the phi is its own buffer; the arms are assumed to
                 # have written it.
                 self.bind[rv.name] = self.alloc(rv.name, declared, stmt.span)
-            elif isinstance(declared, ScalarType):
-                raise EmitError(f"scalar phi `{rv.name}` has no PTO form (no scf.if results)", stmt.span)
-        self.emit(f"scf.if %{cond} {{")
+            elif (kind := self._phi_kind(stmt, i, declared)) is not None:
+                scalars.append(i)
+                kinds.append(kind)
+        if scalars and not stmt.else_body:
+            raise EmitError(f"scalar phi `{stmt.return_vars[scalars[0]].name}` of an `if` without an else arm",
+                            stmt.span)
+        results = [self.fresh(stmt.return_vars[i].name) for i in scalars]
+        head = f"scf.if %{cond}"
+        if scalars:
+            head = f"{', '.join('%' + r for r in results)} = {head} -> ({', '.join(kinds)})"
+        self.emit(head + " {")
         self.depth += 1
         self.body(stmt.then_body)
+        if scalars:
+            self._scalar_yield(stmt.then_body, scalars, kinds, stmt.span)
         self.depth -= 1
         if stmt.else_body:
             self.emit("} else {")
             self.depth += 1
             self.body(stmt.else_body)
+            if scalars:
+                self._scalar_yield(stmt.else_body, scalars, kinds, stmt.span)
             self.depth -= 1
         self.emit("}")
+        for i, result, kind in zip(scalars, results, kinds):
+            self.bind[stmt.return_vars[i].name] = _Scalar(result, kind)
         for i, rv in enumerate(stmt.return_vars):
             if rv.name in self.bind:
                 continue
@@ -654,6 +711,24 @@ class _FunctionEmitter:
             if not isinstance(bound, _Tensor):
                 raise EmitError(f"scalar phi `{rv.name}` has no PTO form (no scf.if results)", stmt.span)
             self.bind[rv.name] = bound  # a tensor is a reference to GM: both arms name it
+
+    def _phi_kind(self, stmt: If, i: int, declared: Type | None) -> str | None:
+        """The subset type of phi *i* of *stmt* when it is a scalar (typed so, or an arm yields a literal or a
+        scalar defined before the `if`); None otherwise."""
+        if isinstance(declared, (TileType, TensorType)):
+            return None
+        typed = declared if declared is not None else self.typed.get(stmt.return_vars[i].name)
+        if isinstance(typed, ScalarType):
+            return _scalar_kind(typed)
+        for arm in (stmt.then_body, stmt.else_body):
+            last = final_yield(arm) if arm else None
+            value = last.values[i] if last is not None and i < len(last.values) else None
+            if isinstance(value, Const) and isinstance(value.value, (bool, int, float)):
+                return self.scalar(value, stmt.span)[1]
+            bound = self._maybe(value) if value is not None else None
+            if isinstance(bound, _Scalar):
+                return bound.type
+        return None
 
     def _scalar_arms(self, stmt: If) -> bool:
         """Whether *stmt* only picks scalars: every phi a scalar, both arms scalar assignments that cannot
@@ -1657,6 +1732,11 @@ def _overlap(a: _Tile, b: _Tile) -> bool:
     """Whether two tiles of one space share a byte."""
     return a.space is b.space and a.addr < b.addr + b.rows * b.cols * b.dtype.bytes \
         and b.addr < a.addr + a.rows * a.cols * a.dtype.bytes
+
+
+def _scalar_kind(t: ScalarType) -> str:
+    """The subset's type of a scalar of type *t*: `i1` for BOOL, `f32` for a float, else `index`."""
+    return "i1" if t.dtype is DType.BOOL else "f32" if t.dtype.is_float else "index"
 
 
 def _pto_dtype(dtype: DType, span: Span) -> str:

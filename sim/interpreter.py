@@ -221,6 +221,9 @@ class _Compiler:
         """Compiling the region of a `pto.launch`."""
         self.outside: frozenset[str] = frozenset()
         """Inside a `pto.launch`: the tiles defined outside it (no instance can read them: its core is its own)."""
+        self.yield_to: tuple[tuple[int, ...], tuple[ScalarType, ...]] | None = None
+        """While compiling a region of an `scf.for` / `scf.if` with results: the slots its `scf.yield` writes (the
+        loop's carried values, the `if`'s results) and their types; None elsewhere (a yield there is an error)."""
         self.slots: dict[str, int] = {}
         self.values: list[Any] = []
         """Slot contents: int / bool / float scalars, `Tile`s, GM windows (numpy arrays). Typed `Any`:
@@ -237,7 +240,7 @@ class _Compiler:
     def _unique_constants(func: Func) -> dict[str, int | float]:
         counts: dict[str, int] = {}
         for op in walk(func.body):
-            for name in (*op.results, *([str(op.attr("iv"))] if op.name == "scf.for" else [])):
+            for name in (*op.results, *([str(op.attr("iv")), *op.attr("iter_args", ())] if op.name == "scf.for" else [])):
                 counts[name] = counts.get(name, 0) + 1
         return {op.results[0]: _constant_value(op) for op in walk(func.body)
                 if op.name == "arith.constant" and counts[op.results[0]] == 1}
@@ -478,10 +481,12 @@ class _Compiler:
         saved = (self.barrier_depth, self.outside)
         self.barrier_depth, self.in_launch = self.depth + 1, True
         self.outside = frozenset(name for name, info in self.scope.items() if isinstance(info, TileType))
+        yield_to, self.yield_to = self.yield_to, None
         try:
             phases = _phases(self.block(op.regions[0]))
         finally:
             (self.barrier_depth, self.outside), self.in_launch = saved, False
+            self.yield_to = yield_to
         values, memory, line = self.values, self.memory, op.line
 
         def run() -> None:
@@ -500,14 +505,24 @@ class _Compiler:
 
     # --- control flow -----------------------------------------------------------------------
     def op_scf_for(self, op: Op) -> Step:
-        lower, upper, step = (self.scalar(op, name) for name in op.operands)
+        lower, upper, step = (self.scalar(op, name) for name in op.operands[:3])
+        types = self._result_types(op)
+        inits = tuple(self._typed_scalar(op, name, t) for name, t in zip(op.operands[3:], types))
         saved = dict(self.scope)
         induction = self.define(str(op.attr("iv")), ScalarType("index"))
-        body = self.block(op.regions[0])
+        names = op.attr("iter_args", ())
+        assert isinstance(names, tuple)  # the parser's
+        carried = tuple(self.define(name, t) for name, t in zip(names, types))
+        body = self._region(op, op.regions[0], carried, types)
         self.scope = saved
+        results = tuple(self.define(name, t) for name, t in zip(op.results, types))
         values, line = self.values, op.line
 
         def run() -> None:
+            # docs/pto-subset.md "Control flow": the carried scalars start at their inits, each iteration's
+            # `scf.yield` gives the next, and the loop's results are the last (the inits after no iteration)
+            for slot, init in zip(carried, inits):
+                values[slot] = values[init]
             stride = values[step]
             if stride <= 0:
                 raise rejected(f"scf.for step {stride} is not positive", line)
@@ -520,18 +535,69 @@ class _Compiler:
                 values[induction] = iteration
                 for inner in body:
                     inner()
+            for slot, value in zip(results, carried):
+                values[slot] = values[value]
         return run
 
     def op_scf_if(self, op: Op) -> Step:
         condition = self.scalar(op, op.operands[0])
-        then_body = self.block(op.regions[0])
-        else_body = self.block(op.regions[1]) if len(op.regions) > 1 else ()
+        types = self._result_types(op)
+        if types and len(op.regions) != 2:
+            raise SimError("scf.if with results has no else region", op.line)
+        results = tuple(self.slot(name) for name in op.results)
+        then_body = self._region(op, op.regions[0], results, types)
+        else_body = self._region(op, op.regions[1], results, types) if len(op.regions) > 1 else ()
+        for name, t in zip(op.results, types):
+            self.define(name, t)
         values = self.values
 
         def run() -> None:
             for inner in then_body if values[condition] else else_body:
                 inner()
         return run
+
+    def op_scf_yield(self, op: Op) -> Step:
+        """`scf.yield %a, ... : T, ...`: the last op of a region of an `scf.for` / `scf.if` with results; it writes
+        the values the loop carries on (or the `if`'s results), all read before any is written."""
+        if self.yield_to is None:
+            raise SimError("scf.yield outside a region of an scf.for / scf.if with results", op.line)
+        targets, types = self.yield_to
+        if len(op.operands) != len(targets) or tuple(op.types) != types:
+            raise rejected(f"scf.yield of {', '.join(map(str, op.types)) or 'nothing'} where "
+                           f"{', '.join(map(str, types))} is carried", op.line)
+        sources = tuple(self._typed_scalar(op, name, t) for name, t in zip(op.operands, types))
+        values = self.values
+
+        def run() -> None:
+            yielded = [values[source] for source in sources]
+            for target, value in zip(targets, yielded):
+                values[target] = value
+        return run
+
+    def _result_types(self, op: Op) -> tuple[ScalarType, ...]:
+        """The scalar types an `scf.for` carries / an `scf.if` results in (the subset carries only scalars)."""
+        for t in op.types:
+            if not isinstance(t, ScalarType):
+                raise rejected(f"{op.name} carrying a {t}: only scalars are carried (tiles are buffers)", op.line)
+        return tuple(t for t in op.types if isinstance(t, ScalarType))
+
+    def _typed_scalar(self, op: Op, name: str, expected: ScalarType) -> int:
+        index, info = self.use(op, name)
+        if info != expected:
+            raise rejected(f"{op.name}: %{name} is {info}, not {expected}", op.line)
+        return index
+
+    def _region(self, op: Op, ops: tuple[Op, ...], targets: tuple[int, ...], types: tuple[ScalarType, ...]
+                ) -> tuple[Step, ...]:
+        """The steps of a region of *op*: with results, it ends in its one `scf.yield` (into *targets*)."""
+        yields = [i for i, inner in enumerate(ops) if inner.name == "scf.yield"]
+        if types and yields != [len(ops) - 1]:
+            raise SimError(f"a region of {op.name} with results does not end in its one scf.yield", op.line)
+        saved, self.yield_to = self.yield_to, (targets, types) if types else None
+        try:
+            return self.block(ops)
+        finally:
+            self.yield_to = saved
 
     # --- GM views ---------------------------------------------------------------------------
     def op_pto_make_tensor_view(self, op: Op) -> Step:

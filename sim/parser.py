@@ -618,6 +618,8 @@ class _Parser:
         results: tuple[str, ...] = ()
         if self.peek.kind == "value":
             results = (self.value(),)
+            while self.accept(","):  # `%a, %b = scf.for ...`: a loop or an `if` with several results
+                results = (*results, self.value())
             self.expect("=")
         token, line = self.peek, self.lines[self.pos]
         if token.kind != "ident":
@@ -628,11 +630,17 @@ class _Parser:
             raise SimError(f"unknown instruction {name}", line)
         self.next()
         op = parse(name, line, results)
-        wants_result = name not in INS_OUTS_OPS and name not in ("scf.for", "scf.if", "pto.syncall", "pto.launch",
-                                                                   "pto.store_scalar")
+        if name in ("scf.for", "scf.if"):
+            if len(results) != len(op.types):
+                raise SimError(f"{name} has {len(results)} results for {len(op.types)} result types", line)
+            return op
+        wants_result = name not in INS_OUTS_OPS and name not in ("pto.syncall", "pto.launch", "pto.store_scalar",
+                                                                   "scf.yield")
         if wants_result != bool(results):
             what = "needs a result" if wants_result else "has no result"
             raise SimError(f"{name} {what}", line)
+        if len(results) > 1:
+            raise SimError(f"{name} has one result, not {len(results)}", line)
         return op
 
     def _form(self, name: str):
@@ -649,6 +657,7 @@ class _Parser:
             "pto.alloc_tile": self._alloc_tile,
             "scf.for": self._for,
             "scf.if": self._if,
+            "scf.yield": self._yield,
             "pto.get_block_idx": self._launch_query,
             "pto.get_block_num": self._launch_query,
             "arith.index_cast": self._index_cast,
@@ -830,6 +839,9 @@ class _Parser:
         return values, types
 
     def _for(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        """`scf.for %i = %lb to %ub step %st {...}`, or with loop-carried scalars (PyPTO's form):
+        `%r = scf.for %i = %lb to %ub step %st iter_args(%a = %init) -> (index) {... scf.yield %v : index}`;
+        operands (lb, ub, step, *inits), attribute `iter_args` the carried names, types the carried types."""
         induction = self.value()
         self.expect("=")
         lower = self.value()
@@ -839,9 +851,43 @@ class _Parser:
         step = self.value()
         if self.accept(":"):
             self.type()
+        carried: list[str] = []
+        inits: list[str] = []
+        types: tuple[Type, ...] = ()
+        if self.accept("iter_args"):
+            self.expect("(")
+            while True:
+                carried.append(self.value())
+                self.expect("=")
+                inits.append(self.value())
+                if not self.accept(","):
+                    break
+            self.expect(")")
+            types = self._result_types()
+            if len(types) != len(carried):
+                raise SimError(f"scf.for carries {len(carried)} values of {len(types)} types", line)
         body = self.block()
-        return Op(name, line, results, (lower, upper, step), attributes=(("iv", induction),),
-                  regions=(body,))
+        return Op(name, line, results, (lower, upper, step, *inits),
+                  attributes=(("iv", induction), ("iter_args", tuple(carried))), types=types, regions=(body,))
+
+    def _result_types(self) -> tuple[Type, ...]:
+        """`-> (T, ...)`: the result types of an `scf.for` / `scf.if`."""
+        self.expect("->")
+        self.expect("(")
+        types = self.type_list()
+        self.expect(")")
+        return types
+
+    def _yield(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        """`scf.yield %a, %b : index, index`: the values a loop body carries on, or an `if` arm gives its results."""
+        values = self.value_list(":") if self.peek.kind == "value" else ()
+        types: tuple[Type, ...] = ()
+        if values:
+            self.expect(":")
+            types = self.type_list()
+        if len(types) != len(values):
+            raise SimError(f"scf.yield of {len(values)} values with {len(types)} types", line)
+        return Op(name, line, results, values, types=types)
 
     def _launch(self, name: str, line: int, results: tuple[str, ...]) -> Op:
         """`pto.launch %n { ... }`: a step launching the kernel its region is over %n instances."""
@@ -849,12 +895,15 @@ class _Parser:
         return Op(name, line, results, (count,), regions=(self.block(),))
 
     def _if(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        """`scf.if %c {...} else {...}`, or with scalar results (PyPTO's form):
+        `%r = scf.if %c -> (index) {... scf.yield %a : index} else {... scf.yield %b : index}`."""
         condition = self.value()
+        types = self._result_types() if self.at("->") else ()
         then_body = self.block()
         regions: tuple[tuple[Op, ...], ...] = (then_body,)
         if self.accept("else"):
             regions = (then_body, self.block())
-        return Op(name, line, results, (condition,), regions=regions)
+        return Op(name, line, results, (condition,), types=types, regions=regions)
 
 
 def parse_pto(text: str) -> Module:
