@@ -49,7 +49,7 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   `row_sum/max/min` and `col_sum/max/min` (`trowsum ... tcolmin`), `row_expand_<op>` /
   `col_expand_<op>` for op `add sub mul div max min` (`trowexpand<op>` / `tcolexpand<op>`),
   `row_expand` / `col_expand` (`trowexpand` / `tcolexpand`: the broadcast alone), `transpose`
-  (`ttrans`), `arange(start, [1, N])` (`tci`), `full`
+  (`ttrans`), `concat` (`tconcat`), `arange(start, [1, N])` (`tci`), `full`
   (`texpands` of an `f32` constant, `i32` for an integer tile; a non-finite constant is spelled as
   its hexadecimal bit pattern) and `cast` (`tcvt`, its `mode=` the `rmode` attribute). A `tile.slice` is a view (`ops.is_view`, PyPTO's
   `pto.subview`): of a Vec value, a window is an `alloc_tile` at its first element's address (computed
@@ -1222,6 +1222,19 @@ class _FunctionEmitter:
         self.emit(f"pto.ttrans ins(%{source.ssa} : {source.type}) outs(%{dst.ssa} : {dst.type})")
         return dst
 
+    def op_concat(self, name, call, declared, span):
+        # PyPTO's `tile.concat(a, b)` is `pto.tconcat ins(a, b) outs(dst)` (its pto_ops_elementwise.cpp): a's columns,
+        # then b's, in one Vec tile of their dtype
+        if len(call.args) != 2:
+            raise EmitError("tile.concat of other than two tiles has no PTO form in the subset", span)
+        first, second = (self.vec_tile(a, span, f"tile.concat {w} source") for a, w in zip(call.args, ("first", "second")))
+        dst = self._result(name, declared, call, span)
+        if not first.dtype is second.dtype is dst.dtype:
+            raise EmitError("tile.concat of tiles of different dtypes has no PTO form", span)
+        self.emit(f"pto.tconcat ins(%{first.ssa}, %{second.ssa} : {first.type}, {second.type}) "
+                  f"outs(%{dst.ssa} : {dst.type})")
+        return dst
+
     def op_tensor_cast(self, name, call, declared, span):
         # What stays a `tensor.cast` after the lowering is a scalar's (`pl.cast(n, pl.INDEX)`): a tile's
         # is `tile.cast` (tcvt). A GM tensor's would be a conversion copy the subset has no form for.
@@ -1641,6 +1654,7 @@ _CALLS.update(dict.fromkeys(("system.task_dummy", "scope.task_id"), _FunctionEmi
 _CALLS["tile.read"] = _FunctionEmitter.op_tile_read
 _CALLS["tensor.write"] = _FunctionEmitter.op_tensor_write
 _CALLS["tile.gather"] = _FunctionEmitter.op_gather
+_CALLS["tile.concat"] = _FunctionEmitter.op_concat
 
 
 # ---------------------------------------------------------------------------------------------- helpers

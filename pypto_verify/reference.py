@@ -32,7 +32,7 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
   dtype; `row_sum/max/min` reduce `[M, N]` to `[M, 1]` and `col_*` to `[1, N]` in f32;
   `row_expand_<op>(x, v)` / `col_expand_<op>(x, v)` (op `add sub mul div max min`) broadcast a
   `[M, 1]` / `[1, N]` v over x, and `row_expand(x, v)` / `col_expand(x, v)` are that broadcast alone (x's
-  shape, v's values); `transpose` swaps a 2-D value's axes; `arange(s, [1, N])` is `s + j` along one
+  shape, v's values); `transpose` swaps a 2-D value's axes; `concat(a, b)` joins two 2-D values' columns; `arange(s, [1, N])` is `s + j` along one
   row; `full` fills; `cast` rounds half to even (float to int saturates), or by its
   `mode=` (`round` ties away from zero, `floor`, `ceil`, `trunc`) into an integer or a float dtype.
 - Loops of every kind run sequentially (a pipeline stage does not change values; the blocks of a
@@ -1228,6 +1228,21 @@ def _transpose(it: _Interpreter, call: Call) -> Value:
     return Value(src.data.T.copy(), src.dtype, src.k, None if src.sigma is None else src.sigma.T.copy())
 
 
+def _concat(it: _Interpreter, call: Call) -> Value:
+    """`concat(a, b)` of two 2-D values of one dtype and row count: a's columns, then b's (PyPTO's column-wise
+    concatenation)."""
+    a, b = it.value(call, 0), it.value(call, 1)
+    if len(call.args) != 2 or a.data.ndim != 2 or b.data.ndim != 2 or a.data.shape[0] != b.data.shape[0] \
+            or a.dtype is not b.dtype:
+        raise ReferenceError(f"`{call.op}` of a {a.dtype.value} {list(a.data.shape)} and a {b.dtype.value} "
+                             f"{list(b.data.shape)} value")
+    sigma = None
+    if a.sigma is not None or b.sigma is not None:
+        sigma = np.concatenate([np.zeros(v.data.shape, np.float32) if v.sigma is None else v.sigma for v in (a, b)],
+                               axis=1)
+    return Value(np.concatenate((a.data, b.data), axis=1), a.dtype, max(a.k, b.k), sigma, a.grid and b.grid)
+
+
 def _arange(it: _Interpreter, call: Call) -> Value:
     """`arange(start, [1, N], dtype)`: `start + j` along one row (PyPTO's `ci`)."""
     extra = [k for k, _ in call.kwargs if k not in ("dtype", "target_memory")]
@@ -1301,7 +1316,7 @@ _HANDLERS = {
     ops.ALLOC: _alloc, "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape,
     **dict.fromkeys(ops.BLOCK_IDX, _block_idx), **dict.fromkeys(("system.task_dummy", "scope.task_id"), _task_handle),
     "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier,
-    "tile.transpose": _transpose, "tensor.transpose": _transpose,
+    "tile.transpose": _transpose, "tensor.transpose": _transpose, "tile.concat": _concat, "tensor.concat": _concat,
     **dict.fromkeys(("tile.arange", "tensor.arange", "tile.ci", "tensor.ci"), _arange),
     **dict.fromkeys(("tile.row_expand", "tensor.row_expand", "tile.col_expand", "tensor.col_expand"), _broadcast),
 }

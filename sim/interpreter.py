@@ -1113,6 +1113,27 @@ class _Compiler:
             _mark(c)
         return run
 
+    def op_pto_tconcat(self, op: Op) -> Step:
+        """`dst = [a | b]` along the columns (PyPTO's `tile.concat`): a's valid region in dst's first columns, b's
+        after it; a, b and dst of one dtype and one valid row count, dst's valid columns a's and b's together."""
+        self._arity(op, 2, 1)
+        first, first_type = self.tile(op, op.operands[0], "first source", ("vec",))
+        second, second_type = self.tile(op, op.operands[1], "second source", ("vec",))
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        self._same_dtypes(op, first_type, second_type, dst_type)
+        values, line = self.values, op.line
+
+        def run() -> None:
+            a, b, c = values[first], values[second], values[dest]
+            if not a.valid_rows == b.valid_rows == c.valid_rows or c.valid_cols != a.valid_cols + b.valid_cols:
+                raise rejected(f"{op.name}: sources of valid shapes {a.valid_rows}x{a.valid_cols} and "
+                               f"{b.valid_rows}x{b.valid_cols} into a destination of {c.valid_rows}x{c.valid_cols}",
+                               line)
+            # both sources read whole before dst is written, like every instruction here: they may overlap it
+            c.valid[...] = np.concatenate((a.valid, b.valid), axis=1)
+            _mark(c)
+        return run
+
     def op_pto_tgather(self, op: Op) -> Step:
         """`pto.tgather ins(%src, %idx, %tmp) outs(%dst)`, the index form: `dst[i, j] = src_flat[idx[i, j]]`, `src_flat`
         src's row-major physical layout; an index outside src's valid region is rejected (never wrapped). `tmp`, an
