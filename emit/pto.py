@@ -41,7 +41,8 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   min max` is `addi subi muli divsi remsi minsi maxsi` (`pl.min` / `pl.max` of two scalars too),
   comparisons `cmpi`, `and or not` are `andi ori xori`; `tensor.dim` of a tensor of static shape is
   its extent; a scalar `pl.cast` is `scalar.cast_value` (a literal folds; an integer wraps in index
-  arithmetic where its values may not fit). Conditions are not folded (`if 128 == 0:` stays an `scf.if`).
+  arithmetic where its values may not fit; a run-time float to INT8 / INT32 / INT64 is `arith.fptosi`).
+  Conditions are not folded (`if 128 == 0:` stays an `scf.if`).
 - Vector ops of the subset: `add sub mul div maximum minimum` (`tadd tsub tmul tdiv tmax tmin`;
   with a scalar right operand `tadds tsubs tmuls tdivs tmaxs tmins`, and `fmods` `tfmods`: a constant is an `f32`
   `arith.constant`, `sub` by a constant c is `tadds` of -c, `maximum(x, 0)` is `trelu`), `exp relu
@@ -165,6 +166,8 @@ _EXPAND_KINDS = ("add", "sub", "mul", "div", "max", "min")
 _RMODES = {"rint": "", "none": "", "round": "CAST_ROUND", "floor": "CAST_FLOOR", "ceil": "CAST_CEIL",
            "trunc": "CAST_TRUNC"}
 """`tile.cast`'s `mode=` -> `pto.tcvt`'s `rmode` (empty: the default, to nearest with ties to even)."""
+_FPTOSI = {DType.INT8: "i8", DType.INT32: "i32", DType.INT64: "i64"}
+"""A scalar cast of a run-time float to these is PyPTO's `arith.fptosi` (toward zero) to the named type."""
 _SCALAR_EXTREMA = {"tensor.min": "min", "tensor.max": "max"}
 """`pl.min` / `pl.max` of two scalars: what stays a `tensor.min` / `tensor.max` after the lowering."""
 _MAX_VIEW_RANK = 5
@@ -1574,6 +1577,8 @@ class _FunctionEmitter:
                                   or (call.args[1] if len(call.args) > 1 else None))
         if target is None or not call.args:
             raise EmitError("a scalar cast without a target type", span)
+        if not scalar.default_cast_mode(call.kwarg("mode")):
+            raise EmitError("a scalar cast with a `mode=` other than the default: PyPTO refuses it", span)
         operand = call.args[0]
         literal = scalar.evaluate(operand)
         if isinstance(literal, (bool, int, float)):
@@ -1585,6 +1590,12 @@ class _FunctionEmitter:
             return self.const(value, kind), kind
         ssa, kind = self.scalar(operand, span)
         bounds = scalar.int_range(target)
+        if kind == "f32" and target in _FPTOSI:
+            # PyPTO's codegen: `arith.fptosi` (toward zero), then the subset's `index` arithmetic
+            truncated, result = self.fresh(), self.fresh(name)
+            self.emit(f"%{truncated} = arith.fptosi %{ssa} : f32 to {_FPTOSI[target]}")
+            self.emit(f"%{result} = arith.index_cast %{truncated} : {_FPTOSI[target]} to index")
+            return result, "index"
         if kind == "f32" or bounds is None:
             raise EmitError(f"a scalar cast of a run-time {'float' if kind == 'f32' else 'value'} to "
                             f"{target.value} has no PTO form in the subset", span)

@@ -67,7 +67,7 @@ from typing import Any
 import numpy as np
 
 from pypto_verify import ops
-from pypto_verify.scalar import cast_value, trip_count
+from pypto_verify.scalar import cast_value, default_cast_mode, trip_count
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DType, DictExpr, Eval, Expr, For, Function, If,
     ListExpr, LoopKind, Return, ScalarType, Scope, Stmt, Sym, TensorType, TileType, TupleExpr,
@@ -1110,6 +1110,8 @@ def _cast(it: _Interpreter, call: Call) -> Value | int | bool | float:
         raise ReferenceError(f"`{call.op}` has no target type")
     operand = it.arg(call, 0)
     if isinstance(operand, (bool, int, float, np.generic)):  # a scalar's cast (`pl.cast(n, pl.INDEX)`)
+        if not default_cast_mode(call.kwarg("mode")):
+            raise ReferenceError(f"`{call.op}` of a scalar with a `mode=` other than the default (PyPTO refuses it)")
         try:
             return cast_value(operand.item() if isinstance(operand, np.generic) else operand, dtype)
         except ValueError as error:

@@ -49,7 +49,8 @@ Decisions where the spec is silent or loose (docs/pto-subset.md):
   phase by phase (a phase ends at a `pto.syncall` of the function's top level): every instance runs a
   phase, in the launch's order, before any runs the next, each resuming its own scalars and on-chip
   memory. A `pto.syncall` inside a loop or an `if` is not simulated (the limit rule, like a loop too long).
-- Integer scalars wrap to their type's width (`index` is 64 bits); `i1` values are bools.
+- Integer scalars wrap to their type's width (`index` is 64 bits); `i1` values are bools. `arith.fptosi`
+  truncates toward zero and rejects a value its type does not hold (MLIR's poison).
 - Errors about names (undefined value, missing argument) have rule ""; every semantic rejection
   has rule PV202.
 - The tile type written at a use must match (space, dtype, rows, cols) the one its `alloc_tile`
@@ -65,6 +66,7 @@ Decisions where the spec is silent or loose (docs/pto-subset.md):
 
 from __future__ import annotations
 
+import math
 import operator
 import re
 from dataclasses import dataclass
@@ -402,6 +404,25 @@ class _Compiler:
 
         def run() -> None:
             values[index] = wrap(values[source])
+        return run
+
+    def op_arith_fptosi(self, op: Op) -> Step:
+        """`%r = arith.fptosi %x : f32 to i32`: the float truncated toward zero (MLIR's `fptosi`); a value the
+        integer type does not hold (or a NaN) is poison in MLIR, rejected here."""
+        source = self.scalar(op, op.operands[0])
+        source_type, result_type = op.types
+        if not isinstance(source_type, ScalarType) or not isinstance(result_type, ScalarType) \
+                or source_type.name not in _FLOAT_SCALARS or result_type.name not in ("i8", "i32", "i64"):
+            raise rejected(f"arith.fptosi from {source_type} to {result_type}", op.line)
+        index = self.define(op.results[0], result_type)
+        half = 1 << (_INT_BITS[result_type.name] - 1)
+        values, line = self.values, op.line
+
+        def run() -> None:
+            value = values[source]
+            if not (math.isfinite(value) and -half <= math.trunc(value) < half):
+                raise rejected(f"arith.fptosi of {value} to {result_type}: outside the type (poison)", line)
+            values[index] = math.trunc(value)
         return run
 
     def op_pto_store_scalar(self, op: Op) -> Step:

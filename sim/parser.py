@@ -661,6 +661,7 @@ class _Parser:
             "pto.get_block_idx": self._launch_query,
             "pto.get_block_num": self._launch_query,
             "arith.index_cast": self._index_cast,
+            "arith.fptosi": self._index_cast,
             "pto.syncall": self._syncall,
             "pto.launch": self._launch,
             "pto.tgetval": self._tgetval,

@@ -142,8 +142,13 @@ def test_scalar_cast_values() -> None:
     assert cast_value(2**31, DType.INT32) == -(2**31) and cast_value(7, DType.INDEX) == 7
     assert cast_value(3, DType.BOOL) is True and cast_value(2, DType.FP32) == 2.0
     assert cast_value(4.0, DType.INT32) == 4
-    with pytest.raises(ValueError, match="not modelled"):
-        cast_value(2.5, DType.INT32)  # the scalar unit's rounding is not guessed
+    # PyPTO's `arith.fptosi`: toward zero; a value the type does not hold is poison, never guessed
+    assert cast_value(2.75, DType.INT32) == 2 and cast_value(-2.75, DType.INT32) == -2
+    for undefined in (3e9, float("nan")):
+        with pytest.raises(ValueError, match="undefined"):
+            cast_value(undefined, DType.INT32)
+    with pytest.raises(ValueError, match="INDEX"):
+        cast_value(2.5, DType.INDEX)
 
 
 CODES = KERNELS / "unsigned_codes.py"
