@@ -53,9 +53,9 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   (`ttrans`), `concat` (`tconcat`), `arange(start, [1, N])` (`tci`), `full`
   (`texpands` of an `f32` constant, `i32` for an integer tile; a non-finite constant is spelled as
   its hexadecimal bit pattern) and `cast` (`tcvt`, its `mode=` the `rmode` attribute). A `tile.slice` is a view (`ops.is_view`, PyPTO's
-  `pto.subview`): of a Vec value, a window is an `alloc_tile` at its first element's address (computed
-  with `arith` at a run-time offset) at the source's row pitch (valid shape = the slice's); of an accumulator, a literal row range
-  from column 0 is an `alloc_tile` at that row's address, at the accumulator's row pitch. `tile.set_validshape` (metadata only) is an `alloc_tile` at its source's
+  `pto.subview`): of a Vec value or an accumulator, a window is an `alloc_tile` at its first element's
+  address (computed with `arith` at a run-time offset) at the source's row pitch (valid shape = the
+  slice's). `tile.set_validshape` (metadata only) is an `alloc_tile` at its source's
   address with the new valid rows and columns. `tile.reshape` of a Vec tile is a view (`ops.is_view`,
   as in PyPTO): an `alloc_tile` of the new shape at the source's address. None emits an instruction.
 
@@ -1116,12 +1116,14 @@ class _FunctionEmitter:
         # A view (`ops.is_view`, PyPTO's `pto.subview`): the slice moves no data and takes no buffer of its
         # own; the lowering keeps it on its source's window and PV004 reports a write to the source while
         # the slice is live.
+        # A window of an accumulator is one too (PyPTO: a `pto.subview` of the one L0C buffer, read only by the
+        # FIXPIPE drain or a move, PV006): in the simulator's row-major Acc tiles, the same alloc_tile in its bytes.
         offsets = _items(call.args[2] if len(call.args) > 2 else call.kwarg("offsets"), span, "offsets")
-        if self.tile(call.args[0], span, "tile.slice source").space is MemSpace.Acc:
-            return self._acc_window(name, call, declared, offsets, span)
-        source = self.vec_tile(call.args[0], span, "tile.slice source")
+        source = self.tile(call.args[0], span, "tile.slice source")
+        if source.space not in (MemSpace.Vec, MemSpace.Acc):
+            source = self.vec_tile(call.args[0], span, "tile.slice source")  # the error naming the space
         if not isinstance(declared, TileType) or len(offsets) < 2:
-            raise EmitError("tile.slice of a Vec tile needs a tile type and two offsets", span)
+            raise EmitError(f"tile.slice of a {source.space.value} tile needs a tile type and two offsets", span)
         source = self.static_addressed(source, "tile.slice source", span)
         row, col = (ops.const_int(o) for o in offsets[-2:])
         rows, cols = _tile_dims(declared.shape, name or "", span)
@@ -1152,21 +1154,6 @@ class _FunctionEmitter:
             raise EmitError(f"{what} is a slice at a run-time offset: a window of it has no PTO form in the "
                             "subset", span)
         return tile
-
-    def _acc_window(self, name, call, declared, offsets, span):
-        # ops.is_view: a slice of an accumulator moves no data, it is a window of the one L0C buffer.
-        # In the simulator's row-major tiles a row range at the full row pitch is a tile of its own at
-        # that row's address (valid columns = the slice's); other windows have no form here.
-        source = self.tile(call.args[0], span, "tile.slice source")
-        if not isinstance(declared, TileType) or len(offsets) < 2:
-            raise EmitError("tile.slice of an accumulator needs a tile type and two offsets", span)
-        row, col = (ops.const_int(o) for o in offsets[-2:])
-        rows, cols = _tile_dims(declared.shape, name or "", span)
-        if row is None or col != 0 or cols > source.cols or row + rows > source.rows:
-            raise EmitError("a slice of an accumulator other than a literal row range from column 0 has no "
-                            "PTO form in the subset", span)
-        window = replace(declared, shape=(Const(rows), Const(source.cols)), valid_shape=(Const(rows), Const(cols)))
-        return self.alloc(name or "", window, span, addr=source.addr + row * source.cols * declared.dtype.bytes)
 
     def op_reshape(self, name, call, declared, span):
         source = self.static_addressed(self.tile(call.args[0], span, "tile.reshape source"), "tile.reshape source", span)
