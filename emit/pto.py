@@ -10,6 +10,8 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   more `make_tensor_view` of the same pointer (its new shape, row-major strides). A `tensor.read(t, ...)` of
   a runtime scalar becomes one more trailing `index` argument per tensor read (`f32` for a float
   tensor; the subset has no scalar load from GM): its value is the caller's, see `EmittedFunction.args`.
+  A parameter that only receives task ids (`ops.task_arrays`) has no argument; its `tensor.setitem`s emit
+  nothing.
 - Every tile value gets a `pto.alloc_tile` at its own window: its space, dtype, physical shape (Acc
   rows padded by `target.padded_rows`; leading unit dims dropped), valid shape and byte address.
   Two tiles on one window share an address, so they alias in the simulator's arenas.
@@ -278,6 +280,8 @@ class _FunctionEmitter:
     """How many `pl.spmd` loops other than the launch enclose the statement being emitted."""
     launch_depth: int = -1
     """The indentation depth of the launch's body (a barrier is emitted only there)."""
+    task_arrays: frozenset[str] = frozenset()
+    """The parameters that only receive task ids (`ops.task_arrays`): their `tensor.setitem`s emit nothing."""
     sealed: dict[str, str] = field(default_factory=dict)
     """Names bound to something no later statement may read here -> why (a tile across a `pl.spmd` step, a
     task id)."""
@@ -338,8 +342,14 @@ class _FunctionEmitter:
         self._collect_transposed_uses()
         self.base_address = _plan_addresses(self.fn, self.env)
         views: list[str] = []
-        for index, param in enumerate(self.fn.params):
-            arg = f"arg{index}"
+        self.task_arrays = ops.task_arrays(self.fn)
+        for param in self.fn.params:
+            if param.name in self.task_arrays:
+                # it only receives task ids (`ops.task_arrays`): no data the kernel reads, no argument
+                self.sealed[param.name] = (f"`{param.name}` holds task ids: it orders tasks and has no value in the "
+                                           "PTO subset")
+                continue
+            arg = f"arg{len(self.args)}"
             self.used.add(arg)
             if isinstance(param.type, TensorType):
                 dtype = _pto_dtype(param.type.dtype, param.span)
@@ -349,8 +359,10 @@ class _FunctionEmitter:
                 self.args.append(ArgBinding(arg, "scalar", param.name, kind))
                 self.bind[param.name] = _Scalar(arg, kind)
             else:
-                raise EmitError(f"parameter `{param.name}` is neither a tensor nor a scalar", param.span)
-        for param, binding in zip(self.fn.params, self.args):
+                why = param.untyped or "is neither a tensor nor a scalar"
+                raise EmitError(f"parameter `{param.name}` {why}", param.span)
+        for binding in self.args:
+            param = next(p for p in self.fn.params if p.name == binding.param)
             if isinstance(param.type, TensorType):
                 views.append(self._tensor_view(param.name, binding.name, param.type, param.span))
         self.launch = _launch(self.fn)
@@ -655,6 +667,15 @@ class _FunctionEmitter:
         # "Launches": the simulation runs every step in program order); no instruction, no value
         if name is not None:
             self.sealed[name] = f"`{name}` is a task id (`{call.op}`): it orders tasks and has no value in the PTO subset"
+        return None
+
+    def op_setitem(self, name, call, declared, span):
+        # a task id stored into a parameter that only holds task ids (`ops.task_arrays`): it orders tasks, which
+        # the simulation runs in program order anyway; no instruction
+        target = var_like(call.args[0]) if call.args else None
+        if target is None or target.name not in self.task_arrays:
+            raise EmitError(f"`{call.op}` of other than a parameter holding task ids has no instruction in the PTO "
+                            "subset", span)
         return None
 
     def op_dim(self, name, call, declared, span):
@@ -1653,6 +1674,7 @@ _CALLS["tile.read"] = _FunctionEmitter.op_tile_read
 _CALLS["tensor.write"] = _FunctionEmitter.op_tensor_write
 _CALLS["tile.gather"] = _FunctionEmitter.op_gather
 _CALLS["tile.concat"] = _FunctionEmitter.op_concat
+_CALLS[ops.SETITEM] = _FunctionEmitter.op_setitem
 
 
 # ---------------------------------------------------------------------------------------------- helpers

@@ -1279,6 +1279,15 @@ def _task_handle(it: _Interpreter, call: Call) -> _TaskHandle:
     return _TaskHandle()
 
 
+def _setitem(it: _Interpreter, call: Call) -> _TaskHandle:
+    """`a[i] = t` of a parameter that only holds task ids (`ops.task_arrays`): the order it records is the program
+    order the reference runs in anyway."""
+    target, stored = it.arg(call, 0), it.arg(call, 2)
+    if not isinstance(target, _TaskHandle) or not isinstance(stored, _TaskHandle):
+        raise ReferenceError(f"`{call.op}` of other than a task id into a parameter holding task ids")
+    return target
+
+
 def _block_idx(it: _Interpreter, call: Call) -> int:
     """`get_block_idx()`: the block of the innermost `pl.spmd` loop (every block runs in turn)."""
     if not it.blocks:
@@ -1317,7 +1326,7 @@ _HANDLERS = {
     "tensor.write": _tensor_write, "tile.gather": _gather, "tensor.gather": _gather,
     ops.ALLOC: _alloc, "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape,
     **dict.fromkeys(ops.BLOCK_IDX, _block_idx), **dict.fromkeys(("system.task_dummy", "scope.task_id"), _task_handle),
-    "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier,
+    "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier, ops.SETITEM: _setitem,
     "tile.transpose": _transpose, "tensor.transpose": _transpose, "tile.concat": _concat, "tensor.concat": _concat,
     **dict.fromkeys(("tile.arange", "tensor.arange", "tile.ci", "tensor.ci"), _arange),
     **dict.fromkeys(("tile.row_expand", "tensor.row_expand", "tile.col_expand", "tensor.col_expand"), _broadcast),
@@ -1384,8 +1393,11 @@ def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
     it = _Interpreter(fn, deviations)
     tensors: dict[str, _Tensor] = {}
     read_only = _read_only_params(fn)
+    task_arrays = ops.task_arrays(fn)
     for p in fn.params:
-        if isinstance(p.type, TensorType):
+        if p.name in task_arrays:
+            it.env[p.name] = _TaskHandle()  # it only receives task ids (`ops.task_arrays`): no data
+        elif isinstance(p.type, TensorType):
             if p.name not in inputs:
                 raise ReferenceError(f"no input for tensor parameter `{p.name}`")
             shape = ops.static_shape(p.type.shape)
