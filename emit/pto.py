@@ -84,7 +84,7 @@ from dataclasses import dataclass, field, replace
 
 from pypto_verify import ops, scalar
 from pypto_verify.ir import (
-    Assign, BinOp, BoolOp, Call, Compare, Const, DType, Eval, Expr, For, Function, If, ListExpr,
+    Assign, BinOp, BoolOp, Call, Compare, Const, DType, Eval, Expr, For, Function, If, IterArg, ListExpr,
     LoopKind, MemSpace, NO_SPAN, Return, ScalarType, Scope, Span, Stmt, Sym, TensorType, TileType,
     TupleExpr, Type, UnaryOp, Var, Yield, final_yield, stmt_exprs, type_env, var_like, walk_exprs, walk_stmts,
 )
@@ -533,7 +533,7 @@ class _FunctionEmitter:
         step = self.index(stmt.step, stmt.span)
         # PyPTO's codegen (pto_control_flow_codegen.cpp, ForStmt): a tile or tensor carry is its init's buffer; a
         # scalar carry is an `iter_args` block argument, its result the loop's, the body's yield an `scf.yield`
-        scalars: list[tuple[Var, Var, str, str]] = []  # (iter_arg, return var, its block argument, its type)
+        scalars: list[tuple[IterArg, Var, str, str]] = []  # (iter_arg, return var, its block argument, its type)
         inits: list[str] = []
         for arg, init, rv in zip(stmt.iter_args, stmt.inits, stmt.return_vars):
             if not self._scalar_carry(init):

@@ -702,17 +702,22 @@ _RULES = {
 
 def task_arrays(fn: Function) -> frozenset[str]:
     """The untyped parameters of *fn* that only ever receive task ids: every statement that names one is
-    `p = tensor.setitem(p, i, t)` with `t` a task id (a `TASK_IDS` call or a name one defines), or the return. Such a parameter (PyPTO's
-    `pl.Array[n, pl.TASK_ID]`, which a caller reads to order its next tasks) carries no data the kernel reads:
-    the simulation passes nothing for it, and its writes move none."""
+    `p = tensor.setitem(p, i, t)` with `t` a task id (a `TASK_IDS` call or a name one defines), or the return.
+    Such a parameter (PyPTO's `pl.Array[n, pl.TASK_ID]`, which a caller reads to order its next tasks) carries
+    no data the kernel reads: the simulation passes nothing for it, and its writes move none."""
     untyped = {p.name for p in fn.params if p.type is None}
-    tasks = {s.target.name for s in walk_stmts(fn.body)
-             if isinstance(s, Assign) and isinstance(s.value, Call) and s.value.op in TASK_IDS}
+    tasks = set()
+    for defined in walk_stmts(fn.body):
+        if isinstance(defined, Assign) and isinstance(defined.value, Call) and defined.value.op in TASK_IDS:
+            tasks.add(defined.target.name)
     for stmt in walk_stmts(fn.body):
         named = {e.name for e in stmt_exprs(stmt) for e in walk_exprs(e) if isinstance(e, Var)} & untyped
         if not named or isinstance(stmt, Return):
             continue
-        value = stmt.value if isinstance(stmt, Assign) else None
+        if not isinstance(stmt, Assign):
+            untyped -= named
+            continue
+        value = stmt.value
         if not (isinstance(value, Call) and value.op == SETITEM and len(value.args) == 3
                 and isinstance(value.args[0], Var) and value.args[0].name == stmt.target.name
                 and (isinstance(value.args[2], Var) and value.args[2].name in tasks

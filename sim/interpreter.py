@@ -242,7 +242,9 @@ class _Compiler:
     def _unique_constants(func: Func) -> dict[str, int | float]:
         counts: dict[str, int] = {}
         for op in walk(func.body):
-            for name in (*op.results, *([str(op.attr("iv")), *op.attr("iter_args", ())] if op.name == "scf.for" else [])):
+            carried = op.attr("iter_args", ())
+            assert isinstance(carried, tuple)  # the parser's
+            for name in (*op.results, *([str(op.attr("iv")), *carried] if op.name == "scf.for" else [])):
                 counts[name] = counts.get(name, 0) + 1
         return {op.results[0]: _constant_value(op) for op in walk(func.body)
                 if op.name == "arith.constant" and counts[op.results[0]] == 1}
