@@ -733,7 +733,8 @@ class _FunctionEmitter:
                 continue
             bound = self._maybe(then_yield.values[i]) if then_yield is not None and i < len(then_yield.values) else None
             if not isinstance(bound, _Tensor):
-                raise EmitError(f"scalar phi `{rv.name}` has no PTO form (no scf.if results)", stmt.span)
+                raise EmitError(f"phi `{rv.name}` is not a tile, a GM tensor or a scalar whose type is known before "
+                                "the `if` (an `scf.if` result is declared with its type)", stmt.span)
             self.bind[rv.name] = bound  # a tensor is a reference to GM: both arms name it
 
     def _phi_kind(self, stmt: If, i: int, declared: Type | None) -> str | None:
