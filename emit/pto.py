@@ -41,7 +41,7 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   (arms of scalar assignments that cannot fault) is both arms' arithmetic and one `arith.select` per phi.
 - Scalars: `arith.constant`s are hoisted to the top of the function; index arithmetic `+ - * // %
   min max` is `addi subi muli divsi remsi minsi maxsi` (`pl.min` / `pl.max` of two scalars too),
-  comparisons `cmpi`, `and or not` are `andi ori xori`; `tensor.dim` of a tensor of static shape is
+  comparisons `cmpi` (of float scalars `cmpf`, ordered), `and or not` are `andi ori xori`; `tensor.dim` of a tensor of static shape is
   its extent; a scalar `pl.cast` is `scalar.cast_value` (a literal folds; an integer wraps in index
   arithmetic where its values may not fit; a run-time float to INT8 / INT32 / INT64 is `arith.fptosi`).
   Conditions are not folded (`if 128 == 0:` stays an `scf.if`).
@@ -151,6 +151,8 @@ _LAYOUT = {
 _ARITH = {"+": "addi", "-": "subi", "*": "muli", "//": "divsi", "%": "remsi", "min": "minsi",
           "max": "maxsi"}
 _CMPI = {"==": "eq", "!=": "ne", "<": "slt", "<=": "sle", ">": "sgt", ">=": "sge"}
+_CMPF = {"==": "oeq", "!=": "one", "<": "olt", "<=": "ole", ">": "ogt", ">=": "oge"}
+"""PyPTO's float comparisons (its `VisitCmpExpr`): the ordered predicates, false when an operand is a NaN."""
 _VECTOR_BINARY = {"add": "tadd", "sub": "tsub", "mul": "tmul", "div": "tdiv", "maximum": "tmax",
                   "max": "tmax", "minimum": "tmin", "min": "tmin"}
 _VECTOR_SCALAR = {"add": "tadds", "adds": "tadds", "mul": "tmuls", "muls": "tmuls", "sub": "tadds",
@@ -1518,11 +1520,7 @@ class _FunctionEmitter:
             self.emit(f"%{result} = arith.{mnemonic} %{lhs}, %{rhs} : index")
             return result, "index"
         if isinstance(expr, Compare):
-            lhs = self.index(expr.lhs, span)
-            rhs = self.index(expr.rhs, span)
-            result = self.fresh(name)
-            self.emit(f"%{result} = arith.cmpi {_CMPI[expr.op]}, %{lhs}, %{rhs} : index")
-            return result, "i1"
+            return self._compare(expr, span, name)
         if isinstance(expr, BoolOp):
             current = self._bool(expr.operands[0], span)
             for operand_expr in expr.operands[1:]:
@@ -1577,6 +1575,37 @@ class _FunctionEmitter:
         if extent is None:
             raise EmitError(f"`{call.op}` of a run-time extent has no PTO form in the subset", span)
         return extent
+
+    def _compare(self, expr: Compare, span: Span, name: str | None) -> tuple[str, str]:
+        """A comparison: of index values `arith.cmpi`; of float scalars PyPTO's `arith.cmpf` with the ordered
+        predicate (its `VisitCmpExpr`: false when an operand is a NaN, `!=` too). A literal operand takes the
+        other's type."""
+        sides: list[tuple[int | float | None, tuple[str, str] | None]] = []
+        for side in (expr.lhs, expr.rhs):
+            literal = side.value if isinstance(side, Const) else None
+            if isinstance(literal, (int, float)) and not isinstance(literal, bool):
+                sides.append((literal, None))
+            else:
+                sides.append((None, self.scalar(side, span)))
+        kinds = {emitted[1] for _, emitted in sides if emitted is not None}
+        kind = "f32" if "f32" in kinds or any(isinstance(lit, float) for lit, _ in sides) else "index"
+        operands = []
+        for literal, emitted in sides:
+            if emitted is None:
+                assert literal is not None
+                if kind == "index" and not isinstance(literal, int):
+                    raise EmitError(f"a comparison of an index value and the float {literal}", span)
+                operands.append(self.const(float(literal) if kind == "f32" else literal, kind))
+            elif emitted[1] != kind:
+                raise EmitError(f"a comparison of a {kind} and a {emitted[1]} value has no PTO form in the subset", span)
+            else:
+                operands.append(emitted[0])
+        result = self.fresh(name)
+        if kind == "f32":
+            self.emit(f"%{result} = arith.cmpf {_CMPF[expr.op]}, %{operands[0]}, %{operands[1]} : f32")
+        else:
+            self.emit(f"%{result} = arith.cmpi {_CMPI[expr.op]}, %{operands[0]}, %{operands[1]} : index")
+        return result, "i1"
 
     def _scalar_cast(self, call: Call, span: Span, name: str | None) -> tuple[str, str]:
         """A scalar `pl.cast` (`scalar.cast_value`): a literal folds; a run-time integer becomes the

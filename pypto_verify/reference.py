@@ -615,6 +615,8 @@ class _Interpreter:
             return _binop(expr.op, self.expr(expr.lhs), self.expr(expr.rhs))
         if isinstance(expr, Compare):
             a, b = self.expr(expr.lhs), self.expr(expr.rhs)
+            if any(isinstance(x, (float, np.floating)) and x != x for x in (a, b)):
+                return False  # PyPTO's float comparisons are ordered (`arith.cmpf one` for `!=` too)
             return {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b,
                     ">=": a >= b}[expr.op]
         if isinstance(expr, UnaryOp):

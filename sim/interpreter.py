@@ -50,7 +50,8 @@ Decisions where the spec is silent or loose (docs/pto-subset.md):
   phase, in the launch's order, before any runs the next, each resuming its own scalars and on-chip
   memory. A `pto.syncall` inside a loop or an `if` is not simulated (the limit rule, like a loop too long).
 - Integer scalars wrap to their type's width (`index` is 64 bits); `i1` values are bools. `arith.fptosi`
-  truncates toward zero and rejects a value its type does not hold (MLIR's poison).
+  truncates toward zero and rejects a value its type does not hold (MLIR's poison); `arith.cmpf` is ordered
+  (false when either operand is a NaN).
 - Errors about names (undefined value, missing argument) have rule ""; every semantic rejection
   has rule PV202.
 - The tile type written at a use must match (space, dtype, rows, cols) the one its `alloc_tile`
@@ -384,6 +385,22 @@ class _Compiler:
 
         def run() -> None:
             values[index] = compare(values[lhs], values[rhs])
+        return run
+
+    def op_arith_cmpf(self, op: Op) -> Step:
+        """`%p = arith.cmpf oeq, %a, %b : f32`: an ordered comparison of two float scalars (false when either is a
+        NaN; `one` too: PyPTO's `!=`)."""
+        lhs, rhs = (self.scalar(op, name) for name in op.operands)
+        if _scalar_type(op).name not in _FLOAT_SCALARS:
+            raise rejected(f"arith.cmpf on {_scalar_type(op)}", op.line)
+        index = self.define(op.results[0], ScalarType("i1"))
+        compare = _CMPI[{"oeq": "eq", "one": "ne", "olt": "slt", "ole": "sle", "ogt": "sgt", "oge": "sge"}[
+            str(op.attr("predicate"))]]
+        values = self.values
+
+        def run() -> None:
+            a, b = values[lhs], values[rhs]
+            values[index] = a == a and b == b and compare(a, b)  # ordered: a NaN compares false
         return run
 
     def op_arith_select(self, op: Op) -> Step:

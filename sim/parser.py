@@ -37,6 +37,8 @@ ARITH_BINARY: Final[frozenset[str]] = frozenset(
     f"arith.{name}" for name in
     ("addi", "subi", "muli", "divsi", "remsi", "maxsi", "minsi", "andi", "ori", "xori"))
 CMPI_PREDICATES: Final[frozenset[str]] = frozenset({"eq", "ne", "slt", "sle", "sgt", "sge"})
+CMPF_PREDICATES: Final[frozenset[str]] = frozenset({"oeq", "one", "olt", "ole", "ogt", "oge"})
+"""The ordered float predicates PyPTO's codegen emits: false when either operand is a NaN."""
 EXPAND_KINDS: Final[tuple[str, ...]] = ("add", "sub", "mul", "div", "max", "min")
 INS_OUTS_OPS: Final[frozenset[str]] = frozenset(
     f"pto.{name}" for name in
@@ -651,6 +653,7 @@ class _Parser:
         return {
             "arith.constant": self._constant,
             "arith.cmpi": self._cmpi,
+            "arith.cmpf": self._cmpi,
             "arith.select": self._select,
             "pto.make_tensor_view": self._make_tensor_view,
             "pto.partition_view": self._partition_view,
@@ -700,9 +703,10 @@ class _Parser:
         return Op(name, line, results, (lhs, rhs), types=(self._scalar_type(line),))
 
     def _cmpi(self, name: str, line: int, results: tuple[str, ...]) -> Op:
-        predicate = self.expect_kind("ident", "a cmpi predicate").text
-        if predicate not in CMPI_PREDICATES:
-            raise SimError(f"unknown cmpi predicate {predicate}", line)
+        kind = name.partition(".")[2]
+        predicate = self.expect_kind("ident", f"a {kind} predicate").text
+        if predicate not in (CMPI_PREDICATES if kind == "cmpi" else CMPF_PREDICATES):
+            raise SimError(f"unknown {kind} predicate {predicate}", line)
         self.expect(",")
         lhs = self.value()
         self.expect(",")
