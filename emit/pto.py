@@ -52,7 +52,7 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   `row_sum/max/min` and `col_sum/max/min` (`trowsum ... tcolmin`), `row_expand_<op>` /
   `col_expand_<op>` for op `add sub mul div max min` (`trowexpand<op>` / `tcolexpand<op>`),
   `row_expand` / `col_expand` (`trowexpand` / `tcolexpand`: the broadcast alone), `transpose`
-  (`ttrans`), `concat` (`tconcat`), `arange(start, [1, N])` (`tci`), `full`
+  (`ttrans`), `concat` (`tconcat`), `write` of an element (`tsetval`), `arange(start, [1, N])` (`tci`), `full`
   (`texpands` of an `f32` constant, `i32` for an integer tile; a non-finite constant is spelled as
   its hexadecimal bit pattern) and `cast` (`tcvt`, its `mode=` the `rmode` attribute). A `tile.slice` is a view (`ops.is_view`, PyPTO's
   `pto.subview`): of a Vec value or an accumulator, a window is an `alloc_tile` at its first element's
@@ -1281,6 +1281,34 @@ class _FunctionEmitter:
         self.emit(f"%{result} = pto.tgetval ins(%{source.ssa}, %{offset} : {source.type}, index) outs : f32")
         return _Scalar(result, "f32")
 
+    def op_tile_write(self, name, call, declared, span):
+        # PyPTO's `tile.write(t, [i, j], v)` is `pto.tsetval ins(off, v : index, T) outs(t)` at the row-major flat
+        # offset i * cols + j (its MakeTileWriteCodegenPTO); the subset writes an f32 into a float Vec tile, an
+        # integer (an `index` cast to i32 / i64) into an INT32 / INT64 one
+        indices = call.args[1].items if len(call.args) == 3 and isinstance(call.args[1], ListExpr) else None
+        tile = self.vec_tile(call.args[0], span, "tile.write destination") if call.args else None
+        if tile is None or indices is None or len(indices) not in (1, 2):
+            raise EmitError("tile.write of other than a Vec tile at [row, col] or [i] has no PTO form in the subset",
+                            span)
+        value, kind = self.scalar(call.args[2], span)
+        element = _PTO_DTYPE[tile.dtype]
+        if (kind, tile.dtype.is_float) == ("index", False) and element in ("i32", "i64"):
+            cast = self.fresh(None)
+            self.emit(f"%{cast} = arith.index_cast %{value} : index to {element}")
+            value, kind = cast, element
+        elif (kind, tile.dtype.is_float) != ("f32", True):
+            raise EmitError(f"tile.write of a {kind} value into a {element} tile has no PTO form in the subset", span)
+        if len(indices) == 1:
+            offset = self.index(indices[0], span)
+        else:
+            row, col = (self.index(i, span) for i in indices)
+            scaled = self.fresh(None)
+            self.emit(f"%{scaled} = arith.muli %{row}, %{self.const(tile.cols, 'index')} : index")
+            offset = self.fresh(None)
+            self.emit(f"%{offset} = arith.addi %{scaled}, %{col} : index")
+        self.emit(f"pto.tsetval ins(%{offset}, %{value} : index, {kind}) outs(%{tile.ssa} : {tile.type})")
+        return tile
+
     def op_gather(self, name, call, declared, span):
         # `pto.tgather ins(src, idx, tmp) outs(dst)`: dst[i, j] = src_flat[idx[i, j]], tmp an INT32 scratch of
         # idx's shape (PyPTO's tile.gather, arity 3). `pl.gather(x, dim=-1, index=i)` keeps per-row indices:
@@ -1704,6 +1732,7 @@ _CALLS["tile.read"] = _FunctionEmitter.op_tile_read
 _CALLS["tensor.write"] = _FunctionEmitter.op_tensor_write
 _CALLS["tile.gather"] = _FunctionEmitter.op_gather
 _CALLS["tile.concat"] = _FunctionEmitter.op_concat
+_CALLS["tile.write"] = _FunctionEmitter.op_tile_write
 _CALLS[ops.SETITEM] = _FunctionEmitter.op_setitem
 
 

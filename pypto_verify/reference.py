@@ -1208,12 +1208,13 @@ def _gather(it: _Interpreter, call: Call) -> Value:
 
 
 def _tensor_write(it: _Interpreter, call: Call) -> Value:
-    """`tensor.write(t, [i, j], v)`: the scalar *v* (exact: a scalar carries no deviation) into the element of
-    the GM tensor *t* at one index per axis, in *t*'s dtype."""
+    """`tensor.write(t, [i, j], v)` / `tile.write`: the scalar *v* (exact: a scalar carries no deviation) into the
+    element of *t* — a GM tensor, or a tile (a `tensor.full` inside `pl.at` is one), written in place as PyPTO's
+    `pto.tsetval` writes its buffer — at one index per axis, in *t*'s dtype."""
     dst = it.value(call, 0)
     index = it.ints(it.arg(call, 1, "indices"), f"`{call.op}` indices")
-    if not isinstance(dst, _Tensor) or len(index) != dst.data.ndim:
-        raise ReferenceError(f"`{call.op}` of other than a GM tensor at one index per axis")
+    if len(index) != dst.data.ndim or not dst.data.flags.writeable:
+        raise ReferenceError(f"`{call.op}` of other than a tensor or tile at one index per axis")
     element = it.arg(call, 2, "value")
     if isinstance(element, (bool, np.bool_)) or not isinstance(element, (int, float, np.integer, np.floating)):
         raise ReferenceError(f"`{call.op}` of a value that is not a number")
@@ -1325,7 +1326,7 @@ _HANDLERS = {
     ops.LOAD: _load, ops.STORE: _store, ops.EXTRACT: _extract, ops.MOVE: _move,
     ops.TRANSPOSE_VIEW: _transpose_view, ops.T_CAST: _cast, "tile.cast": _cast,
     ops.T_RESHAPE: _reshape, "tile.reshape": _reshape, ops.T_READ: _element_read, "tile.read": _element_read,
-    "tensor.write": _tensor_write, "tile.gather": _gather, "tensor.gather": _gather,
+    "tensor.write": _tensor_write, "tile.write": _tensor_write, "tile.gather": _gather, "tensor.gather": _gather,
     ops.ALLOC: _alloc, "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape,
     **dict.fromkeys(ops.BLOCK_IDX, _block_idx), **dict.fromkeys(("system.task_dummy", "scope.task_id"), _task_handle),
     "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier, ops.SETITEM: _setitem,

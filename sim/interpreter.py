@@ -488,6 +488,34 @@ class _Compiler:
             values[index] = float(widen(tile.valid[row:row + 1, col:col + 1], dtype)[0, 0])
         return run
 
+    def op_pto_tsetval(self, op: Op) -> Step:
+        """`pto.tsetval ins(%offset, %v : index, T) outs(%tile)`: the element of the Vec tile at the row-major flat
+        offset `row * cols + col` (inside its valid shape) set to the scalar v, rounded (a float tile, an f32 v) or
+        wrapped (an integer tile, an integer v) to the tile's dtype (PyPTO's `tile.write`)."""
+        self._arity(op, 2, 1)
+        offset = self.scalar(op, op.operands[0])
+        value = self.scalar(op, op.operands[1])
+        kind = self.scope[op.operands[1]]
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        dtype = dst_type.dtype
+        is_float = DTYPES[dtype].is_float
+        if not isinstance(kind, ScalarType) or is_float != (kind.name in _FLOAT_SCALARS) or kind.name == "i1":
+            raise rejected(f"{op.name}: cannot set an element of a {dtype} tile to a {kind} scalar", op.line)
+        values, line = self.values, op.line
+
+        def run() -> None:
+            tile = values[dest]
+            row, col = divmod(int(values[offset]), tile.cols)
+            if not (0 <= row < tile.valid_rows and 0 <= col < tile.valid_cols):
+                raise rejected(f"{op.name}: offset {values[offset]} ([{row}, {col}]) is outside the tile's valid "
+                               f"{tile.valid_rows}x{tile.valid_cols}", line)
+            element = np.float32(values[value]) if is_float else np.int64(values[value])
+            tile.valid[row, col] = narrow(np.full((1, 1), element), dtype)[0, 0]
+            if tile.written is not None:
+                size = tile.written.shape[1] // max(tile.valid_cols, 1)
+                tile.written[row, col * size:(col + 1) * size] = True
+        return run
+
     # --- launches -----------------------------------------------------------------------------
     def op_pto_get_block_idx(self, op: Op) -> Step:
         index = self.define(op.results[0], ScalarType("i64"))
