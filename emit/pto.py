@@ -707,19 +707,29 @@ class _FunctionEmitter:
             elif (kind := self._phi_kind(stmt, i, declared)) is not None:
                 scalars.append(i)
                 kinds.append(kind)
+        # the header is written once the then arm has told the type of a phi no type names (a scalar it computes)
+        header, indent = len(self.lines), self.depth
+        self.emit("")
+        self.depth += 1
+        self.body(stmt.then_body)
+        for i, rv in enumerate(stmt.return_vars):
+            bound = self._maybe(then_yield.values[i]) if then_yield is not None and i < len(then_yield.values) else None
+            if i not in scalars and rv.name not in self.bind and isinstance(bound, _Scalar):
+                scalars.append(i)
+                kinds.append(bound.type)
+        order = sorted(range(len(scalars)), key=scalars.__getitem__)
+        scalars, kinds = [scalars[k] for k in order], [kinds[k] for k in order]
         if scalars and not stmt.else_body:
             raise EmitError(f"scalar phi `{stmt.return_vars[scalars[0]].name}` of an `if` without an else arm",
                             stmt.span)
+        if scalars:
+            self._scalar_yield(stmt.then_body, scalars, kinds, stmt.span)
+        self.depth -= 1
         results = [self.fresh(stmt.return_vars[i].name) for i in scalars]
         head = f"scf.if %{cond}"
         if scalars:
             head = f"{', '.join('%' + r for r in results)} = {head} -> ({', '.join(kinds)})"
-        self.emit(head + " {")
-        self.depth += 1
-        self.body(stmt.then_body)
-        if scalars:
-            self._scalar_yield(stmt.then_body, scalars, kinds, stmt.span)
-        self.depth -= 1
+        self.lines[header] = "  " * indent + head + " {"
         if stmt.else_body:
             self.emit("} else {")
             self.depth += 1
@@ -735,8 +745,7 @@ class _FunctionEmitter:
                 continue
             bound = self._maybe(then_yield.values[i]) if then_yield is not None and i < len(then_yield.values) else None
             if not isinstance(bound, _Tensor):
-                raise EmitError(f"phi `{rv.name}` is not a tile, a GM tensor or a scalar whose type is known before "
-                                "the `if` (an `scf.if` result is declared with its type)", stmt.span)
+                raise EmitError(f"phi `{rv.name}` is not a tile, a GM tensor or a scalar", stmt.span)
             self.bind[rv.name] = bound  # a tensor is a reference to GM: both arms name it
 
     def _phi_kind(self, stmt: If, i: int, declared: Type | None) -> str | None:

@@ -75,3 +75,16 @@ def test_a_phi_not_updated_in_its_arm_mismatches() -> None:
     # every kept segment lands on rows 0..15 and the end marker too: rows 16.. keep y's input
     assert outcome.status == "mismatch" and outcome.rule == "PV201", outcome.message
     assert outcome.first_difference["index"] == [0, 0]
+
+
+def test_a_phi_typed_only_by_the_arm_that_computes_it_is_an_if_result_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+    from pypto_verify.emit import emit
+    from pypto_verify.ir import type_env
+    from pypto_verify import ops
+
+    kernel = _kernel("cast_segments")
+    # no type names the phi before the `if`: the then arm's cast tells it is an index
+    assert not any(name.startswith("dst__phi_v") for name in type_env(kernel.lowered, ops.value_type))
+    assert " = scf.if %" in emit(kernel.lowered)
+    assert simulate_kernel(kernel.source, kernel.lowered).status == "match"
