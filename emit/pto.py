@@ -57,7 +57,8 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   its hexadecimal bit pattern) and `cast` (`tcvt`, its `mode=` the `rmode` attribute). A `tile.slice` is a view (`ops.is_view`, PyPTO's
   `pto.subview`): of a Vec value or an accumulator, a window is an `alloc_tile` at its first element's
   address (computed with `arith` at a run-time offset) at the source's row pitch (valid shape = the
-  slice's). `tile.set_validshape` (metadata only) is an `alloc_tile` at its source's
+  slice's); `tile.gather_row` is such a view of its destination and a `tload` into it. `tile.set_validshape`
+  (metadata only) is an `alloc_tile` at its source's
   address with the new valid rows and columns. `tile.reshape` of a Vec tile is a view (`ops.is_view`,
   as in PyPTO): an `alloc_tile` of the new shape at the source's address. None emits an instruction.
 
@@ -1167,19 +1168,53 @@ class _FunctionEmitter:
         # is computed (PyPTO: the subview's byte offset is an expression).
         valid = declared.valid_shape if declared.valid_shape is not None else (Const(rows), Const(cols))
         window = replace(declared, shape=(Const(rows), Const(source.cols)), valid_shape=valid)
+        return self._view(source, window, offsets, name or "", span)
+
+    def _view(self, source: _Tile, window: TileType, offsets: tuple[Expr, ...], name: str, span: Span) -> _Tile:
+        """The `alloc_tile` of *window* (its row pitch *source*'s) inside *source*'s bytes at its last two
+        *offsets*: at a constant address, or one computed with `arith` when an offset is known only at run time."""
+        row, col = (ops.const_int(o) for o in offsets[-2:])
         if row is not None and col is not None:
-            addr = source.addr + (row * source.cols + col) * declared.dtype.bytes
-            return self.alloc(name or "", window, span, addr=addr)
+            addr = source.addr + (row * source.cols + col) * window.dtype.bytes
+            return self.alloc(name, window, span, addr=addr)
         r, c = (self.index(o, span) for o in offsets[-2:])
         element, byte, address = self.fresh("slice_elem"), self.fresh("slice_byte"), self.fresh("slice_addr")
         scaled = self.fresh("slice_row")
         self.emit(f"%{scaled} = arith.muli %{r}, %{self.const(source.cols, 'index')} : index")
         self.emit(f"%{element} = arith.addi %{scaled}, %{c} : index")
-        self.emit(f"%{byte} = arith.muli %{element}, %{self.const(declared.dtype.bytes, 'index')} : index")
+        self.emit(f"%{byte} = arith.muli %{element}, %{self.const(window.dtype.bytes, 'index')} : index")
         offset = self.fresh("slice_off")
         self.emit(f"%{offset} = arith.addi %{byte}, %{self.const(source.addr, 'index')} : index")
         self.emit(f"%{address} = arith.index_cast %{offset} : index to i64")
-        return self.alloc(name or "", window, span, addr=source.addr, dynamic_addr=address)
+        return self.alloc(name, window, span, addr=source.addr, dynamic_addr=address)
+
+    def op_gather_row(self, name, call, declared, span):
+        # PyPTO's `tile.gather_row(dst, src, dst_offset, src_offset, shape[, valid_shape])` (its
+        # MakeGatherRowCodegenPTO): a sub-view of dst at dst_offset, then `tload` of src's window at src_offset, of the
+        # valid extent, into it; no tmov. The result is dst's buffer (DPS). The transposed form is not modelled.
+        transpose = call.kwarg("transpose")
+        if transpose is not None and not (isinstance(transpose, Const) and transpose.value is False):
+            raise EmitError("tile.gather_row with transpose= has no PTO form in the subset", span)
+        if len(call.args) < 5 or not isinstance(declared, TileType):
+            raise EmitError("tile.gather_row needs dst, src, two offsets, a shape and a tile type", span)
+        dst = self.static_addressed(self.tile(call.args[0], span, "tile.gather_row destination"),
+                                    "tile.gather_row destination", span)
+        if dst.space not in (MemSpace.Mat, MemSpace.Vec):
+            raise EmitError(f"tile.gather_row into a {dst.space.value} tile; `tload` fills only Mat / Vec", span)
+        src = self.tensor(call.args[1], span, "tile.gather_row source")
+        dst_offsets = _items(call.args[2], span, "tile.gather_row destination offsets")
+        src_offsets = _items(call.args[3], span, "tile.gather_row source offsets")
+        shape = _items(call.args[4], span, "tile.gather_row shape")
+        valid_arg = call.args[5] if len(call.args) > 5 else call.kwarg("valid_shape")
+        valid = _items(valid_arg, span, "tile.gather_row valid_shape") if valid_arg is not None else shape
+        rows, cols = (ops.const_int(d) for d in shape[-2:])
+        if rows is None or cols is None or len(valid) < 2:
+            raise EmitError("tile.gather_row of a shape that is not constant has no PTO form", span)
+        window = replace(declared, shape=(Const(rows), Const(dst.cols)), valid_shape=tuple(valid[-2:]))
+        row_view = self._view(dst, window, dst_offsets, f"{name or 'gather'}_row", span)
+        view, view_type = self.partition(src, src_offsets, row_view, span)
+        self.emit(f"pto.tload ins(%{view} : {view_type}) outs(%{row_view.ssa} : {row_view.type})")
+        return self._result(name, declared, call, span)
 
     def static_addressed(self, tile: _Tile, what: str, span: Span) -> _Tile:
         """*tile*, whose address other tiles are placed relative to: refused when it is only known at run time."""
@@ -1742,6 +1777,7 @@ _CALLS["tensor.write"] = _FunctionEmitter.op_tensor_write
 _CALLS["tile.gather"] = _FunctionEmitter.op_gather
 _CALLS["tile.concat"] = _FunctionEmitter.op_concat
 _CALLS["tile.write"] = _FunctionEmitter.op_tile_write
+_CALLS[ops.GATHER_ROW] = _FunctionEmitter.op_gather_row
 _CALLS[ops.SETITEM] = _FunctionEmitter.op_setitem
 
 

@@ -32,7 +32,8 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
   dtype; `row_sum/max/min` reduce `[M, N]` to `[M, 1]` and `col_*` to `[1, N]` in f32;
   `row_expand_<op>(x, v)` / `col_expand_<op>(x, v)` (op `add sub mul div max min`) broadcast a
   `[M, 1]` / `[1, N]` v over x, and `row_expand(x, v)` / `col_expand(x, v)` are that broadcast alone (x's
-  shape, v's values); `transpose` swaps a 2-D value's axes; `concat(a, b)` joins two 2-D values' columns; `arange(s, [1, N])` is `s + j` along one
+  shape, v's values); `transpose` swaps a 2-D value's axes; `concat(a, b)` joins two 2-D values' columns;
+  `gather_row` copies a GM window into its destination in place; `arange(s, [1, N])` is `s + j` along one
   row; `full` fills; `cast` rounds half to even (float to int saturates), or by its
   `mode=` (`round` ties away from zero, `floor`, `ceil`, `trunc`) into an integer or a float dtype.
 - Loops of every kind run sequentially (a pipeline stage does not change values; the blocks of a
@@ -1233,6 +1234,27 @@ def _transpose(it: _Interpreter, call: Call) -> Value:
     return Value(src.data.T.copy(), src.dtype, src.k, None if src.sigma is None else src.sigma.T.copy())
 
 
+def _gather_row(it: _Interpreter, call: Call) -> Value:
+    """`gather_row(dst, src, dst_offset, src_offset, shape[, valid_shape])`: *dst* with the window of the GM tensor
+    *src* at *src_offset* of the valid extent (the shape when none is given) copied in at *dst_offset* (PyPTO's DPS
+    gather: the result is dst's buffer, in place). The transposed form is not modelled."""
+    transpose = call.kwarg("transpose")
+    if transpose is not None and not (isinstance(transpose, Const) and transpose.value is False):
+        raise ReferenceError(f"`{call.op}` with transpose= is not modelled")
+    dst, src = it.value(call, 0), it.value(call, 1)
+    what = f"`{call.op}`"
+    dst_offsets, src_offsets = (it.ints(it.arg(call, i), f"{what} offsets") for i in (2, 3))
+    valid = it.arg(call, 5, "valid_shape") if len(call.args) > 5 or call.kwarg("valid_shape") is not None \
+        else it.arg(call, 4, "shape")
+    extent = it.ints(valid, f"{what} valid_shape")
+    read = it.window(src, src_offsets, extent, what)
+    written = it.window(dst, dst_offsets, extent, what)
+    if not dst.data.flags.writeable:
+        raise ReferenceError(f"{what} into a read-only value")
+    _write_window(dst, written, Value(_window_data(src, read), src.dtype, src.k, _window_sigma(src, read)), False, what)
+    return dst
+
+
 def _concat(it: _Interpreter, call: Call) -> Value:
     """`concat(a, b)` of two 2-D values of one dtype and row count: a's columns, then b's (PyPTO's column-wise
     concatenation)."""
@@ -1331,6 +1353,7 @@ _HANDLERS = {
     **dict.fromkeys(ops.BLOCK_IDX, _block_idx), **dict.fromkeys(("system.task_dummy", "scope.task_id"), _task_handle),
     "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier, ops.SETITEM: _setitem,
     "tile.transpose": _transpose, "tensor.transpose": _transpose, "tile.concat": _concat, "tensor.concat": _concat,
+    ops.GATHER_ROW: _gather_row, ops.T_GATHER_ROW: _gather_row, ops.T_CREATE_L1: _create,
     **dict.fromkeys(("tile.arange", "tensor.arange", "tile.ci", "tensor.ci"), _arange),
     **dict.fromkeys(("tile.row_expand", "tensor.row_expand", "tile.col_expand", "tensor.col_expand"), _broadcast),
 }
