@@ -12,6 +12,8 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   the reference's copy of the slice would differ from the view: `_read_slice`). A `tensor.read(t, ...)` of
   a runtime scalar becomes one more trailing `index` argument per tensor read (`f32` for a float
   tensor; the subset has no scalar load from GM): its value is the caller's, see `EmittedFunction.args`.
+  A parameter that only receives task ids (`ops.task_arrays`) has no argument; its `tensor.setitem`s emit
+  nothing.
 - Every tile value gets a `pto.alloc_tile` at its own window: its space, dtype, physical shape (Acc
   rows padded by `target.padded_rows`; leading unit dims dropped), valid shape and byte address.
   Two tiles on one window share an address, so they alias in the simulator's arenas.
@@ -40,14 +42,16 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   (`tmatmul` when true); a runtime one emits `scf.if %p { tmatmul } else { tmatmul.acc }`.
 - Tile loop carries and tile phis are not SSA values in PTO: an iter_arg and a loop's return var
   are the init value's buffer; an if's return var is an `alloc_tile` of its own window placed just
-  before the `scf.if`, and the arms' yields emit nothing (the codegen assumes each arm wrote it). An
-  `if` that only picks scalars (arms of scalar assignments that cannot fault) is both arms' arithmetic
-  and one `arith.select` per phi.
+  before the `scf.if`, and the arms' yields emit nothing (the codegen assumes each arm wrote it). A
+  scalar carry is an `scf.for ... iter_args(...)` block argument and a scalar phi an `scf.if -> (...)`
+  result, each region ending in its `scf.yield` (PyPTO's own form). An `if` that only picks scalars
+  (arms of scalar assignments that cannot fault) is both arms' arithmetic and one `arith.select` per phi.
 - Scalars: `arith.constant`s are hoisted to the top of the function; index arithmetic `+ - * // %
   min max` is `addi subi muli divsi remsi minsi maxsi` (`pl.min` / `pl.max` of two scalars too),
-  comparisons `cmpi`, `and or not` are `andi ori xori`; `tensor.dim` of a tensor of static shape is
+  comparisons `cmpi` (of float scalars `cmpf`, ordered), `and or not` are `andi ori xori`; `tensor.dim` of a tensor of static shape is
   its extent; a scalar `pl.cast` is `scalar.cast_value` (a literal folds; an integer wraps in index
-  arithmetic where its values may not fit). Conditions are not folded (`if 128 == 0:` stays an `scf.if`).
+  arithmetic where its values may not fit; a run-time float to INT8 / INT32 / INT64 is `arith.fptosi`).
+  Conditions are not folded (`if 128 == 0:` stays an `scf.if`).
 - Vector ops of the subset: `add sub mul div maximum minimum` (`tadd tsub tmul tdiv tmax tmin`;
   with a scalar right operand `tadds tsubs tmuls tdivs tmaxs tmins`, and `fmods` `tfmods`: a constant is an `f32`
   `arith.constant`, `sub` by a constant c is `tadds` of -c, `maximum(x, 0)` is `trelu`), `exp relu
@@ -55,13 +59,14 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   `row_sum/max/min` and `col_sum/max/min` (`trowsum ... tcolmin`), `row_expand_<op>` /
   `col_expand_<op>` for op `add sub mul div max min` (`trowexpand<op>` / `tcolexpand<op>`),
   `row_expand` / `col_expand` (`trowexpand` / `tcolexpand`: the broadcast alone), `transpose`
-  (`ttrans`), `arange(start, [1, N])` (`tci`), `full`
+  (`ttrans`), `concat` (`tconcat`), `write` of an element (`tsetval`), `arange(start, [1, N])` (`tci`), `full`
   (`texpands` of an `f32` constant, `i32` for an integer tile; a non-finite constant is spelled as
-  its hexadecimal bit pattern), `cast` (`tcvt`, its `mode=` the `rmode` attribute) and `fillpad` (`tfillpad` into
+  its hexadecimal bit pattern) `cast` (`tcvt`, its `mode=` the `rmode` attribute) and `fillpad` (`tfillpad` into
   a whole-valid tile whose type's `pad=` is the pad value's PTO code). A `tile.slice` is a view (`ops.is_view`, PyPTO's
-  `pto.subview`): of a Vec value, a window is an `alloc_tile` at its first element's address (computed
-  with `arith` at a run-time offset) at the source's row pitch (valid shape = the slice's); of an accumulator, a literal row range
-  from column 0 is an `alloc_tile` at that row's address, at the accumulator's row pitch. `tile.set_validshape` (metadata only) is an `alloc_tile` at its source's
+  `pto.subview`): of a Vec value or an accumulator, a window is an `alloc_tile` at its first element's
+  address (computed with `arith` at a run-time offset) at the source's row pitch (valid shape = the
+  slice's); `tile.gather_row` is such a view of its destination and a `tload` into it. `tile.set_validshape`
+  (metadata only) is an `alloc_tile` at its source's
   address with the new valid rows and columns. `tile.reshape` of a Vec tile is a view (`ops.is_view`,
   as in PyPTO): an `alloc_tile` of the new shape at the source's address. None emits an instruction.
 
@@ -79,8 +84,8 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   `pl.tensor.dim` of a tensor parameter is its constant extent.
 
 What the subset cannot express is an `EmitError` naming the op (the comparison then reports
-`sim: skipped` with the reason): vector ops it lacks, scalar loop carries and scalar phis, GM
-scratch tensors, a `tile.assemble` into an accumulator.
+`sim: skipped` with the reason): vector ops it lacks, windows of a Mat tile narrower than its rows, a
+`tile.assemble` into an accumulator.
 """
 
 from __future__ import annotations
@@ -95,7 +100,7 @@ from pypto_verify import ops, scalar
 from pypto_verify.callees import Callee, CallError, bound_callee, call_arguments, split_return
 from pypto_verify.sizes import assigned_once
 from pypto_verify.ir import (
-    Assign, BinOp, BoolOp, Call, Compare, Const, DType, Eval, Expr, For, Function, If, ListExpr,
+    Assign, BinOp, BoolOp, Call, Compare, Const, DType, Eval, Expr, For, Function, If, IterArg, ListExpr,
     LoopKind, MemSpace, NO_SPAN, Return, ScalarType, Scope, Span, Stmt, Sym, TensorType, TileType,
     TupleExpr, Type, UnaryOp, Var, Yield, final_yield, map_expr, stmt_exprs, type_env, var_like,
     walk_exprs, walk_stmts,
@@ -168,6 +173,8 @@ _LAYOUT = {
 _ARITH = {"+": "addi", "-": "subi", "*": "muli", "//": "divsi", "%": "remsi", "min": "minsi",
           "max": "maxsi"}
 _CMPI = {"==": "eq", "!=": "ne", "<": "slt", "<=": "sle", ">": "sgt", ">=": "sge"}
+_CMPF = {"==": "oeq", "!=": "one", "<": "olt", "<=": "ole", ">": "ogt", ">=": "oge"}
+"""PyPTO's float comparisons (its `VisitCmpExpr`): the ordered predicates, false when an operand is a NaN."""
 _VECTOR_BINARY = {"add": "tadd", "sub": "tsub", "mul": "tmul", "div": "tdiv", "maximum": "tmax",
                   "max": "tmax", "minimum": "tmin", "min": "tmin"}
 _VECTOR_SCALAR = {"add": "tadds", "adds": "tadds", "mul": "tmuls", "muls": "tmuls", "sub": "tadds",
@@ -185,6 +192,8 @@ _EXPAND_KINDS = ("add", "sub", "mul", "div", "max", "min")
 _RMODES = {"rint": "", "none": "", "round": "CAST_ROUND", "floor": "CAST_FLOOR", "ceil": "CAST_CEIL",
            "trunc": "CAST_TRUNC"}
 """`tile.cast`'s `mode=` -> `pto.tcvt`'s `rmode` (empty: the default, to nearest with ties to even)."""
+_FPTOSI = {DType.INT8: "i8", DType.INT32: "i32", DType.INT64: "i64"}
+"""A scalar cast of a run-time float to these is PyPTO's `arith.fptosi` (toward zero) to the named type."""
 _SCALAR_EXTREMA = {"tensor.min": "min", "tensor.max": "max"}
 """`pl.min` / `pl.max` of two scalars: what stays a `tensor.min` / `tensor.max` after the lowering."""
 _MAX_VIEW_RANK = 5
@@ -308,6 +317,8 @@ class _FunctionEmitter:
     fn: Function
     target: Target
     env: dict[str, Type] = field(default_factory=dict)
+    typed: dict[str, Type] = field(default_factory=dict)
+    """`env` with the op results and literals typed too (`ops.value_type`): which phis are scalars."""
     bind: dict[str, _Binding] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
     counter: int = 0
@@ -333,6 +344,8 @@ class _FunctionEmitter:
     """How many `pl.spmd` loops other than the launch enclose the statement being emitted."""
     launch_depth: int = -1
     """The indentation depth of the launch's body (a barrier is emitted only there)."""
+    task_arrays: frozenset[str] = frozenset()
+    """The parameters that only receive task ids (`ops.task_arrays`): their `tensor.setitem`s emit nothing."""
     sealed: dict[str, str] = field(default_factory=dict)
     """Names bound to something no later statement may read here -> why (a tile across a `pl.spmd` step, a
     task id)."""
@@ -411,11 +424,18 @@ class _FunctionEmitter:
     def run(self) -> EmittedFunction:
         self.env = type_env(self.fn)
         self.once = assigned_once(self.fn)
+        self.typed = type_env(self.fn, ops.value_type)
         self._collect_transposed_uses()
         self.base_address = _plan_addresses(self.fn, self.env)
         views: list[str] = []
-        for index, param in enumerate(self.fn.params):
-            arg = f"arg{index}"
+        self.task_arrays = ops.task_arrays(self.fn)
+        for param in self.fn.params:
+            if param.name in self.task_arrays:
+                # it only receives task ids (`ops.task_arrays`): no data the kernel reads, no argument
+                self.sealed[param.name] = (f"`{param.name}` holds task ids: it orders tasks and has no value in the "
+                                           "PTO subset")
+                continue
+            arg = f"arg{len(self.args)}"
             self.used.add(arg)
             if isinstance(param.type, TensorType):
                 dtype = _pto_dtype(param.type.dtype, param.span)
@@ -427,8 +447,10 @@ class _FunctionEmitter:
                 if self.scalars is not None and param.name in self.scalars and kind == "index":
                     self.known[param.name] = int(self.scalars[param.name])
             else:
-                raise EmitError(f"parameter `{param.name}` is neither a tensor nor a scalar", param.span)
-        for param, binding in zip(self.fn.params, self.args):
+                why = param.untyped or "is neither a tensor nor a scalar"
+                raise EmitError(f"parameter `{param.name}` {why}", param.span)
+        for binding in self.args:
+            param = next(p for p in self.fn.params if p.name == binding.param)
             if isinstance(param.type, TensorType):
                 views.append(self._tensor_view(param.name, binding.name, param.type, param.span))
         self.launch = _launch(self.fn) if self.blocks is None else None
@@ -609,19 +631,59 @@ class _FunctionEmitter:
         lower = self.index(stmt.start, stmt.span)
         upper = self.index(stmt.stop, stmt.span)
         step = self.index(stmt.step, stmt.span)
-        for arg, init in zip(stmt.iter_args, stmt.inits):
-            bound = self._carried(init, arg.name, stmt.span)
-            self.bind[arg.name] = bound
+        # PyPTO's codegen (pto_control_flow_codegen.cpp, ForStmt): a tile or tensor carry is its init's buffer; a
+        # scalar carry is an `iter_args` block argument, its result the loop's, the body's yield an `scf.yield`
+        scalars: list[tuple[IterArg, Var, str, str]] = []  # (iter_arg, return var, its block argument, its type)
+        inits: list[str] = []
+        for arg, init, rv in zip(stmt.iter_args, stmt.inits, stmt.return_vars):
+            if not self._scalar_carry(init):
+                self.bind[arg.name] = self._carried(init, arg.name, stmt.span)
+                continue
+            ssa, kind = self.scalar(init, stmt.span)
+            inits.append(ssa)
+            scalars.append((arg, rv, self.fresh(arg.name), kind))
         induction = self.fresh(stmt.loop_var.name)
         self.bind[stmt.loop_var.name] = _Scalar(induction, "index")
-        self.emit(f"scf.for %{induction} = %{lower} to %{upper} step %{step} {{")
+        head = f"scf.for %{induction} = %{lower} to %{upper} step %{step}"
+        results: list[str] = []
+        if scalars:
+            results = [self.fresh(rv.name) for _, rv, _, _ in scalars]
+            carried = ", ".join(f"%{block_arg} = %{init}" for (_, _, block_arg, _), init in zip(scalars, inits))
+            head = (f"{', '.join('%' + r for r in results)} = {head} iter_args({carried}) -> "
+                    f"({', '.join(kind for *_, kind in scalars)})")
+            for arg, _, block_arg, kind in scalars:
+                self.bind[arg.name] = _Scalar(block_arg, kind)
+        self.emit(head + " {")
         self.depth += 1
         self._repeated(stmt.body, stmt.span)
+        if scalars:
+            self._scalar_yield(stmt.body, [stmt.iter_args.index(arg) for arg, *_ in scalars],
+                               [kind for *_, kind in scalars], stmt.span)
         self.depth -= 1
         self.emit("}")
         for rv, arg in zip(stmt.return_vars, stmt.iter_args):
             # TARGET_FACTS.md, PTO codegen: a loop's result is the init value's buffer.
             self.bind[rv.name] = self.bind[arg.name]
+        for (_, rv, _, kind), result in zip(scalars, results):
+            self.bind[rv.name] = _Scalar(result, kind)
+
+    def _scalar_carry(self, init: Expr) -> bool:
+        """Whether a carry starting from *init* is a scalar (a literal, or a name bound to a scalar)."""
+        v = var_like(init)
+        return v is None or isinstance(self.bind.get(v.name), _Scalar)
+
+    def _scalar_yield(self, body: tuple[Stmt, ...], positions: list[int], kinds: list[str], span: Span) -> None:
+        """The `scf.yield` of the scalars at *positions* of *body*'s final yield, of types *kinds*."""
+        last = final_yield(body)
+        if last is None or len(last.values) <= max(positions):
+            raise EmitError("a region with scalar results does not yield them", span)
+        yielded = []
+        for position, kind in zip(positions, kinds):
+            ssa, actual = self.scalar(last.values[position], getattr(last, "span", span))
+            if actual != kind:
+                raise EmitError(f"a scalar carried as {kind} is yielded as {actual}", span)
+            yielded.append(ssa)
+        self.emit(f"scf.yield {', '.join('%' + y for y in yielded)} : {', '.join(kinds)}")
 
     # launches ---------------------------------------------------------------------------
     def launch_body(self, stmt: For) -> None:
@@ -646,9 +708,10 @@ class _FunctionEmitter:
         if ops.const_int(stmt.start) != 0 or ops.const_int(stmt.step) != 1:
             raise EmitError("a `pl.spmd` launch that does not count its blocks from 0 by 1", stmt.span)
         for arg, init in zip(stmt.iter_args, stmt.inits):
-            bound = self._carried(init, arg.name, stmt.span)
+            bound = None if self._scalar_carry(init) else self._carried(init, arg.name, stmt.span)
             if not isinstance(bound, _Tensor):
-                raise EmitError(f"a `pl.spmd` step carrying tile `{arg.name}` from block to block: each block runs "
+                what = "scalar" if bound is None else "tile"
+                raise EmitError(f"a `pl.spmd` step carrying {what} `{arg.name}` from block to block: each block runs "
                                 "on a core of its own", stmt.span)
             self.bind[arg.name] = bound
         count = self.index(stmt.stop, stmt.span)
@@ -827,6 +890,11 @@ class _FunctionEmitter:
     def op_setitem(self, name, call, declared, span):
         # `arr[i] = v` is `arr = tensor.setitem(arr, i, v)` (PyPTO's array.update_element): written in place, the
         # result aliasing the array (`pto.local_array_set`); into an array of task ids it only orders tasks
+        target = var_like(call.args[0]) if call.args else None
+        if target is not None and target.name in self.task_arrays:
+            # a task id stored into a parameter that only holds task ids (`ops.task_arrays`): it orders tasks, which
+            # the simulation runs in program order anyway; no instruction
+            return None
         array = self._operand(call.args[0], span, "tensor.setitem target") if len(call.args) == 3 else None
         if isinstance(array, _TaskIds):
             return array
@@ -875,10 +943,7 @@ class _FunctionEmitter:
         v = var_like(init)
         if v is None:
             raise EmitError(f"loop carry `{name}` starts from an expression", span)
-        bound = self._lookup(v.name, span)
-        if isinstance(bound, _Scalar):
-            raise EmitError(f"scalar loop carry `{name}` has no PTO form (no block arguments)", span)
-        return bound
+        return self._lookup(v.name, span)
 
     def branch(self, stmt: If) -> None:
         if stmt.return_vars and self._scalar_arms(stmt):
@@ -886,6 +951,8 @@ class _FunctionEmitter:
             return
         cond = self._bool(stmt.cond, stmt.span)
         then_yield = final_yield(stmt.then_body)
+        scalars: list[int] = []  # the positions of the scalar phis: `scf.if` results (PyPTO's IfStmt codegen)
+        kinds: list[str] = []
         for i, rv in enumerate(stmt.return_vars):
             declared = stmt.return_types[i] if i < len(stmt.return_types) else None
             declared = declared if declared is not None else self.env.get(rv.name)
@@ -893,18 +960,42 @@ class _FunctionEmitter:
                 # TARGET_FACTS.md, PTO codegen: the phi is its own buffer; the arms are assumed to
                 # have written it.
                 self.bind[rv.name] = self.alloc(rv.name, declared, stmt.span)
-            elif isinstance(declared, ScalarType):
-                raise EmitError(f"scalar phi `{rv.name}` has no PTO form (no scf.if results)", stmt.span)
-        self.emit(f"scf.if %{cond} {{")
+            elif (kind := self._phi_kind(stmt, i, declared)) is not None:
+                scalars.append(i)
+                kinds.append(kind)
+        # the header is written once the then arm has told the type of a phi no type names (a scalar it computes)
+        header, indent = len(self.lines), self.depth
+        self.emit("")
         self.depth += 1
         self.body(stmt.then_body)
+        for i, rv in enumerate(stmt.return_vars):
+            bound = self._maybe(then_yield.values[i]) if then_yield is not None and i < len(then_yield.values) else None
+            if i not in scalars and rv.name not in self.bind and isinstance(bound, _Scalar):
+                scalars.append(i)
+                kinds.append(bound.type)
+        order = sorted(range(len(scalars)), key=scalars.__getitem__)
+        scalars, kinds = [scalars[k] for k in order], [kinds[k] for k in order]
+        if scalars and not stmt.else_body:
+            raise EmitError(f"scalar phi `{stmt.return_vars[scalars[0]].name}` of an `if` without an else arm",
+                            stmt.span)
+        if scalars:
+            self._scalar_yield(stmt.then_body, scalars, kinds, stmt.span)
         self.depth -= 1
+        results = [self.fresh(stmt.return_vars[i].name) for i in scalars]
+        head = f"scf.if %{cond}"
+        if scalars:
+            head = f"{', '.join('%' + r for r in results)} = {head} -> ({', '.join(kinds)})"
+        self.lines[header] = "  " * indent + head + " {"
         if stmt.else_body:
             self.emit("} else {")
             self.depth += 1
             self.body(stmt.else_body)
+            if scalars:
+                self._scalar_yield(stmt.else_body, scalars, kinds, stmt.span)
             self.depth -= 1
         self.emit("}")
+        for i, result, kind in zip(scalars, results, kinds):
+            self.bind[stmt.return_vars[i].name] = _Scalar(result, kind)
         for i, rv in enumerate(stmt.return_vars):
             if rv.name in self.bind:
                 continue
@@ -914,8 +1005,26 @@ class _FunctionEmitter:
                 if other is None or i >= len(other.values) or self._maybe(other.values[i]) != bound:
                     raise EmitError(f"`{rv.name}` picks one of two arrays: an array phi has no PTO form", stmt.span)
             if not isinstance(bound, (_Tensor, _Array, _TaskIds)):
-                raise EmitError(f"scalar phi `{rv.name}` has no PTO form (no scf.if results)", stmt.span)
+                raise EmitError(f"phi `{rv.name}` is not a tile, a GM tensor, an array or a scalar", stmt.span)
             self.bind[rv.name] = bound  # a tensor is a reference to GM, an array is written in place: both arms name it
+
+    def _phi_kind(self, stmt: If, i: int, declared: Type | None) -> str | None:
+        """The subset type of phi *i* of *stmt* when it is a scalar (typed so, or an arm yields a literal or a
+        scalar defined before the `if`); None otherwise."""
+        if isinstance(declared, (TileType, TensorType)):
+            return None
+        typed = declared if declared is not None else self.typed.get(stmt.return_vars[i].name)
+        if isinstance(typed, ScalarType):
+            return _scalar_kind(typed)
+        for arm in (stmt.then_body, stmt.else_body):
+            last = final_yield(arm) if arm else None
+            value = last.values[i] if last is not None and i < len(last.values) else None
+            if isinstance(value, Const) and isinstance(value.value, (bool, int, float)):
+                return self.scalar(value, stmt.span)[1]
+            bound = self._maybe(value) if value is not None else None
+            if isinstance(bound, _Scalar):
+                return bound.type
+        return None
 
     def _scalar_arms(self, stmt: If) -> bool:
         """Whether *stmt* only picks scalars: every phi a scalar, both arms scalar assignments that cannot
@@ -1448,12 +1557,14 @@ class _FunctionEmitter:
         # A view (`ops.is_view`, PyPTO's `pto.subview`): the slice moves no data and takes no buffer of its
         # own; the lowering keeps it on its source's window and PV004 reports a write to the source while
         # the slice is live.
+        # A window of an accumulator is one too (PyPTO: a `pto.subview` of the one L0C buffer, read only by the
+        # FIXPIPE drain or a move, PV006): in the simulator's row-major Acc tiles, the same alloc_tile in its bytes.
         offsets = _items(call.args[2] if len(call.args) > 2 else call.kwarg("offsets"), span, "offsets")
-        if self.tile(call.args[0], span, "tile.slice source").space is MemSpace.Acc:
-            return self._acc_window(name, call, declared, offsets, span)
-        source = self.vec_tile(call.args[0], span, "tile.slice source")
+        source = self.tile(call.args[0], span, "tile.slice source")
+        if source.space not in (MemSpace.Vec, MemSpace.Acc):
+            source = self.vec_tile(call.args[0], span, "tile.slice source")  # the error naming the space
         if not isinstance(declared, TileType) or len(offsets) < 2:
-            raise EmitError("tile.slice of a Vec tile needs a tile type and two offsets", span)
+            raise EmitError(f"tile.slice of a {source.space.value} tile needs a tile type and two offsets", span)
         source = self.static_addressed(source, "tile.slice source", span)
         row, col = (ops.const_int(o) for o in offsets[-2:])
         rows, cols = _tile_dims(declared.shape, name or "", span)
@@ -1464,19 +1575,53 @@ class _FunctionEmitter:
         # is computed (PyPTO: the subview's byte offset is an expression).
         valid = declared.valid_shape if declared.valid_shape is not None else (Const(rows), Const(cols))
         window = replace(declared, shape=(Const(rows), Const(source.cols)), valid_shape=valid)
+        return self._view(source, window, offsets, name or "", span)
+
+    def _view(self, source: _Tile, window: TileType, offsets: tuple[Expr, ...], name: str, span: Span) -> _Tile:
+        """The `alloc_tile` of *window* (its row pitch *source*'s) inside *source*'s bytes at its last two
+        *offsets*: at a constant address, or one computed with `arith` when an offset is known only at run time."""
+        row, col = (ops.const_int(o) for o in offsets[-2:])
         if row is not None and col is not None:
-            addr = source.addr + (row * source.cols + col) * declared.dtype.bytes
-            return self.alloc(name or "", window, span, addr=addr)
+            addr = source.addr + (row * source.cols + col) * window.dtype.bytes
+            return self.alloc(name, window, span, addr=addr)
         r, c = (self.index(o, span) for o in offsets[-2:])
         element, byte, address = self.fresh("slice_elem"), self.fresh("slice_byte"), self.fresh("slice_addr")
         scaled = self.fresh("slice_row")
         self.emit(f"%{scaled} = arith.muli %{r}, %{self.const(source.cols, 'index')} : index")
         self.emit(f"%{element} = arith.addi %{scaled}, %{c} : index")
-        self.emit(f"%{byte} = arith.muli %{element}, %{self.const(declared.dtype.bytes, 'index')} : index")
+        self.emit(f"%{byte} = arith.muli %{element}, %{self.const(window.dtype.bytes, 'index')} : index")
         offset = self.fresh("slice_off")
         self.emit(f"%{offset} = arith.addi %{byte}, %{self.const(source.addr, 'index')} : index")
         self.emit(f"%{address} = arith.index_cast %{offset} : index to i64")
-        return self.alloc(name or "", window, span, addr=source.addr, dynamic_addr=address)
+        return self.alloc(name, window, span, addr=source.addr, dynamic_addr=address)
+
+    def op_gather_row(self, name, call, declared, span):
+        # PyPTO's `tile.gather_row(dst, src, dst_offset, src_offset, shape[, valid_shape])` (its
+        # MakeGatherRowCodegenPTO): a sub-view of dst at dst_offset, then `tload` of src's window at src_offset, of the
+        # valid extent, into it; no tmov. The result is dst's buffer (DPS). The transposed form is not modelled.
+        transpose = call.kwarg("transpose")
+        if transpose is not None and not (isinstance(transpose, Const) and transpose.value is False):
+            raise EmitError("tile.gather_row with transpose= has no PTO form in the subset", span)
+        if len(call.args) < 5 or not isinstance(declared, TileType):
+            raise EmitError("tile.gather_row needs dst, src, two offsets, a shape and a tile type", span)
+        dst = self.static_addressed(self.tile(call.args[0], span, "tile.gather_row destination"),
+                                    "tile.gather_row destination", span)
+        if dst.space not in (MemSpace.Mat, MemSpace.Vec):
+            raise EmitError(f"tile.gather_row into a {dst.space.value} tile; `tload` fills only Mat / Vec", span)
+        src = self.tensor(call.args[1], span, "tile.gather_row source")
+        dst_offsets = _items(call.args[2], span, "tile.gather_row destination offsets")
+        src_offsets = _items(call.args[3], span, "tile.gather_row source offsets")
+        shape = _items(call.args[4], span, "tile.gather_row shape")
+        valid_arg = call.args[5] if len(call.args) > 5 else call.kwarg("valid_shape")
+        valid = _items(valid_arg, span, "tile.gather_row valid_shape") if valid_arg is not None else shape
+        rows, cols = (ops.const_int(d) for d in shape[-2:])
+        if rows is None or cols is None or len(valid) < 2:
+            raise EmitError("tile.gather_row of a shape that is not constant has no PTO form", span)
+        window = replace(declared, shape=(Const(rows), Const(dst.cols)), valid_shape=tuple(valid[-2:]))
+        row_view = self._view(dst, window, dst_offsets, f"{name or 'gather'}_row", span)
+        view, view_type = self.partition(src, src_offsets, row_view, span)
+        self.emit(f"pto.tload ins(%{view} : {view_type}) outs(%{row_view.ssa} : {row_view.type})")
+        return self._result(name, declared, call, span)
 
     def static_addressed(self, tile: _Tile, what: str, span: Span) -> _Tile:
         """*tile*, whose address other tiles are placed relative to: refused when it is only known at run time."""
@@ -1484,21 +1629,6 @@ class _FunctionEmitter:
             raise EmitError(f"{what} is a slice at a run-time offset: a window of it has no PTO form in the "
                             "subset", span)
         return tile
-
-    def _acc_window(self, name, call, declared, offsets, span):
-        # ops.is_view: a slice of an accumulator moves no data, it is a window of the one L0C buffer.
-        # In the simulator's row-major tiles a row range at the full row pitch is a tile of its own at
-        # that row's address (valid columns = the slice's); other windows have no form here.
-        source = self.tile(call.args[0], span, "tile.slice source")
-        if not isinstance(declared, TileType) or len(offsets) < 2:
-            raise EmitError("tile.slice of an accumulator needs a tile type and two offsets", span)
-        row, col = (ops.const_int(o) for o in offsets[-2:])
-        rows, cols = _tile_dims(declared.shape, name or "", span)
-        if row is None or col != 0 or cols > source.cols or row + rows > source.rows:
-            raise EmitError("a slice of an accumulator other than a literal row range from column 0 has no "
-                            "PTO form in the subset", span)
-        window = replace(declared, shape=(Const(rows), Const(source.cols)), valid_shape=(Const(rows), Const(cols)))
-        return self.alloc(name or "", window, span, addr=source.addr + row * source.cols * declared.dtype.bytes)
 
     def op_reshape(self, name, call, declared, span):
         source = self.static_addressed(self.tile(call.args[0], span, "tile.reshape source"), "tile.reshape source", span)
@@ -1574,6 +1704,19 @@ class _FunctionEmitter:
         self.emit(f"pto.ttrans ins(%{source.ssa} : {source.type}) outs(%{dst.ssa} : {dst.type})")
         return dst
 
+    def op_concat(self, name, call, declared, span):
+        # PyPTO's `tile.concat(a, b)` is `pto.tconcat ins(a, b) outs(dst)` (its pto_ops_elementwise.cpp): a's columns,
+        # then b's, in one Vec tile of their dtype
+        if len(call.args) != 2:
+            raise EmitError("tile.concat of other than two tiles has no PTO form in the subset", span)
+        first, second = (self.vec_tile(a, span, f"tile.concat {w} source") for a, w in zip(call.args, ("first", "second")))
+        dst = self._result(name, declared, call, span)
+        if not first.dtype is second.dtype is dst.dtype:
+            raise EmitError("tile.concat of tiles of different dtypes has no PTO form", span)
+        self.emit(f"pto.tconcat ins(%{first.ssa}, %{second.ssa} : {first.type}, {second.type}) "
+                  f"outs(%{dst.ssa} : {dst.type})")
+        return dst
+
     def op_tensor_cast(self, name, call, declared, span):
         # What stays a `tensor.cast` after the lowering is a scalar's (`pl.cast(n, pl.INDEX)`): a tile's
         # is `tile.cast` (tcvt). A GM tensor's would be a conversion copy the subset has no form for.
@@ -1605,6 +1748,34 @@ class _FunctionEmitter:
         result = self.fresh(name)
         self.emit(f"%{result} = pto.tgetval ins(%{source.ssa}, %{offset} : {source.type}, index) outs : f32")
         return _Scalar(result, "f32")
+
+    def op_tile_write(self, name, call, declared, span):
+        # PyPTO's `tile.write(t, [i, j], v)` is `pto.tsetval ins(off, v : index, T) outs(t)` at the row-major flat
+        # offset i * cols + j (its MakeTileWriteCodegenPTO); the subset writes an f32 into a float Vec tile, an
+        # integer (an `index` cast to i32 / i64) into an INT32 / INT64 one
+        indices = call.args[1].items if len(call.args) == 3 and isinstance(call.args[1], ListExpr) else None
+        tile = self.vec_tile(call.args[0], span, "tile.write destination") if call.args else None
+        if tile is None or indices is None or len(indices) not in (1, 2):
+            raise EmitError("tile.write of other than a Vec tile at [row, col] or [i] has no PTO form in the subset",
+                            span)
+        value, kind = self.scalar(call.args[2], span)
+        element = _PTO_DTYPE[tile.dtype]
+        if (kind, tile.dtype.is_float) == ("index", False) and element in ("i32", "i64"):
+            cast = self.fresh(None)
+            self.emit(f"%{cast} = arith.index_cast %{value} : index to {element}")
+            value, kind = cast, element
+        elif (kind, tile.dtype.is_float) != ("f32", True):
+            raise EmitError(f"tile.write of a {kind} value into a {element} tile has no PTO form in the subset", span)
+        if len(indices) == 1:
+            offset = self.index(indices[0], span)
+        else:
+            row, col = (self.index(i, span) for i in indices)
+            scaled = self.fresh(None)
+            self.emit(f"%{scaled} = arith.muli %{row}, %{self.const(tile.cols, 'index')} : index")
+            offset = self.fresh(None)
+            self.emit(f"%{offset} = arith.addi %{scaled}, %{col} : index")
+        self.emit(f"pto.tsetval ins(%{offset}, %{value} : index, {kind}) outs(%{tile.ssa} : {tile.type})")
+        return tile
 
     def op_gather(self, name, call, declared, span):
         # `pto.tgather ins(src, idx, tmp) outs(dst)`: dst[i, j] = src_flat[idx[i, j]], tmp an INT32 scratch of
@@ -1946,11 +2117,7 @@ class _FunctionEmitter:
             self.emit(f"%{result} = arith.{mnemonic} %{lhs}, %{rhs} : index")
             return result, "index"
         if isinstance(expr, Compare):
-            lhs = self.index(expr.lhs, span)
-            rhs = self.index(expr.rhs, span)
-            result = self.fresh(name)
-            self.emit(f"%{result} = arith.cmpi {_CMPI[expr.op]}, %{lhs}, %{rhs} : index")
-            return result, "i1"
+            return self._compare(expr, span, name)
         if isinstance(expr, BoolOp):
             current = self._bool(expr.operands[0], span)
             for operand_expr in expr.operands[1:]:
@@ -2010,6 +2177,37 @@ class _FunctionEmitter:
             raise EmitError(f"`{call.op}` of a run-time extent has no PTO form in the subset", span)
         return extent
 
+    def _compare(self, expr: Compare, span: Span, name: str | None) -> tuple[str, str]:
+        """A comparison: of index values `arith.cmpi`; of float scalars PyPTO's `arith.cmpf` with the ordered
+        predicate (its `VisitCmpExpr`: false when an operand is a NaN, `!=` too). A literal operand takes the
+        other's type."""
+        sides: list[tuple[int | float | None, tuple[str, str] | None]] = []
+        for side in (expr.lhs, expr.rhs):
+            literal = side.value if isinstance(side, Const) else None
+            if isinstance(literal, (int, float)) and not isinstance(literal, bool):
+                sides.append((literal, None))
+            else:
+                sides.append((None, self.scalar(side, span)))
+        kinds = {emitted[1] for _, emitted in sides if emitted is not None}
+        kind = "f32" if "f32" in kinds or any(isinstance(lit, float) for lit, _ in sides) else "index"
+        operands = []
+        for literal, emitted in sides:
+            if emitted is None:
+                assert literal is not None
+                if kind == "index" and not isinstance(literal, int):
+                    raise EmitError(f"a comparison of an index value and the float {literal}", span)
+                operands.append(self.const(float(literal) if kind == "f32" else literal, kind))
+            elif emitted[1] != kind:
+                raise EmitError(f"a comparison of a {kind} and a {emitted[1]} value has no PTO form in the subset", span)
+            else:
+                operands.append(emitted[0])
+        result = self.fresh(name)
+        if kind == "f32":
+            self.emit(f"%{result} = arith.cmpf {_CMPF[expr.op]}, %{operands[0]}, %{operands[1]} : f32")
+        else:
+            self.emit(f"%{result} = arith.cmpi {_CMPI[expr.op]}, %{operands[0]}, %{operands[1]} : index")
+        return result, "i1"
+
     def _scalar_cast(self, call: Call, span: Span, name: str | None) -> tuple[str, str]:
         """A scalar `pl.cast` (`scalar.cast_value`): a literal folds; a run-time integer becomes the
         target's value in `index` arithmetic (a wrap only where the source's values may not fit), a
@@ -2018,6 +2216,8 @@ class _FunctionEmitter:
                                   or (call.args[1] if len(call.args) > 1 else None))
         if target is None or not call.args:
             raise EmitError("a scalar cast without a target type", span)
+        if not scalar.default_cast_mode(call.kwarg("mode")):
+            raise EmitError("a scalar cast with a `mode=` other than the default: PyPTO refuses it", span)
         operand = call.args[0]
         literal = scalar.evaluate(operand)
         if isinstance(literal, (bool, int, float)):
@@ -2029,6 +2229,12 @@ class _FunctionEmitter:
             return self.const(value, kind), kind
         ssa, kind = self.scalar(operand, span)
         bounds = scalar.int_range(target)
+        if kind == "f32" and target in _FPTOSI:
+            # PyPTO's codegen: `arith.fptosi` (toward zero), then the subset's `index` arithmetic
+            truncated, result = self.fresh(), self.fresh(name)
+            self.emit(f"%{truncated} = arith.fptosi %{ssa} : f32 to {_FPTOSI[target]}")
+            self.emit(f"%{result} = arith.index_cast %{truncated} : {_FPTOSI[target]} to index")
+            return result, "index"
         if kind == "f32" or bounds is None:
             raise EmitError(f"a scalar cast of a run-time {'float' if kind == 'f32' else 'value'} to "
                             f"{target.value} has no PTO form in the subset", span)
@@ -2103,6 +2309,9 @@ _CALLS[ops.T_ASSEMBLE] = _FunctionEmitter.op_tensor_assemble
 _CALLS.update({"array.create": _FunctionEmitter.op_array_create, "tensor.setitem": _FunctionEmitter.op_setitem,
                "tensor.getitem": _FunctionEmitter.op_getitem})
 _CALLS["tile.gather"] = _FunctionEmitter.op_gather
+_CALLS["tile.concat"] = _FunctionEmitter.op_concat
+_CALLS["tile.write"] = _FunctionEmitter.op_tile_write
+_CALLS[ops.GATHER_ROW] = _FunctionEmitter.op_gather_row
 _CALLS["tile.fillpad"] = _FunctionEmitter.op_fillpad
 
 _PAD_CODES = {"zero": 1, "max": 2, "min": 3}
@@ -2218,6 +2427,11 @@ def _overlap(a: _Tile, b: _Tile) -> bool:
     """Whether two tiles of one space share a byte."""
     return a.space is b.space and a.addr < b.addr + b.rows * b.cols * b.dtype.bytes \
         and b.addr < a.addr + a.rows * a.cols * a.dtype.bytes
+
+
+def _scalar_kind(t: ScalarType) -> str:
+    """The subset's type of a scalar of type *t*: `i1` for BOOL, `f32` for a float, else `index`."""
+    return "i1" if t.dtype is DType.BOOL else "f32" if t.dtype.is_float else "index"
 
 
 def _pto_dtype(dtype: DType, span: Span) -> str:

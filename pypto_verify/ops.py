@@ -14,7 +14,8 @@ from dataclasses import dataclass, replace
 
 from pypto_verify.ir import (
     Assign, BinOp, Call, Const, DType, Expr, For, Function, FunctionKind, If, ListExpr, MemSpace, ScalarType, Sym,
-    TensorType, TileType, TupleExpr, TupleType, Type, PtrType, stmt_exprs, var_like, walk_exprs, walk_stmts,
+    Return, TensorType, TileType, TupleExpr, TupleType, Type, PtrType, Var, stmt_exprs, var_like, walk_exprs,
+    walk_stmts,
 )
 
 # ---------------------------------------------------------------------------------------------- names
@@ -37,6 +38,11 @@ YIELD = "yield_"
 BLOCK_IDX = frozenset({"tile.get_block_idx", "tensor.get_block_idx"})
 """`pl.tile.get_block_idx()` / `pl.get_block_idx()`: the index of the running instance of the innermost
 `pl.spmd` launch (PTO `pto.get_block_idx`)."""
+
+TASK_IDS = frozenset({"system.task_dummy", "scope.task_id"})
+"""A task id: `pl.system.task_dummy(deps=...)`, `with pl.at(...) as tid`; it orders tasks and holds no data."""
+SETITEM = "tensor.setitem"
+"""`a[i] = v` of an on-core array (`pl.Array`)."""
 
 T_MATMUL = "tensor.matmul"
 T_MATMUL_ACC = "tensor.matmul_acc"
@@ -761,3 +767,29 @@ _RULES = {
     SET_VALIDSHAPE: _set_validshape,
 }
 
+
+def task_arrays(fn: Function) -> frozenset[str]:
+    """The untyped parameters of *fn* that only ever receive task ids: every statement that names one is
+    `p = tensor.setitem(p, i, t)` with `t` a task id (a `TASK_IDS` call or a name one defines), or the return.
+    Such a parameter (PyPTO's `pl.Array[n, pl.TASK_ID]`, which a caller reads to order its next tasks) carries
+    no data the kernel reads: the simulation passes nothing for it, and its writes move none."""
+    untyped = {p.name for p in fn.params if p.type is None}
+    tasks = set()
+    for defined in walk_stmts(fn.body):
+        if isinstance(defined, Assign) and isinstance(defined.value, Call) and defined.value.op in TASK_IDS:
+            tasks.add(defined.target.name)
+    for stmt in walk_stmts(fn.body):
+        named = {e.name for e in stmt_exprs(stmt) for e in walk_exprs(e) if isinstance(e, Var)} & untyped
+        if not named or isinstance(stmt, Return):
+            continue
+        if not isinstance(stmt, Assign):
+            untyped -= named
+            continue
+        value = stmt.value
+        if not (isinstance(value, Call) and value.op == SETITEM and len(value.args) == 3
+                and isinstance(value.args[0], Var) and value.args[0].name == stmt.target.name
+                and (isinstance(value.args[2], Var) and value.args[2].name in tasks
+                     or isinstance(value.args[2], Call) and value.args[2].op in TASK_IDS)
+                and named == {stmt.target.name}):
+            untyped -= named
+    return frozenset(untyped)

@@ -32,7 +32,8 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
   dtype; `row_sum/max/min` reduce `[M, N]` to `[M, 1]` and `col_*` to `[1, N]` in f32;
   `row_expand_<op>(x, v)` / `col_expand_<op>(x, v)` (op `add sub mul div max min`) broadcast a
   `[M, 1]` / `[1, N]` v over x, and `row_expand(x, v)` / `col_expand(x, v)` are that broadcast alone (x's
-  shape, v's values); `transpose` swaps a 2-D value's axes; `arange(s, [1, N])` is `s + j` along one
+  shape, v's values); `transpose` swaps a 2-D value's axes; `concat(a, b)` joins two 2-D values' columns;
+  `gather_row` copies a GM window into its destination in place; `arange(s, [1, N])` is `s + j` along one
   row; `full` fills; `cast` rounds half to even (float to int saturates), or by its
   `mode=` (`round` ties away from zero, `floor`, `ceil`, `trunc`) into an integer or a float dtype.
 - Loops of every kind run sequentially (a pipeline stage does not change values; the blocks of a
@@ -75,7 +76,7 @@ import numpy as np
 
 from pypto_verify import ops
 from pypto_verify.callees import Callee, CallError, bound_callee, call_arguments, split_return
-from pypto_verify.scalar import cast_value, trip_count
+from pypto_verify.scalar import cast_value, default_cast_mode, trip_count
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DType, DictExpr, Eval, Expr, For, Function, If,
     ListExpr, LoopKind, Return, ScalarType, Scope, Stmt, Sym, TensorType, TileType, TupleExpr,
@@ -630,6 +631,8 @@ class _Interpreter:
             return _binop(expr.op, self.expr(expr.lhs), self.expr(expr.rhs))
         if isinstance(expr, Compare):
             a, b = self.expr(expr.lhs), self.expr(expr.rhs)
+            if any(isinstance(x, (float, np.floating)) and x != x for x in (a, b)):
+                return False  # PyPTO's float comparisons are ordered (`arith.cmpf one` for `!=` too)
             return {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b,
                     ">=": a >= b}[expr.op]
         if isinstance(expr, UnaryOp):
@@ -1243,6 +1246,8 @@ def _cast(it: _Interpreter, call: Call) -> Value | int | bool | float:
         raise ReferenceError(f"`{call.op}` has no target type")
     operand = it.arg(call, 0)
     if isinstance(operand, (bool, int, float, np.generic)):  # a scalar's cast (`pl.cast(n, pl.INDEX)`)
+        if not default_cast_mode(call.kwarg("mode")):
+            raise ReferenceError(f"`{call.op}` of a scalar with a `mode=` other than the default (PyPTO refuses it)")
         try:
             return cast_value(operand.item() if isinstance(operand, np.generic) else operand, dtype)
         except ValueError as error:
@@ -1365,12 +1370,13 @@ def _gather(it: _Interpreter, call: Call) -> Value:
 
 
 def _tensor_write(it: _Interpreter, call: Call) -> Value:
-    """`tensor.write(t, [i, j], v)`: the scalar *v* (exact: a scalar carries no deviation) into the element of
-    the GM tensor *t* at one index per axis, in *t*'s dtype."""
+    """`tensor.write(t, [i, j], v)` / `tile.write`: the scalar *v* (exact: a scalar carries no deviation) into the
+    element of *t* — a GM tensor, or a tile (a `tensor.full` inside `pl.at` is one), written in place as PyPTO's
+    `pto.tsetval` writes its buffer — at one index per axis, in *t*'s dtype."""
     dst = it.value(call, 0)
     index = it.ints(it.arg(call, 1, "indices"), f"`{call.op}` indices")
-    if not isinstance(dst, _Tensor) or len(index) != dst.data.ndim:
-        raise ReferenceError(f"`{call.op}` of other than a GM tensor at one index per axis")
+    if len(index) != dst.data.ndim or not dst.data.flags.writeable:
+        raise ReferenceError(f"`{call.op}` of other than a tensor or tile at one index per axis")
     element = it.arg(call, 2, "value")
     if isinstance(element, (bool, np.bool_)) or not isinstance(element, (int, float, np.integer, np.floating)):
         raise ReferenceError(f"`{call.op}` of a value that is not a number")
@@ -1387,6 +1393,42 @@ def _transpose(it: _Interpreter, call: Call) -> Value:
     if src.data.ndim != 2 or len(axes) != 2 or {a % 2 for a in axes} != {0, 1}:
         raise ReferenceError(f"`{call.op}` of axes {axes} of a rank-{src.data.ndim} value")
     return Value(src.data.T.copy(), src.dtype, src.k, None if src.sigma is None else src.sigma.T.copy())
+
+
+def _gather_row(it: _Interpreter, call: Call) -> Value:
+    """`gather_row(dst, src, dst_offset, src_offset, shape[, valid_shape])`: *dst* with the window of the GM tensor
+    *src* at *src_offset* of the valid extent (the shape when none is given) copied in at *dst_offset* (PyPTO's DPS
+    gather: the result is dst's buffer, in place). The transposed form is not modelled."""
+    transpose = call.kwarg("transpose")
+    if transpose is not None and not (isinstance(transpose, Const) and transpose.value is False):
+        raise ReferenceError(f"`{call.op}` with transpose= is not modelled")
+    dst, src = it.value(call, 0), it.value(call, 1)
+    what = f"`{call.op}`"
+    dst_offsets, src_offsets = (it.ints(it.arg(call, i), f"{what} offsets") for i in (2, 3))
+    valid = it.arg(call, 5, "valid_shape") if len(call.args) > 5 or call.kwarg("valid_shape") is not None \
+        else it.arg(call, 4, "shape")
+    extent = it.ints(valid, f"{what} valid_shape")
+    read = it.window(src, src_offsets, extent, what)
+    written = it.window(dst, dst_offsets, extent, what)
+    if not dst.data.flags.writeable:
+        raise ReferenceError(f"{what} into a read-only value")
+    _write_window(dst, written, Value(_window_data(src, read), src.dtype, src.k, _window_sigma(src, read)), False, what)
+    return dst
+
+
+def _concat(it: _Interpreter, call: Call) -> Value:
+    """`concat(a, b)` of two 2-D values of one dtype and row count: a's columns, then b's (PyPTO's column-wise
+    concatenation)."""
+    a, b = it.value(call, 0), it.value(call, 1)
+    if len(call.args) != 2 or a.data.ndim != 2 or b.data.ndim != 2 or a.data.shape[0] != b.data.shape[0] \
+            or a.dtype is not b.dtype:
+        raise ReferenceError(f"`{call.op}` of a {a.dtype.value} {list(a.data.shape)} and a {b.dtype.value} "
+                             f"{list(b.data.shape)} value")
+    sigma = None
+    if a.sigma is not None or b.sigma is not None:
+        sigma = np.concatenate([np.zeros(v.data.shape, np.float32) if v.sigma is None else v.sigma for v in (a, b)],
+                               axis=1)
+    return Value(np.concatenate((a.data, b.data), axis=1), a.dtype, max(a.k, b.k), sigma, a.grid and b.grid)
 
 
 def _arange(it: _Interpreter, call: Call) -> Value:
@@ -1452,8 +1494,10 @@ def _array_element(it: _Interpreter, call: Call) -> tuple[_Array, int]:
     return array, index
 
 
-def _setitem(it: _Interpreter, call: Call) -> _Array:
+def _setitem(it: _Interpreter, call: Call) -> _Array | _TaskHandle:
     """`arr[i] = v` (`tensor.setitem(arr, i, v)`): in place; the value wrapped to the array's dtype."""
+    if isinstance(it.arg(call, 0), _TaskHandle):
+        return _task_parameter_setitem(it, call)
     array, index = _array_element(it, call)
     value = it.arg(call, 2, "value")
     if array.dtype is DType.TASK_ID:
@@ -1481,6 +1525,15 @@ def _array_item(it: _Interpreter, call: Call) -> Any:
         raise ReferenceError(f"`{call.op}`: element {index} of an array is read before it is written (an in-core "
                              "array's contents are not defined before)")
     return array.items[index]
+
+
+def _task_parameter_setitem(it: _Interpreter, call: Call) -> _TaskHandle:
+    """`a[i] = t` of a parameter that only holds task ids (`ops.task_arrays`): the order it records is the program
+    order the reference runs in anyway."""
+    target, stored = it.arg(call, 0), it.arg(call, 2)
+    if not isinstance(target, _TaskHandle) or not isinstance(stored, _TaskHandle):
+        raise ReferenceError(f"`{call.op}` of other than a task id into a parameter holding task ids")
+    return target
 
 
 def _block_idx(it: _Interpreter, call: Call) -> int:
@@ -1530,13 +1583,14 @@ _HANDLERS = {
     ops.LOAD: _load, ops.STORE: _store, ops.EXTRACT: _extract, ops.MOVE: _move,
     ops.TRANSPOSE_VIEW: _transpose_view, ops.T_CAST: _cast, "tile.cast": _cast,
     ops.T_RESHAPE: _reshape, "tile.reshape": _reshape, ops.T_READ: _element_read, "tile.read": _element_read,
-    "tensor.write": _tensor_write, "tile.gather": _gather, "tensor.gather": _gather,
+    "tensor.write": _tensor_write, "tile.write": _tensor_write, "tile.gather": _gather, "tensor.gather": _gather,
     ops.ALLOC: _alloc, "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape,
     "tile.fillpad": _fillpad, "tensor.fillpad": _fillpad,
     **dict.fromkeys(ops.BLOCK_IDX, _block_idx), **dict.fromkeys(("system.task_dummy", "scope.task_id"), _task_handle),
     "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier,
-    "array.create": _array_create, "tensor.setitem": _setitem, "tensor.getitem": _getitem,
-    "tile.transpose": _transpose, "tensor.transpose": _transpose,
+    "array.create": _array_create, ops.SETITEM: _setitem, "tensor.getitem": _getitem,
+    "tile.transpose": _transpose, "tensor.transpose": _transpose, "tile.concat": _concat, "tensor.concat": _concat,
+    ops.GATHER_ROW: _gather_row, ops.T_GATHER_ROW: _gather_row, ops.T_CREATE_L1: _create,
     **dict.fromkeys(("tile.arange", "tensor.arange", "tile.ci", "tensor.ci"), _arange),
     **dict.fromkeys(("tile.row_expand", "tensor.row_expand", "tile.col_expand", "tensor.col_expand"), _broadcast),
 }
@@ -1631,8 +1685,11 @@ def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
     it = _Interpreter(fn, deviations, callees)
     tensors: dict[str, _Tensor] = {}
     read_only = _read_only_params(fn)
+    task_arrays = ops.task_arrays(fn)
     for p in fn.params:
-        if isinstance(p.type, TensorType):
+        if p.name in task_arrays:
+            it.env[p.name] = _TaskHandle()  # it only receives task ids (`ops.task_arrays`): no data
+        elif isinstance(p.type, TensorType):
             if p.name not in inputs:
                 raise ReferenceError(f"no input for tensor parameter `{p.name}`")
             shape = ops.static_shape(p.type.shape)

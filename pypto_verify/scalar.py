@@ -9,6 +9,7 @@ A linear form maps variable names to integer coefficients, with the constant und
 
 from __future__ import annotations
 
+import math
 import struct
 from collections.abc import Callable
 from typing import Any
@@ -64,19 +65,22 @@ def int_range(dtype: DType) -> tuple[int, int] | None:
 
 
 def cast_value(value: int | bool | float, dtype: DType) -> int | bool | float:
-    """Scalar *value* converted to *dtype* as a scalar `pl.cast` does: to an integer type it wraps
-    (two's complement, as a C conversion), to `BOOL` it is `value != 0`, to `FP32` it rounds to
-    nearest even. `ValueError` for what is not modelled: a non-integral float to an integer type (the
-    rounding of the target's scalar unit is not modelled), another float type, a float overflow."""
+    """Scalar *value* converted to *dtype* as a scalar `pl.cast` does: an integer to an integer type wraps
+    (two's complement, as a C conversion); a float to an integer type truncates toward zero (PyPTO's codegen
+    emits `arith.fptosi` / `arith.fptoui`, which round toward zero); to `BOOL` it is `value != 0`, to `FP32` it
+    rounds to nearest even. `ValueError` for what is not modelled: a float whose truncation the integer type
+    does not hold, or a NaN (`fptosi` gives poison), another float type, a float overflow."""
     if dtype is DType.BOOL:
         return value != 0
     bounds = int_range(dtype)
     if bounds is not None:
-        if isinstance(value, float):
-            if not value.is_integer():
-                raise ValueError(f"a scalar cast of {value} to {dtype.value} (a rounding that is not modelled)")
-            value = int(value)
         lo, hi = bounds
+        if isinstance(value, float):
+            if dtype is DType.INDEX and not value.is_integer():
+                raise ValueError(f"a scalar cast of {value} to INDEX (PyPTO casts no float to INDEX)")
+            if not (math.isfinite(value) and lo <= math.trunc(value) <= hi):
+                raise ValueError(f"a scalar cast of {value} to {dtype.value} is undefined (outside the type)")
+            return math.trunc(value)
         return (int(value) - lo) % (hi - lo + 1) + lo
     if dtype is DType.FP32:
         try:
@@ -84,6 +88,12 @@ def cast_value(value: int | bool | float, dtype: DType) -> int | bool | float:
         except OverflowError:
             raise ValueError(f"a scalar cast of {value} to FP32 overflows") from None
     raise ValueError(f"a scalar cast to {dtype.value} is not modelled")
+
+
+def default_cast_mode(mode: Expr | None) -> bool:
+    """Whether a scalar `pl.cast`'s `mode=` is absent or the default, `"round"` (2): PyPTO refuses a scalar cast
+    in any other (its `pl.cast`), and its codegen's `arith.fptosi` then truncates whatever the name says."""
+    return mode is None or (isinstance(mode, Const) and mode.value in ("round", 2))
 
 
 def trip_count(start: int, stop: int, step: int) -> int:

@@ -49,7 +49,9 @@ Decisions where the spec is silent or loose (docs/pto-subset.md):
   phase by phase (a phase ends at a `pto.syncall` of the function's top level): every instance runs a
   phase, in the launch's order, before any runs the next, each resuming its own scalars and on-chip
   memory. A `pto.syncall` inside a loop or an `if` is not simulated (the limit rule, like a loop too long).
-- Integer scalars wrap to their type's width (`index` is 64 bits); `i1` values are bools.
+- Integer scalars wrap to their type's width (`index` is 64 bits); `i1` values are bools. `arith.fptosi`
+  truncates toward zero and rejects a value its type does not hold (MLIR's poison); `arith.cmpf` is ordered
+  (false when either operand is a NaN).
 - Errors about names (undefined value, missing argument) have rule ""; every semantic rejection
   has rule PV202.
 - The tile type written at a use must match (space, dtype, rows, cols) the one its `alloc_tile`
@@ -223,6 +225,9 @@ class _Compiler:
         """Compiling the region of a `pto.launch`."""
         self.outside: frozenset[str] = frozenset()
         """Inside a `pto.launch`: the tiles defined outside it (no instance can read them: its core is its own)."""
+        self.yield_to: tuple[tuple[int, ...], tuple[ScalarType, ...]] | None = None
+        """While compiling a region of an `scf.for` / `scf.if` with results: the slots its `scf.yield` writes (the
+        loop's carried values, the `if`'s results) and their types; None elsewhere (a yield there is an error)."""
         self.slots: dict[str, int] = {}
         self.values: list[Any] = []
         """Slot contents: int / bool / float scalars, `Tile`s, GM windows (numpy arrays). Typed `Any`:
@@ -239,7 +244,9 @@ class _Compiler:
     def _unique_constants(func: Func) -> dict[str, int | float]:
         counts: dict[str, int] = {}
         for op in walk(func.body):
-            for name in (*op.results, *([str(op.attr("iv"))] if op.name == "scf.for" else [])):
+            carried = op.attr("iter_args", ())
+            assert isinstance(carried, tuple)  # the parser's
+            for name in (*op.results, *([str(op.attr("iv")), *carried] if op.name == "scf.for" else [])):
                 counts[name] = counts.get(name, 0) + 1
         return {op.results[0]: _constant_value(op) for op in walk(func.body)
                 if op.name == "arith.constant" and counts[op.results[0]] == 1}
@@ -381,6 +388,22 @@ class _Compiler:
             values[index] = compare(values[lhs], values[rhs])
         return run
 
+    def op_arith_cmpf(self, op: Op) -> Step:
+        """`%p = arith.cmpf oeq, %a, %b : f32`: an ordered comparison of two float scalars (false when either is a
+        NaN; `one` too: PyPTO's `!=`)."""
+        lhs, rhs = (self.scalar(op, name) for name in op.operands)
+        if _scalar_type(op).name not in _FLOAT_SCALARS:
+            raise rejected(f"arith.cmpf on {_scalar_type(op)}", op.line)
+        index = self.define(op.results[0], ScalarType("i1"))
+        compare = _CMPI[{"oeq": "eq", "one": "ne", "olt": "slt", "ole": "sle", "ogt": "sgt", "oge": "sge"}[
+            str(op.attr("predicate"))]]
+        values = self.values
+
+        def run() -> None:
+            a, b = values[lhs], values[rhs]
+            values[index] = a == a and b == b and compare(a, b)  # ordered: a NaN compares false
+        return run
+
     def op_arith_select(self, op: Op) -> Step:
         condition, on_true, on_false = (self.scalar(op, name) for name in op.operands)
         index = self.define(op.results[0], _scalar_type(op))
@@ -401,6 +424,25 @@ class _Compiler:
 
         def run() -> None:
             values[index] = wrap(values[source])
+        return run
+
+    def op_arith_fptosi(self, op: Op) -> Step:
+        """`%r = arith.fptosi %x : f32 to i32`: the float truncated toward zero (MLIR's `fptosi`); a value the
+        integer type does not hold (or a NaN) is poison in MLIR, rejected here."""
+        source = self.scalar(op, op.operands[0])
+        source_type, result_type = op.types
+        if not isinstance(source_type, ScalarType) or not isinstance(result_type, ScalarType) \
+                or source_type.name not in _FLOAT_SCALARS or result_type.name not in ("i8", "i32", "i64"):
+            raise rejected(f"arith.fptosi from {source_type} to {result_type}", op.line)
+        index = self.define(op.results[0], result_type)
+        half = 1 << (_INT_BITS[result_type.name] - 1)
+        values, line = self.values, op.line
+
+        def run() -> None:
+            value = values[source]
+            if not (math.isfinite(value) and -half <= math.trunc(value) < half):
+                raise rejected(f"arith.fptosi of {value} to {result_type}: outside the type (poison)", line)
+            values[index] = math.trunc(value)
         return run
 
     def op_pto_store_scalar(self, op: Op) -> Step:
@@ -502,6 +544,34 @@ class _Compiler:
             values[index] = float(widen(tile.valid[row:row + 1, col:col + 1], dtype)[0, 0])
         return run
 
+    def op_pto_tsetval(self, op: Op) -> Step:
+        """`pto.tsetval ins(%offset, %v : index, T) outs(%tile)`: the element of the Vec tile at the row-major flat
+        offset `row * cols + col` (inside its valid shape) set to the scalar v, rounded (a float tile, an f32 v) or
+        wrapped (an integer tile, an integer v) to the tile's dtype (PyPTO's `tile.write`)."""
+        self._arity(op, 2, 1)
+        offset = self.scalar(op, op.operands[0])
+        value = self.scalar(op, op.operands[1])
+        kind = self.scope[op.operands[1]]
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        dtype = dst_type.dtype
+        is_float = DTYPES[dtype].is_float
+        if not isinstance(kind, ScalarType) or is_float != (kind.name in _FLOAT_SCALARS) or kind.name == "i1":
+            raise rejected(f"{op.name}: cannot set an element of a {dtype} tile to a {kind} scalar", op.line)
+        values, line = self.values, op.line
+
+        def run() -> None:
+            tile = values[dest]
+            row, col = divmod(int(values[offset]), tile.cols)
+            if not (0 <= row < tile.valid_rows and 0 <= col < tile.valid_cols):
+                raise rejected(f"{op.name}: offset {values[offset]} ([{row}, {col}]) is outside the tile's valid "
+                               f"{tile.valid_rows}x{tile.valid_cols}", line)
+            element = np.float32(values[value]) if is_float else np.int64(values[value])
+            tile.valid[row, col] = narrow(np.full((1, 1), element), dtype)[0, 0]
+            if tile.written is not None:
+                size = tile.written.shape[1] // max(tile.valid_cols, 1)
+                tile.written[row, col * size:(col + 1) * size] = True
+        return run
+
     # --- launches -----------------------------------------------------------------------------
     def op_pto_get_block_idx(self, op: Op) -> Step:
         index = self.define(op.results[0], ScalarType("i64"))
@@ -535,10 +605,12 @@ class _Compiler:
         saved = (self.barrier_depth, self.outside)
         self.barrier_depth, self.in_launch = self.depth + 1, True
         self.outside = frozenset(name for name, info in self.scope.items() if isinstance(info, TileType))
+        yield_to, self.yield_to = self.yield_to, None
         try:
             phases = _phases(self.block(op.regions[0]))
         finally:
             (self.barrier_depth, self.outside), self.in_launch = saved, False
+            self.yield_to = yield_to
         values, memory, line = self.values, self.memory, op.line
 
         def run() -> None:
@@ -557,14 +629,24 @@ class _Compiler:
 
     # --- control flow -----------------------------------------------------------------------
     def op_scf_for(self, op: Op) -> Step:
-        lower, upper, step = (self.scalar(op, name) for name in op.operands)
+        lower, upper, step = (self.scalar(op, name) for name in op.operands[:3])
+        types = self._result_types(op)
+        inits = tuple(self._typed_scalar(op, name, t) for name, t in zip(op.operands[3:], types))
         saved = dict(self.scope)
         induction = self.define(str(op.attr("iv")), ScalarType("index"))
-        body = self.block(op.regions[0])
+        names = op.attr("iter_args", ())
+        assert isinstance(names, tuple)  # the parser's
+        carried = tuple(self.define(name, t) for name, t in zip(names, types))
+        body = self._region(op, op.regions[0], carried, types)
         self.scope = saved
+        results = tuple(self.define(name, t) for name, t in zip(op.results, types))
         values, line = self.values, op.line
 
         def run() -> None:
+            # docs/pto-subset.md "Control flow": the carried scalars start at their inits, each iteration's
+            # `scf.yield` gives the next, and the loop's results are the last (the inits after no iteration)
+            for slot, init in zip(carried, inits):
+                values[slot] = values[init]
             stride = values[step]
             if stride <= 0:
                 raise rejected(f"scf.for step {stride} is not positive", line)
@@ -577,18 +659,69 @@ class _Compiler:
                 values[induction] = iteration
                 for inner in body:
                     inner()
+            for slot, value in zip(results, carried):
+                values[slot] = values[value]
         return run
 
     def op_scf_if(self, op: Op) -> Step:
         condition = self.scalar(op, op.operands[0])
-        then_body = self.block(op.regions[0])
-        else_body = self.block(op.regions[1]) if len(op.regions) > 1 else ()
+        types = self._result_types(op)
+        if types and len(op.regions) != 2:
+            raise SimError("scf.if with results has no else region", op.line)
+        results = tuple(self.slot(name) for name in op.results)
+        then_body = self._region(op, op.regions[0], results, types)
+        else_body = self._region(op, op.regions[1], results, types) if len(op.regions) > 1 else ()
+        for name, t in zip(op.results, types):
+            self.define(name, t)
         values = self.values
 
         def run() -> None:
             for inner in then_body if values[condition] else else_body:
                 inner()
         return run
+
+    def op_scf_yield(self, op: Op) -> Step:
+        """`scf.yield %a, ... : T, ...`: the last op of a region of an `scf.for` / `scf.if` with results; it writes
+        the values the loop carries on (or the `if`'s results), all read before any is written."""
+        if self.yield_to is None:
+            raise SimError("scf.yield outside a region of an scf.for / scf.if with results", op.line)
+        targets, types = self.yield_to
+        if len(op.operands) != len(targets) or tuple(op.types) != types:
+            raise rejected(f"scf.yield of {', '.join(map(str, op.types)) or 'nothing'} where "
+                           f"{', '.join(map(str, types))} is carried", op.line)
+        sources = tuple(self._typed_scalar(op, name, t) for name, t in zip(op.operands, types))
+        values = self.values
+
+        def run() -> None:
+            yielded = [values[source] for source in sources]
+            for target, value in zip(targets, yielded):
+                values[target] = value
+        return run
+
+    def _result_types(self, op: Op) -> tuple[ScalarType, ...]:
+        """The scalar types an `scf.for` carries / an `scf.if` results in (the subset carries only scalars)."""
+        for t in op.types:
+            if not isinstance(t, ScalarType):
+                raise rejected(f"{op.name} carrying a {t}: only scalars are carried (tiles are buffers)", op.line)
+        return tuple(t for t in op.types if isinstance(t, ScalarType))
+
+    def _typed_scalar(self, op: Op, name: str, expected: ScalarType) -> int:
+        index, info = self.use(op, name)
+        if info != expected:
+            raise rejected(f"{op.name}: %{name} is {info}, not {expected}", op.line)
+        return index
+
+    def _region(self, op: Op, ops: tuple[Op, ...], targets: tuple[int, ...], types: tuple[ScalarType, ...]
+                ) -> tuple[Step, ...]:
+        """The steps of a region of *op*: with results, it ends in its one `scf.yield` (into *targets*)."""
+        yields = [i for i, inner in enumerate(ops) if inner.name == "scf.yield"]
+        if types and yields != [len(ops) - 1]:
+            raise SimError(f"a region of {op.name} with results does not end in its one scf.yield", op.line)
+        saved, self.yield_to = self.yield_to, (targets, types) if types else None
+        try:
+            return self.block(ops)
+        finally:
+            self.yield_to = saved
 
     # --- GM views ---------------------------------------------------------------------------
     def op_pto_make_tensor_view(self, op: Op) -> Step:
@@ -1126,6 +1259,27 @@ class _Compiler:
             a, c = values[source], values[dest]
             _same_shape(op.name, (a.valid_cols, a.valid_rows), c, line)
             c.valid[...] = a.valid.T.copy()  # a copy first: the two tiles may overlap
+            _mark(c)
+        return run
+
+    def op_pto_tconcat(self, op: Op) -> Step:
+        """`dst = [a | b]` along the columns (PyPTO's `tile.concat`): a's valid region in dst's first columns, b's
+        after it; a, b and dst of one dtype and one valid row count, dst's valid columns a's and b's together."""
+        self._arity(op, 2, 1)
+        first, first_type = self.tile(op, op.operands[0], "first source", ("vec",))
+        second, second_type = self.tile(op, op.operands[1], "second source", ("vec",))
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        self._same_dtypes(op, first_type, second_type, dst_type)
+        values, line = self.values, op.line
+
+        def run() -> None:
+            a, b, c = values[first], values[second], values[dest]
+            if not a.valid_rows == b.valid_rows == c.valid_rows or c.valid_cols != a.valid_cols + b.valid_cols:
+                raise rejected(f"{op.name}: sources of valid shapes {a.valid_rows}x{a.valid_cols} and "
+                               f"{b.valid_rows}x{b.valid_cols} into a destination of {c.valid_rows}x{c.valid_cols}",
+                               line)
+            # both sources read whole before dst is written, like every instruction here: they may overlap it
+            c.valid[...] = np.concatenate((a.valid, b.valid), axis=1)
             _mark(c)
         return run
 

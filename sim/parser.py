@@ -37,6 +37,8 @@ ARITH_BINARY: Final[frozenset[str]] = frozenset(
     f"arith.{name}" for name in
     ("addi", "subi", "muli", "divsi", "remsi", "maxsi", "minsi", "andi", "ori", "xori"))
 CMPI_PREDICATES: Final[frozenset[str]] = frozenset({"eq", "ne", "slt", "sle", "sgt", "sge"})
+CMPF_PREDICATES: Final[frozenset[str]] = frozenset({"oeq", "one", "olt", "ole", "ogt", "oge"})
+"""The ordered float predicates PyPTO's codegen emits: false when either operand is a NaN."""
 EXPAND_KINDS: Final[tuple[str, ...]] = ("add", "sub", "mul", "div", "max", "min")
 INS_OUTS_OPS: Final[frozenset[str]] = frozenset(
     f"pto.{name}" for name in
@@ -44,7 +46,7 @@ INS_OUTS_OPS: Final[frozenset[str]] = frozenset(
      "tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "texp", "trelu", "tmuls", "tadds", "tcvt",
      "trecip", "trsqrt", "tsqrt", "tlog", "tabs", "tsubs", "tdivs", "tmaxs", "tmins", "tfmods", "texpands",
      "trowsum", "trowmax", "trowmin", "tcolsum", "tcolmax", "tcolmin",
-     "trowexpand", "tcolexpand", "ttrans", "tci", "tgather", "tfillpad", *(f"trowexpand{kind}" for kind in EXPAND_KINDS),
+     "trowexpand", "tcolexpand", "ttrans", "tci", "tgather", "tfillpad", "tconcat", "tsetval", *(f"trowexpand{kind}" for kind in EXPAND_KINDS),
      *(f"tcolexpand{kind}" for kind in EXPAND_KINDS)))
 TILE_SPACES: Final[frozenset[str]] = frozenset({"mat", "left", "right", "acc", "bias", "vec"})
 
@@ -634,6 +636,8 @@ class _Parser:
         results: tuple[str, ...] = ()
         if self.peek.kind == "value":
             results = (self.value(),)
+            while self.accept(","):  # `%a, %b = scf.for ...`: a loop or an `if` with several results
+                results = (*results, self.value())
             self.expect("=")
         token, line = self.peek, self.lines[self.pos]
         if token.kind != "ident":
@@ -644,11 +648,17 @@ class _Parser:
             raise SimError(f"unknown instruction {name}", line)
         self.next()
         op = parse(name, line, results)
-        wants_result = name not in INS_OUTS_OPS and name not in ("scf.for", "scf.if", "pto.syncall", "pto.launch",
-                                                                   "pto.store_scalar", "pto.local_array_set")
+        if name in ("scf.for", "scf.if"):
+            if len(results) != len(op.types):
+                raise SimError(f"{name} has {len(results)} results for {len(op.types)} result types", line)
+            return op
+        wants_result = name not in INS_OUTS_OPS and name not in ("pto.syncall", "pto.launch", "pto.store_scalar",
+                                                                   "scf.yield", "pto.local_array_set")
         if wants_result != bool(results):
             what = "needs a result" if wants_result else "has no result"
             raise SimError(f"{name} {what}", line)
+        if len(results) > 1:
+            raise SimError(f"{name} has one result, not {len(results)}", line)
         return op
 
     def _form(self, name: str):
@@ -659,6 +669,7 @@ class _Parser:
         return {
             "arith.constant": self._constant,
             "arith.cmpi": self._cmpi,
+            "arith.cmpf": self._cmpi,
             "arith.select": self._select,
             "pto.make_tensor_view": self._make_tensor_view,
             "pto.addptr": self._addptr,
@@ -669,9 +680,11 @@ class _Parser:
             "pto.alloc_tile": self._alloc_tile,
             "scf.for": self._for,
             "scf.if": self._if,
+            "scf.yield": self._yield,
             "pto.get_block_idx": self._launch_query,
             "pto.get_block_num": self._launch_query,
             "arith.index_cast": self._index_cast,
+            "arith.fptosi": self._index_cast,
             "pto.syncall": self._syncall,
             "pto.launch": self._launch,
             "pto.tgetval": self._tgetval,
@@ -710,9 +723,10 @@ class _Parser:
         return Op(name, line, results, (lhs, rhs), types=(self._scalar_type(line),))
 
     def _cmpi(self, name: str, line: int, results: tuple[str, ...]) -> Op:
-        predicate = self.expect_kind("ident", "a cmpi predicate").text
-        if predicate not in CMPI_PREDICATES:
-            raise SimError(f"unknown cmpi predicate {predicate}", line)
+        kind = name.partition(".")[2]
+        predicate = self.expect_kind("ident", f"a {kind} predicate").text
+        if predicate not in (CMPI_PREDICATES if kind == "cmpi" else CMPF_PREDICATES):
+            raise SimError(f"unknown {kind} predicate {predicate}", line)
         self.expect(",")
         lhs = self.value()
         self.expect(",")
@@ -899,6 +913,9 @@ class _Parser:
         return values, types
 
     def _for(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        """`scf.for %i = %lb to %ub step %st {...}`, or with loop-carried scalars (PyPTO's form):
+        `%r = scf.for %i = %lb to %ub step %st iter_args(%a = %init) -> (index) {... scf.yield %v : index}`;
+        operands (lb, ub, step, *inits), attribute `iter_args` the carried names, types the carried types."""
         induction = self.value()
         self.expect("=")
         lower = self.value()
@@ -908,9 +925,43 @@ class _Parser:
         step = self.value()
         if self.accept(":"):
             self.type()
+        carried: list[str] = []
+        inits: list[str] = []
+        types: tuple[Type, ...] = ()
+        if self.accept("iter_args"):
+            self.expect("(")
+            while True:
+                carried.append(self.value())
+                self.expect("=")
+                inits.append(self.value())
+                if not self.accept(","):
+                    break
+            self.expect(")")
+            types = self._result_types()
+            if len(types) != len(carried):
+                raise SimError(f"scf.for carries {len(carried)} values of {len(types)} types", line)
         body = self.block()
-        return Op(name, line, results, (lower, upper, step), attributes=(("iv", induction),),
-                  regions=(body,))
+        return Op(name, line, results, (lower, upper, step, *inits),
+                  attributes=(("iv", induction), ("iter_args", tuple(carried))), types=types, regions=(body,))
+
+    def _result_types(self) -> tuple[Type, ...]:
+        """`-> (T, ...)`: the result types of an `scf.for` / `scf.if`."""
+        self.expect("->")
+        self.expect("(")
+        types = self.type_list()
+        self.expect(")")
+        return types
+
+    def _yield(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        """`scf.yield %a, %b : index, index`: the values a loop body carries on, or an `if` arm gives its results."""
+        values = self.value_list(":") if self.peek.kind == "value" else ()
+        types: tuple[Type, ...] = ()
+        if values:
+            self.expect(":")
+            types = self.type_list()
+        if len(types) != len(values):
+            raise SimError(f"scf.yield of {len(values)} values with {len(types)} types", line)
+        return Op(name, line, results, values, types=types)
 
     def _launch(self, name: str, line: int, results: tuple[str, ...]) -> Op:
         """`pto.launch %n { ... }`: a step launching the kernel its region is over %n instances."""
@@ -918,12 +969,15 @@ class _Parser:
         return Op(name, line, results, (count,), regions=(self.block(),))
 
     def _if(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        """`scf.if %c {...} else {...}`, or with scalar results (PyPTO's form):
+        `%r = scf.if %c -> (index) {... scf.yield %a : index} else {... scf.yield %b : index}`."""
         condition = self.value()
+        types = self._result_types() if self.at("->") else ()
         then_body = self.block()
         regions: tuple[tuple[Op, ...], ...] = (then_body,)
         if self.accept("else"):
             regions = (then_body, self.block())
-        return Op(name, line, results, (condition,), regions=regions)
+        return Op(name, line, results, (condition,), types=types, regions=regions)
 
 
 def parse_pto(text: str) -> Module:
