@@ -1018,7 +1018,8 @@ class _Compiler:
         def run() -> None:
             src, dst = values[source], values[dest]
             _same_shape(op.name, src.valid.shape, dst, line)
-            if in_ub and src.addr < dst.addr + dst.nbytes and dst.addr < src.addr + src.nbytes:
+            # the bytes each valid region really covers (a window's rows are strided at its row pitch)
+            if in_ub and np.shares_memory(src.valid, dst.valid):
                 raise rejected(f"{op.name}: vec -> vec between overlapping tiles (bytes {src.addr} and {dst.addr}): "
                                "TMOV does not move in place", line)
             if checks:
