@@ -4,8 +4,7 @@ time per file of the synthetic corpus)."""
 
 from __future__ import annotations
 
-import multiprocessing
-import resource
+import subprocess
 import sys
 from pathlib import Path
 
@@ -16,50 +15,43 @@ from pypto_verify.run import heap
 
 ROOT = Path(__file__).resolve().parents[2]
 CLEAN = ROOT / "corpus" / "edge_combined_predicate.py"
-def _faults_of_proofs(keep: bool, sender) -> None:
-    """In a forked child: the minor page faults of proving CLEAN three times over (the process's memo of proved
-    queries emptied each time, so z3 decides them again), after one proof to warm up."""
-    from pypto_verify.run import Stage, run_work
-    from pypto_verify.run.chain import prove_stage
-    from pypto_verify.smt import solver
+CHILD = """
+import ctypes, resource, sys
+from pypto_verify.run import Options, Stage, heap, run_work
+from pypto_verify.run.chain import prove_stage
+from pypto_verify.smt import solver
 
-    # glibc's default thresholds (128 KiB) set explicitly for the plain run: the test process may have
-    # kept its heap already (any run that proves does), and a forked child inherits that
-    kept = heap.keep_heap() if keep else _thresholds(128 << 10, 128 << 10)
-    (work,) = run_work([str(CLEAN)], Options(cache=False, jobs=1), (Stage.READ, Stage.LOWER))
-    prove_stage(work, Options(cache=False, jobs=1))
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-    for _ in range(3):
-        solver._PROVED.clear()
-        solver._SOLVED.clear()
-        prove_stage(work, Options(cache=False, jobs=1))
-    sender.send((kept, resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before))
-    sender.close()
-
-
-def _thresholds(mmap: int, trim: int) -> bool:
-    import ctypes
-
+if sys.argv[1] == "keep":
+    kept = heap.keep_heap()
+else:  # glibc's own thresholds, fixed
     mallopt = ctypes.CDLL(None).mallopt
-    return bool(mallopt(heap._M_MMAP_THRESHOLD, mmap)) and bool(mallopt(heap._M_TRIM_THRESHOLD, trim))
+    kept = bool(mallopt(heap._M_MMAP_THRESHOLD, 128 << 10)) and bool(mallopt(heap._M_TRIM_THRESHOLD, 128 << 10))
+(work,) = run_work([sys.argv[2]], Options(cache=False, jobs=1), (Stage.READ, Stage.LOWER))
+prove_stage(work, Options(cache=False, jobs=1))
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(3):
+    solver._PROVED.clear()
+    solver._SOLVED.clear()
+    prove_stage(work, Options(cache=False, jobs=1))
+print(int(kept), resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+"""A fresh process (a forked one would fault on the pages it shares with its parent): the minor page faults of
+proving CLEAN three times over (the memo of proved queries emptied each time, so z3 decides them again),
+after one proof to warm up, with the heap kept or with glibc's default thresholds."""
 
 
-def _in_child(keep: bool) -> tuple[bool, int]:
-    context = multiprocessing.get_context("fork")
-    receiver, sender = context.Pipe(duplex=False)
-    child = context.Process(target=_faults_of_proofs, args=(keep, sender))
-    child.start()
-    answer = receiver.recv()
-    child.join()
-    return answer
+def _faults(how: str) -> tuple[bool, int]:
+    out = subprocess.run([sys.executable, "-c", CHILD, how, str(CLEAN)], capture_output=True, text=True, check=True)
+    kept, faults = out.stdout.split()
+    return kept == "1", int(faults)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc tuning")
 def test_z3_contexts_reuse_the_kept_heap() -> None:
-    kept, faults = _in_child(True)
+    kept, faults = _faults("keep")
     if not kept:
         pytest.skip("not glibc")
-    reset, plain = _in_child(False)
+    reset, plain = _faults("plain")
     assert reset and plain > 10_000 and faults * 20 < plain  # measured: ~50 000 against ~60
 
 
