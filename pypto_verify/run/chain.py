@@ -1184,8 +1184,7 @@ def check_files(files: list[str], options: Options, stages: tuple[Stage, ...],
             else:
                 works = done_front
             stamps.append(time.perf_counter())
-            overlap = not fused and Stage.DATALOG in stages and proving and alone and \
-                any(w.facts is not None for w in works)
+            overlap = alone and Stage.DATALOG in stages and proving and any(w.facts is not None for w in works)
             if Stage.DATALOG in stages:
                 label = "datalog, prove" if overlap else "datalog"
                 settled = counts.get(label, done)
