@@ -14,10 +14,11 @@ reads, lowers and exports; `explain` adds the Datalog run; `prove` reads, lowers
 between stages and never leave `run/` except to the command that asked for that slice.
 
 Overlap: with a worker pool, the Z3 obligations of every kernel the per-file stages did not flag are
-proved while the Datalog engine runs (in a process of its own), and then `after_rules` drops what was
-proved of a kernel the rules flagged, so the report is the one the sequential chain gives, only sooner
-(the engine and Z3 each keep one core busy). A run of one file has no pool: with more than one core, a
-forked child of the process proves it in the same way. Emission and simulation, the costlier half, still start
+proved by the worker that read and lowered its file, before the Datalog run (`front_and_prove`: the IR never
+travels to be proved), and then `after_rules` drops what was proved of a kernel the rules flagged, so the
+report is the one the sequential chain gives, only sooner (the engine runs in a process of its own while the
+workers go on with the next chunk). A run of one file has no pool: with more than one core, a forked child
+of the process proves it while the engine runs. Emission and simulation, the costlier half, still start
 only after both and only for the kernels with no error finding.
 
 Chunks: the chain takes the files `CHUNK` at a time through all of this and hands each chunk's records out
@@ -117,6 +118,10 @@ class FileWork:
     seconds: tuple[tuple[str, float], ...] = ()
     """Wall time of each per-file stage this file went through (`read`, `lower`, `facts`, `prove`,
     `simulate`), in order, for `check -v`."""
+    lean: bool = False
+    """The record came back from a worker without its IR (`_lean`): each function is a husk (name, kind,
+    decorator, span; no parameters, no body), enough for the Datalog run and `finish`, and no stage that reads
+    IR may run on it."""
 
     def failed(self) -> set[str]:
         """The functions with an error finding so far."""
@@ -595,6 +600,7 @@ def prove_stage(work: FileWork, options: Options) -> FileWork:
     """PROVE: the Z3 obligations of every lowered kernel with no error finding so far."""
     from pypto_verify import smt
 
+    _no_ir(work, "PROVE")
     failed = work.failed()
     ready = [k for k in work.lowered() if k.function not in failed]
     if not ready:
@@ -674,6 +680,7 @@ def simulate_stage(work: FileWork, options: Options) -> FileWork:
     def skipped(reason: str) -> SimOutcome:
         return SimOutcome("skipped", reason, reason=reason)
 
+    _no_ir(work, "SIMULATE")
     failed = work.failed()
     kernels: list[KernelWork] = []
     found: list[Finding] = []
@@ -809,6 +816,7 @@ def emit_stage(work: FileWork, options: Options) -> tuple[str, list[tuple[str, s
     `(kernel, reason)` for the others (`emit`; the simulation emits each kernel on its own)."""
     from pypto_verify.emit import EmitError, emit_function, emit_module
 
+    _no_ir(work, "emission")
     emitted = []
     failed: list[tuple[str, str]] = []
     names = [k.lowered.name for k in work.kernels if k.lowered is not None]
@@ -840,6 +848,34 @@ def after_rules(ruled: FileWork, proved: FileWork, before: FileWork) -> FileWork
     outcomes = tuple(o for o in proved.outcomes if o.function not in failed)
     return replace(ruled, kernels=kernels, findings=(*ruled.findings, *added), outcomes=outcomes,
                    seconds=(*ruled.seconds, *proved.seconds[len(before.seconds):]))
+
+
+def front_and_prove(path: str, options: Options, stages: tuple[Stage, ...], sources: Mapping[str, str],
+                    lean: bool) -> tuple[FileWork, FileWork]:
+    """The per-file stages and then PROVE (`prove_ahead`), in the worker that read and lowered the file, each
+    under its own guard and `--timeout`: the pair `after_rules` merges once the Datalog run has the first.
+    The file's IR crosses between the processes once (back, and only when *lean* is false) instead of three
+    times (back, to the prover, back again); *lean*: both records come back `_lean`."""
+    work = front(path, options, stages, sources)
+    proved = prove_ahead(_unweighed(work), options)
+    return (_lean(work), _lean(proved)) if lean else (work, proved)
+
+
+def _lean(work: FileWork) -> FileWork:
+    """*work* as the Datalog run and `finish` read it: the findings, facts, obligations and conditions, with no
+    module, no outcomes, and each kernel's functions as husks (`FileWork.lean`)."""
+    def husk(fn: Function) -> Function:
+        return replace(fn, params=(), return_types=(), body=(), attrs=())
+
+    kernels = tuple(replace(k, read=husk(k.read), program=replace(k.program, functions=()),
+                            lowered=None if k.lowered is None else husk(k.lowered)) for k in work.kernels)
+    return replace(work, module=Module(work.path, ()), kernels=kernels, outcomes=(), lean=True)
+
+
+def _no_ir(work: FileWork, stage: str) -> None:
+    """A stage that reads IR refuses a lean record (its functions are husks with no body)."""
+    if work.lean:
+        raise RuntimeError(f"{stage} was given a record without its IR (a bug of the chain)")
 
 
 def prove_ahead(work: FileWork, options: Options) -> FileWork:
@@ -1013,12 +1049,12 @@ def _pool(options: Options, count: int) -> Iterator[_Workers | None]:
         workers.close()
 
 
-def _map(pool: _Workers | None, fn: Callable[..., FileWork], items: list, options: Options, *args: Any,
-         progress: Callable[[], None] | None = None) -> list[FileWork]:
+def _map(pool: _Workers | None, fn: Callable[..., Any], items: list, options: Options, *args: Any,
+         progress: Callable[[], None] | None = None) -> list[Any]:
     """`fn(item, options, *args)` of every item, in *items*' order; *progress* is called as each one
     completes (in a pool: in the order they finish, not the order they were handed out)."""
     if pool is None:
-        out: list[FileWork] = []
+        out: list[Any] = []
         for item in items:
             out.append(fn(item, options, *args))
             if progress:
@@ -1027,13 +1063,13 @@ def _map(pool: _Workers | None, fn: Callable[..., FileWork], items: list, option
     return _collect(pool, fn, items, _submit(pool, fn, items, options, *args), options, args, progress)
 
 
-def _submit(pool: _Workers, fn: Callable[..., FileWork], items: list, options: Options, *args: Any) -> list[Future]:
+def _submit(pool: _Workers, fn: Callable[..., Any], items: list, options: Options, *args: Any) -> list[Future]:
     executor = pool.get()
     return [executor.submit(fn, item, options, *args) for item in items]
 
 
-def _collect(pool: _Workers, fn: Callable[..., FileWork], items: list, futures: list[Future], options: Options,
-             args: tuple, progress: Callable[[], None] | None) -> list[FileWork]:
+def _collect(pool: _Workers, fn: Callable[..., Any], items: list, futures: list[Future], options: Options,
+             args: tuple, progress: Callable[[], None] | None) -> list[Any]:
     """The results of *futures* (one per item) in *items*' order, as they complete. A worker that died costs
     its file a run alone (`_alone`); when no file finishes within the patience (the worker's own alarm ends a
     file at --timeout: this is for a worker stuck where signals wait), the pool is killed, what was running
@@ -1043,7 +1079,7 @@ def _collect(pool: _Workers, fn: Callable[..., FileWork], items: list, futures: 
 
     patience = 2 * options.timeout + 60
     pending = {future: index for index, future in enumerate(futures)}
-    results: dict[int, FileWork] = {}
+    results: dict[int, Any] = {}
     while pending:
         done, _ = wait(pending, timeout=patience, return_when=FIRST_COMPLETED)
         if not done:
@@ -1083,7 +1119,7 @@ def _stage_label(stages: tuple[Stage, ...], options: Options, back_half: bool) -
     return ", ".join(names)
 
 
-def _alone(fn: Callable[..., FileWork], item: Any, options: Options, args: tuple, patience: float) -> FileWork:
+def _alone(fn: Callable[..., Any], item: Any, options: Options, args: tuple, patience: float) -> Any:
     """*item* again in a worker of its own, after a worker died: the file that killed it dies alone."""
     from concurrent.futures import TimeoutError as FutureTimeout
     from concurrent.futures.process import BrokenProcessPool
@@ -1100,13 +1136,16 @@ def _alone(fn: Callable[..., FileWork], item: Any, options: Options, args: tuple
         single.close()
 
 
-def _lost(fn: Callable[..., FileWork], item: Any, why: str, undecided: bool) -> FileWork:
-    """The record of a file whose worker was lost: PV100 when it ran out of time, else PV999."""
+def _lost(fn: Callable[..., Any], item: Any, why: str, undecided: bool) -> Any:
+    """The record of a file whose worker was lost: PV100 when it ran out of time, else PV999 (for
+    `front_and_prove`, the pair of it and itself: nothing was proved)."""
     work = item if isinstance(item, FileWork) else FileWork(str(item), Module(str(item), ()))
-    stage = "the per-file stages" if fn is front else "the per-kernel stages"
+    stage = "the per-file stages" if fn in (front, front_and_prove) else "the per-kernel stages"
     if undecided:
-        return _add(work, *_undecided(work, f"{stage}: {why}"))
-    return _add(work, *_crashed(work, stage, RuntimeError(why)))
+        lost = _add(work, *_undecided(work, f"{stage}: {why}"))
+    else:
+        lost = _add(work, *_crashed(work, stage, RuntimeError(why)))
+    return (lost, lost) if fn is front_and_prove else lost
 
 
 def run_work(paths: list[str], options: Options, stages: tuple[Stage, ...] = ALL_STAGES,
@@ -1126,11 +1165,13 @@ not grow with its number of files."""
 def check_files(files: list[str], options: Options, stages: tuple[Stage, ...],
                 progress: Progress | None, done: int, total: int,
                 seconds: dict[str, float] | None = None, sources: Mapping[str, str] | None = None,
-                chunk: int | None = None) -> Iterator[FileWork]:
+                chunk: int | None = None, lean: bool = False) -> Iterator[FileWork]:
     """The chain over *files*, in their order, *chunk* files at a time (`CHUNK`); *done* of *total* files were
-    settled before (cache hits), *sources* the text of a file given on stdin. With a worker pool, the next
-    chunk's per-file stages are queued behind this chunk's proofs, so the workers read and lower while the
-    Datalog engine runs. *seconds* gets each stage's wall time, summed over the chunks."""
+    settled before (cache hits), *sources* the text of a file given on stdin. With a worker pool, each worker
+    proves the files it read and lowered (`front_and_prove`) and the next chunk is queued as soon as this one
+    is in, so the workers read, lower and prove while the Datalog engine runs. *lean*: the caller reads only
+    what `finish` reads, so a worker sends back no IR unless a later stage reads it (the simulation).
+    *seconds* gets each stage's wall time, summed over the chunks."""
     counts: dict[str, int] = {}
 
     def ticker(label: str) -> Callable[[], None]:
@@ -1144,56 +1185,61 @@ def check_files(files: list[str], options: Options, stages: tuple[Stage, ...],
     for stage in ("front", "datalog", "back"):
         spent.setdefault(stage, 0.0)
     proving = Stage.PROVE in stages and options.smt
-    front_label = _stage_label(stages, options, False)
+    simulating = Stage.SIMULATE in stages and options.sim
     chunk = chunk or CHUNK
     chunks = [files[i:i + chunk] for i in range(0, len(files), chunk)]
+    given = dict(sources or {})
+    if proving:
+        from pypto_verify.run.heap import keep_heap
+
+        keep_heap()  # each z3 context reuses pages of the heap (run/heap.py); the workers fork with it
     with _pool(options, len(files)) as pool:
         if pool is not None:
             _preload(stages, options)
+        # with a pool and both the rules and Z3 to run, each worker proves what it lowered (module docstring,
+        # "Overlap"); without one, a forked child of this process proves while the engine runs
+        fused = pool is not None and Stage.DATALOG in stages and proving
         alone = pool is None and (options.jobs or os.cpu_count() or 1) > 1 and _can_fork()
+        task: Callable[..., Any] = front_and_prove if fused else front
+        args: tuple = (stages, given, lean and not simulating) if fused else (stages, given)
+        front_label = _stage_label(stages, options, False) + (", prove" if fused else "")
         engine = Engine(options, info=False)  # no report shows PV010: `explain` runs `datalog_stage` itself
-        queued = _submit(pool, front, chunks[0], options, stages, dict(sources or {})) if pool and chunks else None
+        queued = _submit(pool, task, chunks[0], options, *args) if pool and chunks else None
         for index, paths in enumerate(chunks):
             stamps = [time.perf_counter()]
             if pool is None or queued is None:
-                works = _map(pool, front, paths, options, stages, dict(sources or {}), progress=ticker(front_label))
+                done_front = _map(pool, task, paths, options, *args, progress=ticker(front_label))
             else:
-                works = _collect(pool, front, paths, queued, options, (stages, dict(sources or {})),
-                                 ticker(front_label))
-            stamps.append(time.perf_counter())
+                done_front = _collect(pool, task, paths, queued, options, args, ticker(front_label))
             nxt = chunks[index + 1] if index + 1 < len(chunks) else None
-            overlap = Stage.DATALOG in stages and proving and (pool is not None or alone) and \
-                any(w.facts is not None for w in works)
-            chunk_proving = proving
-            sent = [_unweighed(w) for w in works] if overlap else []
-            if overlap and pool is not None:
-                ahead = _submit(pool, prove_ahead, sent, options)
-            queued = _submit(pool, front, nxt, options, stages, dict(sources or {})) if pool and nxt else None
+            queued = _submit(pool, task, nxt, options, *args) if pool and nxt else None
+            proved: list[FileWork] | None = None
+            if fused:
+                works, proved = [w for w, _ in done_front], [p for _, p in done_front]
+            else:
+                works = done_front
+            stamps.append(time.perf_counter())
+            overlap = alone and Stage.DATALOG in stages and proving and any(w.facts is not None for w in works)
             if Stage.DATALOG in stages:
                 label = "datalog, prove" if overlap else "datalog"
                 settled = counts.get(label, done)
                 if progress:
                     progress(label, settled, total)
                 if overlap:
-                    # The engine runs in a child of its own while the workers prove (module docstring, "Overlap");
-                    # without a pool, a forked child of this process proves.
-                    if pool is not None:
-                        ruled = engine.run(works)
-                        proved = _collect(pool, prove_ahead, sent, ahead, options, (), None)
-                    else:
-                        answer = _prove_in_child(sent, options)
-                        ruled = engine.run(works)
-                        proved = answer()
-                    works = [after_rules(r, p, w) for r, p, w in zip(ruled, proved, works, strict=True)]
-                    chunk_proving = False
+                    # no pool: a forked child of this process proves while the engine runs in another
+                    answer = _prove_in_child([_unweighed(w) for w in works], options)
+                    ruled = engine.run(works)
+                    proved = answer()
                 else:
-                    works = engine.run(works)
+                    ruled = engine.run(works)
+                works = ruled if proved is None else \
+                    [after_rules(r, p, w) for r, p, w in zip(ruled, proved, works, strict=True)]
                 counts[label] = settled + len(paths)
                 if progress:
                     progress(label, counts[label], total)
             stamps.append(time.perf_counter())
-            if chunk_proving or (Stage.SIMULATE in stages and options.sim):
-                rest = replace(options, smt=chunk_proving)
+            rest = replace(options, smt=proving and proved is None)
+            if rest.smt or simulating:
                 works = _map(pool, back, works, rest, stages, progress=ticker(_stage_label(stages, rest, True)))
             stamps.append(time.perf_counter())
             for stage, (a, b) in zip(("front", "datalog", "back"), zip(stamps, stamps[1:])):

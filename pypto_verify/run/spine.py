@@ -93,7 +93,8 @@ def _check(files: list[str], options: Options, cache: ResultCache | None,
         from pypto_verify.run.chain import check_files, finish
 
         spent: dict[str, float] = {}
-        for work in check_files(todo, options, ALL_STAGES, progress, len(results), len(files), spent, sources):
+        for work in check_files(todo, options, ALL_STAGES, progress, len(results), len(files), spent, sources,
+                                lean=True):
             result = results[work.path] = finish(work, options.max_file_size)
             if cache and work.path not in sources:
                 cache.put(result)

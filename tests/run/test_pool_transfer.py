@@ -1,17 +1,21 @@
 """What crosses between the worker pool's processes (issue 18: the static pipeline's CPU): PROVE ahead of the
 Datalog run is sent a file without its facts and sends back no lowered IR, with the same outcome as PROVE on
-the whole record; the IR pickles as the tuple of its fields, spans kept; an IR map that changes nothing
-shares the body it was given."""
+the whole record; with a pool, a worker proves the files it lowered and `check` gets back no IR at all
+(lean records, which no stage that reads IR accepts); the IR pickles as the tuple of its fields, spans kept;
+an IR map that changes nothing shares the body it was given."""
 
 from __future__ import annotations
 
 import pickle
 from pathlib import Path
 
-from pypto_verify.ir import Assign, map_stmts, walk_stmts
+import pytest
+
+from pypto_verify.ir import Assign, Function, map_stmts, walk_stmts
 from pypto_verify.printer import print_module
-from pypto_verify.run import Options, Stage, run_work
-from pypto_verify.run.chain import _unweighed, after_rules, prove_ahead, prove_stage
+from pypto_verify.run import Options, Stage, run, run_work
+from pypto_verify.run.chain import (_lean, _unweighed, after_rules, front_and_prove, prove_ahead, prove_stage,
+                                    simulate_stage)
 
 KERNEL = '''
 import pypto.language as pl
@@ -112,3 +116,89 @@ def test_a_flagged_file_proved_in_a_child_keeps_no_outcome_of_it(tmp_path: Path)
     assert apart.files == here.files
     assert [f.rule.id for f in apart.files[0].findings] == ["PV004"]
     assert all(not k.obligations for k in apart.files[0].kernels)
+
+
+def _three(tmp_path: Path) -> list[str]:
+    """Three files: two clean split-K kernels and the corpus's read of a tile after an in-place accumulate
+    overwrote its window (PV004)."""
+    flagged = Path(__file__).resolve().parents[2] / "corpus" / "defects" / "pv004_read_after_inplace.py"
+    paths = []
+    for name, text in (("one", KERNEL), ("two", KERNEL.replace("SplitK", "SplitK2")), ("three", flagged.read_text())):
+        (tmp_path / f"{name}.py").write_text(text)
+        paths.append(str(tmp_path / f"{name}.py"))
+    return paths
+
+
+def test_a_pool_sends_check_no_ir_and_gives_the_one_process_report(tmp_path: Path, monkeypatch) -> None:
+    """`check` with a pool: no function body is unpickled in this process (each worker proves what it lowered
+    and sends back lean records), and the report is the one-process chain's."""
+    import os
+
+    main = os.getpid()
+    bodies: list[int] = []
+    real = Function.__setstate__
+
+    def counted(self, state):
+        real(self, state)
+        if os.getpid() == main and self.body:
+            bodies.append(len(self.body))
+
+    paths = _three(tmp_path)
+    monkeypatch.setattr(Function, "__setstate__", counted)
+    two = run(paths, Options(cache=False, jobs=2, sim=False))
+    assert bodies == []
+    one = run(paths, Options(cache=False, jobs=1, sim=False))
+    assert two.files == one.files
+    assert [k.verdict for f in two.files[:2] for k in f.kernels] == ["verified", "verified"]
+    assert [f.rule.id for f in two.files[2].findings] == ["PV004"]
+    assert all(not k.obligations for k in two.files[2].kernels)  # the rules flagged it: what Z3 did is dropped
+
+
+def test_front_and_prove_is_front_then_prove_ahead(tmp_path: Path) -> None:
+    path = tmp_path / "split_k.py"
+    path.write_text(KERNEL)
+    options = Options(jobs=1, cache=False)
+    stages = (Stage.READ, Stage.LOWER, Stage.FACTS, Stage.DATALOG, Stage.PROVE)
+    work, proved = front_and_prove(str(path), options, stages, {}, False)
+    assert work.kernels[0].lowered is not None and work.facts is not None
+    lean, lean_proved = front_and_prove(str(path), options, stages, {}, True)
+    assert lean.lean and lean_proved.lean and lean.facts is not None and not lean_proved.outcomes
+    assert [k.lowered.body for k in lean.kernels if k.lowered] == [()] and lean.module.programs == ()
+    merged, lean_merged = after_rules(work, proved, work), after_rules(lean, lean_proved, lean)
+    assert [k.obligations for k in lean_merged.kernels] == [k.obligations for k in merged.kernels]
+    assert any(k.obligations for k in merged.kernels) and lean_merged.findings == merged.findings
+
+
+@pytest.mark.parametrize("stage", [prove_stage, simulate_stage])
+def test_a_stage_that_reads_ir_refuses_a_lean_record(tmp_path: Path, stage) -> None:
+    work = _lowered(tmp_path)
+    with pytest.raises(RuntimeError, match="without its IR"):
+        stage(_lean(work), Options(jobs=1, cache=False))
+
+
+def test_a_pool_still_simulates_what_it_proved(tmp_path: Path) -> None:
+    """With simulation on, the workers send the IR back: the simulation reads it."""
+    paths = _three(tmp_path)
+    result = run(paths[:2], Options(cache=False, jobs=2))
+    assert [(k.verdict, k.sim) for f in result.files for k in f.kernels] == [("verified", "match")] * 2
+
+
+def test_a_worker_that_dies_proving_costs_its_file_only(tmp_path: Path, monkeypatch) -> None:
+    import os
+
+    from pypto_verify.run import chain
+
+    doomed, *others = _three(tmp_path)
+    real = chain.prove_stage
+
+    def die(work, options):
+        if work.path == doomed:
+            os._exit(9)  # as the OOM killer would end the worker while it proves
+        return real(work, options)
+
+    monkeypatch.setattr(chain, "prove_stage", die)  # the pool forks: its workers see the patch
+    result = run([doomed, *others], Options(cache=False, jobs=2, sim=False))
+    (finding,) = result.files[0].findings
+    assert finding.rule.id == "PV999" and "the worker process died" in finding.message
+    assert [k.verdict for k in result.files[1].kernels] == ["verified"]
+    assert [f.rule.id for f in result.files[2].findings] == ["PV004"]
