@@ -274,6 +274,7 @@ def _keep_freed_memory() -> None:
         mallopt = ctypes.CDLL(None).mallopt
     except (AttributeError, OSError, ValueError):  # no confstr, or no such name or symbol: not glibc
         return
+    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
     m_trim_threshold, m_mmap_threshold = -1, -3  # malloc.h
     mallopt(m_mmap_threshold, MMAP_THRESHOLD)
     mallopt(m_trim_threshold, TRIM_THRESHOLD)

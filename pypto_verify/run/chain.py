@@ -1189,10 +1189,6 @@ def check_files(files: list[str], options: Options, stages: tuple[Stage, ...],
     chunk = chunk or CHUNK
     chunks = [files[i:i + chunk] for i in range(0, len(files), chunk)]
     given = dict(sources or {})
-    if proving:
-        from pypto_verify.run.heap import keep_heap
-
-        keep_heap()  # each z3 context reuses pages of the heap (run/heap.py); the workers fork with it
     with _pool(options, len(files)) as pool:
         if pool is not None:
             _preload(stages, options)
