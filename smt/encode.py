@@ -829,12 +829,16 @@ class StepTemplate:
     sub_block: Term | None
     """Which L0 block of a refined source MAD (`sites.Mad.sub_blocks` > 1)."""
     approximate: bool
-    """Its operands could not be traced (PV105 then compares by step index only)."""
+    """An operand could not be traced: `mm` / the bias row is a term of the step index alone, which
+    identifies no block (PV105 and PV106 never prove anything that rests on it: `untraced` says why)."""
     copy: tuple[int, int] | None = None
     """(j, F): this MAD is copy j of F of one source op in its loop body (pipeline clones), else None."""
     k_blocks: tuple[KBlock, ...] = ()
     """The K block each operand traced to a GM tensor or a buffer of the kernel reads (an operand computed
     by an op we do not model has none)."""
+    untraced: tuple[tuple[str, str], ...] = ()
+    """(operand, why) for each operand (`lhs`, `rhs`, `bias`) whose block is not identified, in the
+    source's words."""
 
     def value(self, prev: Term) -> Term:
         """The accumulator after this step, given the value before it."""
@@ -1040,7 +1044,7 @@ class ChainEncoding:
         if sub_block is not None:
             first = eq(sub_block, ZERO)
             reset, bias = and_(reset, first), and_(bias, first)
-        mm, exact, k_blocks = self._mm(mad, enc, sub_block)
+        mm, exact, k_blocks, untraced = self._mm(mad, enc, sub_block)
         if mad.blocks_unknown:
             note = (f"the K width of the MAD at line {mad.span.line} is not known, so the L0 blocks its lowering "
                     "splits it into are not counted")
@@ -1052,26 +1056,37 @@ class ChainEncoding:
             if row is None or any(e is None for e in row.extents):
                 exact = False
                 bias_row = app("bias?", (self.n,), TILE)
+                untraced = (*untraced, ("bias", dict(mad.why).get("bias", "it is not traced to a GM tensor")
+                                        if row is None else "its extent is not a literal"))
             else:
                 bias_row = app(f"bias[{row.root}]", [*(enc.int_(a) for a in row.root_args),
                                                       *(enc.int_(o) for o in row.offsets),
                                                       *(lit(e) for e in row.extents if e is not None)], TILE)
         self.steps.append(StepTemplate(len(self.steps), mad, at, reset, bias, mm, bias_row, values, branches,
-                                       sub_block, not exact, copy, k_blocks))
+                                       sub_block, not exact, copy, k_blocks, untraced))
 
-    def _mm(self, mad: S.Mad, enc: ExprEncoder, sub_block: Term | None) -> tuple[Term, bool, tuple[KBlock, ...]]:
+    def _mm(self, mad: S.Mad, enc: ExprEncoder, sub_block: Term | None
+            ) -> tuple[Term, bool, tuple[KBlock, ...], tuple[tuple[str, str], ...]]:
         """The block product of *mad* (of L0 block *sub_block* of it, for a refined source MAD), whether
-        its operands are traced, and the K block of each operand read from a root of known shape."""
+        its operands are traced, the K block of each operand read from a root of known shape, and why
+        each operand that is not traced is not."""
         lk, rk = mad.lhs_k_root, mad.rhs_k_root
         args: list[Term] = []
         blocks: list[KBlock] = []
+        why = dict(mad.why)
         unknown = False
         for side, operand, kdim in (("lhs", mad.lhs, lk), ("rhs", mad.rhs, rk)):
-            if operand is None or kdim is None:
+            if operand is None:
+                continue
+            if kdim is None:
+                why[side] = f"`{operand.root}` is read as a block of rank {len(operand.dims)}, which has no K axis"
                 continue
             if any(e is None for e in operand.extents) or kdim in operand.narrowed:
                 # a block of a root whose extent is not a literal (the whole of a `pl.dynamic` tensor), or
                 # one whose valid region along K a `set_validshape` may have made smaller than the block
+                why[side] = (f"its valid extent along K in `{operand.root}` is narrowed by `set_validshape`"
+                             if kdim in operand.narrowed else f"its block of `{operand.root}` has an extent that is "
+                             "not a literal")
                 unknown = True
                 continue
             if _term_root(operand) and S.reads_tensors(enc.symbols.scalars, (*operand.offsets, *operand.root_args),
@@ -1080,6 +1095,8 @@ class ChainEncoding:
                 # tensor: a pipeline clone renames the read (`idx_blk_id_1`), a free symbol of its own on the
                 # lowered side, so a model would refute where the kernel reads one value. Not traced
                 # (compared by step only, as before such roots were traced).
+                why[side] = (f"its block of `{operand.root}` (a view or loop-yielded tensor) lies at an offset read "
+                             "from a tensor at run time")
                 unknown = True
                 continue
             offsets = [enc.int_(o) for o in operand.offsets]
@@ -1100,12 +1117,13 @@ class ChainEncoding:
                                      operand.root_shape[kdim], tuple(o for d, o in enumerate(offsets) if d != kdim),
                                      offsets[out_dim] if out_dim is not None and out_dim != kdim else None,
                                      instance))
+        untraced = tuple((o, w) for o, w in why.items() if o != "bias")
         if mad.lhs is None or mad.rhs is None or lk is None or rk is None or unknown:
-            # UNSOUND: untraced operands are identified by the step index alone, so PV105 then assumes
-            # the lowered step n reads the blocks the source step n reads (listed under Known limits).
-            return app("mm?", (self.n,), TILE), False, tuple(blocks)
+            # an untraced operand's block is not identified: `mm?(n)` is a term of the step index alone, on
+            # which no obligation rests a proof (PV105 is inconclusive, PV106 checks only what needs no block)
+            return app("mm?", (self.n,), TILE), False, tuple(blocks), untraced
         name = f"mm[{mad.lhs.root}/{lk}/{len(mad.lhs.root_args)},{mad.rhs.root}/{rk}/{len(mad.rhs.root_args)}]"
-        return app(name, args, TILE), True, tuple(blocks)
+        return app(name, args, TILE), True, tuple(blocks), untraced
 
     # -- functions of n
 

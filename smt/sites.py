@@ -121,6 +121,8 @@ class Mad:
     """This (source) MAD's K width is not known while its lowering works in L0 blocks of a known width, so
     how many blocks it stands for is not known either (set by `refine`; the encoding treats the count as
     an approximation)."""
+    why: tuple[tuple[str, str], ...] = ()
+    """(operand, why) for each operand (`lhs`, `rhs`, `bias`) not traced to a root, in the source's words."""
 
     @property
     def k_extent(self) -> int | None:
@@ -800,6 +802,40 @@ class _Origins:
             self.memo[v.name] = self._origin(v.name)
         return self.memo[v.name]
 
+    def why(self, expr: Expr | None) -> str:
+        """Why *expr* (a MAD operand `of` gives None for) is not traced to a root, in the source's words."""
+        if isinstance(expr, Call):
+            return f"it is computed inline by `{expr.op}`, whose blocks are not modelled"
+        v = var_like(expr)
+        if v is None:
+            return "it is not a named value"
+        name = display_name(v.name)
+        if isinstance(v, IterArg) or v.name in self.carried_in:
+            return f"`{name}` is a value a loop carries (computed in the loop)"
+        if v.name in self.params:
+            t = self.params[v.name].type
+            return (f"`{name}` is a parameter the model does not trace ({'no type stated' if t is None else t})")
+        found = self.results.get(v.name)
+        if found is not None:
+            return f"`{name}` is a value a loop or `if` at line {found[0].span.line} yields, not a GM buffer"
+        stmt = self.defs.get(v.name)
+        if stmt is None:
+            return f"`{name}` has no definition in the function"
+        value = stmt.value
+        if isinstance(value, Call):
+            if value.op in ops.ALL_MADS:
+                return f"`{name}` is the result of a matmul at line {stmt.span.line} read inside another chain"
+            base = var_like(value.args[0]) if value.args else None
+            if value.op in (ops.T_SLICE, ops.LOAD, ops.EXTRACT, ops.MOVE, "tensor.move", ops.TRANSPOSE_VIEW,
+                            ops.T_RESHAPE, "tile.reshape", *_SET_VALIDSHAPE) and base is not None:
+                inner = self.why(base) if self.of(base) is None else \
+                    "its window, shape or view of the operand is not one the model follows"
+                return f"it is `{value.op}` of `{display_name(base.name)}` (line {stmt.span.line}): {inner}"
+            return f"`{name}` is computed by `{value.op}` at line {stmt.span.line}, whose blocks are not modelled"
+        if var_like(value) is not None:
+            return self.why(value)
+        return f"`{name}` is not traced to a GM tensor or buffer"
+
     def _rank(self, name: str) -> int | None:
         t = self.types.get(name)
         if isinstance(t, (TileType, TensorType)):
@@ -1405,11 +1441,14 @@ class _Projector:
                 kind = "acc"
             else:
                 kind = "bias" if value.op in ops.BIAS_MADS else "fresh"
-            items.append(Mad(value.op, kind, parts.init_cond if kind == "acc" else None,
-                             self.origins.of(parts.lhs), self.origins.of(parts.rhs),
-                             self.origins.of(parts.bias) if parts.bias is not None else None,
+            lhs, rhs = self.origins.of(parts.lhs), self.origins.of(parts.rhs)
+            bias = self.origins.of(parts.bias) if parts.bias is not None else None
+            why = tuple((o, self.origins.why(e)) for o, e, traced in (("lhs", parts.lhs, lhs), ("rhs", parts.rhs, rhs),
+                                                                      ("bias", parts.bias, bias))
+                        if e is not None and traced is None)
+            items.append(Mad(value.op, kind, parts.init_cond if kind == "acc" else None, lhs, rhs, bias,
                              parts.a_trans, parts.b_trans, target, stmt.span, value.span,
-                             type_k=self._type_k(parts.lhs, parts.a_trans)))
+                             type_k=self._type_k(parts.lhs, parts.a_trans), why=why))
             return target
         if isinstance(value, Call) and value.op in ops.CREATES:
             items.append(Create(target, stmt.span))
