@@ -34,7 +34,7 @@ Form 3 input has no source: PV101 and PV105 do not apply.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pypto_verify import rules
 from pypto_verify.ir import Expr, Span
@@ -739,6 +739,8 @@ def reduction_equivalence(lowered: S.AccSite, source: S.AccSite) -> tuple[Obliga
     # inconclusive, with the operand named. The count and drain cases read no operand: posed as always.
     untraced = _untraced_reason(lowered, *src.chain.steps, *low.chain.steps)
     out: list[Obligation] = []
+    if untraced:
+        out.append(replace(_inapplicable(rule, lowered, untraced), case="value"))
 
     def count_explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
         sv = _symbol_values(values, (src, low))
@@ -766,7 +768,7 @@ def reduction_equivalence(lowered: S.AccSite, source: S.AccSite) -> tuple[Obliga
         return explain
 
     initial = UNDEF if lowered.initial == "undefined" and source.initial == "undefined" else INIT
-    for case, prev, domain in (("first", initial, [E.eq(N, E.ZERO)]), ("step", PREV, [E.le(E.ONE, N)])):
+    for case, prev, domain in (("first", initial, [E.eq(N, E.ZERO)]), ("step", PREV, [E.le(E.ONE, N)])) * (not untraced):
         before_l = E.ite(low.chain.create_at(), UNDEF, prev)
         before_s = E.ite(src.chain.create_at(), UNDEF, prev)
         assumptions = [*base, *domain, E.lt(N, low.chain.total), E.lt(N, src.chain.total)]
@@ -775,7 +777,7 @@ def reduction_equivalence(lowered: S.AccSite, source: S.AccSite) -> tuple[Obliga
         proved = ("the first step computes the same value" if case == "first"
                   else "each step computes the same value from the same partial sum")
         out.append(Obligation(rule, lowered.id, case, tuple(assumptions), violation, witnesses, approximations,
-                              lowered.span, value_explain(case), proved, lowered.function, unposed=untraced))
+                              lowered.span, value_explain(case), proved, lowered.function))
 
     def drain_explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
         sv = _symbol_values(values, (src, low))

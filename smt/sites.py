@@ -633,6 +633,25 @@ def _var_names(expr: Expr | None) -> Iterator[str]:
             yield e.name
 
 
+def _bare_ranks(fn: Function) -> dict[str, int]:
+    """The parameters of *fn* with no type, each with the rank its windows (`tensor.slice` / `tile.load`
+    of it) all take; one whose windows disagree on the rank, or that has none, is left out."""
+    bare = {p.name for p in fn.params if p.type is None}
+    ranks: dict[str, set[int]] = {}
+    if not bare:
+        return {}
+    for stmt in _walk(fn.body):
+        for top in stmt_exprs(stmt):
+            for expr in walk_exprs(top):
+                if not isinstance(expr, Call) or expr.op not in (ops.T_SLICE, ops.LOAD) or len(expr.args) < 3:
+                    continue
+                v = var_like(expr.args[0])
+                offsets = expr.args[2] if expr.op == ops.T_SLICE else expr.args[1]
+                if v is not None and v.name in bare and isinstance(offsets, (ListExpr, TupleExpr)):
+                    ranks.setdefault(v.name, set()).add(len(offsets.items))
+    return {name: next(iter(r)) for name, r in ranks.items() if len(r) == 1}
+
+
 def _walk(body: tuple[Stmt, ...]) -> list[Stmt]:
     """Every statement of *body* and inside it, pre-order (a list: no generator per nesting level)."""
     out: list[Stmt] = []
@@ -766,6 +785,8 @@ class _Origins:
         self.defs = defs
         self.params: dict[str, Param] = {p.name: p for p in fn.params}
         self.memo: dict[str, Operand | None] = {}
+        self.bare_ranks = _bare_ranks(fn)
+        """Each bare `pl.Tensor` parameter (no type) -> the rank of its windows, when all of them agree."""
         self.bridged: dict[str, Call] = {}
         """A `tile.load` of a buffer -> the `tile.store` into that buffer just before it in program order (the
         lowering's Acc -> GM -> Vec bridge: `x__gm = tensor.create(...)`, `x__gm = tile.store(x, [0, 0],
@@ -849,6 +870,13 @@ class _Origins:
             t = self.params[name].type
             if isinstance(t, TensorType):
                 return _whole(display_name(name), _shape(t))
+            rank = self.bare_ranks.get(name) if t is None else None
+            if rank is not None:
+                # a bare `pl.Tensor` (pypto specialises the function on the tensor each call passes): a root
+                # of unknown extents, read in windows of one rank. Two windows at the same offsets are the
+                # same block of the tensor passed, and windows adjacent along a dimension are adjacent
+                # blocks, whatever its extents; its K extent is unknown, so no `remainder` is posed on it
+                return _whole(display_name(name), (None,) * rank)
             return None
         stmt = self.defs.get(name)
         if stmt is None:
