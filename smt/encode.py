@@ -1099,23 +1099,27 @@ class ChainEncoding:
                              "from a tensor at run time")
                 unknown = True
                 continue
-            offsets = [enc.int_(o) for o in operand.offsets]
-            extents = [lit(e) for e in operand.extents if e is not None]
-            if sub_block is not None and mad.sub_width:
-                width, total = mad.sub_width, operand.extents[kdim]
-                assert total is not None  # every extent is known here (above)
-                offsets[kdim] = add(offsets[kdim], mul(sub_block, lit(width)))
-                last = total - (mad.sub_blocks - 1) * width
-                extents[kdim] = lit(width) if last == width else ite(eq(sub_block, lit(mad.sub_blocks - 1)),
-                                                                     lit(last), lit(width))
+            offsets, extents = _block_terms(operand, kdim, mad, enc, sub_block)
             instance = tuple(enc.int_(a) for a in operand.root_args)
             args += [*instance, *offsets, *extents]
-            if len(operand.root_shape) > kdim:
-                out_axis = (-1 if mad.a_trans else -2) if side == "lhs" else (-2 if mad.b_trans else -1)
-                out_dim = operand.dims[out_axis] if len(operand.dims) >= 2 else None
-                blocks.append(KBlock(side, operand.root, kdim, offsets[kdim], extents[kdim],
-                                     operand.root_shape[kdim], tuple(o for d, o in enumerate(offsets) if d != kdim),
-                                     offsets[out_dim] if out_dim is not None and out_dim != kdim else None,
+            out_axis = (-1 if mad.a_trans else -2) if side == "lhs" else (-2 if mad.b_trans else -1)
+            block, bk = operand, kdim
+            through = operand.elementwise_of
+            if through is not None and len(through.dims) == len(operand.dims) and len(operand.dims) >= 2:
+                # a cast of a block (`pl.cast(x[:, k0 : k0 + TK])`) holds that block's elements, one for one:
+                # its K block is the block's (the product term keeps the cast's own root, PV105 compares it)
+                tk = through.dims[operand.dims.index(kdim)]
+                if all(e is not None for e in through.extents) and tk not in through.narrowed and not (
+                        _term_root(through) and S.reads_tensors(enc.symbols.scalars,
+                                                                (*through.offsets, *through.root_args), self._loop_vars)):
+                    block, bk = through, tk
+                    offsets, extents = _block_terms(through, tk, mad, enc, sub_block)
+                    instance = tuple(enc.int_(a) for a in through.root_args)
+            if len(block.root_shape) > bk:
+                out_dim = block.dims[out_axis] if len(block.dims) >= 2 else None
+                blocks.append(KBlock(side, block.root, bk, offsets[bk], extents[bk],
+                                     block.root_shape[bk], tuple(o for d, o in enumerate(offsets) if d != bk),
+                                     offsets[out_dim] if out_dim is not None and out_dim != bk else None,
                                      instance))
         untraced = tuple((o, w) for o, w in why.items() if o != "bias")
         if mad.lhs is None or mad.rhs is None or lk is None or rk is None or unknown:
@@ -1156,6 +1160,21 @@ class ChainEncoding:
         for s in reversed(self.steps):
             out = ite(s.at, lit(s.index + 1), out)
         return out
+
+
+def _block_terms(operand: S.Operand, kdim: int, mad: S.Mad, enc: ExprEncoder,
+                 sub_block: Term | None) -> tuple[list[Term], list[Term]]:
+    """The offsets and extents of *operand*'s block in its root (every extent a literal), of L0 block
+    *sub_block* along root dimension *kdim* for a refined source MAD."""
+    offsets = [enc.int_(o) for o in operand.offsets]
+    extents = [lit(e) for e in operand.extents if e is not None]
+    if sub_block is not None and mad.sub_width:
+        width, total = mad.sub_width, operand.extents[kdim]
+        assert total is not None  # every extent is known here (the caller checks)
+        offsets[kdim] = add(offsets[kdim], mul(sub_block, lit(width)))
+        last = total - (mad.sub_blocks - 1) * width
+        extents[kdim] = lit(width) if last == width else ite(eq(sub_block, lit(mad.sub_blocks - 1)), lit(last), lit(width))
+    return offsets, extents
 
 
 def _term_root(operand: S.Operand) -> bool:

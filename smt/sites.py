@@ -92,6 +92,9 @@ class Operand:
     """The root dimensions in which a `set_validshape` may have made the valid region smaller than the
     block (its valid extent there is not the block's own): the block's data and place are its operand's,
     but how much of it a MAD reads along such a dimension is not known."""
+    elementwise_of: Operand | None = None
+    """For the result of a cast of one block (`pl.cast(x[:, k0 : k0 + TK])`): that block, whose elements
+    the result holds one for one (its K blocks are the block's; the root stays the cast's own)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -1064,7 +1067,18 @@ class _Origins:
             return None
         span = call.span
         root = f"{call.op.rsplit('.', 1)[-1]}@{span.line}:{span.col}" if span.line else fallback
-        return replace(_whole(root, shape), root_args=tuple(root_args))
+        return replace(_whole(root, shape), root_args=tuple(root_args), elementwise_of=self._cast_of(call, shape))
+
+    def _cast_of(self, call: Call, shape: tuple[int | None, ...]) -> Operand | None:
+        """The block a cast (`tensor.cast` / `tile.cast`) converts, when it is a traced value of the cast's
+        own shape: PyPTO's cast converts each element in place (same shape, one element per element)."""
+        if call.op not in (ops.T_CAST, "tile.cast") or not call.args:
+            return None
+        v = var_like(call.args[0])
+        src = self.of(call.args[0]) if v is not None else None
+        if src is None or [src.extents[r] for r in src.dims] != list(shape):
+            return None
+        return src
 
     def _buffer(self, name: str, seen: set[str]) -> bool:
         """Every value that reaches *name* through loop carries, `if` results and copies is a GM buffer as
