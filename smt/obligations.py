@@ -484,7 +484,7 @@ def _untraced_reason(lowered: S.AccSite, *steps: E.StepTemplate, only: tuple[str
     """Why the blocks a MAD of *steps* reads in its *only* operands are not known: the first such MAD in
     source order, its operand, and why that operand is not traced ("" when every one is traced)."""
     words = {"lhs": "left operand", "rhs": "right operand", "bias": "bias"}
-    for step in sorted(steps, key=lambda s: (s.mad.span.line, s.mad.span.col)):
+    for step in steps:  # the source's steps first, in program order: their words are the user's
         for operand, why in step.untraced:
             if operand in only:
                 return (f"the {words[operand]} of the MAD at line {step.mad.span.line} (`{lowered.name}`) is not traced "
