@@ -1,4 +1,5 @@
 """PV105 / PV106 never prove anything that rests on an untraced MAD operand (`kernels/untraced_operands.py`,
+`inconclusive/untraced_packed.py`,
 `runtime_shaped/bare_weight_repeats.py`): a cast of a traced block and a window of a bare `pl.Tensor` are
 traced (proved, and their twins that repeat a K block refuted); an operand computed by ops whose blocks
 are not modelled leaves both obligations inconclusive, naming the MAD and the operand — the twin that
@@ -14,11 +15,12 @@ from pypto_verify.smt import Verdict, prove_module
 from .harness import KERNELS, lower_fixed, only, read
 
 PATH = KERNELS / "untraced_operands.py"
+PACKED = KERNELS.parent / "inconclusive" / "untraced_packed.py"
 CHAIN_RULES = ("PV101", "PV102", "PV103", "PV105", "PV106")
 
 
-def _outcomes(function: str):
-    source = only(read(PATH), function)
+def _outcomes(function: str, path: Path = PATH):
+    source = only(read(path), function)
     return {o.rule: o for o in prove_module(source, lower_fixed(source), cache=False) if o.rule in CHAIN_RULES}
 
 
@@ -35,7 +37,7 @@ def test_a_cast_of_a_repeated_k_block_is_refuted_on_the_cast_operand():
 
 
 def test_an_operand_of_unmodelled_ops_is_inconclusive_and_named():
-    outcomes = _outcomes("packed_rows")
+    outcomes = _outcomes("packed_rows", PACKED)
     for rule in ("PV105", "PV106"):
         assert outcomes[rule].verdict is Verdict.INCONCLUSIVE
         assert "the left operand of the MAD at line" in outcomes[rule].message
@@ -44,14 +46,14 @@ def test_an_operand_of_unmodelled_ops_is_inconclusive_and_named():
 
 
 def test_a_repeated_k_block_of_an_untraced_operand_is_never_proved_nor_refuted():
-    outcomes = _outcomes("packed_rows_repeats")
+    outcomes = _outcomes("packed_rows_repeats", PACKED)
     assert outcomes["PV106"].verdict is Verdict.INCONCLUSIVE
     assert outcomes["PV105"].verdict is Verdict.INCONCLUSIVE
 
 
 def test_a_chain_whose_every_mad_initialises_needs_no_operand():
     # one MAD per output tile: no sequence of K blocks to skip or repeat, whatever the operand holds
-    source = PATH.read_text().replace("for kb in pl.range(1, KB):", "for kb in pl.range(1, 1):")
+    source = PACKED.read_text().replace("for kb in pl.range(1, KB):", "for kb in pl.range(1, 1):")
     outcomes = {}
     for o in prove_module(only(_read_text(source), "packed_rows"),
                           lower_fixed(only(_read_text(source), "packed_rows")), cache=False):
