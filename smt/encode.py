@@ -581,10 +581,23 @@ class ExprEncoder:
         self.iterations = dict(iterations or {})
         """The iteration index (0, 1, ...) of a loop variable, where the decoding knows it."""
         self.memo: dict[str, Term] = {}
+        self.functional_reads = False
+        """Every runtime read is `read.<tensor>(indices)` and every call of scalars `fn.<op>(args)`, also
+        outside the iteration space (`functional`)."""
+
+    def functional(self) -> ExprEncoder:
+        """This scope with every runtime read and every scalar call a function of its operands: where a
+        pipeline clone re-reads a value under a name of its own (`page_1 = pl.read(table, [p + 1])`), both
+        sides then read one value at one index, whatever the names (a read is a function of the tensor's
+        contents, which a kernel's own index tables keep)."""
+        inner = ExprEncoder(self.symbols, self.loop_vars, self.iterations)
+        inner.functional_reads = True
+        return inner
 
     def bind(self, name: str, value: Term, iteration: Term | None = None) -> ExprEncoder:
         """This scope with one more loop variable (and its iteration index, when known)."""
         inner = ExprEncoder(self.symbols, self.loop_vars, self.iterations)
+        inner.functional_reads = self.functional_reads
         inner.loop_vars[name] = value
         if iteration is not None:
             inner.iterations[name] = iteration
@@ -658,6 +671,8 @@ class ExprEncoder:
         elif ssa in scalars.phis:
             self.memo[ssa] = const(MARK + "cycle." + ssa)
             t = self._phi(ssa, scalars.phis[ssa])
+        elif definition is None and self.functional_reads and ssa in scalars.casts:
+            t = self._call(scalars.casts[ssa], ssa)
         elif definition is None:
             t = self.symbols.symbol(ssa)
         elif isinstance(definition, Call):
@@ -724,7 +739,7 @@ class ExprEncoder:
             tensor = var_like(call.args[0])
             index_exprs = call.args[1].items if len(call.args) > 1 and isinstance(call.args[1], ir.ListExpr) else call.args[1:]
             indices = [self.int_(e) for e in index_exprs]
-            if ssa is not None and not any(_iterates(i) for i in indices):
+            if ssa is not None and not any(_iterates(i) for i in indices) and not (self.functional_reads and indices):
                 return self.symbols.symbol(ssa)
             base = display_name(tensor.name) if tensor is not None else "tensor"
             return app(f"read.{base}", indices, INT) if indices else self.symbols.symbol(ssa or base)
@@ -735,6 +750,11 @@ class ExprEncoder:
                 # symbol on both sides whatever name a (cloned) definition gives it
                 return self.symbols.symbol(f"{display_name(tensor.name)}.dim{axis}")
         args = [a for a in call.args if not isinstance(a, ir.Sym)]
+        if self.functional_reads:
+            # a dtype or mode argument (`pl.cast(v, pl.INDEX)`) is part of the op, not an operand
+            operands = [a for a in args if isinstance(a, Call) or self._scalar_operand(a)]
+            if operands and all(isinstance(a, (Const, ir.Sym)) for a in args if not any(a is o for o in operands)):
+                return app(f"fn.{call.op}", [self.int_(a) for a in operands], INT)
         if all(self._scalar_operand(a) for a in args):
             terms = [self.int_(a) for a in args]
             if ssa is not None and not any(_iterates(t) for t in terms):
@@ -1089,18 +1109,13 @@ class ChainEncoding:
                              "not a literal")
                 unknown = True
                 continue
-            if _term_root(operand) and S.reads_tensors(enc.symbols.scalars, (*operand.offsets, *operand.root_args),
-                                                       self._loop_vars):
-                # UNSOUND: a block of a reshaped, dynamic or loop-yielded tensor at an offset read from a
-                # tensor: a pipeline clone renames the read (`idx_blk_id_1`), a free symbol of its own on the
-                # lowered side, so a model would refute where the kernel reads one value. Not traced
-                # (compared by step only, as before such roots were traced).
-                why[side] = (f"its block of `{operand.root}` (a view or loop-yielded tensor) lies at an offset read "
-                             "from a tensor at run time")
-                unknown = True
-                continue
-            offsets, extents = _block_terms(operand, kdim, mad, enc, sub_block)
-            instance = tuple(enc.int_(a) for a in operand.root_args)
+            # a block of a reshaped, dynamic or loop-yielded tensor at an offset read from a tensor: a
+            # pipeline clone renames the read (`idx_blk_id_1`), so the read is encoded as a function of its
+            # indices on both sides (`ExprEncoder.functional`), never as the name the clone gave it
+            at = enc.functional() if _term_root(operand) and S.reads_tensors(
+                enc.symbols.scalars, (*operand.offsets, *operand.root_args), self._loop_vars) else enc
+            offsets, extents = _block_terms(operand, kdim, mad, at, sub_block)
+            instance = tuple(at.int_(a) for a in operand.root_args)
             args += [*instance, *offsets, *extents]
             out_axis = (-1 if mad.a_trans else -2) if side == "lhs" else (-2 if mad.b_trans else -1)
             block, bk = operand, kdim
@@ -1109,12 +1124,12 @@ class ChainEncoding:
                 # a cast of a block (`pl.cast(x[:, k0 : k0 + TK])`) holds that block's elements, one for one:
                 # its K block is the block's (the product term keeps the cast's own root, PV105 compares it)
                 tk = through.dims[operand.dims.index(kdim)]
-                if all(e is not None for e in through.extents) and tk not in through.narrowed and not (
-                        _term_root(through) and S.reads_tensors(enc.symbols.scalars,
-                                                                (*through.offsets, *through.root_args), self._loop_vars)):
+                if all(e is not None for e in through.extents) and tk not in through.narrowed:
+                    at = enc.functional() if _term_root(through) and S.reads_tensors(
+                        enc.symbols.scalars, (*through.offsets, *through.root_args), self._loop_vars) else enc
                     block, bk = through, tk
-                    offsets, extents = _block_terms(through, tk, mad, enc, sub_block)
-                    instance = tuple(enc.int_(a) for a in through.root_args)
+                    offsets, extents = _block_terms(through, tk, mad, at, sub_block)
+                    instance = tuple(at.int_(a) for a in through.root_args)
             if len(block.root_shape) > bk:
                 out_dim = block.dims[out_axis] if len(block.dims) >= 2 else None
                 blocks.append(KBlock(side, block.root, bk, offsets[bk], extents[bk],

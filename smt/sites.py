@@ -260,6 +260,9 @@ class Scalars:
     """Scalar return vars of ifs, by SSA name."""
     tensors: frozenset[str] = frozenset()
     """Tensor parameters: their extents (`tensor.dim`) are one value for the whole run."""
+    casts: dict[str, Expr] = field(default_factory=dict)
+    """Scalar SSA names defined by a cast of a scalar (`page = pl.cast(pl.read(table, [p]), pl.INDEX)`):
+    free symbols, except where a read must be a function of its indices (`encode.ExprEncoder.functional`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -743,6 +746,7 @@ def carries_and_phis(fn: Function, scalar: Callable[[str, Expr | None], bool]
 def _scalars(fn: Function, types: dict[str, Type]) -> Scalars:
     """The scalar definitions of *fn*: what `encode.py` inlines or turns into symbols."""
     defs: dict[str, Expr] = {}
+    casts: dict[str, Expr] = {}
     for stmt in _walk(fn.body):
         if not isinstance(stmt, Assign):
             continue
@@ -756,6 +760,9 @@ def _scalars(fn: Function, types: dict[str, Type]) -> Scalars:
             defs[stmt.target.name] = value
         elif isinstance(value, Call) and (value.op in ops.SCALAR_READS or isinstance(t, ScalarType)):
             defs[stmt.target.name] = value
+        elif isinstance(value, Call) and value.op in (ops.T_CAST, "tile.cast") and value.args \
+                and not isinstance(t, (TileType, TensorType)) and _scalar_value(value.args[0], types):
+            casts[stmt.target.name] = value
     params = frozenset(p.name for p in fn.params
                        if isinstance(p.type, ScalarType) or p.type is None)
     def scalar(name: str, value: Expr | None) -> bool:
@@ -766,7 +773,15 @@ def _scalars(fn: Function, types: dict[str, Type]) -> Scalars:
 
     carries, phis = carries_and_phis(fn, scalar)
     tensors = frozenset(p.name for p in fn.params if isinstance(p.type, TensorType))
-    return Scalars(defs, params, carries, phis, tensors)
+    return Scalars(defs, params, carries, phis, tensors, casts)
+
+
+def _scalar_value(expr: Expr, types: dict[str, Type]) -> bool:
+    """*expr* is a runtime read or a name of a scalar (not a tile or a tensor)."""
+    if isinstance(expr, Call):
+        return expr.op in ops.SCALAR_READS
+    v = var_like(expr)
+    return v is not None and not isinstance(types.get(v.name), (TileType, TensorType))
 
 
 # ---------------------------------------------------------------------------------------------- operands

@@ -85,16 +85,26 @@ def test_an_operand_computed_per_k_block_is_inconclusive_with_its_reason_never_r
     assert equivalence.verdict is Verdict.PROVED
 
 
-def test_a_reshaped_operand_at_a_row_read_in_a_pipeline_clone_is_never_refuted():
-    """The clone of a pipelined loop renames the value it reads from a table (`page_1`): a free symbol of
-    its own, so the block is not traced: PV105 cannot show the lowered MAD reads the source's block and is
-    inconclusive naming the operand (a model would refute a lowering that reads the same row); the rest
-    needs no operand (one MAD per output tile) and proves."""
+def test_a_reshaped_operand_at_a_row_read_in_a_pipeline_clone_proves():
+    """The clone of a pipelined loop re-reads the row from the table under a name of its own (`page_1 =
+    pl.cast(pl.read(table, [p + 1]))`): the read is a function of its index on both sides, so the clone
+    reads the source's block at `p + 1` and every obligation proves."""
     outcomes = _outcomes("paged_rows")
-    equivalences = [o for o in outcomes if o.rule == "PV105"]  # one per pipeline copy
-    assert equivalences and all(o.verdict is Verdict.INCONCLUSIVE for o in equivalences)
-    assert all("the left operand of the MAD at line 120 (`scores`)" in o.message and
-               "read from a tensor at run time" in o.message for o in equivalences)
-    assert all(o.verdict is Verdict.PROVED for o in outcomes if o.rule != "PV105"), \
+    assert outcomes and not [o for o in outcomes if o.verdict is not Verdict.PROVED], \
         [(o.rule, o.verdict.value, o.message) for o in outcomes if o.verdict is not Verdict.PROVED]
 
+
+def test_a_clone_that_reads_another_row_of_the_table_is_refuted():
+    source = only(kernel("computed_operands.py"), "paged_rows")
+
+    def same_page(stmt):
+        # the clone's read of the table made to read index `p` (the first copy's) instead of `p + 1`
+        if isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op == "tensor.read" \
+                and isinstance(stmt.value.args[1], ListExpr) and isinstance(stmt.value.args[1].items[0], BinOp):
+            index = replace(stmt.value.args[1], items=(stmt.value.args[1].items[0].lhs,))
+            return replace(stmt, value=replace(stmt.value, args=(stmt.value.args[0], index)))
+        return None
+
+    outcomes = _outcomes("paged_rows", mutate(lower_fixed(source), "paged_rows", same_page))
+    refuted = [o for o in outcomes if o.verdict is Verdict.REFUTED]
+    assert [o.rule for o in refuted] == ["PV105"], [(o.rule, o.verdict.value, o.message) for o in outcomes]
