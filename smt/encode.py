@@ -589,7 +589,11 @@ class ExprEncoder:
         """This scope with every runtime read and every scalar call a function of its operands: where a
         pipeline clone re-reads a value under a name of its own (`page_1 = pl.read(table, [p + 1])`), both
         sides then read one value at one index, whatever the names (a read is a function of the tensor's
-        contents, which a kernel's own index tables keep)."""
+        contents, which a kernel's own index tables keep). Sound for proofs (equal operands, equal values),
+        but two spellings of one function (an op the lowering rewrites) are two functions here, so a model
+        is no refutation: noted as an approximation of the side."""
+        self.symbols.note("an offset read from a tensor at run time is compared as a function of the read's "
+                          "indices")
         inner = ExprEncoder(self.symbols, self.loop_vars, self.iterations)
         inner.functional_reads = True
         return inner

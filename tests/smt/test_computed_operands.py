@@ -94,7 +94,9 @@ def test_a_reshaped_operand_at_a_row_read_in_a_pipeline_clone_proves():
         [(o.rule, o.verdict.value, o.message) for o in outcomes if o.verdict is not Verdict.PROVED]
 
 
-def test_a_clone_that_reads_another_row_of_the_table_is_refuted():
+def test_a_clone_that_reads_another_row_of_the_table_is_never_proved():
+    # the reads are functions of their indices, and another spelling of one function would be another
+    # function: a model is no refutation (an approximation), so the broken clone is inconclusive
     source = only(kernel("computed_operands.py"), "paged_rows")
 
     def same_page(stmt):
@@ -106,5 +108,7 @@ def test_a_clone_that_reads_another_row_of_the_table_is_refuted():
         return None
 
     outcomes = _outcomes("paged_rows", mutate(lower_fixed(source), "paged_rows", same_page))
-    refuted = [o for o in outcomes if o.verdict is Verdict.REFUTED]
-    assert [o.rule for o in refuted] == ["PV105"], [(o.rule, o.verdict.value, o.message) for o in outcomes]
+    assert not [o for o in outcomes if o.verdict is Verdict.REFUTED]
+    broken = [o for o in outcomes if o.rule == "PV105" and o.verdict is not Verdict.PROVED]
+    assert broken and all(o.verdict is Verdict.INCONCLUSIVE for o in broken), \
+        [(o.rule, o.verdict.value, o.message) for o in outcomes]
