@@ -22,11 +22,13 @@ flattened into steps 0 .. N-1 (the source refined to the lowering's L0 blocks, `
 - PV105 reduction-equivalence: L and S run the same number of steps; with `mm` / `add` uninterpreted the
   value after step 0 is equal from the common initial value (one-trip case), the value after step n is
   equal whenever the value before it was (induction step, for a free `Tile` value), and drains lie at
-  the same positions. Zero trips: equal counts make both drain the initial value.
+  the same positions. Zero trips: equal counts make both drain the initial value. A MAD operand whose
+  block is not identified (`encode.StepTemplate.untraced`) leaves the value cases inconclusive, naming it.
 
 - PV106 reduction-coverage: between resets, consecutive steps read adjacent K blocks of both operands,
   and a constant-bounds reduction does not stop a partial block short of the K extent
-  (`reduction_coverage`).
+  (`reduction_coverage`). An operand whose K blocks are not known is proved covered only where every MAD
+  initialises (one product per output tile), else inconclusive.
 
 Form 3 input has no source: PV101 and PV105 do not apply.
 """
