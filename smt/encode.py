@@ -581,10 +581,27 @@ class ExprEncoder:
         self.iterations = dict(iterations or {})
         """The iteration index (0, 1, ...) of a loop variable, where the decoding knows it."""
         self.memo: dict[str, Term] = {}
+        self.functional_reads = False
+        """Every runtime read is `read.<tensor>(indices)` and every call of scalars `fn.<op>(args)`, also
+        outside the iteration space (`functional`)."""
+
+    def functional(self) -> ExprEncoder:
+        """This scope with every runtime read and every scalar call a function of its operands: where a
+        pipeline clone re-reads a value under a name of its own (`page_1 = pl.read(table, [p + 1])`), both
+        sides then read one value at one index, whatever the names (a read is a function of the tensor's
+        contents, which a kernel's own index tables keep). Sound for proofs (equal operands, equal values),
+        but two spellings of one function (an op the lowering rewrites) are two functions here, so a model
+        is no refutation: noted as an approximation of the side."""
+        self.symbols.note("an offset read from a tensor at run time is compared as a function of the read's "
+                          "indices")
+        inner = ExprEncoder(self.symbols, self.loop_vars, self.iterations)
+        inner.functional_reads = True
+        return inner
 
     def bind(self, name: str, value: Term, iteration: Term | None = None) -> ExprEncoder:
         """This scope with one more loop variable (and its iteration index, when known)."""
         inner = ExprEncoder(self.symbols, self.loop_vars, self.iterations)
+        inner.functional_reads = self.functional_reads
         inner.loop_vars[name] = value
         if iteration is not None:
             inner.iterations[name] = iteration
@@ -658,6 +675,8 @@ class ExprEncoder:
         elif ssa in scalars.phis:
             self.memo[ssa] = const(MARK + "cycle." + ssa)
             t = self._phi(ssa, scalars.phis[ssa])
+        elif definition is None and self.functional_reads and ssa in scalars.casts:
+            t = self._call(scalars.casts[ssa], ssa)
         elif definition is None:
             t = self.symbols.symbol(ssa)
         elif isinstance(definition, Call):
@@ -724,7 +743,7 @@ class ExprEncoder:
             tensor = var_like(call.args[0])
             index_exprs = call.args[1].items if len(call.args) > 1 and isinstance(call.args[1], ir.ListExpr) else call.args[1:]
             indices = [self.int_(e) for e in index_exprs]
-            if ssa is not None and not any(_iterates(i) for i in indices):
+            if ssa is not None and not any(_iterates(i) for i in indices) and not (self.functional_reads and indices):
                 return self.symbols.symbol(ssa)
             base = display_name(tensor.name) if tensor is not None else "tensor"
             return app(f"read.{base}", indices, INT) if indices else self.symbols.symbol(ssa or base)
@@ -735,6 +754,11 @@ class ExprEncoder:
                 # symbol on both sides whatever name a (cloned) definition gives it
                 return self.symbols.symbol(f"{display_name(tensor.name)}.dim{axis}")
         args = [a for a in call.args if not isinstance(a, ir.Sym)]
+        if self.functional_reads:
+            # a dtype or mode argument (`pl.cast(v, pl.INDEX)`) is part of the op, not an operand
+            operands = [a for a in args if isinstance(a, Call) or self._scalar_operand(a)]
+            if operands and all(isinstance(a, (Const, ir.Sym)) for a in args if not any(a is o for o in operands)):
+                return app(f"fn.{call.op}", [self.int_(a) for a in operands], INT)
         if all(self._scalar_operand(a) for a in args):
             terms = [self.int_(a) for a in args]
             if ssa is not None and not any(_iterates(t) for t in terms):
@@ -829,12 +853,16 @@ class StepTemplate:
     sub_block: Term | None
     """Which L0 block of a refined source MAD (`sites.Mad.sub_blocks` > 1)."""
     approximate: bool
-    """Its operands could not be traced (PV105 then compares by step index only)."""
+    """An operand could not be traced: `mm` / the bias row is a term of the step index alone, which
+    identifies no block (PV105 and PV106 never prove anything that rests on it: `untraced` says why)."""
     copy: tuple[int, int] | None = None
     """(j, F): this MAD is copy j of F of one source op in its loop body (pipeline clones), else None."""
     k_blocks: tuple[KBlock, ...] = ()
     """The K block each operand traced to a GM tensor or a buffer of the kernel reads (an operand computed
     by an op we do not model has none)."""
+    untraced: tuple[tuple[str, str], ...] = ()
+    """(operand, why) for each operand (`lhs`, `rhs`, `bias`) whose block is not identified, in the
+    source's words."""
 
     def value(self, prev: Term) -> Term:
         """The accumulator after this step, given the value before it."""
@@ -1040,7 +1068,7 @@ class ChainEncoding:
         if sub_block is not None:
             first = eq(sub_block, ZERO)
             reset, bias = and_(reset, first), and_(bias, first)
-        mm, exact, k_blocks = self._mm(mad, enc, sub_block)
+        mm, exact, k_blocks, untraced = self._mm(mad, enc, sub_block)
         if mad.blocks_unknown:
             note = (f"the K width of the MAD at line {mad.span.line} is not known, so the L0 blocks its lowering "
                     "splits it into are not counted")
@@ -1052,60 +1080,73 @@ class ChainEncoding:
             if row is None or any(e is None for e in row.extents):
                 exact = False
                 bias_row = app("bias?", (self.n,), TILE)
+                untraced = (*untraced, ("bias", dict(mad.why).get("bias", "it is not traced to a GM tensor")
+                                        if row is None else "its extent is not a literal"))
             else:
                 bias_row = app(f"bias[{row.root}]", [*(enc.int_(a) for a in row.root_args),
                                                       *(enc.int_(o) for o in row.offsets),
                                                       *(lit(e) for e in row.extents if e is not None)], TILE)
         self.steps.append(StepTemplate(len(self.steps), mad, at, reset, bias, mm, bias_row, values, branches,
-                                       sub_block, not exact, copy, k_blocks))
+                                       sub_block, not exact, copy, k_blocks, untraced))
 
-    def _mm(self, mad: S.Mad, enc: ExprEncoder, sub_block: Term | None) -> tuple[Term, bool, tuple[KBlock, ...]]:
+    def _mm(self, mad: S.Mad, enc: ExprEncoder, sub_block: Term | None
+            ) -> tuple[Term, bool, tuple[KBlock, ...], tuple[tuple[str, str], ...]]:
         """The block product of *mad* (of L0 block *sub_block* of it, for a refined source MAD), whether
-        its operands are traced, and the K block of each operand read from a root of known shape."""
+        its operands are traced, the K block of each operand read from a root of known shape, and why
+        each operand that is not traced is not."""
         lk, rk = mad.lhs_k_root, mad.rhs_k_root
         args: list[Term] = []
         blocks: list[KBlock] = []
+        why = dict(mad.why)
         unknown = False
         for side, operand, kdim in (("lhs", mad.lhs, lk), ("rhs", mad.rhs, rk)):
-            if operand is None or kdim is None:
+            if operand is None:
+                continue
+            if kdim is None:
+                why[side] = f"`{operand.root}` is read as a block of rank {len(operand.dims)}, which has no K axis"
                 continue
             if any(e is None for e in operand.extents) or kdim in operand.narrowed:
                 # a block of a root whose extent is not a literal (the whole of a `pl.dynamic` tensor), or
                 # one whose valid region along K a `set_validshape` may have made smaller than the block
+                why[side] = (f"its valid extent along K in `{operand.root}` is narrowed by `set_validshape`"
+                             if kdim in operand.narrowed else f"its block of `{operand.root}` has an extent that is "
+                             "not a literal")
                 unknown = True
                 continue
-            if _term_root(operand) and S.reads_tensors(enc.symbols.scalars, (*operand.offsets, *operand.root_args),
-                                                       self._loop_vars):
-                # UNSOUND: a block of a reshaped, dynamic or loop-yielded tensor at an offset read from a
-                # tensor: a pipeline clone renames the read (`idx_blk_id_1`), a free symbol of its own on the
-                # lowered side, so a model would refute where the kernel reads one value. Not traced
-                # (compared by step only, as before such roots were traced).
-                unknown = True
-                continue
-            offsets = [enc.int_(o) for o in operand.offsets]
-            extents = [lit(e) for e in operand.extents if e is not None]
-            if sub_block is not None and mad.sub_width:
-                width, total = mad.sub_width, operand.extents[kdim]
-                assert total is not None  # every extent is known here (above)
-                offsets[kdim] = add(offsets[kdim], mul(sub_block, lit(width)))
-                last = total - (mad.sub_blocks - 1) * width
-                extents[kdim] = lit(width) if last == width else ite(eq(sub_block, lit(mad.sub_blocks - 1)),
-                                                                     lit(last), lit(width))
-            instance = tuple(enc.int_(a) for a in operand.root_args)
+            # a block of a reshaped, dynamic or loop-yielded tensor at an offset read from a tensor: a
+            # pipeline clone renames the read (`idx_blk_id_1`), so the read is encoded as a function of its
+            # indices on both sides (`ExprEncoder.functional`), never as the name the clone gave it
+            at = enc.functional() if _term_root(operand) and S.reads_tensors(
+                enc.symbols.scalars, (*operand.offsets, *operand.root_args), self._loop_vars) else enc
+            offsets, extents = _block_terms(operand, kdim, mad, at, sub_block)
+            instance = tuple(at.int_(a) for a in operand.root_args)
             args += [*instance, *offsets, *extents]
-            if len(operand.root_shape) > kdim:
-                out_axis = (-1 if mad.a_trans else -2) if side == "lhs" else (-2 if mad.b_trans else -1)
-                out_dim = operand.dims[out_axis] if len(operand.dims) >= 2 else None
-                blocks.append(KBlock(side, operand.root, kdim, offsets[kdim], extents[kdim],
-                                     operand.root_shape[kdim], tuple(o for d, o in enumerate(offsets) if d != kdim),
-                                     offsets[out_dim] if out_dim is not None and out_dim != kdim else None,
+            out_axis = (-1 if mad.a_trans else -2) if side == "lhs" else (-2 if mad.b_trans else -1)
+            block, bk = operand, kdim
+            through = operand.elementwise_of
+            if through is not None and len(through.dims) == len(operand.dims) and len(operand.dims) >= 2:
+                # a cast of a block (`pl.cast(x[:, k0 : k0 + TK])`) holds that block's elements, one for one:
+                # its K block is the block's (the product term keeps the cast's own root, PV105 compares it)
+                tk = through.dims[operand.dims.index(kdim)]
+                if all(e is not None for e in through.extents) and tk not in through.narrowed:
+                    at = enc.functional() if _term_root(through) and S.reads_tensors(
+                        enc.symbols.scalars, (*through.offsets, *through.root_args), self._loop_vars) else enc
+                    block, bk = through, tk
+                    offsets, extents = _block_terms(through, tk, mad, at, sub_block)
+                    instance = tuple(at.int_(a) for a in through.root_args)
+            if len(block.root_shape) > bk:
+                out_dim = block.dims[out_axis] if len(block.dims) >= 2 else None
+                blocks.append(KBlock(side, block.root, bk, offsets[bk], extents[bk],
+                                     block.root_shape[bk], tuple(o for d, o in enumerate(offsets) if d != bk),
+                                     offsets[out_dim] if out_dim is not None and out_dim != bk else None,
                                      instance))
+        untraced = tuple((o, w) for o, w in why.items() if o != "bias")
         if mad.lhs is None or mad.rhs is None or lk is None or rk is None or unknown:
-            # UNSOUND: untraced operands are identified by the step index alone, so PV105 then assumes
-            # the lowered step n reads the blocks the source step n reads (listed under Known limits).
-            return app("mm?", (self.n,), TILE), False, tuple(blocks)
+            # an untraced operand's block is not identified: `mm?(n)` is a term of the step index alone, on
+            # which no obligation rests a proof (PV105 is inconclusive, PV106 checks only what needs no block)
+            return app("mm?", (self.n,), TILE), False, tuple(blocks), untraced
         name = f"mm[{mad.lhs.root}/{lk}/{len(mad.lhs.root_args)},{mad.rhs.root}/{rk}/{len(mad.rhs.root_args)}]"
-        return app(name, args, TILE), True, tuple(blocks)
+        return app(name, args, TILE), True, tuple(blocks), untraced
 
     # -- functions of n
 
@@ -1138,6 +1179,21 @@ class ChainEncoding:
         for s in reversed(self.steps):
             out = ite(s.at, lit(s.index + 1), out)
         return out
+
+
+def _block_terms(operand: S.Operand, kdim: int, mad: S.Mad, enc: ExprEncoder,
+                 sub_block: Term | None) -> tuple[list[Term], list[Term]]:
+    """The offsets and extents of *operand*'s block in its root (every extent a literal), of L0 block
+    *sub_block* along root dimension *kdim* for a refined source MAD."""
+    offsets = [enc.int_(o) for o in operand.offsets]
+    extents = [lit(e) for e in operand.extents if e is not None]
+    if sub_block is not None and mad.sub_width:
+        width, total = mad.sub_width, operand.extents[kdim]
+        assert total is not None  # every extent is known here (the caller checks)
+        offsets[kdim] = add(offsets[kdim], mul(sub_block, lit(width)))
+        last = total - (mad.sub_blocks - 1) * width
+        extents[kdim] = lit(width) if last == width else ite(eq(sub_block, lit(mad.sub_blocks - 1)), lit(last), lit(width))
+    return offsets, extents
 
 
 def _term_root(operand: S.Operand) -> bool:

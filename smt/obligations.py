@@ -22,11 +22,13 @@ flattened into steps 0 .. N-1 (the source refined to the lowering's L0 blocks, `
 - PV105 reduction-equivalence: L and S run the same number of steps; with `mm` / `add` uninterpreted the
   value after step 0 is equal from the common initial value (one-trip case), the value after step n is
   equal whenever the value before it was (induction step, for a free `Tile` value), and drains lie at
-  the same positions. Zero trips: equal counts make both drain the initial value.
+  the same positions. Zero trips: equal counts make both drain the initial value. A MAD operand whose
+  block is not identified (`encode.StepTemplate.untraced`) leaves the value cases inconclusive, naming it.
 
 - PV106 reduction-coverage: between resets, consecutive steps read adjacent K blocks of both operands,
   and a constant-bounds reduction does not stop a partial block short of the K extent
-  (`reduction_coverage`).
+  (`reduction_coverage`). An operand whose K blocks are not known is proved covered only where every MAD
+  initialises (one product per output tile), else inconclusive.
 
 Form 3 input has no source: PV101 and PV105 do not apply.
 """
@@ -34,7 +36,7 @@ Form 3 input has no source: PV101 and PV105 do not apply.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pypto_verify import rules
 from pypto_verify.ir import Expr, Span
@@ -480,11 +482,30 @@ def _select(side: Side, value: Callable[[E.StepTemplate], E.Term]) -> E.Term:
     return out
 
 
-def _untraced_coverage(rule: Rule, lowered: S.AccSite, side: Side) -> Obligation:
-    """Coverage of a chain none of whose operands is traced to a root: nothing to check when no step
-    continues a segment (every MAD initialises: one product per output tile); otherwise inconclusive."""
-    reason = (f"the operands of `{lowered.name}`'s MADs are computed in the kernel by ops whose K blocks are "
-              "not modelled")
+def _untraced_reason(lowered: S.AccSite, *steps: E.StepTemplate, only: tuple[str, ...] = ("lhs", "rhs", "bias")) -> str:
+    """Why the blocks a MAD of *steps* reads in its *only* operands are not known: the first such MAD in
+    source order, its operand, and why that operand is not traced ("" when every one is traced)."""
+    words = {"lhs": "left operand", "rhs": "right operand", "bias": "bias"}
+    for step in steps:  # the source's steps first, in program order: their words are the user's
+        for operand, why in step.untraced:
+            if operand in only:
+                return (f"the {words[operand]} of the MAD at line {step.mad.span.line} (`{lowered.name}`) is not traced "
+                        f"to a GM tensor or buffer: {why}; which blocks it reads is not known")
+        if step.approximate and only == ("lhs", "rhs", "bias"):
+            return (f"the operands of the MAD at line {step.mad.span.line} (`{lowered.name}`) are not traced to a GM "
+                    "tensor or buffer; which blocks they read is not known")
+    return ""
+
+
+def _untraced_coverage(rule: Rule, lowered: S.AccSite, side: Side, reason: str = "") -> Obligation:
+    """Coverage of a chain some of whose operands are not traced to a root (*reason* says which and why).
+    What holds without their blocks: when no step continues a segment (every MAD initialises, no L0 block
+    of one source MAD follows another), each output tile is one product, whose K block is the MAD's own
+    operand block: there is no sequence of blocks to skip or repeat in. A step that accumulates adds a
+    block of the untraced operand whose position is not known, so any model is inconclusive (an
+    approximation), never a refutation, and the obligation is proved only when no such step exists."""
+    reason = reason or (f"the operands of `{lowered.name}`'s MADs are computed in the kernel by ops whose K blocks "
+                        "are not modelled")
     chain = side.chain
 
     def explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
@@ -522,6 +543,19 @@ def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> t
         return ()
     if not operands:
         return (_untraced_coverage(rule, lowered, side),)
+    # an operand not checked below (no K block on some step, or computed in the K loop beside one read
+    # from a tensor): the checks below are about the operands they read only, so a reduction that skips or
+    # repeats a block of the other is caught only by `untraced`, proved when every MAD initialises
+    unchecked = tuple(o for o in ("lhs", "rhs") if o not in operands)
+    untraced = ()
+    if unchecked:
+        computed_off = _computed(side, tuple(o for o in unchecked if all(
+            any(b.operand == o for b in s.k_blocks) for s in side.chain.steps)))
+        why = _untraced_reason(lowered, *side.chain.steps, only=unchecked) or (
+            _computed_reason(lowered, side, computed_off) if computed_off else
+            f"the {' and '.join(unchecked)} operand of `{lowered.name}`'s MADs is not read from a root whose K axis "
+            "the model knows on every step; which K blocks it reads is not known")
+        untraced = (_untraced_coverage(rule, lowered, side, why),)
     computed = _computed(side, operands)
     chain = side.chain
     at_prev = E.substituter({N: E.sub(N, E.ONE)})  # one memo: the terms below share most of their subterms
@@ -650,7 +684,7 @@ def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> t
                               short, tuple(witnesses), approximations, lowered.span, remainder_explain,
                               "no reduction stops short of its operands' K extent by a partial block",
                               lowered.function, conditions=conditions))
-    return tuple(out)
+    return (*out, *untraced)
 
 
 # ---------------------------------------------------------------------------------------------- PV104
@@ -700,16 +734,15 @@ def reduction_equivalence(lowered: S.AccSite, source: S.AccSite) -> tuple[Obliga
     base = [*_base(lowered, low, src), *_free_assumptions(sym_l, sym_s)]
     symbols = _free_witnesses(sym_l, sym_s)
     approximations = _approximations(low, src)
-    # UNSOUND: with untraced operands both sides use `mm?(n)`; the proof then assumes the blocks agree.
-    traced = all(not s.approximate for s in (*low.chain.steps, *src.chain.steps))
-    note = "" if traced else " (operands compared by step only)"
-    # ... and a model is no refutation: an untraced block (`mm?(n)`) differs from a traced one, or from
-    # another step's, only because the encoding cannot name it
-    untraced = [s.mad.span.line for s in (*src.chain.steps, *low.chain.steps) if s.approximate]
-    value_approximations = approximations if traced else (
-        *approximations, f"the operands of the MAD at line {untraced[0]} are not traced to a GM tensor or "
-                         "buffer (compared by step only)")
+    # An untraced operand's block is `mm?(n)` / `bias?(n)`, a term of the step index alone: equal on both
+    # sides at one n whatever blocks the two steps read, so an unsat would rest on the lowered step n
+    # reading the source step n's blocks, which nothing shows; and unequal to a traced block only because
+    # the encoding cannot name it, so a model is no refutation either. The value cases are then not posed:
+    # inconclusive, with the operand named. The count and drain cases read no operand: posed as always.
+    untraced = _untraced_reason(lowered, *src.chain.steps, *low.chain.steps)
     out: list[Obligation] = []
+    if untraced:
+        out.append(replace(_inapplicable(rule, lowered, untraced), case="value"))
 
     def count_explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
         sv = _symbol_values(values, (src, low))
@@ -737,15 +770,15 @@ def reduction_equivalence(lowered: S.AccSite, source: S.AccSite) -> tuple[Obliga
         return explain
 
     initial = UNDEF if lowered.initial == "undefined" and source.initial == "undefined" else INIT
-    for case, prev, domain in (("first", initial, [E.eq(N, E.ZERO)]), ("step", PREV, [E.le(E.ONE, N)])):
+    for case, prev, domain in (("first", initial, [E.eq(N, E.ZERO)]), ("step", PREV, [E.le(E.ONE, N)])) * (not untraced):
         before_l = E.ite(low.chain.create_at(), UNDEF, prev)
         before_s = E.ite(src.chain.create_at(), UNDEF, prev)
         assumptions = [*base, *domain, E.lt(N, low.chain.total), E.lt(N, src.chain.total)]
         violation = E.ne(low.chain.value_at(before_l), src.chain.value_at(before_s))
         witnesses = (("n", N), *low.witnesses(), *src.witnesses(), *symbols)
         proved = ("the first step computes the same value" if case == "first"
-                  else "each step computes the same value from the same partial sum") + note
-        out.append(Obligation(rule, lowered.id, case, tuple(assumptions), violation, witnesses, value_approximations,
+                  else "each step computes the same value from the same partial sum")
+        out.append(Obligation(rule, lowered.id, case, tuple(assumptions), violation, witnesses, approximations,
                               lowered.span, value_explain(case), proved, lowered.function))
 
     def drain_explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:

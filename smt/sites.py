@@ -92,6 +92,9 @@ class Operand:
     """The root dimensions in which a `set_validshape` may have made the valid region smaller than the
     block (its valid extent there is not the block's own): the block's data and place are its operand's,
     but how much of it a MAD reads along such a dimension is not known."""
+    elementwise_of: Operand | None = None
+    """For the result of a cast of one block (`pl.cast(x[:, k0 : k0 + TK])`): that block, whose elements
+    the result holds one for one (its K blocks are the block's; the root stays the cast's own)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +124,8 @@ class Mad:
     """This (source) MAD's K width is not known while its lowering works in L0 blocks of a known width, so
     how many blocks it stands for is not known either (set by `refine`; the encoding treats the count as
     an approximation)."""
+    why: tuple[tuple[str, str], ...] = ()
+    """(operand, why) for each operand (`lhs`, `rhs`, `bias`) not traced to a root, in the source's words."""
 
     @property
     def k_extent(self) -> int | None:
@@ -255,6 +260,9 @@ class Scalars:
     """Scalar return vars of ifs, by SSA name."""
     tensors: frozenset[str] = frozenset()
     """Tensor parameters: their extents (`tensor.dim`) are one value for the whole run."""
+    casts: dict[str, Expr] = field(default_factory=dict)
+    """Scalar SSA names defined by a cast of a scalar (`page = pl.cast(pl.read(table, [p]), pl.INDEX)`):
+    free symbols, except where a read must be a function of its indices (`encode.ExprEncoder.functional`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -631,6 +639,25 @@ def _var_names(expr: Expr | None) -> Iterator[str]:
             yield e.name
 
 
+def _bare_ranks(fn: Function) -> dict[str, int]:
+    """The parameters of *fn* with no type, each with the rank its windows (`tensor.slice` / `tile.load`
+    of it) all take; one whose windows disagree on the rank, or that has none, is left out."""
+    bare = {p.name for p in fn.params if p.type is None}
+    ranks: dict[str, set[int]] = {}
+    if not bare:
+        return {}
+    for stmt in _walk(fn.body):
+        for top in stmt_exprs(stmt):
+            for expr in walk_exprs(top):
+                if not isinstance(expr, Call) or expr.op not in (ops.T_SLICE, ops.LOAD) or len(expr.args) < 3:
+                    continue
+                v = var_like(expr.args[0])
+                offsets = expr.args[2] if expr.op == ops.T_SLICE else expr.args[1]
+                if v is not None and v.name in bare and isinstance(offsets, (ListExpr, TupleExpr)):
+                    ranks.setdefault(v.name, set()).add(len(offsets.items))
+    return {name: next(iter(r)) for name, r in ranks.items() if len(r) == 1}
+
+
 def _walk(body: tuple[Stmt, ...]) -> list[Stmt]:
     """Every statement of *body* and inside it, pre-order (a list: no generator per nesting level)."""
     out: list[Stmt] = []
@@ -719,6 +746,7 @@ def carries_and_phis(fn: Function, scalar: Callable[[str, Expr | None], bool]
 def _scalars(fn: Function, types: dict[str, Type]) -> Scalars:
     """The scalar definitions of *fn*: what `encode.py` inlines or turns into symbols."""
     defs: dict[str, Expr] = {}
+    casts: dict[str, Expr] = {}
     for stmt in _walk(fn.body):
         if not isinstance(stmt, Assign):
             continue
@@ -732,6 +760,9 @@ def _scalars(fn: Function, types: dict[str, Type]) -> Scalars:
             defs[stmt.target.name] = value
         elif isinstance(value, Call) and (value.op in ops.SCALAR_READS or isinstance(t, ScalarType)):
             defs[stmt.target.name] = value
+        elif isinstance(value, Call) and value.op in (ops.T_CAST, "tile.cast") and value.args \
+                and not isinstance(t, (TileType, TensorType)) and _scalar_value(value.args[0], types):
+            casts[stmt.target.name] = value
     params = frozenset(p.name for p in fn.params
                        if isinstance(p.type, ScalarType) or p.type is None)
     def scalar(name: str, value: Expr | None) -> bool:
@@ -742,7 +773,15 @@ def _scalars(fn: Function, types: dict[str, Type]) -> Scalars:
 
     carries, phis = carries_and_phis(fn, scalar)
     tensors = frozenset(p.name for p in fn.params if isinstance(p.type, TensorType))
-    return Scalars(defs, params, carries, phis, tensors)
+    return Scalars(defs, params, carries, phis, tensors, casts)
+
+
+def _scalar_value(expr: Expr, types: dict[str, Type]) -> bool:
+    """*expr* is a runtime read or a name of a scalar (not a tile or a tensor)."""
+    if isinstance(expr, Call):
+        return expr.op in ops.SCALAR_READS
+    v = var_like(expr)
+    return v is not None and not isinstance(types.get(v.name), (TileType, TensorType))
 
 
 # ---------------------------------------------------------------------------------------------- operands
@@ -764,6 +803,8 @@ class _Origins:
         self.defs = defs
         self.params: dict[str, Param] = {p.name: p for p in fn.params}
         self.memo: dict[str, Operand | None] = {}
+        self.bare_ranks = _bare_ranks(fn)
+        """Each bare `pl.Tensor` parameter (no type) -> the rank of its windows, when all of them agree."""
         self.bridged: dict[str, Call] = {}
         """A `tile.load` of a buffer -> the `tile.store` into that buffer just before it in program order (the
         lowering's Acc -> GM -> Vec bridge: `x__gm = tensor.create(...)`, `x__gm = tile.store(x, [0, 0],
@@ -800,6 +841,40 @@ class _Origins:
             self.memo[v.name] = self._origin(v.name)
         return self.memo[v.name]
 
+    def why(self, expr: Expr | None) -> str:
+        """Why *expr* (a MAD operand `of` gives None for) is not traced to a root, in the source's words."""
+        if isinstance(expr, Call):
+            return f"it is computed inline by `{expr.op}`, whose blocks are not modelled"
+        v = var_like(expr)
+        if v is None:
+            return "it is not a named value"
+        name = display_name(v.name)
+        if isinstance(v, IterArg) or v.name in self.carried_in:
+            return f"`{name}` is a value a loop carries (computed in the loop)"
+        if v.name in self.params:
+            t = self.params[v.name].type
+            return (f"`{name}` is a parameter the model does not trace ({'no type stated' if t is None else t})")
+        found = self.results.get(v.name)
+        if found is not None:
+            return f"`{name}` is a value a loop or `if` at line {found[0].span.line} yields, not a GM buffer"
+        stmt = self.defs.get(v.name)
+        if stmt is None:
+            return f"`{name}` has no definition in the function"
+        value = stmt.value
+        if isinstance(value, Call):
+            if value.op in ops.ALL_MADS:
+                return f"`{name}` is the result of a matmul at line {stmt.span.line} read inside another chain"
+            base = var_like(value.args[0]) if value.args else None
+            if value.op in (ops.T_SLICE, ops.LOAD, ops.EXTRACT, ops.MOVE, "tensor.move", ops.TRANSPOSE_VIEW,
+                            ops.T_RESHAPE, "tile.reshape", *_SET_VALIDSHAPE) and base is not None:
+                inner = self.why(base) if self.of(base) is None else \
+                    "its window, shape or view of the operand is not one the model follows"
+                return f"it is `{value.op}` of `{display_name(base.name)}` (line {stmt.span.line}): {inner}"
+            return f"`{name}` is computed by `{value.op}` at line {stmt.span.line}, whose blocks are not modelled"
+        if var_like(value) is not None:
+            return self.why(value)
+        return f"`{name}` is not traced to a GM tensor or buffer"
+
     def _rank(self, name: str) -> int | None:
         t = self.types.get(name)
         if isinstance(t, (TileType, TensorType)):
@@ -813,6 +888,13 @@ class _Origins:
             t = self.params[name].type
             if isinstance(t, TensorType):
                 return _whole(display_name(name), _shape(t))
+            rank = self.bare_ranks.get(name) if t is None else None
+            if rank is not None:
+                # a bare `pl.Tensor` (pypto specialises the function on the tensor each call passes): a root
+                # of unknown extents, read in windows of one rank. Two windows at the same offsets are the
+                # same block of the tensor passed, and windows adjacent along a dimension are adjacent
+                # blocks, whatever its extents; its K extent is unknown, so no `remainder` is posed on it
+                return _whole(display_name(name), (None,) * rank)
             return None
         stmt = self.defs.get(name)
         if stmt is None:
@@ -1000,7 +1082,18 @@ class _Origins:
             return None
         span = call.span
         root = f"{call.op.rsplit('.', 1)[-1]}@{span.line}:{span.col}" if span.line else fallback
-        return replace(_whole(root, shape), root_args=tuple(root_args))
+        return replace(_whole(root, shape), root_args=tuple(root_args), elementwise_of=self._cast_of(call, shape))
+
+    def _cast_of(self, call: Call, shape: tuple[int | None, ...]) -> Operand | None:
+        """The block a cast (`tensor.cast` / `tile.cast`) converts, when it is a traced value of the cast's
+        own shape: PyPTO's cast converts each element in place (same shape, one element per element)."""
+        if call.op not in (ops.T_CAST, "tile.cast") or not call.args:
+            return None
+        v = var_like(call.args[0])
+        src = self.of(call.args[0]) if v is not None else None
+        if src is None or [src.extents[r] for r in src.dims] != list(shape):
+            return None
+        return src
 
     def _buffer(self, name: str, seen: set[str]) -> bool:
         """Every value that reaches *name* through loop carries, `if` results and copies is a GM buffer as
@@ -1405,11 +1498,14 @@ class _Projector:
                 kind = "acc"
             else:
                 kind = "bias" if value.op in ops.BIAS_MADS else "fresh"
-            items.append(Mad(value.op, kind, parts.init_cond if kind == "acc" else None,
-                             self.origins.of(parts.lhs), self.origins.of(parts.rhs),
-                             self.origins.of(parts.bias) if parts.bias is not None else None,
+            lhs, rhs = self.origins.of(parts.lhs), self.origins.of(parts.rhs)
+            bias = self.origins.of(parts.bias) if parts.bias is not None else None
+            why = tuple((o, self.origins.why(e)) for o, e, traced in (("lhs", parts.lhs, lhs), ("rhs", parts.rhs, rhs),
+                                                                      ("bias", parts.bias, bias))
+                        if e is not None and traced is None)
+            items.append(Mad(value.op, kind, parts.init_cond if kind == "acc" else None, lhs, rhs, bias,
                              parts.a_trans, parts.b_trans, target, stmt.span, value.span,
-                             type_k=self._type_k(parts.lhs, parts.a_trans)))
+                             type_k=self._type_k(parts.lhs, parts.a_trans), why=why))
             return target
         if isinstance(value, Call) and value.op in ops.CREATES:
             items.append(Create(target, stmt.span))

@@ -32,8 +32,8 @@ def test_a_chain_over_a_computed_operand_proves(function):
     assert {o.rule for o in outcomes} == set(CHAIN_RULES)
     assert all(o.verdict is Verdict.PROVED for o in outcomes), \
         [(o.rule, o.verdict.value, o.message) for o in outcomes if o.verdict is not Verdict.PROVED]
-    # traced: PV105 compares the blocks, not the steps by index
-    assert not [o for o in outcomes if "compared by step only" in o.message + o.reason]
+    # traced: PV105 compares the blocks (an untraced operand would leave it inconclusive, naming it)
+    assert not [o for o in outcomes if "not traced" in o.message + o.reason]
 
 
 @pytest.mark.parametrize("function", ["merged_rows_skips", "dynamic_extents_skips", "staged_buffer_skips"])
@@ -66,7 +66,14 @@ def test_a_lowering_that_reads_another_block_of_a_reshaped_operand_is_refuted():
     assert equivalence.verdict is Verdict.REFUTED, (equivalence.verdict, equivalence.message)
 
 
-@pytest.mark.parametrize("function", ["cast_per_block", "scaled_per_block"])
+def test_a_cast_per_k_block_reads_its_operands_k_blocks():
+    # a cast holds its block's elements one for one: the coverage is checked on `x` and `w`
+    outcomes = _outcomes("cast_per_block", path=KERNELS.parent / "inconclusive" / "computed_per_block.py")
+    assert {o.rule for o in outcomes} == set(CHAIN_RULES)
+    assert all(o.verdict is Verdict.PROVED for o in outcomes), [(o.rule, o.message) for o in outcomes]
+
+
+@pytest.mark.parametrize("function", ["scaled_per_block"])
 def test_an_operand_computed_per_k_block_is_inconclusive_with_its_reason_never_refuted(function):
     outcomes = _outcomes(function, path=KERNELS.parent / "inconclusive" / "computed_per_block.py")
     assert not [o for o in outcomes if o.verdict is Verdict.REFUTED]
@@ -78,11 +85,30 @@ def test_an_operand_computed_per_k_block_is_inconclusive_with_its_reason_never_r
     assert equivalence.verdict is Verdict.PROVED
 
 
-def test_a_reshaped_operand_at_a_row_read_in_a_pipeline_clone_is_never_refuted():
-    """The clone of a pipelined loop renames the value it reads from a table (`page_1`): a free symbol of
-    its own, so the block is not traced and PV105 compares by step only (a model would refute a lowering
-    that reads the same row)."""
+def test_a_reshaped_operand_at_a_row_read_in_a_pipeline_clone_proves():
+    """The clone of a pipelined loop re-reads the row from the table under a name of its own (`page_1 =
+    pl.cast(pl.read(table, [p + 1]))`): the read is a function of its index on both sides, so the clone
+    reads the source's block at `p + 1` and every obligation proves."""
     outcomes = _outcomes("paged_rows")
     assert outcomes and not [o for o in outcomes if o.verdict is not Verdict.PROVED], \
         [(o.rule, o.verdict.value, o.message) for o in outcomes if o.verdict is not Verdict.PROVED]
 
+
+def test_a_clone_that_reads_another_row_of_the_table_is_never_proved():
+    # the reads are functions of their indices, and another spelling of one function would be another
+    # function: a model is no refutation (an approximation), so the broken clone is inconclusive
+    source = only(kernel("computed_operands.py"), "paged_rows")
+
+    def same_page(stmt):
+        # the clone's read of the table made to read index `p` (the first copy's) instead of `p + 1`
+        if isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op == "tensor.read" \
+                and isinstance(stmt.value.args[1], ListExpr) and isinstance(stmt.value.args[1].items[0], BinOp):
+            index = replace(stmt.value.args[1], items=(stmt.value.args[1].items[0].lhs,))
+            return replace(stmt, value=replace(stmt.value, args=(stmt.value.args[0], index)))
+        return None
+
+    outcomes = _outcomes("paged_rows", mutate(lower_fixed(source), "paged_rows", same_page))
+    assert not [o for o in outcomes if o.verdict is Verdict.REFUTED]
+    broken = [o for o in outcomes if o.rule == "PV105" and o.verdict is not Verdict.PROVED]
+    assert broken and all(o.verdict is Verdict.INCONCLUSIVE for o in broken), \
+        [(o.rule, o.verdict.value, o.message) for o in outcomes]

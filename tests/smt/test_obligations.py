@@ -177,11 +177,16 @@ def test_tiled_pipelined_and_runtime_bound_chains_prove():
     assert {o.function for o in outcomes} == {"tiled", "piped", "dynamic"}
 
 
+UNTRACED: dict[str, set[tuple[str, str]]] = {}
+"""(function, rule) of a kernel whose MAD operand is not traced: which block each side reads is not known,
+so inconclusive, even against itself (none among `kernels/`: such kernels live in `inconclusive/`)."""
+
+
 @pytest.mark.parametrize("name", sorted(p.name for p in KERNELS.glob("*.py")))
 def test_pv101_and_pv105_of_a_site_against_itself_prove(name):
     module = read(KERNELS / name)
     outcomes = prove_module(module, module)
-    identity = [o for o in outcomes if o.rule in ("PV101", "PV105")]
+    identity = [o for o in outcomes if o.rule in ("PV101", "PV105") and (o.function, o.rule) not in UNTRACED.get(name, ())]
     assert identity and all(o.verdict is Verdict.PROVED for o in identity), \
         [(o.site, o.rule, o.message) for o in identity if o.verdict is not Verdict.PROVED]
 
@@ -197,6 +202,6 @@ def test_every_refutation_is_expected(name):
     source = read(KERNELS / name)
     outcomes = prove_module(source, lower_fixed(source))
     assert _refuted(outcomes) == expectations(KERNELS / name)
-    assert not [o for o in outcomes if o.verdict is Verdict.INCONCLUSIVE]
+    assert {(o.function, o.rule) for o in outcomes if o.verdict is Verdict.INCONCLUSIVE} == UNTRACED.get(name, set())
     conditional = {(o.function, o.rule) for o in outcomes if o.verdict is Verdict.CONDITIONAL}
     assert conditional == RUNTIME_DEPENDENT.get(name, set())

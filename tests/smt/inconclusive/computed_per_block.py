@@ -1,8 +1,9 @@
 """Operands computed once per K block inside the K loop: `cast_per_block` casts each block, `scaled_per_block`
-multiplies it by a block of scales. A block of such a result is a block of its operand only for an
-elementwise op, and which ops are is not modelled, so which K blocks the reduction covers is not known: PV106
-is inconclusive with that reason, never refuted. PV105 still compares the blocks (both sides compute the
-same ops of the same blocks)."""
+multiplies it by a block of scales. A cast holds its block's elements one for one, so its K blocks are its
+operand's and `cast_per_block` proves. A block of another op's result is a block of its operand only for an
+elementwise op, and which ops are is not modelled, so which K blocks `scaled_per_block` covers is not known:
+PV106 is inconclusive with that reason, never refuted. PV105 still compares the blocks (both sides compute
+the same ops of the same blocks)."""
 import pypto.language as pl
 
 K, N, TK = 512, 64, 128

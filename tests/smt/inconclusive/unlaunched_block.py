@@ -1,6 +1,7 @@
 """A block index outside every `pl.spmd` launch (issue 13): its range is given at run time, so the rows
-of the reshaped operands it picks are not known, and PV106 is never proved by a guess (nor refuted). The
-launched kernels: `../kernels/block_indexed.py`."""
+of the reshaped operands it picks are not known: their bounds are never proved by a guess (nor refuted);
+PV106 holds for every value of it (one free symbol on both sides: the K blocks of any row are adjacent).
+The launched kernels: `../kernels/block_indexed.py`."""
 import pypto.language as pl
 
 G, T, K, N, TK, TM, TN = 2, 32, 512, 64, 128, 16, 32

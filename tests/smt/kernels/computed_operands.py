@@ -7,8 +7,8 @@ in K blocks alike by the source and its lowering, so PV105 compares the blocks a
 the kernel's input into it (with a second buffer: the loop carries both). Each `*_skips`
 twin reads its computed left operand one K block behind the right one (`k0 - TK`): block [0, TK) twice, the
 last one never (PV106). `paged_rows` reads the reshaped tensor at a row read from a table inside a pipelined
-loop, whose clone renames the read (`page_1`): that block is not traced (compared by step only), never a
-refutation. An operand computed per K block inside the loop: `../inconclusive/computed_per_block.py`."""
+loop, whose clone re-reads it under a name of its own (`page_1`): the read is a function of its index on
+both sides, so the block is traced and proves. An operand computed per K block inside the loop: `../inconclusive/computed_per_block.py`."""
 import pypto.language as pl
 
 G, T, K, N, TK = 2, 8, 512, 64, 128
