@@ -1,0 +1,312 @@
+"""PV108 padding-read: a stored value whose valid region takes elements from an operand's unfilled padding.
+
+Owns: finding, in a function as read (Form 1 / 2 source, Form 3 as given), the ops that mix the padding of a
+padded operand into their result's valid region, and posing one `Obligation` each (`smt.prove_padding`
+decides them). A value is padded where `frontend/shapes.py` knows its valid region is narrower than its
+shape (a `valid_shape=` slice or load, carried through casts, unary ops and reshapes between vectors as
+pypto's type deduction carries it); `fillpad` makes it whole. The padding of a load holds whatever the
+buffer held before (stale on-chip data: PTO-ISA TLOAD moves only the valid rows and columns), so an op
+reads it when:
+
+- an element-wise op (`add`, `mul`, ..., a row / column broadcast) types its result with a valid region
+  wider than an operand's along an axis both share (a tensor op whose first operand is whole is whole:
+  pypto's DeduceTensorOpElementwiseBinaryType; a tile op takes its first operand's region);
+- a `set_validshape` widens its operand's region;
+- a matmul's operand is padded along K (the padded K columns / rows are multiplied into every result
+  element).
+
+Only an op whose result reaches a store, an assemble or the function's return (by data dependence) is
+posed: a padded value nothing writes out is harmless. The query is PV107's (`bounds.obligation`) on a
+window `[0, R_d)` of a "shape" `V_d`: the violation is that on some axis `d` the region the result takes
+(`R_d`) exceeds the operand's valid extent `V_d`, in the op's context (loops, guards, run-time scalars
+nonnegative). Unsatisfiable: PROVED (the padding is never read). A model: REFUTED with the padded rows or
+columns read — CONDITIONAL when it rests on a value known only at run time (a `valid_tok = min(T, len - p)`
+read from a tensor), INCONCLUSIVE when it rests on an expression the encoder does not model.
+
+UNSOUND: the padding an `assemble` or `store` of a value whose valid region is not tracked writes (a reshape
+of a padded tile that is not between vectors) is not posed; a value is followed to a store by data
+dependence only (a region narrowed again before the store is still posed).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from pypto_verify import ops, rules
+from pypto_verify.frontend.shapes import BINARY_SAME, EXPAND_FIRST, Shape, Shapes, dims_text, \
+    expr_text, same_dims
+from pypto_verify.ir import (
+    Assign, Call, Const, Expr, For, Function, If, Return, Scope, Span, Stmt, Var, Yield, display_name,
+    final_yield, stmt_exprs, var_like, walk_exprs, walk_stmts,
+)
+from pypto_verify.smt import bounds
+from pypto_verify.smt.obligations import Obligation
+
+_STORES = ("store", "assemble")
+_AXES = {2: ("rows", "columns")}
+
+
+@dataclass(frozen=True, slots=True)
+class PaddingRead:
+    """An op whose result's valid region takes the elements of *operand* past its valid region."""
+
+    function: str
+    op_text: str
+    """The op as the user wrote it (`pl.add(mm_out, resid_chunk)`)."""
+    operand: str
+    axes: tuple[int, ...]
+    """The axes along which the result's region may exceed the operand's."""
+    taken: tuple[Expr, ...]
+    """The result's extent on each axis (the whole operand extent along a matmul's K)."""
+    valid: tuple[Expr, ...]
+    """The operand's valid extent on each axis."""
+    dims: tuple[Expr, ...]
+    origin: Span | None
+    """The load or slice that left the padding unfilled."""
+    span: Span
+    context: tuple[bounds.Loop | bounds.Guard, ...]
+    along_k: bool = False
+    """A matmul operand padded along K: every element of the product takes the padding."""
+
+
+def _axis_name(rank: int, axis: int) -> str:
+    names = _AXES.get(rank)
+    return names[axis] if names else f"dimension {axis}"
+
+
+def _text(call: Call, shapes: Shapes) -> str:
+    shown = []
+    for a in call.args:
+        v = var_like(a)
+        shown.append(display_name(v.name) if v is not None else "..." if isinstance(a, Call) else expr_text(a))
+    return f"pl.{call.op.split('.')[-1]}({', '.join(shown)})"
+
+
+def _reaching(fn: Function) -> set[str]:
+    """The names whose value a store, an assemble or a return writes out (by data dependence)."""
+    feeds: dict[str, set[str]] = {}
+    sinks: set[str] = set()
+
+    def names(expr: Expr) -> set[str]:
+        return {v.name for e in walk_exprs(expr) if (v := var_like(e)) is not None}
+
+    def stored(expr: Expr) -> None:
+        for sub in walk_exprs(expr):
+            if isinstance(sub, Call) and sub.op.split(".")[-1] in _STORES and len(sub.args) >= 2:
+                sinks.update(names(sub.args[0] if sub.op.endswith("store") else sub.args[1]))
+
+    for stmt in walk_stmts(fn.body):
+        if isinstance(stmt, Assign):
+            for n in names(stmt.value):
+                feeds.setdefault(n, set()).add(stmt.target.name)
+        elif isinstance(stmt, Return):
+            for value in stmt.values:
+                sinks.update(names(value))
+        elif isinstance(stmt, For):
+            for arg, init in zip(stmt.iter_args, stmt.inits):
+                for n in names(init):
+                    feeds.setdefault(n, set()).add(arg.name)
+            last = final_yield(stmt.body)
+            if last is not None:
+                for rv, value in zip(stmt.return_vars, last.values):
+                    for n in names(value):
+                        feeds.setdefault(n, set()).update({rv.name, *(a.name for a in stmt.iter_args)})
+        elif isinstance(stmt, If):
+            for body in (stmt.then_body, stmt.else_body):
+                last = final_yield(body)
+                if last is not None:
+                    for rv, value in zip(stmt.return_vars, last.values):
+                        for n in names(value):
+                            feeds.setdefault(n, set()).add(rv.name)
+        if not isinstance(stmt, (For, If, Scope, Yield)):
+            for expr in stmt_exprs(stmt):
+                stored(expr)
+    reach = set(sinks)
+    changed = True
+    while changed:
+        changed = False
+        for name, targets in feeds.items():
+            if name not in reach and targets & reach:
+                reach.add(name)
+                changed = True
+    return reach
+
+
+def _origin(expr: Expr, shapes: Shapes, depth: int = 0) -> Span | None:
+    """The `valid_shape=` slice or load a padded value comes from (through casts, unary ops, reshapes)."""
+    if depth > 32:
+        return None
+    if isinstance(expr, Call):
+        call = expr
+    else:
+        v = var_like(expr)
+        stmt = shapes.defs.get(v.name) if v is not None else None
+        if stmt is None:
+            return None
+        if not isinstance(stmt.value, Call):
+            return _origin(stmt.value, shapes, depth + 1)
+        call = stmt.value
+    name = call.op.split(".")[-1]
+    if name in ("slice", "load") and (len(call.args) > 3 or call.kwarg("valid_shape") is not None):
+        return call.span if call.span.line else getattr(shapes.defs.get(var_like(expr).name) if var_like(expr)
+                                                        else None, "span", None)
+    if call.args and not shapes.is_scalar(call.args[0]):
+        return _origin(call.args[0], shapes, depth + 1)  # the first operand carries the region (PyPTO's deduction)
+    return None
+
+
+def _padded(shape: Shape | None) -> bool:
+    return shape is not None and shape.exact and shape.valid is not None and shape.valid_known \
+        and len(shape.valid) == len(shape.dims)
+
+
+def _reads(fn: Function, call: Call, shapes: Shapes, context: tuple[bounds.Loop | bounds.Guard, ...],
+           span: Span) -> list[PaddingRead]:
+    """The padding reads of *call* (module docstring)."""
+    level, _, name = call.op.partition(".")
+    if level not in ("tensor", "tile"):
+        return []
+    out: list[PaddingRead] = []
+    if call.op in ops.ALL_MADS:
+        parts = ops.matmul_parts(call)
+        for operand, trans, k_axis in ((parts.lhs, parts.a_trans, -1), (parts.rhs, parts.b_trans, -2)):
+            s = shapes.of(operand)
+            if not _padded(s) or len(s.dims) < 2:
+                continue
+            assert s is not None and s.valid is not None
+            axis = len(s.dims) + (k_axis if not trans else -3 - k_axis)
+            if same_dims((s.valid[axis],), (s.dims[axis],)):
+                continue
+            out.append(replace(_read(fn, call, operand, shapes, (axis,), s.dims, s.valid, s.dims, context, span),
+                               along_k=True))
+        return out
+    result = shapes.of(call)
+    if result is None or not result.valid_known or not result.exact:
+        return out
+    taken = result.extents
+    if name == "set_validshape" and call.args:
+        operands: list[Expr] = [call.args[0]]
+    elif name in BINARY_SAME or name in EXPAND_FIRST:
+        operands = [a for a in call.args if not shapes.is_scalar(a)]
+    else:
+        return out
+    for operand in operands:
+        s = shapes.of(operand)
+        if not _padded(s):
+            continue
+        assert s is not None and s.valid is not None
+        if len(s.dims) != len(result.dims):
+            continue
+        axes = tuple(d for d in range(len(s.dims))
+                     if same_dims((s.dims[d],), (result.dims[d],)) and not same_dims((s.valid[d],), (taken[d],)))
+        if axes:
+            out.append(_read(fn, call, operand, shapes, axes, taken, s.valid, s.dims, context, span))
+    return out
+
+
+def _read(fn: Function, call: Call, operand: Expr, shapes: Shapes, axes: tuple[int, ...], taken: tuple[Expr, ...],
+          valid: tuple[Expr, ...], dims: tuple[Expr, ...], context: tuple[bounds.Loop | bounds.Guard, ...],
+          span: Span) -> PaddingRead:
+    v = var_like(operand)
+    shown = display_name(v.name) if v is not None else _text(operand, shapes) if isinstance(operand, Call) else "?"
+    return PaddingRead(fn.name, _text(call, shapes), shown, axes, taken, valid, dims, _origin(operand, shapes),
+                       span, context)
+
+
+def padding_reads(fn: Function, shapes: Shapes | None = None) -> list[PaddingRead]:
+    """Every op of *fn* that may take padding into a value it writes out, in program order."""
+    shapes = shapes or Shapes(fn)
+    reach = _reaching(fn)
+    out: list[PaddingRead] = []
+
+    def visit(body: tuple[Stmt, ...], context: tuple[bounds.Loop | bounds.Guard, ...]) -> None:
+        for stmt in body:
+            if isinstance(stmt, For):
+                visit(stmt.body, (*context, bounds.Loop(stmt.loop_var.name, stmt.start, stmt.stop, stmt.step,
+                                                        stmt.kind)))
+            elif isinstance(stmt, If):
+                visit(stmt.then_body, (*context, bounds.Guard(stmt.cond, True)))
+                visit(stmt.else_body, (*context, bounds.Guard(stmt.cond, False)))
+            elif isinstance(stmt, Scope):
+                visit(stmt.body, context)
+            else:
+                writes_out = not isinstance(stmt, Assign) or stmt.target.name in reach
+                if not writes_out:
+                    continue
+                for expr in stmt_exprs(stmt):
+                    for sub in walk_exprs(expr):
+                        if isinstance(sub, Call):
+                            span = sub.span if sub.span.line else getattr(stmt, "span", sub.span)
+                            out.extend(_reads(fn, sub, shapes, context, span))
+
+    visit(fn.body, ())
+    return out
+
+
+def obligation(read: PaddingRead, shapes: Shapes, scalars: bounds.Scalars, site: str) -> Obligation:
+    """PV108 on one padding read: PV107's query on the window `[0, taken_d)` of the shape `valid_d`, over
+    the read's axes (module docstring)."""
+    zero: Expr = Const(0)
+    access = bounds.Access(read.function, "reads", read.operand, tuple(read.valid[d] for d in read.axes),
+                           tuple(zero for _ in read.axes), tuple(read.taken[d] for d in read.axes), read.span,
+                           read.context, read.op_text)
+    posed = bounds.obligation(access, shapes, scalars, site)
+    rank = len(read.dims)
+    where = f" (its `valid_shape` at line {read.origin.line})" if read.origin is not None and read.origin.line else ""
+
+    def explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
+        def value(key: str) -> int | None:
+            v = values.get(key)
+            return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+        counterexample: dict[str, int | str] = {}
+        parts = []
+        for i, d in enumerate(read.axes):
+            hi, lim = value(f"hi.{i}"), value(f"dim.{i}")
+            if hi is None or lim is None or hi <= lim:
+                continue
+            what = _axis_name(rank, d)
+            parts.append(f"{what} [{lim}, {hi})")
+            counterexample[what] = f"[{lim}, {hi})"
+        _, loops, _ = bounds._explain(access, values, [label for label, _ in _loops(posed)], _free(posed))
+        at = {k: v for k, v in loops.items() if k not in ("rows", "columns", "shape") and not k.startswith("dim")}
+        counterexample.update(at)
+        read_what = " and ".join(parts) if parts else "elements"
+        message = (f"`{read.op_text}` reads {read_what} of `{read.operand}` (shape {dims_text(read.dims)}, valid "
+                   f"{dims_text(read.valid)}), padding its load left unfilled{where}: the stored {read_what.split(' [')[0]} there hold "
+                   f"stale on-chip data; fill it first (`pl.fillpad({read.operand}, pad_value=...)`) or "
+                   "store only the valid region")
+        if at:
+            message += " at " + ", ".join(f"{k} = {v}" for k, v in at.items())
+        return message, counterexample, read.span
+
+    proved = f"`{read.op_text}` reads no padding of `{read.operand}` (valid {dims_text(read.valid)})"
+    return replace(posed, rule=rules.PADDING_READ, explain=explain, proved=proved)
+
+
+def _loops(ob: Obligation) -> list[tuple[str, object]]:
+    return [(key[len("loop."):], t) for key, t in ob.witnesses if key.startswith("loop.")]
+
+
+def _free(ob: Obligation) -> list[str]:
+    return [key[len("sym."):] for key, _ in ob.witnesses if key.startswith("sym.")]
+
+
+def function_obligations(fn: Function) -> list[tuple[PaddingRead, Obligation]]:
+    """PV108 on every padding read of *fn*; site ids `<function>:padding:<line>:<col>`."""
+    shapes = Shapes(fn)
+    found = padding_reads(fn, shapes)
+    if not found:
+        return []
+    scalars = bounds.function_scalars(fn, shapes)
+    out: list[tuple[PaddingRead, Obligation]] = []
+    seen: dict[str, int] = {}
+    for read in found:
+        site = f"{fn.name}:padding:{read.span.line}:{read.span.col}"
+        seen[site] = seen.get(site, 0) + 1
+        if seen[site] > 1:
+            site = f"{site}.{seen[site]}"
+        out.append((read, obligation(read, shapes, scalars, site)))
+    return out
+
+
+__all__ = ["PaddingRead", "function_obligations", "obligation", "padding_reads"]
