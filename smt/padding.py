@@ -272,9 +272,11 @@ def obligation(read: PaddingRead, shapes: Shapes, scalars: bounds.Scalars, site:
         counterexample.update(at)
         read_what = " and ".join(parts) if parts else "elements"
         message = (f"`{read.op_text}` reads {read_what} of `{read.operand}` (shape {dims_text(read.dims)}, valid "
-                   f"{dims_text(read.valid)}), padding its load left unfilled{where}: the stored {read_what.split(' [')[0]} there hold "
-                   f"stale on-chip data; fill it first (`pl.fillpad({read.operand}, pad_value=...)`) or "
-                   "store only the valid region")
+                   f"{dims_text(read.valid)}), padding its load left unfilled{where}: "
+                   + (f"every element of the product sums stale on-chip data; fill it first "
+                      f"(`pl.fillpad({read.operand}, pad_value=pl.PadValue.zero)`)" if read.along_k else
+                      f"the stored {read_what.split(' [')[0]} there hold stale on-chip data; fill it first "
+                      f"(`pl.fillpad({read.operand}, pad_value=...)`) or store only the valid region"))
         if at:
             message += " at " + ", ".join(f"{k} = {v}" for k, v in at.items())
         return message, counterexample, read.span
