@@ -21,6 +21,7 @@ from typing import Any
 from pypto_verify import ir, rules
 from pypto_verify.scalar import truth
 
+from pypto_verify.frontend.shapes import dims_text
 from pypto_verify.smt import bounds, padding
 from pypto_verify.smt.obligations import Obligation, RULE_ORDER, site_obligations
 from pypto_verify.smt.sites import AccSite, ContextGuard, Pair, extract_sites, match_sites
@@ -175,7 +176,9 @@ def prove_padding(module: ir.Module, *, timeout_ms: int = DEFAULT_TIMEOUT_MS, ca
             if answer.verdict is Verdict.CONDITIONAL:
                 message = f"{message}, for some run-time values: {reason.split(': ', 1)[-1]}"
             elif answer.verdict is Verdict.INCONCLUSIVE:
-                message = f"`{read.op_text}` may read padding of `{read.operand}`: {reason or 'inconclusive'}"
+                verb = "write" if read.approximations else "read"
+                message = (f"`{read.op_text}` may {verb} the unfilled padding of `{read.operand}` (shape "
+                           f"{dims_text(read.dims)}, valid {dims_text(read.valid)}): {reason or 'inconclusive'}")
             outcomes.append(Outcome(ob.rule.id, ob.site, answer.verdict, message, span or ob.span,
                                     counterexample if answer.verdict is Verdict.REFUTED else None, reason,
                                     answer.seconds, fn.name, read.operand))

@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from pypto_verify import ops, rules
-from pypto_verify.frontend.shapes import BINARY_SAME, EXPAND_FIRST, Shape, Shapes, dims_text, \
+from pypto_verify.frontend.shapes import BINARY_SAME, EXPAND_FIRST, UNARY_SAME, Shape, Shapes, dims_text, \
     expr_text, same_dims
 from pypto_verify.ir import (
     Assign, Call, Const, Expr, For, Function, If, Return, Scope, Span, Stmt, Var, Yield, display_name,
@@ -65,6 +65,8 @@ class PaddingRead:
     span: Span
     context: tuple[bounds.Loop | bounds.Guard, ...]
     along_k: bool = False
+    approximations: tuple[str, ...] = ()
+    """Why a model may not be a read of padding (the region a write moves is not tracked)."""
     """A matmul operand padded along K: every element of the product takes the padding."""
 
 
@@ -159,6 +161,44 @@ def _padded(shape: Shape | None) -> bool:
         and len(shape.valid) == len(shape.dims)
 
 
+def _loaded(expr: Expr, shapes: Shapes, depth: int = 0) -> Shape | None:
+    """The elements of *expr* that hold loaded data, where known: its valid region as `Shapes` tracks it,
+    or, where `Shapes` does not track it, a cast or unary op of a value that carries one, or a reshape that
+    only adds or drops unit dimensions (`[1, T, H]` valid `[1, t, H]` as `[T, H]` holds data in `[t, H]`:
+    a reshape is a view of the same elements, whatever valid region pypto types it with)."""
+    s = shapes.of(expr)
+    if s is None or not s.exact or s.valid_known or depth > 32:
+        return s if s is not None and s.valid_known else None
+    v = var_like(expr)
+    stmt = shapes.defs.get(v.name) if v is not None else None
+    call = expr if isinstance(expr, Call) else stmt.value if stmt is not None else None
+    if isinstance(call, Var):
+        return _loaded(call, shapes, depth + 1)
+    if not isinstance(call, Call) or not call.args:
+        return None
+    name = call.op.split(".")[-1]
+    if name in UNARY_SAME:
+        source = _loaded(call.args[0], shapes, depth + 1)
+        return Shape(s.dims, True, source.valid, True) if source is not None else None
+    if name == "reshape":
+        source = _loaded(call.args[0], shapes, depth + 1)
+        if source is None:
+            return None
+        if source.valid is None:
+            return Shape(s.dims, True, None, True)
+        kept = [i for i, d in enumerate(source.dims) if ops.const_int(d) != 1]
+        if any(ops.const_int(source.valid[i]) != 1 for i in range(len(source.dims)) if i not in kept):
+            return None
+        target = [i for i, d in enumerate(s.dims) if ops.const_int(d) != 1]
+        if len(kept) != len(target) or not all(same_dims((source.dims[a],), (s.dims[b],))
+                                                for a, b in zip(kept, target)):
+            return None
+        mapped = {b: source.valid[a] for a, b in zip(kept, target)}
+        valid = tuple(mapped.get(i, Const(1)) for i in range(len(s.dims)))
+        return Shape(s.dims, True, None if same_dims(valid, s.dims) else valid, True)
+    return None
+
+
 def _reads(fn: Function, call: Call, shapes: Shapes, context: tuple[bounds.Loop | bounds.Guard, ...],
            span: Span) -> list[PaddingRead]:
     """The padding reads of *call* (module docstring)."""
@@ -169,7 +209,7 @@ def _reads(fn: Function, call: Call, shapes: Shapes, context: tuple[bounds.Loop 
     if call.op in ops.ALL_MADS:
         parts = ops.matmul_parts(call)
         for operand, trans, k_axis in ((parts.lhs, parts.a_trans, -1), (parts.rhs, parts.b_trans, -2)):
-            s = shapes.of(operand)
+            s = _loaded(operand, shapes)
             if not _padded(s) or len(s.dims) < 2:
                 continue
             assert s is not None and s.valid is not None
@@ -178,6 +218,19 @@ def _reads(fn: Function, call: Call, shapes: Shapes, context: tuple[bounds.Loop 
                 continue
             out.append(replace(_read(fn, call, operand, shapes, (axis,), s.dims, s.valid, s.dims, context, span),
                                along_k=True))
+        return out
+    if name in _STORES and len(call.args) >= 3:
+        value = call.args[0] if name == "store" else call.args[1]
+        moved, held = shapes.of(value), _loaded(value, shapes)
+        if moved is not None and moved.exact and not moved.valid_known and _padded(held):
+            assert held is not None and held.valid is not None
+            axes = tuple(d for d in range(len(held.dims)) if not same_dims((held.valid[d],), (held.dims[d],)))
+            v = var_like(value)
+            shown = display_name(v.name) if v is not None else _text(value, shapes) if isinstance(value, Call) else "?"
+            why = (f"the valid region pypto gives `{shown}` is not tracked, so the {name} is taken to move its whole "
+                   "shape, padding included")
+            out.append(replace(_read(fn, call, value, shapes, axes, held.dims, held.valid, held.dims, context, span),
+                               approximations=(why,)))
         return out
     result = shapes.of(call)
     if result is None or not result.valid_known or not result.exact:
@@ -190,7 +243,7 @@ def _reads(fn: Function, call: Call, shapes: Shapes, context: tuple[bounds.Loop 
     else:
         return out
     for operand in operands:
-        s = shapes.of(operand)
+        s = _loaded(operand, shapes)
         if not _padded(s):
             continue
         assert s is not None and s.valid is not None
@@ -248,7 +301,7 @@ def obligation(read: PaddingRead, shapes: Shapes, scalars: bounds.Scalars, site:
     zero: Expr = Const(0)
     access = bounds.Access(read.function, "reads", read.operand, tuple(read.valid[d] for d in read.axes),
                            tuple(zero for _ in read.axes), tuple(read.taken[d] for d in read.axes), read.span,
-                           read.context, read.op_text)
+                           read.context, read.op_text, read.approximations)
     posed = bounds.obligation(access, shapes, scalars, site)
     rank = len(read.dims)
     where = f" (its `valid_shape` at line {read.origin.line})" if read.origin is not None and read.origin.line else ""

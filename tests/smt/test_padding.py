@@ -1,6 +1,7 @@
 """PV108 padding-read (`smt/padding.py`): a value written out that takes an operand's unfilled padding is
-refuted (a literal region) or conditional (a run-time one); its fixed twin (fillpad, a store of the valid
-rows, an operand whose region matches) is proved or not posed."""
+refuted (a literal region) or conditional (a run-time one), through a reshape that drops unit dimensions
+too; a write whose valid region is not tracked of a padded value is inconclusive; each fixed twin (fillpad,
+a store of the valid rows, an operand whose region matches) is proved or not posed."""
 
 from __future__ import annotations
 
@@ -34,7 +35,14 @@ def test_padding_reads_refuted_conditional_and_clean():
     tail = found["tail_residual"]
     assert [o.verdict for o in tail] == [Verdict.CONDITIONAL]
     assert "`n` is read from `lens` at run time" in tail[0].message
-    for fixed in ("tail_residual_filled", "short_residual_rows", "short_k_filled"):
+    block = found["tail_block"]
+    assert [o.verdict for o in block] == [Verdict.CONDITIONAL]
+    assert "of `block` (shape [32, 64], valid [live, 64])" in block[0].message
+    copy = found["flat_copy"]
+    assert [o.verdict for o in copy] == [Verdict.INCONCLUSIVE]
+    assert "may write the unfilled padding of `flat`" in copy[0].message and "not tracked" in copy[0].message
+    for fixed in ("tail_residual_filled", "short_residual_rows", "short_k_filled", "tail_block_filled",
+                  "flat_copy_filled"):
         assert fixed not in found, fixed
     # both operands valid over the same run-time rows: posed and proved, never a finding
     assert [o.verdict for o in found.get("all_rows", [])] in ([], [Verdict.PROVED] * len(found.get("all_rows", [])))

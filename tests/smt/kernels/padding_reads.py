@@ -117,3 +117,61 @@ def all_rows(
         res = pl.load(r, [0, 0], [T, H], valid_shape=[live, H], target_memory=pl.MemorySpace.Vec)
         y[:, :] = pl.add(base, res)
     return y
+
+
+@pl.jit
+def tail_block(
+    h: pl.Tensor[[2, T, H], pl.BF16],
+    acc: pl.Tensor[[T, H], pl.FP32],
+    lens: pl.Tensor[[2], pl.INT32],
+    y: pl.Out[pl.Tensor[[T, H], pl.FP32]],
+):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="tail_block"):
+        n = pl.tensor.read(lens, [1])
+        live = pl.min(T, n)
+        block = pl.reshape(pl.cast(pl.slice(h, [1, T, H], [1, 0, 0], valid_shape=[1, live, H]), target_type=pl.FP32),
+                           [T, H])
+        base = pl.load(acc, [0, 0], [T, H], target_memory=pl.MemorySpace.Vec)
+        y[:, :] = pl.add(base, block)
+    return y
+
+
+@pl.jit
+def tail_block_filled(
+    h: pl.Tensor[[2, T, H], pl.BF16],
+    acc: pl.Tensor[[T, H], pl.FP32],
+    lens: pl.Tensor[[2], pl.INT32],
+    y: pl.Out[pl.Tensor[[T, H], pl.FP32]],
+):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="tail_block_filled"):
+        n = pl.tensor.read(lens, [1])
+        live = pl.min(T, n)
+        block = pl.reshape(pl.cast(pl.slice(h, [1, T, H], [1, 0, 0], valid_shape=[1, live, H]), target_type=pl.FP32),
+                           [T, H])
+        base = pl.load(acc, [0, 0], [T, H], target_memory=pl.MemorySpace.Vec)
+        y[:, :] = pl.add(base, pl.fillpad(block, pad_value=pl.PadValue.zero))
+    return y
+
+
+@pl.jit
+def flat_copy(
+    h: pl.Tensor[[1, 1, T, H], pl.FP32],
+    y: pl.Out[pl.Tensor[[T, H], pl.FP32]],
+):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="flat_copy"):
+        rows = pl.slice(h, [1, 1, T, H], [0, 0, 0, 0], valid_shape=[1, 1, LIVE, H])
+        flat = pl.reshape(rows, [T, H])
+        y = pl.assemble(y, flat, [0, 0])
+    return y
+
+
+@pl.jit
+def flat_copy_filled(
+    h: pl.Tensor[[1, 1, T, H], pl.FP32],
+    y: pl.Out[pl.Tensor[[T, H], pl.FP32]],
+):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="flat_copy_filled"):
+        rows = pl.slice(h, [1, 1, T, H], [0, 0, 0, 0], valid_shape=[1, 1, LIVE, H])
+        flat = pl.fillpad(pl.reshape(rows, [T, H]), pad_value=pl.PadValue.zero)
+        y = pl.assemble(y, flat, [0, 0])
+    return y
