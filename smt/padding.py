@@ -15,8 +15,9 @@ reads it when:
 - a matmul's operand is padded along K (the padded K columns / rows are multiplied into every result
   element).
 
-Only an op whose result reaches a store, an assemble or the function's return (by data dependence) is
-posed: a padded value nothing writes out is harmless. The query is PV107's (`bounds.obligation`) on a
+Only an op whose result reaches a store, an assemble or the function's return with its elements at the
+positions they hold (`_positional`: casts, unary ops, reshapes, element-wise ops, assembles, loop carries
+and if-phis) is posed: a padded value nothing writes out is harmless. The query is PV107's (`bounds.obligation`) on a
 window `[0, R_d)` of a "shape" `V_d`: the violation is that on some axis `d` the region the result takes
 (`R_d`) exceeds the operand's valid extent `V_d`, in the op's context (loops, guards, run-time scalars
 nonnegative). Unsatisfiable: PROVED (the padding is never read). A model: REFUTED with the padded rows or
@@ -24,8 +25,11 @@ columns read — CONDITIONAL when it rests on a value known only at run time (a 
 read from a tensor), INCONCLUSIVE when it rests on an expression the encoder does not model.
 
 UNSOUND: the padding an `assemble` or `store` of a value whose valid region is not tracked writes (a reshape
-of a padded tile that is not between vectors) is not posed; a value is followed to a store by data
-dependence only (a region narrowed again before the store is still posed).
+of a padded tile that is not between vectors and drops no unit dimension) is not posed; a value is followed
+to a store only through ops that keep its elements' positions, so padding that reaches GM through a slice, a
+reduction, a matmul, or as a later operand of an op whose first operand is narrower (the region the result
+is valid over may or may not take the padded band) is not posed, and a region narrowed again on the way
+(a `set_validshape`, a narrower first operand downstream) is still posed.
 """
 from __future__ import annotations
 
@@ -83,54 +87,98 @@ def _text(call: Call, shapes: Shapes) -> str:
     return f"pl.{call.op.split('.')[-1]}({', '.join(shown)})"
 
 
-def _reaching(fn: Function) -> set[str]:
-    """The names whose value a store, an assemble or a return writes out (by data dependence)."""
-    feeds: dict[str, set[str]] = {}
-    sinks: set[str] = set()
+def _positional(expr: Expr, shapes: Shapes) -> tuple[set[str], list[Call]]:
+    """The names and the calls whose elements *expr*'s value holds at the same positions: through a cast, a
+    unary op, a reshape, a fillpad or a set_validshape of its operand, an element-wise op of its first operand
+    or of any operand when its result is wholly valid (an operand's elements then all lie in the result's
+    region), an assemble of its destination and its value. A slice, a reduction, a matmul, an operand that is
+    not first under a narrower first operand: not followed (`UNSOUND:` in the module docstring)."""
+    v = var_like(expr)
+    if v is not None:
+        return {v.name}, []
+    if not isinstance(expr, Call) or not expr.args:
+        return set(), []
+    level, _, name = expr.op.partition(".")
+    if level not in ("tensor", "tile"):
+        return set(), []
+    followed: list[Expr] = []
+    if name in UNARY_SAME or name in ("reshape", "fillpad", "set_validshape"):
+        followed = [expr.args[0]]
+    elif name in BINARY_SAME or name in EXPAND_FIRST:
+        result = shapes.of(expr)
+        whole = result is not None and result.valid is None and result.valid_known
+        followed = [a for i, a in enumerate(expr.args) if not shapes.is_scalar(a) and (i == 0 or whole)]
+    elif name == "assemble" and len(expr.args) >= 2:
+        followed = [expr.args[0], expr.args[1]]
+    elif expr.op in ops.ALL_MADS:
+        followed = []
+    names: set[str] = set()
+    calls: list[Call] = [expr]
+    for a in followed:
+        more_names, more_calls = _positional(a, shapes)
+        names |= more_names
+        calls += more_calls
+    return names, calls
 
-    def names(expr: Expr) -> set[str]:
-        return {v.name for e in walk_exprs(expr) if (v := var_like(e)) is not None}
+
+def _reaching(fn: Function, shapes: Shapes) -> tuple[set[str], set[int]]:
+    """The names whose elements a store, an assemble or a return writes out at the positions they hold
+    (`_positional`), and the ids of the calls (inline ones included) whose results are written out so."""
+    feeds: dict[str, set[str]] = {}
+    """name -> the names whose elements it holds."""
+    calls_of: dict[str, list[Call]] = {}
+    sinks: set[str] = set()
+    reaching_calls: list[Call] = []
 
     def stored(expr: Expr) -> None:
         for sub in walk_exprs(expr):
             if isinstance(sub, Call) and sub.op.split(".")[-1] in _STORES and len(sub.args) >= 2:
-                sinks.update(names(sub.args[0] if sub.op.endswith("store") else sub.args[1]))
+                names, calls = _positional(sub.args[0] if sub.op.endswith("store") else sub.args[1], shapes)
+                sinks.update(names)
+                reaching_calls.extend(calls)
+
+    def link(target: str, value: Expr) -> None:
+        names, calls = _positional(value, shapes)
+        feeds.setdefault(target, set()).update(names)
+        calls_of.setdefault(target, []).extend(calls)
 
     for stmt in walk_stmts(fn.body):
         if isinstance(stmt, Assign):
-            for n in names(stmt.value):
-                feeds.setdefault(n, set()).add(stmt.target.name)
+            link(stmt.target.name, stmt.value)
         elif isinstance(stmt, Return):
             for value in stmt.values:
-                sinks.update(names(value))
+                names, calls = _positional(value, shapes)
+                sinks.update(names)
+                reaching_calls.extend(calls)
         elif isinstance(stmt, For):
-            for arg, init in zip(stmt.iter_args, stmt.inits):
-                for n in names(init):
-                    feeds.setdefault(n, set()).add(arg.name)
             last = final_yield(stmt.body)
-            if last is not None:
-                for rv, value in zip(stmt.return_vars, last.values):
-                    for n in names(value):
-                        feeds.setdefault(n, set()).update({rv.name, *(a.name for a in stmt.iter_args)})
+            for i, (arg, init) in enumerate(zip(stmt.iter_args, stmt.inits)):
+                link(arg.name, init)
+                if last is not None and i < len(last.values):
+                    link(arg.name, last.values[i])
+                    if i < len(stmt.return_vars):
+                        link(stmt.return_vars[i].name, last.values[i])
+                if i < len(stmt.return_vars):
+                    link(stmt.return_vars[i].name, arg)
         elif isinstance(stmt, If):
             for body in (stmt.then_body, stmt.else_body):
                 last = final_yield(body)
                 if last is not None:
                     for rv, value in zip(stmt.return_vars, last.values):
-                        for n in names(value):
-                            feeds.setdefault(n, set()).add(rv.name)
+                        link(rv.name, value)
         if not isinstance(stmt, (For, If, Scope, Yield)):
             for expr in stmt_exprs(stmt):
                 stored(expr)
     reach = set(sinks)
-    changed = True
-    while changed:
-        changed = False
-        for name, targets in feeds.items():
-            if name not in reach and targets & reach:
-                reach.add(name)
-                changed = True
-    return reach
+    stack = list(sinks)
+    while stack:
+        name = stack.pop()
+        reaching_calls.extend(calls_of.get(name, ()))
+        for source in feeds.get(name, ()):
+            if source not in reach:
+                reach.add(source)
+                stack.append(source)
+    return reach, {id(c) for c in reaching_calls}
 
 
 def _origin(expr: Expr, shapes: Shapes, depth: int = 0) -> Span | None:
@@ -268,7 +316,7 @@ def _read(fn: Function, call: Call, operand: Expr, shapes: Shapes, axes: tuple[i
 def padding_reads(fn: Function, shapes: Shapes | None = None) -> list[PaddingRead]:
     """Every op of *fn* that may take padding into a value it writes out, in program order."""
     shapes = shapes or Shapes(fn)
-    reach = _reaching(fn)
+    _, reaching = _reaching(fn, shapes)
     out: list[PaddingRead] = []
 
     def visit(body: tuple[Stmt, ...], context: tuple[bounds.Loop | bounds.Guard, ...]) -> None:
@@ -282,12 +330,9 @@ def padding_reads(fn: Function, shapes: Shapes | None = None) -> list[PaddingRea
             elif isinstance(stmt, Scope):
                 visit(stmt.body, context)
             else:
-                writes_out = not isinstance(stmt, Assign) or stmt.target.name in reach
-                if not writes_out:
-                    continue
                 for expr in stmt_exprs(stmt):
                     for sub in walk_exprs(expr):
-                        if isinstance(sub, Call):
+                        if isinstance(sub, Call) and (id(sub) in reaching or sub.op.split(".")[-1] in _STORES):
                             span = sub.span if sub.span.line else getattr(stmt, "span", sub.span)
                             out.extend(_reads(fn, sub, shapes, context, span))
 
