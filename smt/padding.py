@@ -28,8 +28,8 @@ UNSOUND: the padding an `assemble` or `store` of a value whose valid region is n
 of a padded tile that is not between vectors and drops no unit dimension) is not posed; a value is followed
 to a store only through ops that keep its elements' positions, so padding that reaches GM through a slice, a
 reduction, a matmul, or as a later operand of an op whose first operand is narrower (the region the result
-is valid over may or may not take the padded band) is not posed, and a region narrowed again on the way
-(a `set_validshape`, a narrower first operand downstream) is still posed.
+is valid over may or may not take the padded band), or through a value valid over less than its shape (a
+`set_validshape` that narrows it again before the store) is not posed.
 """
 from __future__ import annotations
 
@@ -88,12 +88,16 @@ def _text(call: Call, shapes: Shapes) -> str:
 
 
 def _positional(expr: Expr, shapes: Shapes) -> tuple[set[str], list[Call]]:
-    """The names and the calls whose elements *expr*'s value holds at the same positions: through a cast, a
+    """The names and the calls whose elements *expr*'s value holds at the same positions, each wholly valid
+    (what a store of it writes is all of it): through a cast, a
     unary op, a reshape, a fillpad or a set_validshape of its operand, an element-wise op of its first operand
     or of any operand when its result is wholly valid (an operand's elements then all lie in the result's
     region), an assemble of its destination and its value. A slice, a reduction, a matmul, an operand that is
     not first under a narrower first operand: not followed (`UNSOUND:` in the module docstring)."""
     v = var_like(expr)
+    here = shapes.of(expr)
+    if here is None or not here.valid_known or (here.valid is not None and not same_dims(here.valid, here.dims)):
+        return set(), []  # a value valid over less than its shape: whether it keeps the band is not followed
     if v is not None:
         return {v.name}, []
     if not isinstance(expr, Call) or not expr.args:
@@ -105,13 +109,10 @@ def _positional(expr: Expr, shapes: Shapes) -> tuple[set[str], list[Call]]:
     if name in UNARY_SAME or name in ("reshape", "fillpad", "set_validshape"):
         followed = [expr.args[0]]
     elif name in BINARY_SAME or name in EXPAND_FIRST:
-        result = shapes.of(expr)
-        whole = result is not None and result.valid is None and result.valid_known
-        followed = [a for i, a in enumerate(expr.args) if not shapes.is_scalar(a) and (i == 0 or whole)]
+        # this value is wholly valid (above): every operand's elements lie in its region, band for band
+        followed = [a for a in expr.args if not shapes.is_scalar(a)]
     elif name == "assemble" and len(expr.args) >= 2:
         followed = [expr.args[0], expr.args[1]]
-    elif expr.op in ops.ALL_MADS:
-        followed = []
     names: set[str] = set()
     calls: list[Call] = [expr]
     for a in followed:

@@ -41,7 +41,11 @@ def test_padding_reads_refuted_conditional_and_clean():
     copy = found["flat_copy"]
     assert [o.verdict for o in copy] == [Verdict.INCONCLUSIVE]
     assert "may write the unfilled padding of `flat`" in copy[0].message and "not tracked" in copy[0].message
-    for fixed in ("tail_residual_filled", "short_residual_rows", "short_k_filled", "tail_block_filled",
+    peak = found["tail_peak_whole"]
+    assert [o.verdict for o in peak] == [Verdict.CONDITIONAL]
+    assert "`pl.maximum(floor, peaks)` reads columns" in peak[0].message
+    # the same band narrowed away by a set_validshape before the store: nothing stale is written
+    for fixed in ("tail_peak_narrowed", "tail_residual_filled", "short_residual_rows", "short_k_filled", "tail_block_filled",
                   "flat_copy_filled"):
         assert fixed not in found, fixed
     # both operands valid over the same run-time rows: posed and proved, never a finding

@@ -175,3 +175,36 @@ def flat_copy_filled(
         flat = pl.fillpad(pl.reshape(rows, [T, H]), pad_value=pl.PadValue.zero)
         y = pl.assemble(y, flat, [0, 0])
     return y
+
+
+@pl.jit
+def tail_peak_narrowed(
+    x: pl.Tensor[[T, H], pl.FP32],
+    lens: pl.Tensor[[1], pl.INT32],
+    y: pl.Out[pl.Tensor[[1, T], pl.FP32]],
+):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="tail_peak_narrowed"):
+        n = pl.tensor.read(lens, [0])
+        live = pl.min(T, n)
+        rows = pl.load(x, [0, 0], [T, H], valid_shape=[live, H], target_memory=pl.MemorySpace.Vec)
+        peaks = pl.reshape(pl.row_max(pl.abs(rows)), [1, T])
+        floor = pl.full([1, T], dtype=pl.FP32, value=1e-4)
+        scale = pl.recip(pl.maximum(floor, peaks))
+        y[:, :] = pl.set_validshape(scale, 1, live)
+    return y
+
+
+@pl.jit
+def tail_peak_whole(
+    x: pl.Tensor[[T, H], pl.FP32],
+    lens: pl.Tensor[[1], pl.INT32],
+    y: pl.Out[pl.Tensor[[1, T], pl.FP32]],
+):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="tail_peak_whole"):
+        n = pl.tensor.read(lens, [0])
+        live = pl.min(T, n)
+        rows = pl.load(x, [0, 0], [T, H], valid_shape=[live, H], target_memory=pl.MemorySpace.Vec)
+        peaks = pl.reshape(pl.row_max(pl.abs(rows)), [1, T])
+        floor = pl.full([1, T], dtype=pl.FP32, value=1e-4)
+        y[:, :] = pl.recip(pl.maximum(floor, peaks))
+    return y
