@@ -198,8 +198,11 @@ def _origin(expr: Expr, shapes: Shapes, depth: int = 0) -> Span | None:
         call = stmt.value
     name = call.op.split(".")[-1]
     if name in ("slice", "load") and (len(call.args) > 3 or call.kwarg("valid_shape") is not None):
-        return call.span if call.span.line else getattr(shapes.defs.get(var_like(expr).name) if var_like(expr)
-                                                        else None, "span", None)
+        if call.span.line:
+            return call.span
+        named = var_like(expr)
+        stmt = shapes.defs.get(named.name) if named is not None else None
+        return stmt.span if stmt is not None else None
     if call.args and not shapes.is_scalar(call.args[0]):
         return _origin(call.args[0], shapes, depth + 1)  # the first operand carries the region (PyPTO's deduction)
     return None
@@ -259,9 +262,9 @@ def _reads(fn: Function, call: Call, shapes: Shapes, context: tuple[bounds.Loop 
         parts = ops.matmul_parts(call)
         for operand, trans, k_axis in ((parts.lhs, parts.a_trans, -1), (parts.rhs, parts.b_trans, -2)):
             s = _loaded(operand, shapes)
-            if not _padded(s) or len(s.dims) < 2:
+            if s is None or not _padded(s) or len(s.dims) < 2:
                 continue
-            assert s is not None and s.valid is not None
+            assert s.valid is not None
             axis = len(s.dims) + (k_axis if not trans else -3 - k_axis)
             if same_dims((s.valid[axis],), (s.dims[axis],)):
                 continue
