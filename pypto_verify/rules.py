@@ -211,6 +211,13 @@ IN_BOUNDS: Final = register(Rule(
     "Every slice, load, store, assemble and view of a GM tensor must lie inside the tensor's shape on every "
     "iteration of its loops (symbolic bounds included): outside it the hardware reads or writes another "
     "tensor's memory."))
+PADDING_READ: Final = register(Rule(
+    "PV108", "padding-read", E, Engine.SMT,
+    "A value written out takes elements from an operand's padding that no `fillpad` filled.",
+    "A `valid_shape=` load moves only the valid rows and columns; the rest of the tile holds stale on-chip "
+    "data. An element-wise op whose result is valid wider than an operand (a tensor op whose first operand is "
+    "whole), a `set_validshape` that widens, or a matmul whose operand is padded along K puts that data into "
+    "elements a store then writes to GM."))
 SIM_MISMATCH: Final = register(Rule(
     "PV201", "sim-mismatch", E, Engine.SIM,
     "The simulated PTO does not match the value-semantic reference.",

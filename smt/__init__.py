@@ -21,14 +21,15 @@ from typing import Any
 from pypto_verify import ir, rules
 from pypto_verify.scalar import truth
 
-from pypto_verify.smt import bounds
+from pypto_verify.frontend.shapes import dims_text
+from pypto_verify.smt import bounds, padding
 from pypto_verify.smt.obligations import Obligation, RULE_ORDER, site_obligations
 from pypto_verify.smt.sites import AccSite, ContextGuard, Pair, extract_sites, match_sites
 from pypto_verify.smt.solver import DEFAULT_TIMEOUT_MS, Answer, Verdict, discharge, discharge_all
 
 __all__ = [
     "Outcome", "Verdict", "Obligation", "AccSite", "Pair", "prove_module", "prove_pairs", "pair_sites",
-    "extract_sites", "match_sites", "discharge", "discharge_all", "DEFAULT_TIMEOUT_MS", "prove_bounds",
+    "extract_sites", "match_sites", "discharge", "discharge_all", "DEFAULT_TIMEOUT_MS", "prove_bounds", "prove_padding",
 ]
 
 
@@ -151,6 +152,36 @@ def prove_bounds(module: ir.Module, *, timeout_ms: int = DEFAULT_TIMEOUT_MS, cac
             else:
                 outcomes.append(Outcome(ob.rule.id, ob.site, Verdict.PROVED, ob.proved, ob.span, None,
                                         "; ".join(ob.approximations), answer.seconds, fn.name, access.tensor))
+    return outcomes
+
+
+def prove_padding(module: ir.Module, *, timeout_ms: int = DEFAULT_TIMEOUT_MS, cache: bool = True,
+                  dump_smt: Path | None = None) -> list[Outcome]:
+    """PV108 on every op of *module*'s functions that may take an operand's unfilled padding into a value it
+    writes out (`padding.py`): REFUTED with the padded rows or columns read, CONDITIONAL when that rests on
+    run-time values, INCONCLUSIVE with the reason, PROVED when the padding is never read."""
+    outcomes: list[Outcome] = []
+    for _, fn in module.functions():
+        posed = padding.function_obligations(fn)
+        if not posed:
+            continue
+        answers = _discharge_each([ob for _, ob in posed], timeout_ms=timeout_ms, cache=cache, dump_smt=dump_smt)
+        for (read, ob), answer in zip(posed, answers):
+            if answer.verdict is Verdict.PROVED:
+                outcomes.append(Outcome(ob.rule.id, ob.site, Verdict.PROVED, ob.proved, ob.span, None,
+                                        "; ".join(ob.approximations), answer.seconds, fn.name, read.operand))
+                continue
+            message, counterexample, span = ob.explain(answer.values) if answer.values else (ob.proved, None, None)
+            reason = answer.reason or ""
+            if answer.verdict is Verdict.CONDITIONAL:
+                message = f"{message}, for some run-time values: {reason.split(': ', 1)[-1]}"
+            elif answer.verdict is Verdict.INCONCLUSIVE:
+                verb = "write" if read.approximations else "read"
+                message = (f"`{read.op_text}` may {verb} the unfilled padding of `{read.operand}` (shape "
+                           f"{dims_text(read.dims)}, valid {dims_text(read.valid)}): {reason or 'inconclusive'}")
+            outcomes.append(Outcome(ob.rule.id, ob.site, answer.verdict, message, span or ob.span,
+                                    counterexample if answer.verdict is Verdict.REFUTED else None, reason,
+                                    answer.seconds, fn.name, read.operand))
     return outcomes
 
 

@@ -37,7 +37,7 @@ _WORDS = {"proved": "proved", "refuted": "failed", "inconclusive": "inconclusive
               help="Per-query wall-clock guard; a query that runs out is inconclusive. Verdicts are decided by "
                    "the solver's deterministic resource limit, the same on every run.")
 def command(paths: tuple[Path, ...], pipeline: Mode, target: str, no_cache: bool, dump_smt: Path | None, timeout_ms: int) -> None:
-    """Prove the accumulator obligations (PV101-PV107) of the kernels of the files (or directories of them)."""
+    """Prove the accumulator obligations (PV101-PV108) of the kernels of the files (or directories of them)."""
     from pypto_verify.smt import Verdict
 
     options = Options(mode=pipeline, target=target, cache=not no_cache, timeout_ms=timeout_ms,

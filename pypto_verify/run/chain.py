@@ -620,6 +620,9 @@ def prove_stage(work: FileWork, options: Options) -> FileWork:
         # PV107 on the kernels as read (Form 3: as given)
         outcomes += smt.prove_bounds(_module(work.path, kernels, False), timeout_ms=options.timeout_ms,
                                      cache=options.cache, dump_smt=_dump_dir(options))
+        # PV108 on the kernels as read: values written out from an operand's unfilled padding
+        outcomes += smt.prove_padding(_module(work.path, kernels, False), timeout_ms=options.timeout_ms,
+                                      cache=options.cache, dump_smt=_dump_dir(options))
         return outcomes
 
     found: list[Finding] = []

@@ -1,0 +1,416 @@
+"""PV108 padding-read: a stored value whose valid region takes elements from an operand's unfilled padding.
+
+Owns: finding, in a function as read (Form 1 / 2 source, Form 3 as given), the ops that mix the padding of a
+padded operand into their result's valid region, and posing one `Obligation` each (`smt.prove_padding`
+decides them). A value is padded where `frontend/shapes.py` knows its valid region is narrower than its
+shape (a `valid_shape=` slice or load, carried through casts, unary ops and reshapes between vectors as
+pypto's type deduction carries it); `fillpad` makes it whole. The padding of a load holds whatever the
+buffer held before (stale on-chip data: PTO-ISA TLOAD moves only the valid rows and columns), so an op
+reads it when:
+
+- an element-wise op (`add`, `mul`, ..., a row / column broadcast) types its result with a valid region
+  wider than an operand's along an axis both share (a tensor op whose first operand is whole is whole:
+  pypto's DeduceTensorOpElementwiseBinaryType; a tile op takes its first operand's region);
+- a `set_validshape` widens its operand's region;
+- a matmul's operand is padded along K (the padded K columns / rows are multiplied into every result
+  element).
+
+Only an op whose result reaches a store, an assemble or the function's return with its elements at the
+positions they hold (`_positional`: casts, unary ops, reshapes, element-wise ops, assembles, loop carries
+and if-phis) is posed: a padded value nothing writes out is harmless. The query is PV107's (`bounds.obligation`) on a
+window `[0, R_d)` of a "shape" `V_d`: the violation is that on some axis `d` the region the result takes
+(`R_d`) exceeds the operand's valid extent `V_d`, in the op's context (loops, guards, run-time scalars
+nonnegative). Unsatisfiable: PROVED (the padding is never read). A model: REFUTED with the padded rows or
+columns read — CONDITIONAL when it rests on a value known only at run time (a `valid_tok = min(T, len - p)`
+read from a tensor), INCONCLUSIVE when it rests on an expression the encoder does not model.
+
+UNSOUND: the padding an `assemble` or `store` of a value whose valid region is not tracked writes (a reshape
+of a padded tile that is not between vectors and drops no unit dimension) is not posed; a value is followed
+to a store only through ops that keep its elements' positions, so padding that reaches GM through a slice, a
+reduction, a matmul, or as a later operand of an op whose first operand is narrower (the region the result
+is valid over may or may not take the padded band), or through a value valid over less than its shape (a
+`set_validshape` that narrows it again before the store) is not posed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from pypto_verify import ops, rules
+from pypto_verify.frontend.shapes import BINARY_SAME, EXPAND_FIRST, UNARY_SAME, Shape, Shapes, dims_text, \
+    expr_text, same_dims
+from pypto_verify.ir import (
+    Assign, Call, Const, Expr, For, Function, If, Return, Scope, Span, Stmt, Var, Yield, display_name,
+    final_yield, stmt_exprs, var_like, walk_exprs, walk_stmts,
+)
+from pypto_verify.smt import bounds
+from pypto_verify.smt.obligations import Obligation
+
+_STORES = ("store", "assemble")
+_AXES = {2: ("rows", "columns")}
+
+
+@dataclass(frozen=True, slots=True)
+class PaddingRead:
+    """An op whose result's valid region takes the elements of *operand* past its valid region."""
+
+    function: str
+    op_text: str
+    """The op as the user wrote it (`pl.add(mm_out, resid_chunk)`)."""
+    operand: str
+    axes: tuple[int, ...]
+    """The axes along which the result's region may exceed the operand's."""
+    taken: tuple[Expr, ...]
+    """The result's extent on each axis (the whole operand extent along a matmul's K)."""
+    valid: tuple[Expr, ...]
+    """The operand's valid extent on each axis."""
+    dims: tuple[Expr, ...]
+    origin: Span | None
+    """The load or slice that left the padding unfilled."""
+    span: Span
+    context: tuple[bounds.Loop | bounds.Guard, ...]
+    along_k: bool = False
+    approximations: tuple[str, ...] = ()
+    """Why a model may not be a read of padding (the region a write moves is not tracked)."""
+    """A matmul operand padded along K: every element of the product takes the padding."""
+
+
+def _axis_name(rank: int, axis: int) -> str:
+    names = _AXES.get(rank)
+    return names[axis] if names else f"dimension {axis}"
+
+
+def _text(call: Call, shapes: Shapes) -> str:
+    shown = []
+    for a in call.args:
+        v = var_like(a)
+        shown.append(display_name(v.name) if v is not None else "..." if isinstance(a, Call) else expr_text(a))
+    return f"pl.{call.op.split('.')[-1]}({', '.join(shown)})"
+
+
+def _positional(expr: Expr, shapes: Shapes) -> tuple[set[str], list[Call]]:
+    """The names and the calls whose elements *expr*'s value holds at the same positions, each wholly valid
+    (what a store of it writes is all of it): through a cast, a
+    unary op, a reshape, a fillpad or a set_validshape of its operand, an element-wise op of its first operand
+    or of any operand when its result is wholly valid (an operand's elements then all lie in the result's
+    region), an assemble of its destination and its value. A slice, a reduction, a matmul, an operand that is
+    not first under a narrower first operand: not followed (`UNSOUND:` in the module docstring)."""
+    v = var_like(expr)
+    here = shapes.of(expr)
+    if here is None or not here.valid_known or (here.valid is not None and not same_dims(here.valid, here.dims)):
+        return set(), []  # a value valid over less than its shape: whether it keeps the band is not followed
+    if v is not None:
+        return {v.name}, []
+    if not isinstance(expr, Call) or not expr.args:
+        return set(), []
+    level, _, name = expr.op.partition(".")
+    if level not in ("tensor", "tile"):
+        return set(), []
+    followed: list[Expr] = []
+    if name in UNARY_SAME or name in ("reshape", "fillpad", "set_validshape"):
+        followed = [expr.args[0]]
+    elif name in BINARY_SAME or name in EXPAND_FIRST:
+        # this value is wholly valid (above): every operand's elements lie in its region, band for band
+        followed = [a for a in expr.args if not shapes.is_scalar(a)]
+    elif name == "assemble" and len(expr.args) >= 2:
+        followed = [expr.args[0], expr.args[1]]
+    names: set[str] = set()
+    calls: list[Call] = [expr]
+    for a in followed:
+        more_names, more_calls = _positional(a, shapes)
+        names |= more_names
+        calls += more_calls
+    return names, calls
+
+
+def _reaching(fn: Function, shapes: Shapes) -> tuple[set[str], set[int]]:
+    """The names whose elements a store, an assemble or a return writes out at the positions they hold
+    (`_positional`), and the ids of the calls (inline ones included) whose results are written out so."""
+    feeds: dict[str, set[str]] = {}
+    """name -> the names whose elements it holds."""
+    calls_of: dict[str, list[Call]] = {}
+    sinks: set[str] = set()
+    reaching_calls: list[Call] = []
+
+    def stored(expr: Expr) -> None:
+        for sub in walk_exprs(expr):
+            if isinstance(sub, Call) and sub.op.split(".")[-1] in _STORES and len(sub.args) >= 2:
+                names, calls = _positional(sub.args[0] if sub.op.endswith("store") else sub.args[1], shapes)
+                sinks.update(names)
+                reaching_calls.extend(calls)
+
+    def link(target: str, value: Expr) -> None:
+        names, calls = _positional(value, shapes)
+        feeds.setdefault(target, set()).update(names)
+        calls_of.setdefault(target, []).extend(calls)
+
+    for stmt in walk_stmts(fn.body):
+        if isinstance(stmt, Assign):
+            link(stmt.target.name, stmt.value)
+        elif isinstance(stmt, Return):
+            for value in stmt.values:
+                names, calls = _positional(value, shapes)
+                sinks.update(names)
+                reaching_calls.extend(calls)
+        elif isinstance(stmt, For):
+            last = final_yield(stmt.body)
+            for i, (arg, init) in enumerate(zip(stmt.iter_args, stmt.inits)):
+                link(arg.name, init)
+                if last is not None and i < len(last.values):
+                    link(arg.name, last.values[i])
+                    if i < len(stmt.return_vars):
+                        link(stmt.return_vars[i].name, last.values[i])
+                if i < len(stmt.return_vars):
+                    link(stmt.return_vars[i].name, arg)
+        elif isinstance(stmt, If):
+            for body in (stmt.then_body, stmt.else_body):
+                last = final_yield(body)
+                if last is not None:
+                    for rv, value in zip(stmt.return_vars, last.values):
+                        link(rv.name, value)
+        if not isinstance(stmt, (For, If, Scope, Yield)):
+            for expr in stmt_exprs(stmt):
+                stored(expr)
+    reach = set(sinks)
+    stack = list(sinks)
+    while stack:
+        name = stack.pop()
+        reaching_calls.extend(calls_of.get(name, ()))
+        for source in feeds.get(name, ()):
+            if source not in reach:
+                reach.add(source)
+                stack.append(source)
+    return reach, {id(c) for c in reaching_calls}
+
+
+def _origin(expr: Expr, shapes: Shapes, depth: int = 0) -> Span | None:
+    """The `valid_shape=` slice or load a padded value comes from (through casts, unary ops, reshapes)."""
+    if depth > 32:
+        return None
+    if isinstance(expr, Call):
+        call = expr
+    else:
+        v = var_like(expr)
+        stmt = shapes.defs.get(v.name) if v is not None else None
+        if stmt is None:
+            return None
+        if not isinstance(stmt.value, Call):
+            return _origin(stmt.value, shapes, depth + 1)
+        call = stmt.value
+    name = call.op.split(".")[-1]
+    if name in ("slice", "load") and (len(call.args) > 3 or call.kwarg("valid_shape") is not None):
+        if call.span.line:
+            return call.span
+        named = var_like(expr)
+        stmt = shapes.defs.get(named.name) if named is not None else None
+        return stmt.span if stmt is not None else None
+    if call.args and not shapes.is_scalar(call.args[0]):
+        return _origin(call.args[0], shapes, depth + 1)  # the first operand carries the region (PyPTO's deduction)
+    return None
+
+
+def _padded(shape: Shape | None) -> bool:
+    return shape is not None and shape.exact and shape.valid is not None and shape.valid_known \
+        and len(shape.valid) == len(shape.dims)
+
+
+def _loaded(expr: Expr, shapes: Shapes, depth: int = 0) -> Shape | None:
+    """The elements of *expr* that hold loaded data, where known: its valid region as `Shapes` tracks it,
+    or, where `Shapes` does not track it, a cast or unary op of a value that carries one, or a reshape that
+    only adds or drops unit dimensions (`[1, T, H]` valid `[1, t, H]` as `[T, H]` holds data in `[t, H]`:
+    a reshape is a view of the same elements, whatever valid region pypto types it with)."""
+    s = shapes.of(expr)
+    if s is None or not s.exact or s.valid_known or depth > 32:
+        return s if s is not None and s.valid_known else None
+    v = var_like(expr)
+    stmt = shapes.defs.get(v.name) if v is not None else None
+    call = expr if isinstance(expr, Call) else stmt.value if stmt is not None else None
+    if isinstance(call, Var):
+        return _loaded(call, shapes, depth + 1)
+    if not isinstance(call, Call) or not call.args:
+        return None
+    name = call.op.split(".")[-1]
+    if name in UNARY_SAME:
+        source = _loaded(call.args[0], shapes, depth + 1)
+        return Shape(s.dims, True, source.valid, True) if source is not None else None
+    if name == "reshape":
+        source = _loaded(call.args[0], shapes, depth + 1)
+        if source is None:
+            return None
+        if source.valid is None:
+            return Shape(s.dims, True, None, True)
+        kept = [i for i, d in enumerate(source.dims) if ops.const_int(d) != 1]
+        if any(ops.const_int(source.valid[i]) != 1 for i in range(len(source.dims)) if i not in kept):
+            return None
+        target = [i for i, d in enumerate(s.dims) if ops.const_int(d) != 1]
+        if len(kept) != len(target) or not all(same_dims((source.dims[a],), (s.dims[b],))
+                                                for a, b in zip(kept, target)):
+            return None
+        mapped = {b: source.valid[a] for a, b in zip(kept, target)}
+        valid = tuple(mapped.get(i, Const(1)) for i in range(len(s.dims)))
+        return Shape(s.dims, True, None if same_dims(valid, s.dims) else valid, True)
+    return None
+
+
+def _reads(fn: Function, call: Call, shapes: Shapes, context: tuple[bounds.Loop | bounds.Guard, ...],
+           span: Span) -> list[PaddingRead]:
+    """The padding reads of *call* (module docstring)."""
+    level, _, name = call.op.partition(".")
+    if level not in ("tensor", "tile"):
+        return []
+    out: list[PaddingRead] = []
+    if call.op in ops.ALL_MADS:
+        parts = ops.matmul_parts(call)
+        for operand, trans, k_axis in ((parts.lhs, parts.a_trans, -1), (parts.rhs, parts.b_trans, -2)):
+            s = _loaded(operand, shapes)
+            if s is None or not _padded(s) or len(s.dims) < 2:
+                continue
+            assert s.valid is not None
+            axis = len(s.dims) + (k_axis if not trans else -3 - k_axis)
+            if same_dims((s.valid[axis],), (s.dims[axis],)):
+                continue
+            out.append(replace(_read(fn, call, operand, shapes, (axis,), s.dims, s.valid, s.dims, context, span),
+                               along_k=True))
+        return out
+    if name in _STORES and len(call.args) >= 3:
+        value = call.args[0] if name == "store" else call.args[1]
+        moved, held = shapes.of(value), _loaded(value, shapes)
+        if moved is not None and moved.exact and not moved.valid_known and _padded(held):
+            assert held is not None and held.valid is not None
+            axes = tuple(d for d in range(len(held.dims)) if not same_dims((held.valid[d],), (held.dims[d],)))
+            v = var_like(value)
+            shown = display_name(v.name) if v is not None else _text(value, shapes) if isinstance(value, Call) else "?"
+            why = (f"the valid region pypto gives `{shown}` is not tracked, so the {name} is taken to move its whole "
+                   "shape, padding included")
+            out.append(replace(_read(fn, call, value, shapes, axes, held.dims, held.valid, held.dims, context, span),
+                               approximations=(why,)))
+        return out
+    result = shapes.of(call)
+    if result is None or not result.valid_known or not result.exact:
+        return out
+    taken = result.extents
+    if name == "set_validshape" and call.args:
+        operands: list[Expr] = [call.args[0]]
+    elif name in BINARY_SAME or name in EXPAND_FIRST:
+        operands = [a for a in call.args if not shapes.is_scalar(a)]
+    else:
+        return out
+    for operand in operands:
+        s = _loaded(operand, shapes)
+        if not _padded(s):
+            continue
+        assert s is not None and s.valid is not None
+        if len(s.dims) != len(result.dims):
+            continue
+        axes = tuple(d for d in range(len(s.dims))
+                     if same_dims((s.dims[d],), (result.dims[d],)) and not same_dims((s.valid[d],), (taken[d],)))
+        if axes:
+            out.append(_read(fn, call, operand, shapes, axes, taken, s.valid, s.dims, context, span))
+    return out
+
+
+def _read(fn: Function, call: Call, operand: Expr, shapes: Shapes, axes: tuple[int, ...], taken: tuple[Expr, ...],
+          valid: tuple[Expr, ...], dims: tuple[Expr, ...], context: tuple[bounds.Loop | bounds.Guard, ...],
+          span: Span) -> PaddingRead:
+    v = var_like(operand)
+    shown = display_name(v.name) if v is not None else _text(operand, shapes) if isinstance(operand, Call) else "?"
+    return PaddingRead(fn.name, _text(call, shapes), shown, axes, taken, valid, dims, _origin(operand, shapes),
+                       span, context)
+
+
+def padding_reads(fn: Function, shapes: Shapes | None = None) -> list[PaddingRead]:
+    """Every op of *fn* that may take padding into a value it writes out, in program order."""
+    shapes = shapes or Shapes(fn)
+    _, reaching = _reaching(fn, shapes)
+    out: list[PaddingRead] = []
+
+    def visit(body: tuple[Stmt, ...], context: tuple[bounds.Loop | bounds.Guard, ...]) -> None:
+        for stmt in body:
+            if isinstance(stmt, For):
+                visit(stmt.body, (*context, bounds.Loop(stmt.loop_var.name, stmt.start, stmt.stop, stmt.step,
+                                                        stmt.kind)))
+            elif isinstance(stmt, If):
+                visit(stmt.then_body, (*context, bounds.Guard(stmt.cond, True)))
+                visit(stmt.else_body, (*context, bounds.Guard(stmt.cond, False)))
+            elif isinstance(stmt, Scope):
+                visit(stmt.body, context)
+            else:
+                for expr in stmt_exprs(stmt):
+                    for sub in walk_exprs(expr):
+                        if isinstance(sub, Call) and (id(sub) in reaching or sub.op.split(".")[-1] in _STORES):
+                            span = sub.span if sub.span.line else getattr(stmt, "span", sub.span)
+                            out.extend(_reads(fn, sub, shapes, context, span))
+
+    visit(fn.body, ())
+    return out
+
+
+def obligation(read: PaddingRead, shapes: Shapes, scalars: bounds.Scalars, site: str) -> Obligation:
+    """PV108 on one padding read: PV107's query on the window `[0, taken_d)` of the shape `valid_d`, over
+    the read's axes (module docstring)."""
+    zero: Expr = Const(0)
+    access = bounds.Access(read.function, "reads", read.operand, tuple(read.valid[d] for d in read.axes),
+                           tuple(zero for _ in read.axes), tuple(read.taken[d] for d in read.axes), read.span,
+                           read.context, read.op_text, read.approximations)
+    posed = bounds.obligation(access, shapes, scalars, site)
+    rank = len(read.dims)
+    where = f" (its `valid_shape` at line {read.origin.line})" if read.origin is not None and read.origin.line else ""
+
+    def explain(values: dict[str, int | bool]) -> tuple[str, dict[str, int | str], Span | None]:
+        def value(key: str) -> int | None:
+            v = values.get(key)
+            return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+        counterexample: dict[str, int | str] = {}
+        parts = []
+        for i, d in enumerate(read.axes):
+            hi, lim = value(f"hi.{i}"), value(f"dim.{i}")
+            if hi is None or lim is None or hi <= lim:
+                continue
+            what = _axis_name(rank, d)
+            parts.append(f"{what} [{lim}, {hi})")
+            counterexample[what] = f"[{lim}, {hi})"
+        _, loops, _ = bounds._explain(access, values, [label for label, _ in _loops(posed)], _free(posed))
+        at = {k: v for k, v in loops.items() if k not in ("rows", "columns", "shape") and not k.startswith("dim")}
+        counterexample.update(at)
+        read_what = " and ".join(parts) if parts else "elements"
+        message = (f"`{read.op_text}` reads {read_what} of `{read.operand}` (shape {dims_text(read.dims)}, valid "
+                   f"{dims_text(read.valid)}), padding its load left unfilled{where}: "
+                   + (f"every element of the product sums stale on-chip data; fill it first "
+                      f"(`pl.fillpad({read.operand}, pad_value=pl.PadValue.zero)`)" if read.along_k else
+                      f"the stored {read_what.split(' [')[0]} there hold stale on-chip data; fill it first "
+                      f"(`pl.fillpad({read.operand}, pad_value=...)`) or store only the valid region"))
+        if at:
+            message += " at " + ", ".join(f"{k} = {v}" for k, v in at.items())
+        return message, counterexample, read.span
+
+    proved = f"`{read.op_text}` reads no padding of `{read.operand}` (valid {dims_text(read.valid)})"
+    return replace(posed, rule=rules.PADDING_READ, explain=explain, proved=proved)
+
+
+def _loops(ob: Obligation) -> list[tuple[str, object]]:
+    return [(key[len("loop."):], t) for key, t in ob.witnesses if key.startswith("loop.")]
+
+
+def _free(ob: Obligation) -> list[str]:
+    return [key[len("sym."):] for key, _ in ob.witnesses if key.startswith("sym.")]
+
+
+def function_obligations(fn: Function) -> list[tuple[PaddingRead, Obligation]]:
+    """PV108 on every padding read of *fn*; site ids `<function>:padding:<line>:<col>`."""
+    shapes = Shapes(fn)
+    found = padding_reads(fn, shapes)
+    if not found:
+        return []
+    scalars = bounds.function_scalars(fn, shapes)
+    out: list[tuple[PaddingRead, Obligation]] = []
+    seen: dict[str, int] = {}
+    for read in found:
+        site = f"{fn.name}:padding:{read.span.line}:{read.span.col}"
+        seen[site] = seen.get(site, 0) + 1
+        if seen[site] > 1:
+            site = f"{site}.{seen[site]}"
+        out.append((read, obligation(read, shapes, scalars, site)))
+    return out
+
+
+__all__ = ["PaddingRead", "function_obligations", "obligation", "padding_reads"]

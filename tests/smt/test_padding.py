@@ -1,0 +1,62 @@
+"""PV108 padding-read (`smt/padding.py`): a value written out that takes an operand's unfilled padding is
+refuted (a literal region) or conditional (a run-time one), through a reshape that drops unit dimensions
+too; a write whose valid region is not tracked of a padded value is inconclusive; each fixed twin (fillpad,
+a store of the valid rows, an operand whose region matches) is proved or not posed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pypto_verify.frontend import read_file
+from pypto_verify.smt import Verdict, prove_padding
+
+KERNELS = Path(__file__).parent / "kernels" / "padding_reads.py"
+LANES = Path(__file__).parents[1] / "dynamic" / "kernels" / "padded_lanes.py"
+
+
+def outcomes(path: Path) -> dict[str, list]:
+    parsed = read_file(path)
+    assert not parsed.errors
+    by_function: dict[str, list] = {}
+    for o in prove_padding(parsed.module, cache=False):
+        by_function.setdefault(o.function, []).append(o)
+    return by_function
+
+
+def test_padding_reads_refuted_conditional_and_clean():
+    found = outcomes(KERNELS)
+    short = found["short_residual"]
+    assert [o.verdict for o in short] == [Verdict.REFUTED]
+    assert "rows [24, 32) of `scaled`" in short[0].message and "line 61" in short[0].message
+    assert "pl.fillpad(scaled" in short[0].message
+    k = found["short_k"]
+    assert [o.verdict for o in k] == [Verdict.REFUTED]
+    assert "columns [48, 64) of `a`" in k[0].message and "product" in k[0].message
+    tail = found["tail_residual"]
+    assert [o.verdict for o in tail] == [Verdict.CONDITIONAL]
+    assert "`n` is read from `lens` at run time" in tail[0].message
+    block = found["tail_block"]
+    assert [o.verdict for o in block] == [Verdict.CONDITIONAL]
+    assert "of `block` (shape [32, 64], valid [live, 64])" in block[0].message
+    copy = found["flat_copy"]
+    assert [o.verdict for o in copy] == [Verdict.INCONCLUSIVE]
+    assert "may write the unfilled padding of `flat`" in copy[0].message and "not tracked" in copy[0].message
+    peak = found["tail_peak_whole"]
+    assert [o.verdict for o in peak] == [Verdict.CONDITIONAL]
+    assert "`pl.maximum(floor, peaks)` reads columns" in peak[0].message
+    # the same band narrowed away by a set_validshape before the store: nothing stale is written
+    for fixed in ("tail_peak_narrowed", "tail_residual_filled", "short_residual_rows", "short_k_filled", "tail_block_filled",
+                  "flat_copy_filled"):
+        assert fixed not in found, fixed
+    # both operands valid over the same run-time rows: posed and proved, never a finding
+    assert [o.verdict for o in found.get("all_rows", [])] in ([], [Verdict.PROVED] * len(found.get("all_rows", [])))
+
+
+def test_padded_lanes_bare_twins_flagged():
+    found = outcomes(LANES)
+    assert {f for f, os in found.items() if any(o.verdict is Verdict.REFUTED for o in os)} == \
+        {"bare_lane_softmax", "bare_block_peaks"}
+    (widen,) = found["bare_lane_softmax"]
+    assert "columns [4, 8) of `shifted`" in widen.message
+    (peaks,) = found["bare_block_peaks"]
+    assert "columns [2, 8) of `peaks`" in peaks.message
