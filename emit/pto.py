@@ -582,8 +582,13 @@ class _FunctionEmitter:
             self.branch(stmt)
         elif isinstance(stmt, Scope):
             self.body(stmt.body)
-        elif isinstance(stmt, (Yield, Return)):
-            pass  # yields are handled by the enclosing loop / if; tensors are returned in place
+        elif isinstance(stmt, Return):
+            # tensors are returned in place; a store in the return (`return pl.store(...)`) is done before it
+            for value in stmt.values:
+                if isinstance(value, Call) and value.op == ops.STORE:
+                    self.call(None, value, None, stmt.span)
+        elif isinstance(stmt, Yield):
+            pass  # yields are handled by the enclosing loop / if
         else:
             raise EmitError(f"statement {type(stmt).__name__} has no PTO form", getattr(stmt, "span", NO_SPAN))
 

@@ -544,6 +544,9 @@ class _Interpreter:
         elif isinstance(stmt, Scope):
             self.body(stmt.body)
         elif isinstance(stmt, Return):
+            for value in stmt.values:
+                if isinstance(value, Call) and value.op == ops.STORE:
+                    self.expr(value)  # `return pl.store(...)`: the store is done before the function ends
             raise _Stop()
         else:
             raise ReferenceError(f"statement {type(stmt).__name__} has no reference semantics")
