@@ -547,7 +547,7 @@ def reduction_coverage(lowered: S.AccSite, source: S.AccSite | None = None) -> t
     # from a tensor): the checks below are about the operands they read only, so a reduction that skips or
     # repeats a block of the other is caught only by `untraced`, proved when every MAD initialises
     unchecked = tuple(o for o in ("lhs", "rhs") if o not in operands)
-    untraced = ()
+    untraced: tuple[Obligation, ...] = ()
     if unchecked:
         computed_off = _computed(side, tuple(o for o in unchecked if all(
             any(b.operand == o for b in s.k_blocks) for s in side.chain.steps)))

@@ -260,7 +260,7 @@ class Scalars:
     """Scalar return vars of ifs, by SSA name."""
     tensors: frozenset[str] = frozenset()
     """Tensor parameters: their extents (`tensor.dim`) are one value for the whole run."""
-    casts: dict[str, Expr] = field(default_factory=dict)
+    casts: dict[str, Call] = field(default_factory=dict)
     """Scalar SSA names defined by a cast of a scalar (`page = pl.cast(pl.read(table, [p]), pl.INDEX)`):
     free symbols, except where a read must be a function of its indices (`encode.ExprEncoder.functional`)."""
 
@@ -746,7 +746,7 @@ def carries_and_phis(fn: Function, scalar: Callable[[str, Expr | None], bool]
 def _scalars(fn: Function, types: dict[str, Type]) -> Scalars:
     """The scalar definitions of *fn*: what `encode.py` inlines or turns into symbols."""
     defs: dict[str, Expr] = {}
-    casts: dict[str, Expr] = {}
+    casts: dict[str, Call] = {}
     for stmt in _walk(fn.body):
         if not isinstance(stmt, Assign):
             continue
