@@ -304,6 +304,10 @@ class SizeConstant:
     """Why the constant cannot be rewritten (empty: it can): `imported`, `bound more than once`."""
 
 
+IMPORTED = "imported from another module"
+"""`SizeConstant.blocked` of a name the file imports (`run/shrink.py` follows it to the module assigning it)."""
+
+
 def size_constants(text: str, fn: Function) -> list[SizeConstant]:
     """The module-level names of the file *text* written as a dimension of *fn*'s tensor parameters, in
     parameter order: one it can rewrite is a name the module assigns exactly once (a plain `NAME = value`);
@@ -347,7 +351,7 @@ def size_constants(text: str, fn: Function) -> list[SizeConstant]:
             if len(assigned.get(dim.id, ())) == 1 and bound.get(dim.id) == 1:
                 found.append(SizeConstant(dim.id, arg.arg, axis, assigned[dim.id][0].lineno))
             elif dim.id in bound:
-                why = "imported from another module" if dim.id in imported else "bound more than once"
+                why = IMPORTED if dim.id in imported else "bound more than once"
                 found.append(SizeConstant(dim.id, arg.arg, axis, 0, why))
     return found
 
