@@ -733,8 +733,9 @@ def _shrunk_callees(work: FileWork, shrunk: Any, callees: Mapping[str, Any], opt
 
     if not callees or not isinstance(shrunk, Shrunk) or not shrunk.file_text:
         return callees
-    read = read_stage(work.path, options.max_file_size, text=shrunk.file_text, modules=dict(shrunk.modules))
-    found = file_callees(lower_stage(read, options), options)
+    modules = dict(shrunk.modules)
+    read = read_stage(work.path, options.max_file_size, text=shrunk.file_text, modules=modules)
+    found = file_callees(lower_stage(read, options), options, modules)
     # the file read again has had no rules run: a callee keeps the findings it has at the real sizes
     found.update({op: why for op, why in callees.items() if isinstance(why, str) and op in found})
     return found

@@ -245,7 +245,7 @@ def test_an_imported_constant_whose_window_moves_keeps_the_real_size() -> None:
     statement = _imported_statements()["shard_edge_proj"]
     assert statement.startswith("verified, not simulated: the kernel's tensors hold more elements than the "
                                 "simulation's limit of 268435456 (301996544); not shrunk: N_OUT_ODD: at 160 the "
-                                "source differs: `2097152` became `128` (line 43)")
+                                "source differs: `2097152` became `128` (line 46)")
 
 
 def test_an_imported_constant_is_followed_through_the_modules_that_import_it(tmp_path: Path) -> None:
@@ -259,3 +259,11 @@ def test_an_imported_constant_is_followed_through_the_modules_that_import_it(tmp
     assert constant_home(text, "WIDE", kernel) == "bound 2 times in base.py"
     assert constant_home(text, "GONE", kernel) == "imported from `missing`, which is not found"
     assert constant_home(text, "SIZE", kernel) == "imported from `torch`, which is not read"
+
+
+def test_a_callee_of_another_module_sized_by_the_shrunk_module_is_read_at_the_shrunk_size() -> None:
+    # `shard_rest.py` imports `N_OUT` from `shard_sizes.py` too: read at the real value, its parameters would not
+    # fit the shrunk arguments
+    require_stages()
+    assert _imported_statements()["shard_split_proj"] == \
+        "verified, simulated and matched at N_OUT=128 (real 2097152, in shard_sizes.py: trip counts only)"
