@@ -580,7 +580,7 @@ def simulate_kernel(source_fn: Function | None, lowered_fn: Function, *, seed: i
         bindings: list[dict[str, int]] = []
         for sample in sample_bindings(source_fn, launched):  # a size the user bound takes that value in every sample
             binding = {**sample, **{n: v for n, v in (sizes or {}).items() if n in sample}}
-            if launched and BLOCKS in binding and BLOCKS not in (sizes or {}) and BLOCKS not in dynamic_names(source_fn):
+            if launched and BLOCKS in binding and BLOCKS not in {*(sizes or {}), *dynamic_names(source_fn)}:
                 binding[BLOCKS] = launch_blocks(source_fn, binding)  # the blocks a size the user bound needs
             if binding not in bindings:
                 bindings.append(binding)

@@ -33,8 +33,8 @@ from pypto_verify.diagnostics import MAX_FILE_SIZE, UnreadableSource, read_sourc
 from pypto_verify.imports import find_module, is_external
 from pypto_verify.ir import Function, TensorType
 from pypto_verify.sizes import (
-    IMPORTED, SIM_BUDGET_ELEMENTS, SizeConstant, divisor_unit, first_value, fitted_value, input_elements, plan_difference, size_constants,
-    trips_kept, window_unit, with_constant,
+    IMPORTED, SIM_BUDGET_ELEMENTS, SizeConstant, divisor_unit, first_value, fitted_value, input_elements,
+    plan_difference, size_constants, trips_kept, window_unit, with_constant,
 )
 
 if TYPE_CHECKING:
