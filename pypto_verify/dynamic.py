@@ -75,7 +75,7 @@ from pypto_verify.ir import (
 )
 from pypto_verify.lowering.pipeline import is_lowered
 from pypto_verify.callees import Callee, block_launched
-from pypto_verify.sizes import BLOCKS, bind_sizes, dynamic_names, sample_bindings
+from pypto_verify.sizes import BLOCKS, bind_sizes, dynamic_names, launch_blocks, sample_bindings
 from pypto_verify.emit import EmitError, EmittedFunction, NeedsScalars, emit_function, emit_module
 from pypto_verify.reference import (
     GRID, ReferenceError, ReferenceResult, WindowError, run_reference, to_dtype,
@@ -580,6 +580,8 @@ def simulate_kernel(source_fn: Function | None, lowered_fn: Function, *, seed: i
         bindings: list[dict[str, int]] = []
         for sample in sample_bindings(source_fn, launched):  # a size the user bound takes that value in every sample
             binding = {**sample, **{n: v for n, v in (sizes or {}).items() if n in sample}}
+            if launched and BLOCKS in binding and BLOCKS not in {*(sizes or {}), *dynamic_names(source_fn)}:
+                binding[BLOCKS] = launch_blocks(source_fn, binding)  # the blocks a size the user bound needs
             if binding not in bindings:
                 bindings.append(binding)
         matched: list[str] = []

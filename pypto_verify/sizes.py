@@ -19,6 +19,10 @@ Conventions:
   check keeps a sample only when the reference runs with every window in range at it (the kernel's own
   validity), and names the ones it could not show valid.
 - A user's value must be at least 1 and a multiple of the unit unless the kernel has a remainder path.
+- A kernel launched with a block index its launcher gives (`callees.block_launched`) also binds `BLOCKS`:
+  when its blocks split a size (windows of one height `E` along it, offset by the block index:
+  `block_extent`), `E` joins the size's unit and the launch has `ceil(value / E)` blocks (`launch_blocks`),
+  the grid its launcher would give; else `BLOCK_SAMPLE` blocks.
 """
 
 from __future__ import annotations
@@ -150,6 +154,8 @@ def has_remainder_path(fn: Function) -> bool:
     return False
 
 
+BLOCK_INDEX = frozenset({"tile.get_block_idx", "tensor.get_block_idx"})
+"""`pl.tile.get_block_idx()` / `pl.get_block_idx()` (`ops.BLOCK_IDX`; this module imports only `ir`)."""
 BLOCKS = "blocks"
 """The block count of a kernel whose launcher gives its block index (`callees.block_launched`), bound like a size:
 `BLOCK_SAMPLE` by default, or `--sim-bind blocks=N`."""
@@ -159,14 +165,60 @@ BLOCK_SAMPLE = 2
 
 def sample_bindings(fn: Function, launched: bool = False) -> list[dict[str, int]]:
     """The sample bindings of *fn*'s sizes, in order (module docstring); `[{}]` when it has none. A kernel
-    *launched* with a block index its launcher gives has `BLOCKS` in each, at `BLOCK_SAMPLE`."""
+    *launched* with a block index its launcher gives has `BLOCKS` in each (`launch_blocks`), and a size its
+    blocks split keeps two of their windows in its unit (`block_extent`), as a slice's extent does."""
     units = {name: tiling_unit(fn, name) for name in dynamic_names(fn)}
+    if launched:
+        units = {name: math.lcm(unit, block_extent(fn, name) or 1) for name, unit in units.items()}
     samples = [{name: 2 * unit for name, unit in units.items()}]
     if units and has_remainder_path(fn):
         samples.append({name: 2 * unit + (unit // 2 if unit > 1 else 1) for name, unit in units.items()})
     if launched and BLOCKS not in units:
-        samples = [{**sample, BLOCKS: BLOCK_SAMPLE} for sample in samples]
+        samples = [{**sample, BLOCKS: launch_blocks(fn, sample)} for sample in samples]
     return samples
+
+
+def launch_blocks(fn: Function, sizes: Mapping[str, int]) -> int:
+    """The block count a launched *fn* runs at with *sizes* bound: enough blocks of `block_extent` rows to
+    cover each size its blocks split (the last one partial, as a launcher's `ceil(T / T_TILE)` grid), and no
+    more, so every block's windows start inside the tensor; `BLOCK_SAMPLE` when the blocks split no size."""
+    counts = [-(-value // extent) for name, value in sizes.items()
+              if name != BLOCKS and (extent := block_extent(fn, name))]
+    return max(counts) if counts else BLOCK_SAMPLE
+
+
+def block_extent(fn: Function, name: str) -> int | None:
+    """The rows each launched block of *fn* takes along the size *name*: the constant extent, along a
+    dimension of that size, of the windows of its tensor parameters whose offset there is computed from the
+    block index (`pl.load(x, [pl.tile.get_block_idx() * 8, 0], [8, 128])`); None when it has none, or they
+    disagree."""
+    axes = {p.name: [_size_name(d) == name for d in p.type.shape]
+            for p in fn.params if isinstance(p.type, TensorType)}
+    from_block: set[str] = set()
+    """The variables computed from the block index (in program order)."""
+    for stmt in walk_stmts(fn.body):
+        if isinstance(stmt, Assign) and _reads_block(stmt.value, from_block):
+            from_block.add(stmt.target.name)
+    extents: set[int | None] = set()
+    for top in _all_exprs(fn):
+        for expr in walk_exprs(top):
+            if not (isinstance(expr, Call) and expr.op in ("tile.load", TENSOR_SLICE) and len(expr.args) >= 3):
+                continue
+            tensor = var_like(expr.args[0])
+            sized = axes.get(tensor.name, []) if tensor is not None else []
+            offsets, shape = (expr.args[1], expr.args[2]) if expr.op == "tile.load" else (expr.args[2], expr.args[1])
+            if not (isinstance(offsets, (ListExpr, TupleExpr)) and isinstance(shape, (ListExpr, TupleExpr))
+                    and len(offsets.items) == len(shape.items) == len(sized)):
+                continue
+            extents.update(_natural(extent) for offset, extent, is_size in zip(offsets.items, shape.items, sized)
+                           if is_size and _reads_block(offset, from_block))
+    return extents.pop() if len(extents) == 1 else None
+
+
+def _reads_block(expr: Expr, from_block: set[str]) -> bool:
+    """Whether *expr* reads the block index: itself, or a variable computed from it."""
+    return any(isinstance(x, Call) and x.op in BLOCK_INDEX or isinstance(x, Var) and x.name in from_block
+               for x in walk_exprs(expr))
 
 
 def check_binding(fn: Function, name: str, value: int) -> str | None:
@@ -304,6 +356,10 @@ class SizeConstant:
     """Why the constant cannot be rewritten (empty: it can): `imported`, `bound more than once`."""
 
 
+IMPORTED = "imported from another module"
+"""`SizeConstant.blocked` of a name the file imports (`run/shrink.py` follows it to the module assigning it)."""
+
+
 def size_constants(text: str, fn: Function) -> list[SizeConstant]:
     """The module-level names of the file *text* written as a dimension of *fn*'s tensor parameters, in
     parameter order: one it can rewrite is a name the module assigns exactly once (a plain `NAME = value`);
@@ -347,7 +403,7 @@ def size_constants(text: str, fn: Function) -> list[SizeConstant]:
             if len(assigned.get(dim.id, ())) == 1 and bound.get(dim.id) == 1:
                 found.append(SizeConstant(dim.id, arg.arg, axis, assigned[dim.id][0].lineno))
             elif dim.id in bound:
-                why = "imported from another module" if dim.id in imported else "bound more than once"
+                why = IMPORTED if dim.id in imported else "bound more than once"
                 found.append(SizeConstant(dim.id, arg.arg, axis, 0, why))
     return found
 

@@ -9,6 +9,7 @@ input problem is one `InputError`; a function with one is left out, the rest of 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,8 +47,10 @@ def read_file(path: str | Path, max_size: int = MAX_FILE_SIZE) -> ParseResult:
     return read_source(text, name, max_size)
 
 
-def read_source(text: str, path: str = "<string>", max_size: int = MAX_FILE_SIZE) -> ParseResult:
-    """Read kernel source *text* (reported as *path*; siblings resolve relative to its directory)."""
+def read_source(text: str, path: str = "<string>", max_size: int = MAX_FILE_SIZE,
+                modules: Mapping[Path, str] | None = None) -> ParseResult:
+    """Read kernel source *text* (reported as *path*; siblings resolve relative to its directory, a module
+    of *modules* read from the text given for it instead of its file)."""
     tree, error = parse_tree(path, text)
     if tree is None:
         assert error is not None
@@ -55,7 +58,7 @@ def read_source(text: str, path: str = "<string>", max_size: int = MAX_FILE_SIZE
     if not tree.body and Path(path).name != "__init__.py":
         return _failed(path, "empty file", "it holds no statements; a kernel file defines `@pl.program` classes "
                                            "or `@pl.jit` / `@pl.function` functions")
-    result = ModuleReader(path, text, tree, max_size).read()
+    result = ModuleReader(path, text, tree, max_size, modules).read()
     errors = tuple(sorted(result.errors, key=_order))
     warnings = tuple(sorted(result.warnings, key=_order))
     return ParseResult(result.module, errors, warnings)

@@ -25,7 +25,7 @@ import operator
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from pypto_verify.diagnostics import MAX_FILE_SIZE, UnreadableSource, read_source_bytes
 from pypto_verify.imports import EXTERNAL_MODULES, find_module
@@ -382,10 +382,13 @@ class LocalScope(Scope):
 class Loader:
     """Finds and reads sibling modules (relative to the kernel file's directory), once each."""
 
-    def __init__(self, budget: Budget | None = None, max_file_size: int = MAX_FILE_SIZE) -> None:
+    def __init__(self, budget: Budget | None = None, max_file_size: int = MAX_FILE_SIZE,
+                 modules: Mapping[Path, str] | None = None) -> None:
         self.budget = budget or Budget()
         self.max_file_size = max_file_size
         """Bytes a sibling module may have (`--max-file-size`); a bigger one is not read."""
+        self.modules = {path.resolve(): text for path, text in (modules or {}).items()}
+        """Texts read instead of a module's file (a size constant rewritten, `run/shrink.py`), by resolved path."""
         self._cache: dict[Path, ModuleScope | NotStatic] = {}
         self._loading: set[Path] = set()
 
@@ -416,7 +419,8 @@ class Loader:
         if found in self._loading:
             raise NotStatic(f"module `{module}` imports itself (circular import)")
         try:
-            tree = _parse_cached(found, self.max_file_size)
+            given = self.modules.get(found)
+            tree = _parse_cached(found, self.max_file_size) if given is None else ast.parse(given, str(found))
         except UnreadableSource as error:
             # as good as absent: a name it would define is an input error naming why, never a run-time symbol
             failure = NotStatic(f"module `{module}` ({found.name}) cannot be read: {error.what}; {error.why}",

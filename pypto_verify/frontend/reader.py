@@ -46,7 +46,7 @@ import ast
 import copy
 import os
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -161,7 +161,8 @@ class _Unmaterialisable(Exception):
 class ModuleReader:
     """Reads one file: finds the programs and decorated functions, reads each function."""
 
-    def __init__(self, path: str, text: str, tree: ast.Module, max_file_size: int = MAX_FILE_SIZE) -> None:
+    def __init__(self, path: str, text: str, tree: ast.Module, max_file_size: int = MAX_FILE_SIZE,
+                 modules: Mapping[Path, str] | None = None) -> None:
         self.path = path
         self.text = text
         self.tree = tree
@@ -170,7 +171,7 @@ class ModuleReader:
         self._warned: set[str] = set()
         self.failed: set[tuple[str | None, str]] = set()
         """Functions left out for an input error: (program, or None for a free function; name)."""
-        self.loader = cst.Loader(max_file_size=max_file_size)
+        self.loader = cst.Loader(max_file_size=max_file_size, modules=modules)
         self.scope = self.loader.module_scope(Path(path), tree)
         self.calls: dict[str, list[_CallSite]] = {}
         """The calls of each decorated function of this file, as the last reading found them."""

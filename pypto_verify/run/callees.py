@@ -11,6 +11,7 @@ Input: a lowered `FileWork`. Output: `{op: Callee | reason}`.
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,14 +29,17 @@ _MAX_MODULES = 8
 """How many imported modules one file's simulation reads for its callees (each read and lowered once)."""
 
 
-def file_callees(work: FileWork, options: Options) -> Callees:
-    """`{op: Callee or why not}` for every call of another function in *work*'s kernels (module docstring)."""
-    return _Resolver(options).module(work)
+def file_callees(work: FileWork, options: Options, texts: Mapping[Path, str] | None = None) -> Callees:
+    """`{op: Callee or why not}` for every call of another function in *work*'s kernels (module docstring);
+    an imported module of *texts* is read at the text given for it (a size constant shrunk, `run/shrink.py`)."""
+    return _Resolver(options, texts or {}).module(work)
 
 
 class _Resolver:
-    def __init__(self, options: Options) -> None:
+    def __init__(self, options: Options, texts: Mapping[Path, str]) -> None:
         self.options = options
+        self.texts = {path.resolve(): text for path, text in texts.items()}
+        """The imported modules read at a text given for them (every module read sees them all)."""
         self.modules: dict[str, Callees] = {}
         """Path -> its callees (filled while it is built: a module importing itself back finds it)."""
 
@@ -73,9 +77,13 @@ class _Resolver:
         if callees is None:
             if len(self.modules) > _MAX_MODULES:
                 return f"`{alias}` comes from `{module}`: too many modules to read for one file's callees"
-            from pypto_verify.run.chain import lower_stage, read_stage
+            from pypto_verify.run.chain import _file_text, lower_stage, read_stage
 
-            callees = self.module(lower_stage(read_stage(str(path), self.options.max_file_size), self.options))
+            limit = self.options.max_file_size
+            text = self.texts.get(path.resolve()) or (_file_text(str(path), limit) if self.texts else None)
+            read = read_stage(str(path), limit, text=text, modules=self.texts) if text is not None \
+                else read_stage(str(path), limit)
+            callees = self.module(lower_stage(read, self.options))
         callee = callees.get(f"call.{name}")
         if callee is None:
             return f"`{alias}` is not a kernel of `{module}` (it holds no tile op, or it is not read)"

@@ -157,10 +157,13 @@ def kernel_name(program: Program, fn: Function) -> str:
 # ---------------------------------------------------------------------------------------------- per-file stages
 
 
-def read_stage(path: str, max_file_size: int = Options.max_file_size, text: str | None = None) -> FileWork:
+def read_stage(path: str, max_file_size: int = Options.max_file_size, text: str | None = None,
+               modules: Mapping[Path, str] | None = None) -> FileWork:
     """READ: the frontend, its input errors (PV000) and the census of idiom sites; *text* is the source when
-    it was given (stdin) instead of read from *path*."""
-    parsed = frontend.read_file(path, max_file_size) if text is None else frontend.read_source(text, path)
+    it was given (stdin) instead of read from *path*, *modules* the texts of imported modules read instead of
+    their files (a size constant rewritten, `run/shrink.py`)."""
+    parsed = (frontend.read_file(path, max_file_size) if text is None
+              else frontend.read_source(text, path, max_file_size, modules))
     findings = tuple(Finding(rules.INPUT_ERROR, e.span, e.message, "", "") for e in parsed.errors)
     kernels = tuple(KernelWork(kernel_name(program, fn), fn.name, fn, program, frontend.is_lowered(fn))
                     for program, fn in frontend.kernels(parsed.module))
@@ -733,8 +736,9 @@ def _shrunk_callees(work: FileWork, shrunk: Any, callees: Mapping[str, Any], opt
 
     if not callees or not isinstance(shrunk, Shrunk) or not shrunk.file_text:
         return callees
-    read = read_stage(work.path, options.max_file_size, text=shrunk.file_text)
-    found = file_callees(lower_stage(read, options), options)
+    modules = dict(shrunk.modules)
+    read = read_stage(work.path, options.max_file_size, text=shrunk.file_text, modules=modules)
+    found = file_callees(lower_stage(read, options), options, modules)
     # the file read again has had no rules run: a callee keeps the findings it has at the real sizes
     found.update({op: why for op, why in callees.items() if isinstance(why, str) and op in found})
     return found
@@ -762,7 +766,9 @@ def _sizes_to_simulate(work: FileWork, kernel: KernelWork, options: Options) -> 
     text = work.text if work.text is not None else _file_text(work.path, options.max_file_size)
     if text is None:
         return source, lowered, "the file cannot be read again"
-    found = shrink_kernel(text, source, lowered, lambda shrunk: _relowered(work, kernel, options, shrunk))
+    found = shrink_kernel(text, source, lowered,
+                          lambda shrunk, modules: _relowered(work, kernel, options, shrunk, modules),
+                          path=Path(work.path), max_file_size=options.max_file_size)
     if isinstance(found, Shrunk):
         return found.source, found.lowered, found
     return source, lowered, found
@@ -793,10 +799,12 @@ def _file_text(path: str, max_file_size: int) -> str | None:
         return None
 
 
-def _relowered(work: FileWork, kernel: KernelWork, options: Options, text: str) -> tuple[Function, Function] | str:
-    """*kernel* read from *text* (the file with a constant rewritten) and lowered, or why it cannot be: an
-    input error the file did not have, a lowering error, the kernel gone."""
-    read = read_stage(work.path, options.max_file_size, text=text)
+def _relowered(work: FileWork, kernel: KernelWork, options: Options, text: str,
+               modules: Mapping[Path, str]) -> tuple[Function, Function] | str:
+    """*kernel* read from *text* (the file with a constant rewritten, or the imported *modules* at the texts
+    given) and lowered, or why it cannot be: an input error the file did not have, a lowering error, the
+    kernel gone."""
+    read = read_stage(work.path, options.max_file_size, text=text, modules=modules)
     before = {(f.span.line, f.message) for f in work.findings if f.rule is rules.INPUT_ERROR}
     new = [f for f in read.findings if (f.span.line, f.message) not in before]
     if new:

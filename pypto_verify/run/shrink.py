@@ -12,29 +12,93 @@ remainder class modulo the windows along it and the divisors the file divides it
 `sizes.divisor_unit`: `VOCAB // CHUNK`, `assert VOCAB % 64 == 0`; `sizes.first_value`); when a loop needs more iterations, one more value is fitted from the
 loop stops seen (`sizes.fitted_value`) and checked the same way. Nothing is guessed: a value is kept only
 after its own lowering was compared.
+A constant the file imports (`from config import VOCAB`) is followed to the module that assigns it
+(`constant_home`, through modules that import it in turn) and rewritten there, the file read again with that
+module's text (`read_source`'s *modules*); the same checks decide, and the text names the module.
 Input: the file's text, the kernel as read and lowered, and a function that reads and lowers a text.
 Output: a `Shrunk` kernel pair with the values, or why no constant could be shrunk.
 """
 
 from __future__ import annotations
 
+import ast
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pypto_verify import ops
+from pypto_verify.diagnostics import MAX_FILE_SIZE, UnreadableSource, read_source_bytes
+from pypto_verify.imports import find_module, is_external
 from pypto_verify.ir import Function, TensorType
 from pypto_verify.sizes import (
-    SIM_BUDGET_ELEMENTS, SizeConstant, divisor_unit, first_value, fitted_value, input_elements, plan_difference, size_constants,
-    trips_kept, window_unit, with_constant,
+    IMPORTED, SIM_BUDGET_ELEMENTS, SizeConstant, divisor_unit, first_value, fitted_value, input_elements,
+    plan_difference, size_constants, trips_kept, window_unit, with_constant,
 )
 
 if TYPE_CHECKING:
     from pypto_verify.dynamic import SimOutcome
 
-Relower = Callable[[str], "tuple[Function, Function] | str"]
-"""Read a file's text and lower the kernel again: its source and lowered functions, or why not."""
+Relower = Callable[[str, Mapping[Path, str]], "tuple[Function, Function] | str"]
+"""Read a file's text (its imported modules at the texts given for them) and lower the kernel again: its
+source and lowered functions, or why not."""
+
+_IMPORT_HOPS = 8
+"""Modules an imported constant is followed through (`from a import X` in a module that imports it from b)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Home:
+    """The module file that assigns a constant the kernel's file imports, and the constant's name there."""
+
+    path: Path
+    name: str
+
+
+def constant_home(text: str, name: str, path: Path, max_file_size: int = MAX_FILE_SIZE) -> Home | str:
+    """Where the name *name* that the file *text* at *path* imports (`from config import X`, through modules
+    importing it in turn) is assigned exactly once (a plain `X = value`), or why it cannot be rewritten."""
+    for _ in range(_IMPORT_HOPS):
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return f"{path.name} does not parse"
+        bindings = _bindings(tree, name)
+        if len(bindings) != 1:
+            return f"bound {len(bindings)} times in {path.name}"
+        (binding,) = bindings
+        if isinstance(binding, ast.Assign) and len(binding.targets) == 1 and isinstance(binding.targets[0], ast.Name):
+            return Home(path, name)
+        if not isinstance(binding, ast.ImportFrom):
+            return f"not a plain assignment in {path.name}"
+        (alias,) = [a for a in binding.names if (a.asname or a.name) == name]
+        module = binding.module or ""
+        if is_external(module, binding.level):
+            return f"imported from `{module}`, which is not read"
+        found = find_module(module, path.parent, binding.level)
+        if found is None or alias.name == "*":
+            return f"imported from `{'.' * binding.level}{module}`, which is not found"
+        try:
+            text = read_source_bytes(found, max_file_size).decode("utf-8-sig")
+        except (UnreadableSource, UnicodeDecodeError):
+            return f"{found.name} cannot be read"
+        path, name = found, alias.name
+    return f"imported through more than {_IMPORT_HOPS} modules"
+
+
+def _bindings(tree: ast.Module, name: str) -> list[ast.stmt]:
+    """The top-level statements of *tree* that may bind *name*: a store to it, an import of it, a `*` import,
+    a function or class of that name."""
+    found: list[ast.stmt] = []
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.extend([stmt] if stmt.name == name else [])
+            continue
+        found.extend(stmt for node in ast.walk(stmt)
+                     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id == name
+                     or isinstance(node, ast.alias) and (node.asname or node.name.split(".")[0]) in (name, "*"))
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,26 +113,43 @@ class Shrunk:
     """Why the other size constants tried were not shrunk (empty: none was left)."""
     file_text: str = ""
     """The file's text at the shrunk values (the functions the kernel calls are read from it too)."""
+    modules: tuple[tuple[Path, str], ...] = ()
+    """The imported modules rewritten: each file and its text at the shrunk values."""
+    homes: tuple[tuple[str, str], ...] = ()
+    """`(name, module file)` of each shrunk constant assigned in an imported module."""
 
     @property
     def text(self) -> str:
-        """`VOCAB=13824 (real 152064: trip counts only)`: what the simulation ran at."""
-        return ", ".join(f"{name}={value} (real {real}: trip counts only)" for name, value, real in self.values)
+        """`VOCAB=13824 (real 152064: trip counts only)`, `CP_SIZE=2 (real 8, in config.py: trip counts
+        only)`: what the simulation ran at."""
+        homes = dict(self.homes)
+        return ", ".join(f"{name}={value} (real {real}{f', in {homes[name]}' if name in homes else ''}: "
+                         "trip counts only)" for name, value, real in self.values)
 
 
 def shrink_kernel(text: str, source: Function, lowered: Function, relower: Relower,
-                  budget: int = SIM_BUDGET_ELEMENTS) -> Shrunk | str:
+                  budget: int = SIM_BUDGET_ELEMENTS, path: Path | None = None,
+                  max_file_size: int = MAX_FILE_SIZE) -> Shrunk | str:
     """The kernel with its size constants shrunk until its inputs fit *budget* (module docstring), or why
-    none could be."""
+    none could be; *path* is the file's (its imports resolve from it; default: the kernel's span)."""
+    path = path if path is not None else Path(source.span.path)
     real_values = {p.name: p.type.shape for p in source.params if isinstance(p.type, TensorType)}
-    constants: list[tuple[SizeConstant, int]] = []
+    constants: list[tuple[SizeConstant, int, Home | None]] = []
     blocked: dict[str, str] = {}
     for constant in size_constants(text, source):
         value = ops.const_int(real_values[constant.param][constant.axis])
-        if constant.blocked:
+        home: Home | None = None
+        if constant.blocked == IMPORTED:
+            followed = constant_home(text, constant.name, path, max_file_size)
+            if isinstance(followed, str):
+                blocked.setdefault(constant.name, f"{IMPORTED}: {followed}")
+                continue
+            home = followed
+        elif constant.blocked:
             blocked.setdefault(constant.name, constant.blocked)
-        elif value is not None and value > 1 and constant.name not in (c.name for c, _ in constants):
-            constants.append((constant, value))
+            continue
+        if value is not None and value > 1 and constant.name not in (c.name for c, _, _ in constants):
+            constants.append((constant, value, home))
     cannot = [f"{', '.join(n for n, w in blocked.items() if w == why)}: {why}"
               for why in dict.fromkeys(blocked.values())]
     if not constants:
@@ -76,34 +157,71 @@ def shrink_kernel(text: str, source: Function, lowered: Function, relower: Relow
     constants.sort(key=lambda item: -item[1])
     kept: list[tuple[str, int, int]] = []
     why: list[str] = []
-    current, current_pair = text, (source, lowered)
-    for constant, real in constants:
+    texts = _Texts(text, {})
+    current_pair = (source, lowered)
+    for constant, real, home in constants:
         if input_elements(current_pair[0]) <= budget:
             break
         unit = math.lcm(window_unit(lowered, constant.param, constant.axis), divisor_unit(text, constant.name))
-        found = _shrink_one(current, constant.name, real, unit, (source, lowered), relower)
+        if home is not None:
+            module_text = texts.module(home.path, max_file_size)
+            if module_text is None:
+                why.append(f"{constant.name}: {home.path.name} cannot be read")
+                continue
+            unit = math.lcm(unit, divisor_unit(module_text, home.name))
+        found = _shrink_one(texts, constant.name, home, real, unit, (source, lowered), relower, max_file_size)
         if isinstance(found, str):
             why.append(f"{constant.name}: {found}")
             continue
-        value, current, current_pair = found
+        value, texts, current_pair = found
         kept.append((constant.name, value, real))
     if not kept:
         return "; ".join([*why, *cannot])
-    return Shrunk(current_pair[0], current_pair[1], tuple(kept), "; ".join([*why, *cannot]), current)
+    shrunk_names = {name for name, _, _ in kept}
+    homes = tuple((c.name, h.path.name) for c, _, h in constants if h is not None and c.name in shrunk_names)
+    return Shrunk(current_pair[0], current_pair[1], tuple(kept), "; ".join([*why, *cannot]), texts.file,
+                  tuple(texts.modules.items()), homes)
 
 
-def _shrink_one(text: str, name: str, real: int, unit: int, verified: tuple[Function, Function], relower: Relower
-                ) -> tuple[int, str, tuple[Function, Function]] | str:
-    """The least value of constant *name* tried (at most two) whose source and lowering are the *verified* ones
-    but for trip counts and GM extents, with the text and kernel at it; or why there is none."""
+@dataclass(frozen=True, slots=True)
+class _Texts:
+    """The file's text and the imported modules rewritten so far (by resolved path)."""
+
+    file: str
+    modules: dict[Path, str]
+
+    def module(self, path: Path, max_file_size: int) -> str | None:
+        """The text of the module at *path*: as rewritten so far, else its file."""
+        if path.resolve() in self.modules:
+            return self.modules[path.resolve()]
+        try:
+            return read_source_bytes(path, max_file_size).decode("utf-8-sig")
+        except (UnreadableSource, UnicodeDecodeError):
+            return None
+
+    def with_constant(self, name: str, home: Home | None, value: int, max_file_size: int) -> _Texts:
+        """These texts with *name* assigned *value*: in the file, or in its *home* module."""
+        if home is None:
+            return _Texts(with_constant(self.file, name, value), self.modules)
+        module_text = self.module(home.path, max_file_size)
+        assert module_text is not None  # read once already (shrink_kernel)
+        return _Texts(self.file, {**self.modules, home.path.resolve(): with_constant(module_text, home.name, value)})
+
+
+def _shrink_one(texts: _Texts, name: str, home: Home | None, real: int, unit: int,
+                verified: tuple[Function, Function], relower: Relower, max_file_size: int
+                ) -> tuple[int, _Texts, tuple[Function, Function]] | str:
+    """The least value of constant *name* (assigned in the file, or in its *home* module) tried (at most two)
+    whose source and lowering are the *verified* ones but for trip counts and GM extents, with the texts and
+    kernel at it; or why there is none."""
     value = first_value(real, unit)
     if value >= real:
         return f"{real} is already at most two windows of {unit}"
     for _ in range(2):
         if value >= real:
             return f"no smaller value keeps its loops' iterations (it would be {value})"
-        shrunk_text = with_constant(text, name, value)
-        pair = relower(shrunk_text)
+        shrunk = texts.with_constant(name, home, value, max_file_size)
+        pair = relower(shrunk.file, shrunk.modules)
         if isinstance(pair, str):
             return f"at {value}: {pair}"
         # The source too, not only its lowering: the reference runs the source, and what the lowering drops
@@ -116,7 +234,7 @@ def _shrink_one(text: str, name: str, real: int, unit: int, verified: tuple[Func
             return f"at {value} the lowering differs: {different}"
         short = trips_kept(loops)
         if short is None:
-            return value, shrunk_text, pair
+            return value, shrunk, pair
         fitted = fitted_value(real, value, loops, unit)
         if fitted is None or fitted <= value:
             return f"at {value}: {short}"

@@ -118,3 +118,43 @@ def test_a_block_index_outside_the_launches_of_a_function_with_launches_is_not_s
     assert block_launched(kernels["_shift_band"].source, callees)
     outcome = _simulate(work, "launch_then_call")
     assert outcome.status == "skipped" and "`tile.get_block_idx` outside a `pl.spmd` loop" in outcome.reason
+
+
+SAMPLES = KERNELS / "block_samples.py"
+
+
+@pytest.fixture(scope="module")
+def samples():
+    require_stages()
+    from pypto_verify.run.chain import lower_stage, read_stage
+    from pypto_verify.run.records import Options
+
+    return {k.name: k for k in lower_stage(read_stage(str(SAMPLES)), Options()).kernels}
+
+
+def test_a_block_launched_kernel_over_a_dynamic_size_runs_enough_blocks_to_cover_each_sample(samples) -> None:
+    from pypto_verify.dynamic import simulate_kernel
+    from pypto_verify.sizes import block_extent, sample_bindings
+
+    rows = samples["_gain_token_rows"]
+    assert block_extent(rows.source, "TOKENS") == 8
+    assert sample_bindings(rows.source, launched=True) == [{"TOKENS": 16, "blocks": 2}, {"TOKENS": 20, "blocks": 3}]
+    outcome = simulate_kernel(rows.source, rows.lowered)
+    assert (outcome.status, outcome.message) == ("match", "match at TOKENS=16, blocks=2; TOKENS=20, blocks=3")
+    # a size the user binds gets the blocks it needs; a block count the user binds is kept
+    assert simulate_kernel(rows.source, rows.lowered, sizes={"TOKENS": 33}).message == "match at TOKENS=33, blocks=5"
+    assert simulate_kernel(rows.source, rows.lowered, sizes={"blocks": 1}).message == \
+        "match at TOKENS=16, blocks=1; TOKENS=20, blocks=1"
+
+
+def test_block_windows_of_two_heights_keep_the_sample_block_count_and_say_why_not_simulated(samples) -> None:
+    from pypto_verify.dynamic import simulate_kernel
+    from pypto_verify.sizes import block_extent, sample_bindings
+
+    halves = samples["_gain_token_halves"]
+    assert block_extent(halves.source, "TOKENS") is None
+    assert sample_bindings(halves.source, launched=True) == [{"TOKENS": 2, "blocks": 2}, {"TOKENS": 3, "blocks": 2}]
+    outcome = simulate_kernel(halves.source, halves.lowered)
+    assert outcome.status == "skipped"
+    assert outcome.reason.startswith("at TOKENS=2, blocks=2: reference: `tile.load`: window offsets [0, 0] sizes "
+                                     "[4, 128] exceed the shape [2, 128]")

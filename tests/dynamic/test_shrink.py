@@ -116,7 +116,7 @@ def test_a_wrong_window_still_mismatches_at_the_shrunk_size() -> None:
 
     real = _kernels()["vocab_proj"]
 
-    def relower(text: str):
+    def relower(text: str, modules):
         again = _kernels(text)["vocab_proj"]
         return again.source, _shift_store(again.lowered)
 
@@ -219,3 +219,51 @@ def test_a_gm_reshape_that_moves_while_its_tensor_does_not_is_another_view(tmp_p
     why, _ = plan_difference(real, small)
     assert why is not None and why.startswith("a GM tensor's reshape changed its extents other than with the "
                                               "tensor's own")
+
+
+IMPORTED = KERNELS / "imported_sizes.py"
+
+
+def _imported_statements() -> dict[str, str]:
+    from pypto_verify.cli import main
+
+    result = CliRunner().invoke(main, ["check", str(IMPORTED), "--no-cache", "--jobs", "1", "--kernels"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return {line.split(": ")[1]: line.split(": ", 2)[2] for line in result.output.splitlines()
+            if line.startswith(str(IMPORTED) + ": ")}
+
+
+def test_an_imported_size_constant_is_shrunk_in_the_module_that_assigns_it() -> None:
+    require_stages()
+    assert _imported_statements()["shard_proj"] == \
+        "verified, simulated and matched at N_OUT=128 (real 2097152, in shard_sizes.py: trip counts only)"
+
+
+def test_an_imported_constant_whose_window_moves_keeps_the_real_size() -> None:
+    require_stages()
+    statement = _imported_statements()["shard_edge_proj"]
+    assert statement.startswith("verified, not simulated: the kernel's tensors hold more elements than the "
+                                "simulation's limit of 268435456 (301996544); not shrunk: N_OUT_ODD: at 160 the "
+                                "source differs: `2097152` became `128` (line 46)")
+
+
+def test_an_imported_constant_is_followed_through_the_modules_that_import_it(tmp_path: Path) -> None:
+    from pypto_verify.run.shrink import Home, constant_home
+
+    (tmp_path / "base.py").write_text("ROWS = 64\nWIDE = 1\nWIDE = 2\n")
+    (tmp_path / "layer.py").write_text("from base import ROWS as TOKENS, WIDE\n")
+    kernel = tmp_path / "k.py"
+    text = "from layer import TOKENS as T, WIDE\nfrom missing import GONE\nfrom torch import SIZE\n"
+    assert constant_home(text, "T", kernel) == Home(tmp_path / "base.py", "ROWS")
+    assert constant_home(text, "WIDE", kernel) == "bound 2 times in base.py"
+    assert constant_home(text, "GONE", kernel) == "imported from `missing`, which is not found"
+    assert constant_home(text, "SIZE", kernel) == "imported from `torch`, which is not read"
+
+
+def test_a_callee_of_another_module_sized_by_the_shrunk_module_is_read_at_the_shrunk_size() -> None:
+    # `shard_rest.py` imports `N_OUT` from `shard_sizes.py` too: read at the real value, its parameters would not
+    # fit the shrunk arguments
+    require_stages()
+    assert _imported_statements()["shard_split_proj"] == \
+        "verified, simulated and matched at N_OUT=128 (real 2097152, in shard_sizes.py: trip counts only)"
