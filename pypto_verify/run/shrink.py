@@ -15,6 +15,9 @@ after its own lowering was compared.
 A constant the file imports (`from config import VOCAB`) is followed to the module that assigns it
 (`constant_home`, through modules that import it in turn) and rewritten there, the file read again with that
 module's text (`read_source`'s *modules*); the same checks decide, and the text names the module.
+Before trying constants one at a time, one lowering with every constant at its least value says whether any
+shrink can fit the budget (`_least_inputs`): a kernel still too large there is refused at the cost of one
+lowering, not one per constant (`prefill_cp_fwd_draft.py`: ~50).
 Input: the file's text, the kernel as read and lowered, and a function that reads and lowers a text.
 Output: a `Shrunk` kernel pair with the values, or why no constant could be shrunk.
 """
@@ -158,17 +161,20 @@ def shrink_kernel(text: str, source: Function, lowered: Function, relower: Relow
     kept: list[tuple[str, int, int]] = []
     why: list[str] = []
     texts = _Texts(text, {})
+    units = {c.name: _unit(c, home, texts, lowered, text, max_file_size) for c, _, home in constants}
+    least = _least_inputs(texts, constants, units, relower, max_file_size)
+    if least is not None and least > budget:  # one lowering instead of one per constant (module docstring)
+        return "; ".join([f"with every size constant at its least value the kernel's tensors still hold {least} "
+                          f"elements (limit {budget})", *cannot])
     current_pair = (source, lowered)
     for constant, real, home in constants:
         if input_elements(current_pair[0]) <= budget:
             break
-        unit = math.lcm(window_unit(lowered, constant.param, constant.axis), divisor_unit(text, constant.name))
-        if home is not None:
-            module_text = texts.module(home.path, max_file_size)
-            if module_text is None:
-                why.append(f"{constant.name}: {home.path.name} cannot be read")
-                continue
-            unit = math.lcm(unit, divisor_unit(module_text, home.name))
+        unit = units[constant.name]
+        if unit is None:
+            assert home is not None  # _unit
+            why.append(f"{constant.name}: {home.path.name} cannot be read")
+            continue
         found = _shrink_one(texts, constant.name, home, real, unit, (source, lowered), relower, max_file_size)
         if isinstance(found, str):
             why.append(f"{constant.name}: {found}")
@@ -181,6 +187,29 @@ def shrink_kernel(text: str, source: Function, lowered: Function, relower: Relow
     homes = tuple((c.name, h.path.name) for c, _, h in constants if h is not None and c.name in shrunk_names)
     return Shrunk(current_pair[0], current_pair[1], tuple(kept), "; ".join([*why, *cannot]), texts.file,
                   tuple(texts.modules.items()), homes)
+
+
+def _unit(constant: SizeConstant, home: Home | None, texts: _Texts, lowered: Function, text: str,
+          max_file_size: int) -> int | None:
+    """The step a value of *constant* must keep (its windows and divisors; None: its home cannot be read)."""
+    unit = math.lcm(window_unit(lowered, constant.param, constant.axis), divisor_unit(text, constant.name))
+    if home is None:
+        return unit
+    module_text = texts.module(home.path, max_file_size)
+    return None if module_text is None else math.lcm(unit, divisor_unit(module_text, home.name))
+
+
+def _least_inputs(texts: _Texts, constants: list[tuple[SizeConstant, int, Home | None]],
+                  units: Mapping[str, int | None], relower: Relower, max_file_size: int) -> int | None:
+    """How many elements the kernel's tensors hold with every size constant at its least value (each stays at
+    least there: `_shrink_one` only fits upward), from one lowering; None when that lowering fails (a module
+    assert, say): the constants are then tried one at a time."""
+    for constant, real, home in constants:
+        unit = units[constant.name]
+        if unit is not None and first_value(real, unit) < real:
+            texts = texts.with_constant(constant.name, home, first_value(real, unit), max_file_size)
+    pair = relower(texts.file, texts.modules)
+    return None if isinstance(pair, str) else input_elements(pair[0])
 
 
 @dataclass(frozen=True, slots=True)
