@@ -1717,6 +1717,19 @@ class _FunctionEmitter:
                   f"outs(%{dst.ssa} : {dst.type})")
         return dst
 
+    def op_sort32(self, name, call, declared, span):
+        # PyPTO's `tile.sort32(src, idx)` is `pto.tsort32 ins(src, idx) outs(dst)` (its pto_ops_datamove.cpp): each
+        # 32-column block of every row sorted by value, descending, each value followed by its `idx` entry's
+        # u32 bits; the subset has the f32 form (dst of twice src's columns), not f16's packing
+        if len(call.args) != 2:
+            raise EmitError("tile.sort32 takes a value tile and an index tile", span)
+        src, idx = (self.vec_tile(a, span, f"tile.sort32 {w}") for a, w in zip(call.args, ("values", "indices")))
+        dst = self._result(name, declared, call, span)
+        if src.dtype is not DType.FP32 or dst.dtype is not DType.FP32:
+            raise EmitError(f"tile.sort32 of {src.dtype.value} values has no PTO form in the subset (f32 only)", span)
+        self.emit(f"pto.tsort32 ins(%{src.ssa}, %{idx.ssa} : {src.type}, {idx.type}) outs(%{dst.ssa} : {dst.type})")
+        return dst
+
     def op_tensor_cast(self, name, call, declared, span):
         # What stays a `tensor.cast` after the lowering is a scalar's (`pl.cast(n, pl.INDEX)`): a tile's
         # is `tile.cast` (tcvt). A GM tensor's would be a conversion copy the subset has no form for.
@@ -2310,6 +2323,7 @@ _CALLS.update({"array.create": _FunctionEmitter.op_array_create, "tensor.setitem
                "tensor.getitem": _FunctionEmitter.op_getitem})
 _CALLS["tile.gather"] = _FunctionEmitter.op_gather
 _CALLS["tile.concat"] = _FunctionEmitter.op_concat
+_CALLS["tile.sort32"] = _FunctionEmitter.op_sort32
 _CALLS["tile.write"] = _FunctionEmitter.op_tile_write
 _CALLS[ops.GATHER_ROW] = _FunctionEmitter.op_gather_row
 _CALLS["tile.fillpad"] = _FunctionEmitter.op_fillpad

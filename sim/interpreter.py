@@ -1284,6 +1284,42 @@ class _Compiler:
             _mark(c)
         return run
 
+    def op_pto_tsort32(self, op: Op) -> Step:
+        """`pto.tsort32 ins(%src, %idx) outs(%dst)` (PyPTO's `tile.sort32`), the f32 form: each 32-column block of
+        every valid row of src sorted by value, descending, equal values in their column order (PyPTO's and
+        pypto-lib's goldens sort stably); dst's valid row holds, per sorted element, the value then the u32 bits
+        of the idx element that came with it (dst of twice src's valid columns). idx, u32 or i32, has src's
+        valid shape. Valid columns not a multiple of 32, and NaN (whose place the ISA text leaves open), are
+        refused."""
+        self._arity(op, 2, 1)
+        source, src_type = self.tile(op, op.operands[0], "values", ("vec",))
+        indices, idx_type = self.tile(op, op.operands[1], "indices", ("vec",))
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        if src_type.dtype != "f32" or dst_type.dtype != "f32" or idx_type.dtype not in ("ui32", "i32"):
+            raise rejected(f"{op.name}: f32 values and destination and ui32 / i32 indices, not {src_type.dtype}, "
+                           f"{dst_type.dtype} and {idx_type.dtype}", op.line)
+        values, line = self.values, op.line
+
+        def run() -> None:
+            a, ix, c = values[source], values[indices], values[dest]
+            rows, cols = a.valid.shape
+            _same_shape(op.name, (rows, cols), ix, line)
+            _same_shape(op.name, (rows, 2 * cols), c, line)
+            if cols % 32:
+                raise rejected(f"{op.name}: {cols} valid columns are not whole 32-element blocks", line)
+            if np.isnan(a.valid).any():
+                raise SimError(f"{op.name}: a NaN value: its place in the order is not modelled", line)
+            keys = a.valid.reshape(rows, cols // 32, 32)
+            order = np.argsort(-keys, axis=2, kind="stable")
+            picked = np.take_along_axis(keys, order, axis=2).reshape(rows, cols)
+            bits = ix.valid.astype(np.uint32).view(np.float32).reshape(rows, cols // 32, 32)
+            pairs = np.empty((rows, cols, 2), dtype=np.float32)
+            pairs[:, :, 0] = picked
+            pairs[:, :, 1] = np.take_along_axis(bits, order, axis=2).reshape(rows, cols)
+            c.valid[...] = pairs.reshape(rows, 2 * cols)
+            _mark(c)
+        return run
+
     def op_pto_tgather(self, op: Op) -> Step:
         """`pto.tgather ins(%src, %idx, %tmp) outs(%dst)`, the index form: `dst[i, j] = src_flat[idx[i, j]]`, `src_flat`
         src's row-major physical layout; an index outside src's valid region is rejected (never wrapped). `tmp`, an
