@@ -1730,6 +1730,40 @@ class _FunctionEmitter:
         self.emit(f"pto.tsort32 ins(%{src.ssa}, %{idx.ssa} : {src.type}, {idx.type}) outs(%{dst.ssa} : {dst.type})")
         return dst
 
+    def op_mrgsort(self, name, call, declared, span):
+        # PyPTO's format 1, `tile.mrgsort(src, block_len=n)` (its tile.mrgsort_format1), is `pto.tmrgsort ins(src,
+        # n : ..., i32) outs(dst)`: every four consecutive sorted runs of n lanes of (value, index) pairs merged
+        # into one. Format 2 (several tiles merged, a workspace tile PyPTO's conversion adds) is outside the subset.
+        block = call.kwarg("block_len")
+        if len(call.args) != 1 or block is None:
+            raise EmitError("tile.mrgsort of several tiles (format 2, with its workspace tile) has no PTO form in "
+                            "the subset", span)
+        length = ops.const_int(block)
+        if length is None:
+            raise EmitError("tile.mrgsort with a block_len that is not a constant has no PTO form in the subset", span)
+        src = self.vec_tile(call.args[0], span, "tile.mrgsort source")
+        dst = self._result(name, declared, call, span)
+        if src.dtype is not DType.FP32 or dst.dtype is not DType.FP32:
+            raise EmitError(f"tile.mrgsort of {src.dtype.value} pairs has no PTO form in the subset (f32 only)", span)
+        self.emit(f"pto.tmrgsort ins(%{src.ssa}, %{self.const(length, 'i32')} : {src.type}, i32) "
+                  f"outs(%{dst.ssa} : {dst.type})")
+        return dst
+
+    def _gather_mask(self, name, call, declared, span):
+        # PyPTO's `tile.gather(src, mask_pattern=P[, output_dtype=])` (its gather_mask) is a row-axis `pto.tgather`
+        # with the pattern as an attribute: P0101 keeps each row's even lanes, P1010 its odd ones, their bits
+        # reinterpreted in the result's dtype of the same width (sort32's index lanes as integers)
+        pattern = call.kwarg("mask_pattern")
+        mask = pattern.path.rsplit(".", 1)[-1] if isinstance(pattern, Sym) else _MASKS.get(ops.const_int(pattern))
+        if mask not in _MASKS.values() or len(call.args) != 1:
+            raise EmitError(f"tile.gather's mask form with pattern {mask or '?'} has no PTO form in the subset "
+                            "(P0101 and P1010 only)", span)
+        src = self.vec_tile(call.args[0], span, "tile.gather source")
+        dst = self._result(name, declared, call, span)
+        self.emit(f"pto.tgather ins(%{src.ssa} : {src.type}) outs(%{dst.ssa} : {dst.type}) "
+                  f"{{maskPattern = #pto.mask_pattern<{mask}>}}")
+        return dst
+
     def op_tensor_cast(self, name, call, declared, span):
         # What stays a `tensor.cast` after the lowering is a scalar's (`pl.cast(n, pl.INDEX)`): a tile's
         # is `tile.cast` (tcvt). A GM tensor's would be a conversion copy the subset has no form for.
@@ -1796,7 +1830,7 @@ class _FunctionEmitter:
         # PyPTO's op_conversion_registry.cpp expands it on a2a3 into single-row gathers (a5 flattens the
         # indices instead); here each row is one tgather on one-row views of the three tiles.
         if call.kwarg("mask_pattern") is not None:
-            raise EmitError("tile.gather's mask form has no PTO form in the subset", span)
+            return self._gather_mask(name, call, declared, span)
         index = call.kwarg("index")
         if index is None:
             if len(call.args) != 3:
@@ -2324,6 +2358,7 @@ _CALLS.update({"array.create": _FunctionEmitter.op_array_create, "tensor.setitem
 _CALLS["tile.gather"] = _FunctionEmitter.op_gather
 _CALLS["tile.concat"] = _FunctionEmitter.op_concat
 _CALLS["tile.sort32"] = _FunctionEmitter.op_sort32
+_CALLS["tile.mrgsort"] = _FunctionEmitter.op_mrgsort
 _CALLS["tile.write"] = _FunctionEmitter.op_tile_write
 _CALLS[ops.GATHER_ROW] = _FunctionEmitter.op_gather_row
 _CALLS["tile.fillpad"] = _FunctionEmitter.op_fillpad
@@ -2414,6 +2449,10 @@ def _is_vector(op: str) -> bool:
     return family == "tile" and (short in _VECTOR_BINARY or short in _VECTOR_SCALAR or short in _VECTOR_UNARY
                                  or short in _VECTOR_REDUCE or short in _VECTOR_EXPAND
                                  or short in _VECTOR_BROADCAST)
+
+
+_MASKS = {1: "P0101", 2: "P1010"}
+"""The mask patterns of `tile.gather`'s mask form in the subset, by PyPTO's `MaskPattern` value."""
 
 
 _UNEVALUATED = "dynamic"
