@@ -1094,7 +1094,8 @@ class _FunctionEmitter:
             dims = (dims[1], dims[0])
             if valid_exprs is not None:
                 valid_exprs = (valid_exprs[1], valid_exprs[0])
-        rows = self.target.padded_rows(dims[0], t.dtype, t.space)
+        # a tile at a given address is a view of another tile's bytes: their padding is that tile's, not its own
+        rows = dims[0] if addr is not None else self.target.padded_rows(dims[0], t.dtype, t.space)
         valid: list[str] = []
         static: list[int | None] = []
         for i, dim in enumerate(dims):

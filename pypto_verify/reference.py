@@ -1056,6 +1056,8 @@ def _slice(it: _Interpreter, call: Call) -> Value:
     shape = it.ints(it.arg(call, 1, "shape"), f"`{call.op}` shape")
     offsets = it.ints(it.arg(call, 2, "offsets"), f"`{call.op}` offsets")
     valid = call.args[3] if len(call.args) > 3 else call.kwarg("valid_shape")
+    if src.pairs and (valid is not None or len(shape) != 2 or offsets[-1] % 2 or shape[-1] % 2):
+        it.refuse_pairs(call)  # only a window of whole (value, index) pairs is pairs again
     if valid is not None:
         # A padded window: only its valid region need lie inside the tensor (the rest is padding, PV107)
         extent = it.ints(it.expr(valid), f"`{call.op}` valid_shape")
@@ -1070,7 +1072,7 @@ def _slice(it: _Interpreter, call: Call) -> Value:
     data = _window_data(src, index)
     sigma = _nonzero(_window_sigma(src, index))
     return Value(data.reshape(shape), src.dtype, sigma=None if sigma is None else sigma.reshape(shape),
-                 grid=_gridded(src))
+                 grid=_gridded(src), pairs=src.pairs)
 
 
 def _set_validshape(it: _Interpreter, call: Call) -> Value:
@@ -1662,8 +1664,9 @@ class _Tensor(Value):
     written: list[bool] = field(default_factory=lambda: [False])
 
 
-_PAIR_READERS = frozenset({"tensor.mrgsort", "tile.mrgsort", "tensor.gather", "tile.gather"})
-"""The ops that may read `sort32` pairs (`Value.pairs`); `gather` only in its mask form (`_gather`)."""
+_PAIR_READERS = frozenset({"tensor.mrgsort", "tile.mrgsort", "tensor.gather", "tile.gather", ops.T_SLICE, "tile.slice"})
+"""The ops that may read `sort32` pairs (`Value.pairs`); `gather` only in its mask form (`_gather`), a slice only
+a window of whole pairs (`_slice`)."""
 
 _HANDLERS = {
     ops.T_CREATE: _create, ops.CREATE: _create, "tensor.full": _full, "tile.full": _full,

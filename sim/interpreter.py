@@ -154,7 +154,8 @@ _EXPAND_VECTOR: Final[dict[str, tuple[Callable, int]]] = {
     **{f"pto.tcolexpand{kind}": (fn, 0) for kind, fn in _EXPAND_FUNCTIONS.items()},
 }
 _ATTRIBUTES: Final[dict[str, frozenset[str]]] = {
-    "pto.tstore": frozenset({"atomic"}), "pto.textract": frozenset({"transpose"}), "pto.tcvt": frozenset({"rmode"})}
+    "pto.tstore": frozenset({"atomic"}), "pto.textract": frozenset({"transpose"}), "pto.tcvt": frozenset({"rmode"}),
+    "pto.tgather": frozenset({"maskPattern"})}
 # Exact i8 products summed in f32: |a*b| <= 2**14, so K <= 1024 keeps every partial sum <= 2**24.
 _I8_EXACT_IN_F32_K: Final[int] = 1024
 
