@@ -36,6 +36,11 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
   `gather_row` copies a GM window into its destination in place; `arange(s, [1, N])` is `s + j` along one
   row; `full` fills; `cast` rounds half to even (float to int saturates), or by its
   `mode=` (`round` ties away from zero, `floor`, `ceil`, `trunc`) into an integer or a float dtype.
+- `sort32(x, idx)` orders each 32-column block of f32 values descending (equal values in column order), each
+  value followed by its index's u32 bits; `mrgsort(p, block_len=n)` merges every four runs of n lanes (an equal
+  value from the earlier run first); `gather(p, mask_pattern=P0101 | P1010)` picks the even / odd lanes, read
+  in `output_dtype`. Such (value, index) pairs (`Value.pairs`) are read by nothing else but a slice of whole
+  pairs: index bits compared as floats would pass any tolerance. Values with a deviation are not sorted.
 - Loops of every kind run sequentially (a pipeline stage does not change values; the blocks of a
   `pl.spmd` launch run in turn, `get_block_idx()` reading the innermost one's; with `pl.system.syncall`
   barriers at the top of its body, phase by phase: every block runs up to the barrier before any goes
