@@ -1755,7 +1755,7 @@ class _FunctionEmitter:
         # with the pattern as an attribute: P0101 keeps each row's even lanes, P1010 its odd ones, their bits
         # reinterpreted in the result's dtype of the same width (sort32's index lanes as integers)
         pattern = call.kwarg("mask_pattern")
-        mask = pattern.path.rsplit(".", 1)[-1] if isinstance(pattern, Sym) else _MASKS.get(ops.const_int(pattern))
+        mask = pattern.path.rsplit(".", 1)[-1] if isinstance(pattern, Sym) else _MASKS.get(ops.const_int(pattern) or 0)
         if mask not in _MASKS.values() or len(call.args) != 1:
             raise EmitError(f"tile.gather's mask form with pattern {mask or '?'} has no PTO form in the subset "
                             "(P0101 and P1010 only)", span)

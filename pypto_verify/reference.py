@@ -1424,7 +1424,8 @@ def _mrgsort(it: _Interpreter, call: Call) -> Value:
     sorted descending, merged into one; an equal value from the earlier run first (TMRGSORT). Other forms, and
     runs that are not sorted, are not modelled."""
     src = it.value(call, 0)
-    n = it._int(it.expr(call.kwarg("block_len")), None) if call.kwarg("block_len") is not None else None
+    block = call.kwarg("block_len")
+    n = it._int(it.expr(block), None) if block is not None else None
     if len(call.args) != 1 or n is None or not src.pairs:
         raise ReferenceError(f"`{call.op}` of other than one tile of sort32 pairs and a block_len is not modelled")
     rows, lanes = src.data.shape
@@ -1446,7 +1447,7 @@ def _gather_mask(it: _Interpreter, call: Call) -> Value:
     src = it.value(call, 0)
     pattern = call.kwarg("mask_pattern")
     mask = pattern.path.rsplit(".", 1)[-1] if isinstance(pattern, Sym) else {1: "P0101", 2: "P1010"}.get(
-        it.expr(pattern) if pattern is not None else None)
+        it.expr(pattern) if pattern is not None else 0)
     dtype = it.dtype_kw(call, "output_dtype") or src.dtype
     if mask not in ("P0101", "P1010") or src.data.ndim != 2 or src.data.shape[1] % 2 or len(call.args) != 1:
         raise ReferenceError(f"`{call.op}`'s mask form with pattern {mask} is not modelled (P0101 / P1010 of 2-D "
