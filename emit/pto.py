@@ -1099,7 +1099,8 @@ class _FunctionEmitter:
             dims = (dims[1], dims[0])
             if valid_exprs is not None:
                 valid_exprs = (valid_exprs[1], valid_exprs[0])
-        rows = self.target.padded_rows(dims[0], t.dtype, t.space)
+        # a tile at a given address is a view of another tile's bytes: their padding is that tile's, not its own
+        rows = dims[0] if addr is not None else self.target.padded_rows(dims[0], t.dtype, t.space)
         valid: list[str] = []
         static: list[int | None] = []
         for i, dim in enumerate(dims):
@@ -1722,6 +1723,53 @@ class _FunctionEmitter:
                   f"outs(%{dst.ssa} : {dst.type})")
         return dst
 
+    def op_sort32(self, name, call, declared, span):
+        # PyPTO's `tile.sort32(src, idx)` is `pto.tsort32 ins(src, idx) outs(dst)` (its pto_ops_datamove.cpp): each
+        # 32-column block of every row sorted by value, descending, each value followed by its `idx` entry's
+        # u32 bits; the subset has the f32 form (dst of twice src's columns), not f16's packing
+        if len(call.args) != 2:
+            raise EmitError("tile.sort32 takes a value tile and an index tile", span)
+        src, idx = (self.vec_tile(a, span, f"tile.sort32 {w}") for a, w in zip(call.args, ("values", "indices")))
+        dst = self._result(name, declared, call, span)
+        if src.dtype is not DType.FP32 or dst.dtype is not DType.FP32:
+            raise EmitError(f"tile.sort32 of {src.dtype.value} values has no PTO form in the subset (f32 only)", span)
+        self.emit(f"pto.tsort32 ins(%{src.ssa}, %{idx.ssa} : {src.type}, {idx.type}) outs(%{dst.ssa} : {dst.type})")
+        return dst
+
+    def op_mrgsort(self, name, call, declared, span):
+        # PyPTO's format 1, `tile.mrgsort(src, block_len=n)` (its tile.mrgsort_format1), is `pto.tmrgsort ins(src,
+        # n : ..., i32) outs(dst)`: every four consecutive sorted runs of n lanes of (value, index) pairs merged
+        # into one. Format 2 (several tiles merged, a workspace tile PyPTO's conversion adds) is outside the subset.
+        block = call.kwarg("block_len")
+        if len(call.args) != 1 or block is None:
+            raise EmitError("tile.mrgsort of several tiles (format 2, with its workspace tile) has no PTO form in "
+                            "the subset", span)
+        length = ops.const_int(block)
+        if length is None:
+            raise EmitError("tile.mrgsort with a block_len that is not a constant has no PTO form in the subset", span)
+        src = self.vec_tile(call.args[0], span, "tile.mrgsort source")
+        dst = self._result(name, declared, call, span)
+        if src.dtype is not DType.FP32 or dst.dtype is not DType.FP32:
+            raise EmitError(f"tile.mrgsort of {src.dtype.value} pairs has no PTO form in the subset (f32 only)", span)
+        self.emit(f"pto.tmrgsort ins(%{src.ssa}, %{self.const(length, 'i32')} : {src.type}, i32) "
+                  f"outs(%{dst.ssa} : {dst.type})")
+        return dst
+
+    def _gather_mask(self, name, call, declared, span):
+        # PyPTO's `tile.gather(src, mask_pattern=P[, output_dtype=])` (its gather_mask) is a row-axis `pto.tgather`
+        # with the pattern as an attribute: P0101 keeps each row's even lanes, P1010 its odd ones, their bits
+        # reinterpreted in the result's dtype of the same width (sort32's index lanes as integers)
+        pattern = call.kwarg("mask_pattern")
+        mask = pattern.path.rsplit(".", 1)[-1] if isinstance(pattern, Sym) else _MASKS.get(ops.const_int(pattern) or 0)
+        if mask not in _MASKS.values() or len(call.args) != 1:
+            raise EmitError(f"tile.gather's mask form with pattern {mask or '?'} has no PTO form in the subset "
+                            "(P0101 and P1010 only)", span)
+        src = self.vec_tile(call.args[0], span, "tile.gather source")
+        dst = self._result(name, declared, call, span)
+        self.emit(f"pto.tgather ins(%{src.ssa} : {src.type}) outs(%{dst.ssa} : {dst.type}) "
+                  f"{{maskPattern = #pto.mask_pattern<{mask}>}}")
+        return dst
+
     def op_tensor_cast(self, name, call, declared, span):
         # What stays a `tensor.cast` after the lowering is a scalar's (`pl.cast(n, pl.INDEX)`): a tile's
         # is `tile.cast` (tcvt). A GM tensor's would be a conversion copy the subset has no form for.
@@ -1788,7 +1836,7 @@ class _FunctionEmitter:
         # PyPTO's op_conversion_registry.cpp expands it on a2a3 into single-row gathers (a5 flattens the
         # indices instead); here each row is one tgather on one-row views of the three tiles.
         if call.kwarg("mask_pattern") is not None:
-            raise EmitError("tile.gather's mask form has no PTO form in the subset", span)
+            return self._gather_mask(name, call, declared, span)
         index = call.kwarg("index")
         if index is None:
             if len(call.args) != 3:
@@ -2315,6 +2363,8 @@ _CALLS.update({"array.create": _FunctionEmitter.op_array_create, "tensor.setitem
                "tensor.getitem": _FunctionEmitter.op_getitem})
 _CALLS["tile.gather"] = _FunctionEmitter.op_gather
 _CALLS["tile.concat"] = _FunctionEmitter.op_concat
+_CALLS["tile.sort32"] = _FunctionEmitter.op_sort32
+_CALLS["tile.mrgsort"] = _FunctionEmitter.op_mrgsort
 _CALLS["tile.write"] = _FunctionEmitter.op_tile_write
 _CALLS[ops.GATHER_ROW] = _FunctionEmitter.op_gather_row
 _CALLS["tile.fillpad"] = _FunctionEmitter.op_fillpad
@@ -2405,6 +2455,10 @@ def _is_vector(op: str) -> bool:
     return family == "tile" and (short in _VECTOR_BINARY or short in _VECTOR_SCALAR or short in _VECTOR_UNARY
                                  or short in _VECTOR_REDUCE or short in _VECTOR_EXPAND
                                  or short in _VECTOR_BROADCAST)
+
+
+_MASKS = {1: "P0101", 2: "P1010"}
+"""The mask patterns of `tile.gather`'s mask form in the subset, by PyPTO's `MaskPattern` value."""
 
 
 _UNEVALUATED = "dynamic"

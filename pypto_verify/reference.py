@@ -36,6 +36,11 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
   `gather_row` copies a GM window into its destination in place; `arange(s, [1, N])` is `s + j` along one
   row; `full` fills; `cast` rounds half to even (float to int saturates), or by its
   `mode=` (`round` ties away from zero, `floor`, `ceil`, `trunc`) into an integer or a float dtype.
+- `sort32(x, idx)` orders each 32-column block of f32 values descending (equal values in column order), each
+  value followed by its index's u32 bits; `mrgsort(p, block_len=n)` merges every four runs of n lanes (an equal
+  value from the earlier run first); `gather(p, mask_pattern=P0101 | P1010)` picks the even / odd lanes, read
+  in `output_dtype`. Such (value, index) pairs (`Value.pairs`) are read by nothing else but a slice of whole
+  pairs: index bits compared as floats would pass any tolerance. Values with a deviation are not sorted.
 - Loops of every kind run sequentially (a pipeline stage does not change values; the blocks of a
   `pl.spmd` launch run in turn, `get_block_idx()` reading the innermost one's; with `pl.system.syncall`
   barriers at the top of its body, phase by phase: every block runs up to the barrier before any goes
@@ -80,7 +85,7 @@ from pypto_verify.scalar import cast_value, default_cast_mode, trip_count
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, DType, DictExpr, Eval, Expr, For, Function, If,
     ListExpr, LoopKind, Return, ScalarType, Scope, Stmt, Sym, TensorType, TileType, TupleExpr,
-    UnaryOp, Var, Yield, stmt_exprs, walk_exprs, walk_stmts,
+    UnaryOp, Var, Yield, expr_children, stmt_exprs, walk_exprs, walk_stmts,
 )
 
 
@@ -116,6 +121,10 @@ class Value:
     frame: tuple[int, ...] | None = None
     """The tile's physical extents when `data` is only its valid region (`valid_shape=`, `set_validshape`):
     what a `fillpad` fills out to. Element-wise ops keep their first operand's (PyPTO's type deduction)."""
+    pairs: bool = False
+    """`sort32` / `mrgsort` (value, index) pairs: each odd lane holds an index's u32 bits, not a float, so only
+    `mrgsort` and the P0101 / P1010 mask gathers may read it (`_PAIR_READERS`); the tolerance of a float
+    comparison could not tell two such lanes apart."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -515,6 +524,8 @@ class _Interpreter:
         """Whether the matmuls give their results a deviation (the only source of one: every other op
         carries its operands'); without, every `Value.sigma` is None or zero."""
         self.env: dict[str, Any] = {}
+        self.pairs = False
+        """Whether a `sort32` ran: only then are operands checked for pairs (`Value.pairs`)."""
         self.max_k = 0
         self.iterations = 0
         """Loop iterations run so far (`MAX_ITERATIONS`)."""
@@ -695,6 +706,8 @@ class _Interpreter:
         family, _, name = op.partition(".")
         if op in self.callees:
             return self.inline_call(call)
+        if self.pairs and op not in _PAIR_READERS:
+            self.refuse_pairs(call)
         handler = _HANDLERS.get(op)
         if handler is not None:
             return handler(self, call)
@@ -719,6 +732,17 @@ class _Interpreter:
         if keyword is not None and (kwarg := call.kwarg(keyword)) is not None:
             return self.expr(kwarg)
         raise ReferenceError(f"`{call.op}` is missing operand {index + 1}")
+
+    def refuse_pairs(self, call: Call) -> None:
+        """A `ReferenceError` when an operand of *call* is `sort32` pairs (`Value.pairs`)."""
+        stack: list[Expr] = [*call.args, *(v for _, v in call.kwargs)]
+        while stack:  # a nested call is checked when it is evaluated
+            e = stack.pop()
+            if isinstance(e, Var) and getattr(self.env.get(e.name), "pairs", False):
+                raise ReferenceError(f"`{call.op}` of `{e.name}`, (value, index) pairs whose index lanes are u32 "
+                                     "bits, is not modelled (only mrgsort and the P0101 / P1010 mask gathers)")
+            if not isinstance(e, Call):
+                stack.extend(expr_children(e))
 
     def value(self, call: Call, index: int, keyword: str | None = None) -> Value:
         value = self.arg(call, index, keyword)
@@ -1040,6 +1064,8 @@ def _slice(it: _Interpreter, call: Call) -> Value:
     shape = it.ints(it.arg(call, 1, "shape"), f"`{call.op}` shape")
     offsets = it.ints(it.arg(call, 2, "offsets"), f"`{call.op}` offsets")
     valid = call.args[3] if len(call.args) > 3 else call.kwarg("valid_shape")
+    if src.pairs and (valid is not None or len(shape) != 2 or offsets[-1] % 2 or shape[-1] % 2):
+        it.refuse_pairs(call)  # only a window of whole (value, index) pairs is pairs again
     if valid is not None:
         # A padded window: only its valid region need lie inside the tensor (the rest is padding, PV107)
         extent = it.ints(it.expr(valid), f"`{call.op}` valid_shape")
@@ -1054,7 +1080,7 @@ def _slice(it: _Interpreter, call: Call) -> Value:
     data = _window_data(src, index)
     sigma = _nonzero(_window_sigma(src, index))
     return Value(data.reshape(shape), src.dtype, sigma=None if sigma is None else sigma.reshape(shape),
-                 grid=_gridded(src))
+                 grid=_gridded(src), pairs=src.pairs)
 
 
 def _set_validshape(it: _Interpreter, call: Call) -> Value:
@@ -1347,8 +1373,10 @@ def _gather(it: _Interpreter, call: Call) -> Value:
     `tile.gather(x, i, tmp)`: `out[r, k] = x_flat[i[r, k]]` (the instruction's flat index form, `tmp` its
     scratch). An index outside its row (or outside *x*) is the kernel's error."""
     if call.kwarg("mask_pattern") is not None:
-        raise ReferenceError(f"`{call.op}`'s mask form has no reference semantics")
+        return _gather_mask(it, call)
     src = it.value(call, 0)
+    if src.pairs:
+        it.refuse_pairs(call)
     by_row = call.kwarg("index") is not None
     index = it.value(call, 1, "index") if not by_row else it.arg(call, 99, "index")
     dim = it.arg(call, 1, "dim") if by_row else None
@@ -1370,6 +1398,72 @@ def _gather(it: _Interpreter, call: Call) -> Value:
     sigma = _nonzero(src.sigma)
     return Value(src.data.reshape(-1)[picked], src.dtype, src.k,
                  None if sigma is None else sigma.reshape(-1)[picked], _gridded(src))
+
+
+def _sort32(it: _Interpreter, call: Call) -> Value:
+    """`sort32(src, idx)`: each 32-column block of every row of the f32 *src* sorted descending, equal values in
+    their column order, each value followed by the u32 bits of its *idx* element (PyPTO's TSORT32; pairs, so
+    `Value.pairs`). Values with a deviation are refused: their order is not determined."""
+    src, idx = it.value(call, 0), it.value(call, 1)
+    if src.dtype is not DType.FP32 or idx.dtype.is_float or src.data.ndim != 2 or idx.data.shape != src.data.shape \
+            or src.data.shape[1] % 32:
+        raise ReferenceError(f"`{call.op}` of other than f32 values and integer indices of one 2-D shape, "
+                             "whole 32-column blocks")
+    if _nonzero(src.sigma) is not None:
+        raise ReferenceError(f"`{call.op}` of values with a rounding deviation: their order is not determined")
+    if np.isnan(src.data).any():
+        raise ReferenceError(f"`{call.op}` of a NaN: its place in the order is not modelled")
+    rows, cols = src.data.shape
+    keys = src.data.astype(np.float32).reshape(rows, cols // 32, 32)
+    order = np.argsort(-keys, axis=2, kind="stable")
+    bits = idx.data.astype(np.int64).astype(np.uint32).view(np.float32).reshape(rows, cols // 32, 32)
+    pairs = np.stack((np.take_along_axis(keys, order, axis=2), np.take_along_axis(bits, order, axis=2)), axis=3)
+    it.pairs = True
+    return Value(pairs.reshape(rows, 2 * cols), DType.FP32, pairs=True)
+
+
+def _mrgsort(it: _Interpreter, call: Call) -> Value:
+    """`mrgsort(pairs, block_len=n)` (format 1): every four consecutive runs of n lanes of `sort32` pairs, each
+    sorted descending, merged into one; an equal value from the earlier run first (TMRGSORT). Other forms, and
+    runs that are not sorted, are not modelled."""
+    src = it.value(call, 0)
+    block = call.kwarg("block_len")
+    n = it._int(it.expr(block), None) if block is not None else None
+    if len(call.args) != 1 or n is None or not src.pairs:
+        raise ReferenceError(f"`{call.op}` of other than one tile of sort32 pairs and a block_len is not modelled")
+    rows, lanes = src.data.shape
+    if n <= 0 or n % 64 or lanes % (4 * n):
+        raise ReferenceError(f"`{call.op}`: {lanes} lanes are not whole groups of four runs of {n}")
+    pairs = src.data.reshape(rows, lanes // (4 * n), 2 * n, 2)
+    runs = pairs[..., 0].reshape(rows, lanes // n, n // 2)
+    if (runs[..., 1:] > runs[..., :-1]).any():
+        raise ReferenceError(f"`{call.op}` of a run that is not sorted: its merge is not modelled")
+    order = np.argsort(-pairs[..., 0], axis=2, kind="stable")
+    merged = np.take_along_axis(pairs, order[..., None], axis=2)
+    return Value(merged.reshape(rows, lanes), DType.FP32, pairs=True)
+
+
+def _gather_mask(it: _Interpreter, call: Call) -> Value:
+    """`gather(x, mask_pattern=P0101 | P1010[, output_dtype=])`: each row's even (P0101) or odd (P1010) lanes, their
+    bits read in `output_dtype` (of the same width; x's dtype when absent). Index lanes of pairs read as floats,
+    and bits of values with a deviation read as another dtype, are refused."""
+    src = it.value(call, 0)
+    pattern = call.kwarg("mask_pattern")
+    mask = pattern.path.rsplit(".", 1)[-1] if isinstance(pattern, Sym) else {1: "P0101", 2: "P1010"}.get(
+        it.expr(pattern) if pattern is not None else 0)
+    dtype = it.dtype_kw(call, "output_dtype") or src.dtype
+    if mask not in ("P0101", "P1010") or src.data.ndim != 2 or src.data.shape[1] % 2 or len(call.args) != 1:
+        raise ReferenceError(f"`{call.op}`'s mask form with pattern {mask} is not modelled (P0101 / P1010 of 2-D "
+                             "values of whole pairs)")
+    lanes = src.data[:, (0 if mask == "P0101" else 1)::2]
+    if dtype is src.dtype and not (src.pairs and mask == "P1010"):
+        sigma = _nonzero(src.sigma)
+        return Value(lanes.copy(), dtype, src.k, None if sigma is None else sigma[:, (0 if mask == "P0101" else 1)::2])
+    if src.dtype is not DType.FP32 or dtype not in (DType.INT32, DType.UINT32) or _nonzero(src.sigma) is not None:
+        raise ReferenceError(f"`{call.op}` reading {src.dtype.value} lanes{' of index bits' if src.pairs else ''} "
+                             f"as {dtype.value} is not modelled")
+    view = np.ascontiguousarray(lanes.astype(np.float32)).view(np.int32 if dtype is DType.INT32 else np.uint32)
+    return Value(view.astype(np.int64), dtype)
 
 
 def _tensor_write(it: _Interpreter, call: Call) -> Value:
@@ -1579,6 +1673,10 @@ class _Tensor(Value):
     written: list[bool] = field(default_factory=lambda: [False])
 
 
+_PAIR_READERS = frozenset({"tensor.mrgsort", "tile.mrgsort", "tensor.gather", "tile.gather", ops.T_SLICE, "tile.slice"})
+"""The ops that may read `sort32` pairs (`Value.pairs`); `gather` only in its mask form (`_gather`), a slice only
+a window of whole pairs (`_slice`)."""
+
 _HANDLERS = {
     ops.T_CREATE: _create, ops.CREATE: _create, "tensor.full": _full, "tile.full": _full,
     ops.T_SLICE: _slice, "tile.slice": _slice, ops.T_ASSEMBLE: _assemble, ops.ASSEMBLE: _assemble,
@@ -1586,6 +1684,7 @@ _HANDLERS = {
     ops.LOAD: _load, ops.STORE: _store, ops.EXTRACT: _extract, ops.MOVE: _move,
     ops.TRANSPOSE_VIEW: _transpose_view, ops.T_CAST: _cast, "tile.cast": _cast,
     ops.T_RESHAPE: _reshape, "tile.reshape": _reshape, ops.T_READ: _element_read, "tile.read": _element_read,
+    **dict.fromkeys(("tensor.sort32", "tile.sort32"), _sort32), **dict.fromkeys(("tensor.mrgsort", "tile.mrgsort"), _mrgsort),
     "tensor.write": _tensor_write, "tile.write": _tensor_write, "tile.gather": _gather, "tensor.gather": _gather,
     ops.ALLOC: _alloc, "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape,
     "tile.fillpad": _fillpad, "tensor.fillpad": _fillpad,

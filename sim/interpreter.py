@@ -117,6 +117,8 @@ _SCALAR_VECTOR: Final[dict[str, Callable]] = {
 }
 _RMODE: Final = re.compile(r"#pto<round_mode (\w+)>")
 """The spelling of `pto.tcvt`'s rounding attribute (`{rmode = #pto<round_mode CAST_ROUND>}`)."""
+_MASK: Final = re.compile(r"#pto\.mask_pattern<(P0101|P1010)>")
+"""`pto.tgather`'s mask form attribute (`{maskPattern = #pto.mask_pattern<P1010>}`) in the subset."""
 _DIVIDES: Final[frozenset[str]] = frozenset(
     {"pto.tdiv", "pto.tdivs", "pto.trowexpanddiv", "pto.tcolexpanddiv"})
 
@@ -152,7 +154,8 @@ _EXPAND_VECTOR: Final[dict[str, tuple[Callable, int]]] = {
     **{f"pto.tcolexpand{kind}": (fn, 0) for kind, fn in _EXPAND_FUNCTIONS.items()},
 }
 _ATTRIBUTES: Final[dict[str, frozenset[str]]] = {
-    "pto.tstore": frozenset({"atomic"}), "pto.textract": frozenset({"transpose"}), "pto.tcvt": frozenset({"rmode"})}
+    "pto.tstore": frozenset({"atomic"}), "pto.textract": frozenset({"transpose"}), "pto.tcvt": frozenset({"rmode"}),
+    "pto.tgather": frozenset({"maskPattern"})}
 # Exact i8 products summed in f32: |a*b| <= 2**14, so K <= 1024 keeps every partial sum <= 2**24.
 _I8_EXACT_IN_F32_K: Final[int] = 1024
 
@@ -1284,11 +1287,87 @@ class _Compiler:
             _mark(c)
         return run
 
+    def op_pto_tsort32(self, op: Op) -> Step:
+        """`pto.tsort32 ins(%src, %idx) outs(%dst)` (PyPTO's `tile.sort32`), the f32 form: each 32-column block of
+        every valid row of src sorted by value, descending, equal values in their column order (PyPTO's and
+        pypto-lib's goldens sort stably); dst's valid row holds, per sorted element, the value then the u32 bits
+        of the idx element that came with it (dst of twice src's valid columns). idx, u32 or i32, has src's
+        valid shape. Valid columns not a multiple of 32, and NaN (whose place the ISA text leaves open), are
+        refused."""
+        self._arity(op, 2, 1)
+        source, src_type = self.tile(op, op.operands[0], "values", ("vec",))
+        indices, idx_type = self.tile(op, op.operands[1], "indices", ("vec",))
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        if src_type.dtype != "f32" or dst_type.dtype != "f32" or idx_type.dtype not in ("ui32", "i32"):
+            raise rejected(f"{op.name}: f32 values and destination and ui32 / i32 indices, not {src_type.dtype}, "
+                           f"{dst_type.dtype} and {idx_type.dtype}", op.line)
+        values, line = self.values, op.line
+
+        def run() -> None:
+            a, ix, c = values[source], values[indices], values[dest]
+            rows, cols = a.valid.shape
+            _same_shape(op.name, (rows, cols), ix, line)
+            _same_shape(op.name, (rows, 2 * cols), c, line)
+            if cols % 32:
+                raise rejected(f"{op.name}: {cols} valid columns are not whole 32-element blocks", line)
+            if np.isnan(a.valid).any():
+                raise SimError(f"{op.name}: a NaN value: its place in the order is not modelled", line)
+            keys = a.valid.reshape(rows, cols // 32, 32)
+            order = np.argsort(-keys, axis=2, kind="stable")
+            picked = np.take_along_axis(keys, order, axis=2).reshape(rows, cols)
+            bits = ix.valid.astype(np.uint32).view(np.float32).reshape(rows, cols // 32, 32)
+            pairs = np.empty((rows, cols, 2), dtype=np.float32)
+            pairs[:, :, 0] = picked
+            pairs[:, :, 1] = np.take_along_axis(bits, order, axis=2).reshape(rows, cols)
+            c.valid[...] = pairs.reshape(rows, 2 * cols)
+            _mark(c)
+        return run
+
+    def op_pto_tmrgsort(self, op: Op) -> Step:
+        """`pto.tmrgsort ins(%src, %blockLen) outs(%dst)` (format 1, PyPTO's `tile.mrgsort(src, block_len=n)`): src's
+        one valid row of f32 (value, index) pairs is runs of blockLen lanes, each sorted descending by value;
+        every four consecutive runs are merged into one, descending, an equal value taken from the earlier run
+        first (so sort32 then merges sort stably, as PyPTO's and pypto-lib's goldens expect). Refused: other
+        than one row, a blockLen that is not a positive multiple of 64 (PyPTO's check), valid lanes not whole
+        groups of four runs, a run that is not sorted; a NaN is not modelled."""
+        self._arity(op, 2, 1)
+        source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
+        length = self.scalar(op, op.operands[1])
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        if src_type.dtype != "f32" or dst_type.dtype != "f32":
+            raise rejected(f"{op.name}: f32 pairs, not {src_type.dtype} into {dst_type.dtype}", op.line)
+        values, line = self.values, op.line
+
+        def run() -> None:
+            a, c, n = values[source], values[dest], int(values[length])
+            _same_shape(op.name, a.valid.shape, c, line)
+            rows, lanes = a.valid.shape
+            if rows != 1:
+                raise rejected(f"{op.name}: merges one row, not {rows}", line)
+            if n <= 0 or n % 64 or lanes % (4 * n):
+                raise rejected(f"{op.name}: {lanes} valid lanes are not whole groups of four runs of {n} "
+                               "(a positive multiple of 64)", line)
+            pairs = a.valid.reshape(lanes // (4 * n), 4 * n // 2, 2)
+            keys = pairs[:, :, 0]
+            if np.isnan(keys).any():
+                raise SimError(f"{op.name}: a NaN value: its place in the order is not modelled", line)
+            runs = keys.reshape(lanes // n, n // 2)
+            if (runs[:, 1:] > runs[:, :-1]).any():
+                raise SimError(f"{op.name}: a run of {n} lanes is not sorted descending: the merge of unsorted runs "
+                               "is not modelled", line)
+            order = np.argsort(-keys, axis=1, kind="stable")  # the runs in order, each sorted: a stable merge
+            merged = np.take_along_axis(pairs, order[:, :, None], axis=1)
+            c.valid[...] = merged.reshape(1, lanes)
+            _mark(c)
+        return run
+
     def op_pto_tgather(self, op: Op) -> Step:
         """`pto.tgather ins(%src, %idx, %tmp) outs(%dst)`, the index form: `dst[i, j] = src_flat[idx[i, j]]`, `src_flat`
         src's row-major physical layout; an index outside src's valid region is rejected (never wrapped). `tmp`, an
         i32 scratch tile of idx's shape, is the instruction's workspace: it is left holding the byte offsets, so
         a scratch overlapping another operand shows."""
+        if op.attr("maskPattern") is not None:
+            return self._gather_mask(op)
         self._arity(op, 3, 1)
         source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
         indices, idx_type = self.tile(op, op.operands[1], "indices", ("vec",))
@@ -1314,6 +1393,34 @@ class _Compiler:
             t.valid[...] = narrow(flat * size, "i32")
             _mark(t)
             c.valid[...] = a.data[rows, cols]
+            _mark(c)
+        return run
+
+    def _gather_mask(self, op: Op) -> Step:
+        """`pto.tgather ins(%src) outs(%dst) {maskPattern = #pto.mask_pattern<P>}`, the mask form: each valid row of src
+        compacted to its even lanes (P0101) or its odd ones (P1010), their bits read in dst's dtype of the same
+        width (PyPTO's gather_mask with `output_dtype=`)."""
+        self._arity(op, 1, 1)
+        source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        match = _MASK.fullmatch(str(op.attr("maskPattern")))
+        if match is None:
+            raise rejected(f"{op.name}: mask pattern {op.attr('maskPattern')} is not #pto.mask_pattern<P0101> or "
+                           "<P1010>", op.line)
+        first = 0 if match.group(1) == "P0101" else 1
+        width = DTYPES[src_type.dtype].size
+        if DTYPES[dst_type.dtype].size != width:
+            raise rejected(f"{op.name}: {src_type.dtype} lanes read as {dst_type.dtype}, of another width", op.line)
+        storage = DTYPES[dst_type.dtype].storage
+        values, line = self.values, op.line
+
+        def run() -> None:
+            a, c = values[source], values[dest]
+            rows, cols = a.valid.shape
+            if cols % 2:
+                raise rejected(f"{op.name}: {cols} valid lanes are not whole pairs", line)
+            _same_shape(op.name, (rows, cols // 2), c, line)
+            c.valid[...] = np.ascontiguousarray(a.valid[:, first::2]).view(storage)
             _mark(c)
         return run
 

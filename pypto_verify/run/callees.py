@@ -55,8 +55,11 @@ class _Resolver:
                 found[f"call.{k.read.name}"] = f"`{k.read.name}` does not lower"
             else:
                 found[f"call.{k.read.name}"] = Callee(k.source, k.lowered, found)
-        externs = sorted({c.op for k in work.kernels if k.source is not None for c in _calls(k.source)
-                          if c.op.startswith("extern.") and "." not in c.op[len("extern."):]})
+        called = {c.op for k in work.kernels if k.source is not None for c in _calls(k.source)}
+        for op in sorted(c for c in called if c.startswith("call.") and c not in found):
+            found[op] = (f"`{op[len('call.'):]}` is not lowered: it holds no tile op and no matmul, so the static "
+                         "stages do not take it for a kernel")
+        externs = sorted(c for c in called if c.startswith("extern.") and "." not in c[len("extern."):])
         imports = _imports(work, self.options.max_file_size) if externs else {}
         for op in externs:
             name = op[len("extern."):]

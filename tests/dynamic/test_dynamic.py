@@ -77,10 +77,10 @@ def test_op_outside_the_subset_is_skipped_with_the_reason() -> None:
     def build(lowered: bool) -> b.Function:
         fn = b.vector_chain(lowered)
         body = list(fn.body)
-        body[3] = replace(body[3], value=b.call("tile.sort32", "s"))
+        body[3] = replace(body[3], value=b.call("tile.mrgsort", "s"))
         return replace(fn, body=tuple(body))
     outcome = simulate_kernel(build(False), build(True))
-    assert outcome.status == "skipped" and "tile.sort32" in outcome.reason
+    assert outcome.status == "skipped" and "tile.mrgsort" in outcome.reason
 
 
 def _offset_kernel(lowered: bool) -> b.Function:

@@ -114,8 +114,8 @@ def test_vector_ops_of_the_subset_emit_their_instructions() -> None:
 def test_op_outside_the_subset_is_an_emit_error_naming_it() -> None:
     fn = b.vector_chain(True)
     body = list(fn.body)
-    body[3] = replace(body[3], value=b.call("tile.sort32", "s"))
-    with pytest.raises(EmitError, match="tile.sort32"):
+    body[3] = replace(body[3], value=b.call("tile.mrgsort", "s"))
+    with pytest.raises(EmitError, match="tile.mrgsort"):
         emit_function(replace(fn, body=tuple(body)))
 
 
