@@ -93,7 +93,7 @@ from __future__ import annotations
 import math
 
 import struct
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from pypto_verify import ops, scalar
@@ -105,6 +105,7 @@ from pypto_verify.ir import (
     TupleExpr, Type, UnaryOp, Var, Yield, final_yield, map_expr, stmt_exprs, type_env, var_like,
     walk_exprs, walk_stmts,
 )
+from pypto_verify.lowering.incore_scopes import RegionCounter
 from pypto_verify.target import Target, get_target
 
 
@@ -2389,21 +2390,27 @@ _FILL_BAND_ROWS = 16
 
 def _plan_addresses(fn: Function, env: dict[str, Type]) -> dict[str, int] | None:
     """None when the MemRef offsets are byte addresses (after allocate-memory-addr: windows of
-    different bases never overlap). Otherwise (a dump after MemoryReuse, a pipeline without
-    allocate-memory-addr: every base starts at offset 0) the address of each base, laid out one
-    after the other per space in `tile.alloc` order, so that distinct bases never alias."""
-    windows: dict[MemSpace, dict[str, tuple[int, int]]] = {}
-    for t in (*env.values(), *_annotated_types(fn)):
+    different bases used in one InCore scope never overlap; buffers of two scopes, never live together,
+    may share addresses, as each outlined scope allocates from 0). Otherwise (a dump after MemoryReuse, a
+    pipeline without allocate-memory-addr: every base starts at offset 0) the address of each base, laid
+    out one after the other per space in `tile.alloc` order, so that distinct bases never alias."""
+    windows: dict[tuple[MemSpace, int], dict[str, tuple[int, int]]] = {}
+    for t, region in _types_by_scope(fn, env):
         if isinstance(t, TileType) and t.memref is not None and t.space is not None:
             w = t.memref.window
-            lo, hi = windows.setdefault(t.space, {}).get(w.base, (w.offset, w.offset + w.size))
-            windows[t.space][w.base] = (min(lo, w.offset), max(hi, w.offset + w.size))
+            lo, hi = windows.setdefault((t.space, region), {}).get(w.base, (w.offset, w.offset + w.size))
+            windows[(t.space, region)][w.base] = (min(lo, w.offset), max(hi, w.offset + w.size))
     overlapping = False
     for bases in windows.values():
         spans = sorted(bases.values())
         overlapping |= any(a_hi > b_lo for (_, a_hi), (b_lo, _) in zip(spans, spans[1:]))
     if not overlapping:
         return None
+    merged: dict[MemSpace, dict[str, tuple[int, int]]] = {}
+    for (in_space, _), bases in windows.items():
+        for base, (lo, hi) in bases.items():
+            was = merged.setdefault(in_space, {}).get(base, (lo, hi))
+            merged[in_space][base] = (min(was[0], lo), max(was[1], hi))
     sizes: dict[str, int] = {}
     order: list[tuple[MemSpace, str]] = []
     for stmt in walk_stmts(fn.body):
@@ -2413,7 +2420,7 @@ def _plan_addresses(fn: Function, env: dict[str, Type]) -> dict[str, int] | None
             if space is not None:
                 order.append((space, stmt.target.name))
                 sizes[stmt.target.name] = size or 0
-    for space, bases in windows.items():
+    for space, bases in merged.items():
         for base, (_, hi) in bases.items():
             sizes[base] = max(sizes.get(base, 0), hi)
             if (space, base) not in order:
@@ -2425,6 +2432,33 @@ def _plan_addresses(fn: Function, env: dict[str, Type]) -> dict[str, int] | None
         addresses[base] = start
         cursor[space] = start + -(-sizes[base] // _BASE_ALIGN) * _BASE_ALIGN
     return addresses
+
+
+def _types_by_scope(fn: Function, env: dict[str, Type]) -> Iterator[tuple[Type | None, int]]:
+    """Every type *fn* gives a value (of its parameters, its definitions, its loops' and ifs' results and
+    carries), with the InCore scope (`incore_scopes` region) the value is made in."""
+    counter = RegionCounter(fn)
+    yield from ((p.type, counter.current) for p in fn.params)
+
+    def visit(body: tuple[Stmt, ...]) -> Iterator[tuple[Type | None, int]]:
+        for stmt in body:
+            region = counter.current
+            if isinstance(stmt, Assign):
+                yield env.get(stmt.target.name), region
+                yield stmt.type, region
+            elif isinstance(stmt, (For, If)):
+                yield from ((t, region) for t in stmt.return_types)
+                yield from ((env.get(v.name), region) for v in stmt.return_vars)
+            inner = (*stmt.then_body, *stmt.else_body) if isinstance(stmt, If) else (
+                stmt.body if isinstance(stmt, (For, Scope)) else ())
+            if inner:
+                counter.enter(stmt)
+                if isinstance(stmt, For):
+                    yield from ((env.get(a.name), counter.current) for a in stmt.iter_args)
+                yield from visit(inner)
+                counter.leave()
+
+    yield from visit(fn.body)
 
 
 def _annotated_types(fn: Function) -> Iterable[Type]:

@@ -20,7 +20,7 @@ from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, BinOp, Call, Const, Eval, Expr, For, Function, If, Module, Return,
     Scope, Span, Stmt, TensorType, TileType, Type, Var, Yield, final_yield, map_expr, map_functions,
-    map_stmt_exprs, map_stmts, type_env, var_like, walk_stmts, yield_values,
+    map_stmt_exprs, map_stmts, map_type_exprs, type_env, var_like, walk_stmts, yield_values,
 )
 
 # ---------------------------------------------------------------------------------------------- names
@@ -135,7 +135,16 @@ def subst_stmt_own(stmt: Stmt, mapping: dict[str, Expr]) -> Stmt:
         return stmt
     get = mapping.get
     # `_swap` inlined: this runs on every node of every statement an unrolled copy or a clone makes
-    return map_stmt_exprs(stmt, lambda e: get(e.name) if isinstance(e, Var) else None)
+    swap = lambda e: get(e.name) if isinstance(e, Var) else None  # noqa: E731
+    stmt = map_stmt_exprs(stmt, swap)
+    # a type names scalars too (a valid shape `[rows, 64]`): a clone's tile is typed by the clone's own rows
+    if isinstance(stmt, Assign) and stmt.type is not None:
+        typed = map_type_exprs(stmt.type, swap)
+        return stmt if typed is stmt.type else replace(stmt, type=typed)
+    if isinstance(stmt, (For, If)) and any(t is not None for t in stmt.return_types):
+        types = tuple(map_type_exprs(t, swap) for t in stmt.return_types)
+        return stmt if all(a is b for a, b in zip(types, stmt.return_types)) else replace(stmt, return_types=types)
+    return stmt
 
 
 def _swap(e: Expr, mapping: dict[str, Expr]) -> Expr | None:

@@ -21,9 +21,11 @@ Orchestration functions hold no on-chip buffers and are left alone.
 
 Per InCore scope (`incore_scopes`): PyPTO outlines each InCore scope of an Opaque / Orchestration function
 into a function of its own, and allocates each from address 0. Here the scopes stay in one function, so
-in a function with InCore scopes each buffer is placed above the buffers it shares a scope with (those
-whose values are live in a common scope, by the `lifetimes` numbering; a buffer holding a tile defined in
-one scope and read in a later one is in every scope between), the buffers in more than one scope first;
+in a function with InCore scopes each buffer is placed at the lowest address where, in every scope it is
+live in (by the `lifetimes` numbering; a buffer holding a tile defined in one scope and read in a later one
+is in every scope between), the bytes its values occupy there are free of those of the buffers placed
+before it (first fit; two scopes' buffers may share addresses), the buffers in more than one scope first
+(largest first: one address serves all their scopes);
 and each scope's footprint (a bump allocation of its buffers, in name order, each as large as the values
 it holds there) is checked against the capacity on its own. The message of a footprint over capacity
 names the scope by a line it holds. A function without InCore scopes (or of kind InCore / AIC / AIV) is
@@ -89,17 +91,19 @@ def allocate_memory_addr(fn: Function, options: LowerOptions) -> Function:
     for space in sorted(set(spaces.values()), key=lambda s: s.value):
         placements: list[Placement] = []
         bases = sorted(b for b, s in spaces.items() if s is space)
-        if scopes is not None:  # the buffers crossing scopes first, then each scope's own on top
-            bases.sort(key=lambda b: len(scopes[b]) == 1)
+        if scopes is not None:  # the buffers crossing scopes first, largest first (first fit decreasing:
+            # one address serves all their scopes), then each scope's own in name order
+            largest = {b: max(max(m.size for _, m in members[b]), *scopes[b].values()) for b in bases}
+            bases.sort(key=lambda b: (len(scopes[b]) == 1, -largest[b] if len(scopes[b]) > 1 else 0))
         for base in bases:
             size = max(m.size for _, m in members[base])
             first = members[base][0][0]
             site = sites.get(first)
             span = site.span if site is not None and site.span is not None else fn.span
-            # a bump allocator over the buffers that can be live with this one: all of them in a
-            # function of one region, those sharing an InCore scope with it in an outlined one
-            address = align(max((p.address + p.size for p in placements
-                                 if scopes is None or scopes[p.base].keys() & scopes[base].keys()), default=0))
+            # a bump allocator over all the buffers in a function of one region; in an outlined one the
+            # lowest address where the bytes this buffer's values occupy in each of its scopes are free
+            address = (align(max((p.address + p.size for p in placements), default=0)) if scopes is None
+                       else _first_fit(base, size, placements, scopes))
             placements.append(Placement(base, space, address, size, first, span))
             for name, m in members[base]:
                 changes[name] = MemRef(m.base, address + m.offset, m.size, m.slots, m.slot, m.quoted)
@@ -120,6 +124,20 @@ def allocate_memory_addr(fn: Function, options: LowerOptions) -> Function:
             if needed > capacity:
                 raise _overflow(fn, env, mine, needed, capacity, options, region)
     return with_memrefs(fn, {n: m for n, m in changes.items() if memref_of_type(env[n]) != m}, env)
+
+
+def _first_fit(base: str, size: int, placed: list[Placement], scopes: dict[str, dict[int, int]]) -> int:
+    """The lowest aligned address for *base* (of *size* bytes) where, in each InCore scope it is live in, the
+    bytes its values occupy there overlap none of the bytes the *placed* buffers' values occupy in that scope
+    (buffers of different scopes are never live together, so they may share addresses)."""
+    busy = [(p.address, p.address + (scopes[p.base][r] or p.size), r)
+            for p in placed for r in scopes[p.base].keys() & scopes[base].keys()]
+    need = {r: scopes[base][r] or size for r in scopes[base]}
+
+    def free(at: int) -> bool:
+        return all(at + need[r] <= lo or hi <= at for lo, hi, r in busy)
+
+    return next(at for at in sorted({0, *(align(hi) for _, hi, _ in busy)}) if free(at))
 
 
 def _program_order(fn: Function) -> list[str]:

@@ -699,6 +699,26 @@ def map_stmt_exprs(stmt: Stmt, fn: Callable[[Expr], Expr | None]) -> Stmt:
     return stmt
 
 
+def map_type_exprs(t: Type | None, fn: Callable[[Expr], Expr | None]) -> Type | None:
+    """*t* with *fn* applied (via `map_expr`) to the expressions of its shape, valid shape and view (a tuple
+    type's items alike); *t* itself when none of them changed."""
+    if isinstance(t, TileType):
+        shape = _mapped(t.shape, fn)
+        valid = None if t.valid_shape is None else _mapped(t.valid_shape, fn)
+        view = None if t.view is None else map_expr(t.view, fn)
+        if shape is None and valid is None and view is t.view:
+            return t
+        return replace(t, shape=t.shape if shape is None else shape,
+                       valid_shape=t.valid_shape if valid is None else valid, view=view)
+    if isinstance(t, TensorType):
+        shape = _mapped(t.shape, fn)
+        return t if shape is None else replace(t, shape=shape)
+    if isinstance(t, TupleType):
+        items = tuple(map_type_exprs(item, fn) or item for item in t.items)
+        return t if all(a is b for a, b in zip(items, t.items)) else replace(t, items=items)
+    return t
+
+
 def map_functions(module_or_program: Module | Program, fn: Callable[[Function], Function]):
     """Apply *fn* to every function of a Module or Program."""
     if isinstance(module_or_program, Module):
