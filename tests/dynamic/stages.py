@@ -31,3 +31,33 @@ def check_text(tmp_path: Path, text: str, sim: bool = False):
     path.write_text(text)
     (file,) = run([str(path)], Options(engine="clingo", cache=False, sim=sim)).files
     return file, [(f.rule.id, f.message) for f in file.findings if f.rule.severity is Severity.ERROR]
+
+
+def lowered_kernels(path: Path, text: str | None = None) -> dict:
+    """The kernels of the file at *path* (or of *text* read as that file), read and lowered, by name."""
+    require_stages()
+    from pypto_verify.run.chain import lower_stage, read_stage
+    from pypto_verify.run.records import Options
+
+    work = lower_stage(read_stage(str(path), text=text), Options())
+    return {k.name: k for k in work.kernels}
+
+
+def rewrite_call(fn, op: str, target: str, change):
+    """*fn* with the call of the one `Assign` to *target* whose op is *op* replaced by `change(call)`."""
+    from dataclasses import replace
+
+    from pypto_verify.ir import Assign, Call, map_stmts
+
+    hits = []
+
+    def stmt_fn(stmt):
+        if isinstance(stmt, Assign) and stmt.target.name == target and isinstance(stmt.value, Call) \
+                and stmt.value.op == op:
+            hits.append(stmt)
+            return (replace(stmt, value=change(stmt.value)),)
+        return None
+
+    rewritten = replace(fn, body=map_stmts(fn.body, stmt_fn))
+    assert len(hits) == 1, hits
+    return rewritten

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from stages import KERNELS, check_text, require_stages
+from stages import KERNELS, check_text, lowered_kernels, rewrite_call
 
 from pypto_verify.ir import Assign, BinOp, Call, Const, Var, map_stmts
 
@@ -16,28 +16,11 @@ ARRAYS = KERNELS / "arrays.py"
 
 
 def _kernel(name: str):
-    require_stages()
-    from pypto_verify.run.chain import lower_stage, read_stage
-    from pypto_verify.run.records import Options
-
-    work = lower_stage(read_stage(str(ARRAYS)), Options())
-    return {k.name: k for k in work.kernels}[name]
+    return lowered_kernels(ARRAYS)[name]
 
 
 def _rewrite(fn, target: str, op: str, change):
-    """*fn* with the value of the one `Assign` to *target* that is a call of *op* replaced by `change(call)`."""
-    hits = []
-
-    def stmt_fn(stmt):
-        if isinstance(stmt, Assign) and stmt.target.name == target and isinstance(stmt.value, Call) \
-                and stmt.value.op == op:
-            hits.append(stmt)
-            return (replace(stmt, value=change(stmt.value)),)
-        return None
-
-    rewritten = replace(fn, body=map_stmts(fn.body, stmt_fn))
-    assert len(hits) == 1, hits
-    return rewritten
+    return rewrite_call(fn, op, target, change)
 
 
 def _simulate(kernel, lowered=None):

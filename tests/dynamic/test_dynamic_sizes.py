@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 from click.testing import CliRunner
 
-from stages import KERNELS, require_stages
+from stages import KERNELS, require_stages, lowered_kernels
 
 from pypto_verify.ir import Assign, BinOp, Call, Const, Eval, ListExpr, TupleExpr, Var, map_stmts
 
@@ -16,12 +16,7 @@ ROWS = KERNELS / "dynamic_rows.py"
 
 
 def _kernels():
-    require_stages()
-    from pypto_verify.run.chain import lower_stage, read_stage
-    from pypto_verify.run.records import Options
-
-    work = lower_stage(read_stage(str(ROWS)), Options())
-    return {k.name: k for k in work.kernels}
+    return lowered_kernels(ROWS)
 
 
 def _run(*args: str):

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from stages import KERNELS, require_stages
+from stages import KERNELS, lowered_kernels
 
 from pypto_verify.ir import Assign, Call, Const, ListExpr, map_stmts
 
@@ -16,12 +16,7 @@ FILL = KERNELS / "gm_fill.py"
 
 
 def _kernel(name: str):
-    require_stages()
-    from pypto_verify.run.chain import lower_stage, read_stage
-    from pypto_verify.run.records import Options
-
-    work = lower_stage(read_stage(str(FILL)), Options())
-    return {k.name: k for k in work.kernels}[name]
+    return lowered_kernels(FILL)[name]
 
 
 def _refilled(fn, value: float):

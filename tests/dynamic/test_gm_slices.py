@@ -8,37 +8,19 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from stages import KERNELS, check_text, require_stages
+from stages import KERNELS, check_text, lowered_kernels, rewrite_call
 
-from pypto_verify.ir import Assign, Call, Const, ListExpr, map_stmts
+from pypto_verify.ir import Assign, Call, Const, ListExpr
 
 SLICES = KERNELS / "gm_slices.py"
 LOOKUP = KERNELS / "row_lookup.py"
 
 
 def _kernel(path, name: str):
-    require_stages()
-    from pypto_verify.run.chain import lower_stage, read_stage
-    from pypto_verify.run.records import Options
-
-    work = lower_stage(read_stage(str(path)), Options())
-    return {k.name: k for k in work.kernels}[name]
+    return lowered_kernels(path)[name]
 
 
-def _rewrite(fn, op: str, target: str, change):
-    """*fn* with the call of the `Assign` to *target* (whose op is *op*) replaced by `change(call)`."""
-    hits = []
-
-    def stmt_fn(stmt):
-        if isinstance(stmt, Assign) and stmt.target.name == target and isinstance(stmt.value, Call) \
-                and stmt.value.op == op:
-            hits.append(stmt)
-            return (replace(stmt, value=change(stmt.value)),)
-        return None
-
-    rewritten = replace(fn, body=map_stmts(fn.body, stmt_fn))
-    assert len(hits) == 1, hits
-    return rewritten
+_rewrite = rewrite_call
 
 
 def _simulate(kernel, lowered=None):

@@ -5,19 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from stages import KERNELS, require_stages
+from stages import KERNELS, lowered_kernels
 
 LAUNCHES = KERNELS / "block_launches.py"
 
 
 @pytest.fixture(scope="module")
 def kernels():
-    require_stages()
-    from pypto_verify.run.chain import lower_stage, read_stage
-    from pypto_verify.run.records import Options
-
-    work = lower_stage(read_stage(str(LAUNCHES)), Options())
-    return {k.name: k for k in work.kernels}
+    return lowered_kernels(LAUNCHES)
 
 
 def _simulate(kernel):

@@ -6,19 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from stages import KERNELS, require_stages
+from stages import KERNELS, lowered_kernels
 
 ORCHESTRATIONS = KERNELS / "orchestrations.py"
 
 
 @pytest.fixture(scope="module")
 def kernels():
-    require_stages()
-    from pypto_verify.run.chain import lower_stage, read_stage
-    from pypto_verify.run.records import Options
-
-    work = lower_stage(read_stage(str(ORCHESTRATIONS)), Options())
-    return {k.name: k for k in work.kernels}
+    return lowered_kernels(ORCHESTRATIONS)
 
 
 def _simulate(kernel):

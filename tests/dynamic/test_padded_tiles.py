@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from stages import KERNELS, require_stages
+from stages import KERNELS, lowered_kernels
 
 from pypto_verify import ops
 from pypto_verify.ir import Assign, Call, Sym, TileType, map_stmts, type_env
@@ -16,12 +16,7 @@ LANES = KERNELS / "padded_lanes.py"
 
 
 def _kernel(name: str):
-    require_stages()
-    from pypto_verify.run.chain import lower_stage, read_stage
-    from pypto_verify.run.records import Options
-
-    work = lower_stage(read_stage(str(LANES)), Options())
-    return {k.name: k for k in work.kernels}[name]
+    return lowered_kernels(LANES)[name]
 
 
 def _rewrite(fn, op: str, change, target: str | None = None, whole: bool = False):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from stages import KERNELS, require_stages
+from stages import KERNELS, lowered_kernels
 
 from pypto_verify.ir import Assign, Var, map_stmts
 
@@ -14,12 +14,7 @@ CARRIES = KERNELS / "scalar_carries.py"
 
 
 def _kernel(name: str):
-    require_stages()
-    from pypto_verify.run.chain import lower_stage, read_stage
-    from pypto_verify.run.records import Options
-
-    work = lower_stage(read_stage(str(CARRIES)), Options())
-    return {k.name: k for k in work.kernels}[name]
+    return lowered_kernels(CARRIES)[name]
 
 
 def _not_updated(fn, prefix: str):
