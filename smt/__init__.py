@@ -13,7 +13,7 @@ read or write (the kernels as read: Form 1 / 2 source, or Form 3 as given): one 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from typing import Any
 from pypto_verify import ir, rules
 from pypto_verify.scalar import truth
 
-from pypto_verify.frontend.shapes import dims_text
+from pypto_verify.frontend.shapes import Shapes, dims_text
 from pypto_verify.smt import bounds, padding
 from pypto_verify.smt.obligations import Obligation, RULE_ORDER, site_obligations
 from pypto_verify.smt.sites import AccSite, ContextGuard, Pair, extract_sites, match_sites
@@ -29,7 +29,7 @@ from pypto_verify.smt.solver import DEFAULT_TIMEOUT_MS, Answer, Verdict, dischar
 
 __all__ = [
     "Outcome", "Verdict", "Obligation", "AccSite", "Pair", "prove_module", "prove_pairs", "pair_sites",
-    "extract_sites", "match_sites", "discharge", "discharge_all", "DEFAULT_TIMEOUT_MS", "prove_bounds", "prove_padding",
+    "extract_sites", "match_sites", "discharge", "discharge_all", "DEFAULT_TIMEOUT_MS", "prove_bounds", "prove_padding", "prove_windows",
 ]
 
 
@@ -125,14 +125,29 @@ def prove_pairs(pairs: list[Pair], unmatched: Sequence[AccSite] = (), *, has_sou
     return outcomes
 
 
+def prove_windows(module: ir.Module, *, timeout_ms: int = DEFAULT_TIMEOUT_MS, cache: bool = True,
+                  dump_smt: Path | None = None) -> list[Outcome]:
+    """PV107 (`prove_bounds`) then PV108 (`prove_padding`) on *module*, each function's valid regions
+    (`Shapes`) worked out once for both."""
+    worked: dict[int, Shapes] = {}
+
+    def shapes(fn: ir.Function) -> Shapes:
+        if id(fn) not in worked:  # *module* holds every function for the whole call: ids stay theirs
+            worked[id(fn)] = Shapes(fn)
+        return worked[id(fn)]
+
+    options: dict[str, Any] = {"timeout_ms": timeout_ms, "cache": cache, "dump_smt": dump_smt, "shapes": shapes}
+    return [*prove_bounds(module, **options), *prove_padding(module, **options)]
+
+
 def prove_bounds(module: ir.Module, *, timeout_ms: int = DEFAULT_TIMEOUT_MS, cache: bool = True,
-                 dump_smt: Path | None = None) -> list[Outcome]:
+                 dump_smt: Path | None = None, shapes: Callable[[ir.Function], Shapes] = Shapes) -> list[Outcome]:
     """PV107 on every window the functions of *module* read or write, decided: one `Outcome` per access
     (site `<function>:bounds:<line>:<col>`), REFUTED with the window it leaves and the loop variables,
     or INCONCLUSIVE with the reason (a value known only at run time, an unmodelled expression)."""
     outcomes: list[Outcome] = []
     for _, fn in module.functions():
-        posed = bounds.function_obligations(fn)
+        posed = bounds.function_obligations(fn, shapes(fn))
         if not posed:
             continue
         answers = _discharge_each([ob for _, ob in posed], timeout_ms=timeout_ms, cache=cache, dump_smt=dump_smt)
@@ -156,13 +171,13 @@ def prove_bounds(module: ir.Module, *, timeout_ms: int = DEFAULT_TIMEOUT_MS, cac
 
 
 def prove_padding(module: ir.Module, *, timeout_ms: int = DEFAULT_TIMEOUT_MS, cache: bool = True,
-                  dump_smt: Path | None = None) -> list[Outcome]:
+                  dump_smt: Path | None = None, shapes: Callable[[ir.Function], Shapes] = Shapes) -> list[Outcome]:
     """PV108 on every op of *module*'s functions that may take an operand's unfilled padding into a value it
     writes out (`padding.py`): REFUTED with the padded rows or columns read, CONDITIONAL when that rests on
     run-time values, INCONCLUSIVE with the reason, PROVED when the padding is never read."""
     outcomes: list[Outcome] = []
     for _, fn in module.functions():
-        posed = padding.function_obligations(fn)
+        posed = padding.function_obligations(fn, shapes(fn))
         if not posed:
             continue
         answers = _discharge_each([ob for _, ob in posed], timeout_ms=timeout_ms, cache=cache, dump_smt=dump_smt)

@@ -714,11 +714,12 @@ def module_obligations(module: Module) -> list[tuple[Access, Obligation]]:
     return out
 
 
-def function_obligations(fn: Function) -> list[tuple[Access, Obligation]]:
+def function_obligations(fn: Function, shapes: Shapes | None = None) -> list[tuple[Access, Obligation]]:
     """PV107 on every access of *fn*, each with its obligation; site ids `<function>:bounds:<line>:<col>`
     (`.2`, ... for a second access at one place). An access of a run-time shaped parameter has two, its
-    start (`Access.start_only`) first: `smt.prove_bounds` gives it one outcome, the worse."""
-    shapes = Shapes(fn)
+    start (`Access.start_only`) first: `smt.prove_bounds` gives it one outcome, the worse. *shapes*: *fn*'s
+    valid regions when already worked out."""
+    shapes = shapes or Shapes(fn)
     found = accesses(fn, shapes)
     if not found:
         return []

@@ -395,9 +395,10 @@ def _free(ob: Obligation) -> list[str]:
     return [key[len("sym."):] for key, _ in ob.witnesses if key.startswith("sym.")]
 
 
-def function_obligations(fn: Function) -> list[tuple[PaddingRead, Obligation]]:
-    """PV108 on every padding read of *fn*; site ids `<function>:padding:<line>:<col>`."""
-    shapes = Shapes(fn)
+def function_obligations(fn: Function, shapes: Shapes | None = None) -> list[tuple[PaddingRead, Obligation]]:
+    """PV108 on every padding read of *fn*; site ids `<function>:padding:<line>:<col>`. *shapes*: *fn*'s valid
+    regions when already worked out."""
+    shapes = shapes or Shapes(fn)
     found = padding_reads(fn, shapes)
     if not found:
         return []

@@ -620,11 +620,8 @@ def prove_stage(work: FileWork, options: Options) -> FileWork:
         if given:
             outcomes += smt.prove_module(None, _module(work.path, given, True), timeout_ms=options.timeout_ms,
                                          cache=options.cache, dump_smt=_dump_dir(options))
-        # PV107 on the kernels as read (Form 3: as given)
-        outcomes += smt.prove_bounds(_module(work.path, kernels, False), timeout_ms=options.timeout_ms,
-                                     cache=options.cache, dump_smt=_dump_dir(options))
-        # PV108 on the kernels as read: values written out from an operand's unfilled padding
-        outcomes += smt.prove_padding(_module(work.path, kernels, False), timeout_ms=options.timeout_ms,
+        # PV107 and PV108 on the kernels as read (Form 3: as given): windows in bounds, no padding written out
+        outcomes += smt.prove_windows(_module(work.path, kernels, False), timeout_ms=options.timeout_ms,
                                       cache=options.cache, dump_smt=_dump_dir(options))
         return outcomes
 
