@@ -869,6 +869,13 @@ def front_and_prove(path: str, options: Options, stages: tuple[Stage, ...], sour
     return (_lean(work), _lean(proved)) if lean else (work, proved)
 
 
+def front_lean(path: str, options: Options, stages: tuple[Stage, ...],
+               sources: Mapping[str, str] | None = None) -> FileWork:
+    """`front`, sent back `_lean`: for a pool run that neither proves nor simulates after the rules
+    (`check --no-smt --no-sim`), so the file's IR does not cross back to this process."""
+    return _lean(front(path, options, stages, sources))
+
+
 def _lean(work: FileWork) -> FileWork:
     """*work* as the Datalog run and `finish` read it: the findings, facts, obligations and conditions, with no
     module, no outcomes, and each kernel's functions as husks (`FileWork.lean`)."""
@@ -1204,7 +1211,8 @@ def check_files(files: list[str], options: Options, stages: tuple[Stage, ...],
         # "Overlap"); without one, a forked child of this process proves while the engine runs
         fused = pool is not None and Stage.DATALOG in stages and proving
         alone = pool is None and (options.jobs or os.cpu_count() or 1) > 1 and _can_fork()
-        task: Callable[..., Any] = front_and_prove if fused else front
+        bare = pool is not None and lean and not proving and not simulating
+        task: Callable[..., Any] = front_and_prove if fused else front_lean if bare else front
         args: tuple = (stages, given, lean and not simulating) if fused else (stages, given)
         front_label = _stage_label(stages, options, False) + (", prove" if fused else "")
         engine = Engine(options, info=False)  # no report shows PV010: `explain` runs `datalog_stage` itself
