@@ -2,7 +2,9 @@
 
 Owns: finding the window accesses of a function (any form, as read: Form 1 / 2 source, Form 3 as given)
 and posing one `Obligation` each (`smt.prove_bounds` decides them). An access is a slice (`x[a:b, c:d]`,
-`pl.slice`, `tile.slice`), a load (`pl.load` / `tile.load`), an `extract` of an on-chip tile, a store
+`pl.slice`, `tile.slice`), a load (`pl.load` / `tile.load`), an `extract` of an on-chip tile, an element
+read or write (`pl.read(t, [i, j])`, `pl.write`: extent 1 at one index per axis; one of fewer indices than
+the value's rank is not posed), a store
 (`pl.store` / `tile.store`: the stored tile's extents) or an assemble (`pl.assemble(y, v, offs)`,
 `y[a:b, ...] = v`: `v`'s extents), of a value whose shape is exact (`frontend/shapes.py`: a declared
 parameter, an annotation, a created buffer, a slice's own shape). A slice or load with `valid_shape=`
@@ -106,6 +108,8 @@ class Access:
     """Why the access cannot be posed (its extents are not known exactly)."""
     runtime_extents: tuple[Expr, ...] = ()
     """The window's extents where the accessed tensor's shape is unknown (a run-time shaped parameter)."""
+    element: bool = False
+    """One element (`pl.read` / `pl.write` at one index per axis): the message names its index."""
     start_only: bool = False
     """Check only that the window starts inside the tensor (`offset >= 0`): the part of an access of a
     run-time shaped parameter that its unknown extents do not decide."""
@@ -189,6 +193,11 @@ def _access(fn: Function, stmt: Stmt, call: Call, context: tuple[Loop | Guard, .
         base, offsets, extents = args[0], (args[1], args[2]), _items(args[3])
         valid = None
         verb = "reads"
+    elif name in ("read", "write") and len(args) >= 2:
+        # an element: a window of extent 1 at one index per axis (`pl.read(seq_lens, [b])`)
+        base, offsets, valid = args[0], _items(args[1]), None
+        extents = None if offsets is None else tuple(Const(1) for _ in offsets)
+        verb = f"{name}s"
     elif name == "store" and len(args) >= 3:
         return _write(fn, call, args[2], args[0], _items(args[1]), span, context, shapes)
     elif name == "assemble" and len(args) >= 3:
@@ -202,7 +211,7 @@ def _access(fn: Function, stmt: Stmt, call: Call, context: tuple[Loop | Guard, .
         text = (window_text(display_name(v.name), offsets, extents) if extents is not None
                 and len(extents) == len(offsets) else f"pl.{name}({display_name(v.name)}, ...)")
         return Access(fn.name, verb, display_name(v.name), (), offsets, (), span, context, text,
-                      unposed=_undeclared(shapes.params[v.name]),
+                      unposed=_undeclared(shapes.params[v.name]), element=name in ("read", "write"),
                       runtime_extents=moved if moved is not None and len(moved) == len(offsets) else ())
     if v is None or source is None or not source.exact or offsets is None or extents is None:
         return None  # not a window of a value whose extents the kernel states
@@ -213,7 +222,8 @@ def _access(fn: Function, stmt: Stmt, call: Call, context: tuple[Loop | Guard, .
     tensor = display_name(v.name)
     text = window_text(tensor, offsets, extents if valid is None else _items(args[1] if name == "slice" else args[2])
                        or extents, source.dims)
-    return Access(fn.name, verb, tensor, source.dims, offsets, extents, span, context, text)
+    return Access(fn.name, verb, tensor, source.dims, offsets, extents, span, context, text,
+                  element=name in ("read", "write"))
 
 
 def _write(fn: Function, call: Call, dst: Expr, value: Expr, offsets: tuple[Expr, ...] | None, span: Span,
@@ -690,6 +700,12 @@ def _explain(access: Access, values: dict[str, int | bool], loops: list[str],
         names = _DIM_NAMES.get(rank)
         what = names[d] if names else f"dimension {d}"
         shape = "[" + ", ".join(str(value(f"dim.{i}")) for i in range(rank)) + "]"
+        if access.element:
+            index = ", ".join(str(value(f"lo.{i}")) for i in range(rank))
+            message = f"`{access.text}` {access.verb} element [{index}] of `{access.tensor}` (shape {shape})"
+            counterexample["element"] = f"[{index}]"
+            counterexample["shape"] = shape
+            break
         if access.start_only:
             message = f"`{access.text}` {access.verb} {what} [{lo}, {hi}) of `{access.tensor}`, before its start"
             counterexample[what] = f"[{lo}, {hi})"

@@ -144,10 +144,11 @@ def test_a_bound_read_at_run_time_is_conditional_with_the_reason():
                 blk = k[b : b + 1, s0 : s0 + 128, :]
         return y
     """
-    outcomes = prove_bounds(module(body), cache=False)
-    assert [(o.span.line - 2, o.verdict) for o in outcomes] == [(8, Verdict.CONDITIONAL)]
-    assert "`ctx_len` is read from `seq_lens` at run time" in outcomes[0].reason
-    assert outcomes[0].counterexample is None
+    read, window = prove_bounds(module(body), cache=False)
+    assert (read.span.line - 2, read.verdict) == (6, Verdict.PROVED)  # `seq_lens[b]` for b in [0, 4)
+    assert (window.span.line - 2, window.verdict) == (8, Verdict.CONDITIONAL)
+    assert "`ctx_len` is read from `seq_lens` at run time" in window.reason
+    assert window.counterexample is None
 
 
 def test_tile_level_loads_and_stores_are_checked():
@@ -288,8 +289,9 @@ def test_an_all_scalar_full_rank_subscript_is_a_run_time_read_and_its_window_is_
         return y
     """
     outcomes = prove_bounds(module(body), cache=False)
-    assert [(o.span.line - 2, o.verdict) for o in outcomes] == [(8, Verdict.CONDITIONAL), (8, Verdict.PROVED)]
-    assert "is read from `order` at run time" in outcomes[0].reason
+    assert [(o.span.line - 2, o.verdict) for o in outcomes] == \
+        [(6, Verdict.PROVED), (8, Verdict.CONDITIONAL), (8, Verdict.PROVED)]  # `order[s]` itself is inside
+    assert "is read from `order` at run time" in outcomes[1].reason
 
 
 BARE = """
@@ -384,12 +386,13 @@ def test_a_carry_updated_from_run_time_reads_is_a_condition_not_an_approximation
             base = {UPDATE}
         return y
     """
-    (read, write) = prove_bounds(module(body.replace("{UPDATE}", "base + n")), cache=False)
+    (count, read, write) = prove_bounds(module(body.replace("{UPDATE}", "base + n")), cache=False)
+    assert count.verdict is Verdict.PROVED  # `counts[src]` for src in [0, 4)
     assert write.verdict is Verdict.CONDITIONAL
     assert "`base` (line 8) is updated from values read at run time" in write.reason
     assert read.verdict is Verdict.CONDITIONAL
     # a carry that is not affine and reads nothing stays a gap of the encoding
-    (_, write) = prove_bounds(module(body.replace("{UPDATE}", "base * 2 + 1")), cache=False)
+    (_, _, write) = prove_bounds(module(body.replace("{UPDATE}", "base * 2 + 1")), cache=False)
     assert write.verdict is Verdict.INCONCLUSIVE and "is not affine in the iteration" in write.reason
 
 
@@ -444,3 +447,50 @@ def test_a_write_into_a_bare_tensor_entry_parameter_before_its_start_is_refuted(
     (write,) = refuted(WRITTEN.format(ROW=-16))
     assert write.span.line - 2 == 6
     assert write.counterexample == {"rows": "[-16, 0)"}
+
+
+ELEMENTS = """
+@pl.jit
+def routed_rows(
+    row_ids: pl.Tensor[[8, 4], pl.INT32],
+    x: pl.Tensor[[64, 128], pl.BF16],
+    w: pl.Tensor[[128, 128], pl.BF16],
+    y: pl.Out[pl.Tensor[[8, 128], pl.FP32]],
+    picked: pl.Out[pl.Tensor[[8, 4], pl.INT32]],
+    num_tokens: pl.Scalar[pl.INT32],
+):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="routed_rows"):
+        for t in pl.range({TOKENS}):
+            for j in pl.range(4):
+                rid = pl.read(row_ids, [t, {COL}])
+                pl.write(picked, [t, j], rid)
+        last = pl.read(row_ids, [num_tokens - 1, 0])
+        acc = pl.matmul(x[0:8, :], w, out_dtype=pl.FP32)
+        y[:, :] = acc
+    return y, picked
+"""
+
+
+def elements(TOKENS: str = "8", COL: str = "j") -> str:
+    return ELEMENTS.format(TOKENS=TOKENS, COL=COL)
+
+
+def test_element_reads_and_writes_in_bounds_are_proved_and_a_runtime_index_is_a_condition():
+    got = verdicts(elements())
+    assert got[:2] == [(14, Verdict.PROVED), (15, Verdict.PROVED)]  # pl.read and pl.write inside the loops
+    assert (16, Verdict.CONDITIONAL) in got  # `num_tokens - 1` is known only at run time
+    assert all(v is Verdict.PROVED for line, v in got if line not in (16,))
+
+
+def test_an_element_read_past_its_tensor_is_refuted_with_its_index():
+    found = refuted(elements(COL="j + 1"))
+    assert len(found) == 1 and found[0].span.line - 2 == 14
+    assert found[0].counterexample["element"] == "[0, 4]" and found[0].counterexample["shape"] == "[8, 4]"
+    assert "`row_ids[t, j + 1]` reads element [0, 4] of `row_ids` (shape [8, 4])" in found[0].message
+
+
+def test_an_element_write_past_its_tensor_is_refuted():
+    found = refuted(elements(TOKENS="9"))
+    assert sorted(o.span.line - 2 for o in found) == [14, 15]  # the read and the write at t = 8
+    assert all(o.counterexample["t"] == 8 for o in found)
+    assert any("writes element [8, " in o.message for o in found)
