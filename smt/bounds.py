@@ -195,7 +195,8 @@ def _access(fn: Function, stmt: Stmt, call: Call, context: tuple[Loop | Guard, .
         verb = "reads"
     elif name in ("read", "write") and len(args) >= 2:
         # an element: a window of extent 1 at one index per axis (`pl.read(seq_lens, [b])`)
-        base, offsets, valid = args[0], _items(args[1]), None
+        base, valid = args[0], None
+        offsets = _items(args[1]) if isinstance(args[1], (ListExpr, TupleExpr)) else (args[1],)  # a bare index
         extents = None if offsets is None else tuple(Const(1) for _ in offsets)
         verb = f"{name}s"
     elif name == "store" and len(args) >= 3:

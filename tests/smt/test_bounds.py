@@ -494,3 +494,18 @@ def test_an_element_write_past_its_tensor_is_refuted():
     assert sorted(o.span.line - 2 for o in found) == [14, 15]  # the read and the write at t = 8
     assert all(o.counterexample["t"] == 8 for o in found)
     assert any("writes element [8, " in o.message for o in found)
+
+
+def test_an_element_read_at_a_bare_index_is_one_axis():
+    body = """
+    @pl.jit
+    def scale_rows(x: pl.Tensor[[16, 64], pl.FP32], y: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="scale_rows"):
+            scales = pl.create_tensor([16], dtype=pl.FP32)
+            for ti in pl.range({ROWS}):
+                s = pl.read(scales, ti)
+        return y
+    """
+    assert verdicts(body.replace("{ROWS}", "16")) == [(7, Verdict.PROVED)]
+    (found,) = refuted(body.replace("{ROWS}", "17"))
+    assert found.counterexample["element"] == "[16]" and found.counterexample["ti"] == 16
