@@ -1,8 +1,8 @@
 """PTO forms of PyPTO's distributed ops (`pypto.language.distributed`; docs/pto-subset.md, "Ranks").
 
-Owns: the emission of `pld.tile.remote_load`, `pld.system.notify`, `pld.system.wait` and `pld.tensor.put`, as
-PyPTO's `pto_ops_distributed.cpp` emits them (`pto.tload` of a peer's view, `pto.comm.tnotify`, `pto.comm.twait`,
-`pto.comm.tput`), with one difference: where PyPTO computes a peer's window from the CommContext (a
+Owns: the emission of `pld.tile.remote_load` / `remote_store`, `pld.system.notify`, `pld.system.wait` and
+`pld.tensor.put`, as PyPTO's `pto_ops_distributed.cpp` emits them (`pto.tload` of / `pto.tstore` into a peer's
+view, `pto.comm.tnotify`, `pto.comm.twait`, `pto.comm.tput`), with one difference: where PyPTO computes a peer's window from the CommContext (a
 `pto.load_scalar` of the context, offset arithmetic and a `pto.addptr`), the subset names it with one op,
 `pto.comm.peer %window, %rank`, which the simulator resolves to that rank's storage of the window. `tput`'s
 staging UB tile and the `pto.barrier <PIPE_ALL>` PyPTO puts around a notify / put are not emitted (the simulator
@@ -142,6 +142,20 @@ def op_wait(em: _FunctionEmitter, name, call, declared, span):
     return None
 
 
+def op_remote_store(em: _FunctionEmitter, name, call, declared, span):
+    """`pld.tile.remote_store(tile, target, peer, offsets, atomic=)`: `pto.tstore` into the peer's view."""
+    from .pto import _is_atomic
+
+    tile = em.tile(_operand(call, 0, span, "tile", "src_tile"), span, f"`{call.op}` source")
+    window = em._written(_window(em, call, 1, span, "target"), span)
+    peer = _peer_view(em, window, _operand(call, 2, span, "peer", "peer"), span)
+    offsets = _items(_operand(call, 3, span, "offsets", "offsets"), span, "offsets")
+    view, view_type = em.partition(peer, offsets, tile, span)
+    atomic = " {atomic = #pto.atomic<add>}" if _is_atomic(call.kwarg("atomic")) else ""
+    em.emit(f"pto.tstore ins(%{tile.ssa} : {tile.type}) outs(%{view} : {view_type}){atomic}")
+    return window
+
+
 def op_put(em: _FunctionEmitter, name, call, declared, span):
     """`pld.tensor.put(dst, peer, src, dst_offsets, src_offsets, shape)`: `pto.comm.tput` of the local window of
     *src* into the peer's window of *dst*."""
@@ -171,5 +185,6 @@ def _const(expr: Expr, span: Span, call: Call) -> int:
 CALLS = {
     "distributed.tile.remote_load": op_remote_load, "distributed.system.notify": op_notify,
     "distributed.system.wait": op_wait, "distributed.tensor.put": op_put,
+    "distributed.tile.remote_store": op_remote_store,
 }
 """Distributed op -> its emission (`_FunctionEmitter.call`)."""

@@ -36,9 +36,11 @@ REMOTE_LOAD = ops.REMOTE_LOAD
 NOTIFY = "distributed.system.notify"
 WAIT = "distributed.system.wait"
 PUT = "distributed.tensor.put"
-_WINDOW_KEYS = {REMOTE_LOAD: ("target",), NOTIFY: ("target", "signal"), WAIT: ("signal",), PUT: ("dst",)}
-"""Each distributed op and the keywords that may name its window (else its first operand)."""
-_PEER_KEYS = {REMOTE_LOAD: 1, NOTIFY: 1, PUT: 1}
+REMOTE_STORE = "distributed.tile.remote_store"
+_WINDOW_KEYS = {REMOTE_LOAD: (0, "target"), NOTIFY: (0, "target", "signal"), WAIT: (0, "signal"), PUT: (0, "dst"),
+                REMOTE_STORE: (1, "target")}
+"""Each distributed op, the position of its window operand and the keywords that may name it."""
+_PEER_KEYS = {REMOTE_LOAD: 1, NOTIFY: 1, PUT: 1, REMOTE_STORE: 2}
 """The ops that address another rank, and the position of their `peer` operand."""
 
 
@@ -65,7 +67,7 @@ def window_params(fn: Function) -> frozenset[str]:
     found = set()
     for call in distributed_calls(fn):
         keys = _WINDOW_KEYS.get(call.op)
-        v = var_like(_kw(call, 0, *keys)) if keys is not None else None
+        v = var_like(_kw(call, *keys)) if keys is not None else None
         if v is not None and v.name in tensors:
             found.add(v.name)
     return frozenset(found)
@@ -139,7 +141,7 @@ def _window_on(it: _Interpreter, call: Call, peer: int | None) -> Value:
     from pypto_verify.reference import ReferenceError, WindowError
 
     state = _state(it, call)
-    local = it.expr(_kw(call, 0, *_WINDOW_KEYS[call.op]))
+    local = it.expr(_kw(call, *_WINDOW_KEYS[call.op]))
     name = next((n for n, tensors in state.windows.items() if tensors[state.rank] is local), None)
     if name is None:
         raise ReferenceError(f"`{call.op}` of something other than a whole window parameter")
@@ -221,7 +223,17 @@ def _put(it: _Interpreter, call: Call) -> None:
     _write_window(dst, dst_index, Value(_window_data(src, src_index), src.dtype), False, f"`{call.op}`")
 
 
-HANDLERS = {REMOTE_LOAD: _remote_load, NOTIFY: _notify, WAIT: _wait, PUT: _put}
+def _remote_store(it: _Interpreter, call: Call) -> None:
+    """`remote_store(tile, target, peer, offsets, atomic=)`: the tile into rank `peer`'s window (adding under
+    `atomic=pl.AtomicType.Add`)."""
+    from pypto_verify.reference import _is_atomic
+
+    dst = _window_on(it, call, _peer(it, call))
+    tile = it.value(call, 0, "src_tile")
+    it.write(dst, _ints(it, call, 3, "offsets"), tile, _is_atomic(call.kwarg("atomic")), f"`{call.op}`")
+
+
+HANDLERS = {REMOTE_LOAD: _remote_load, NOTIFY: _notify, WAIT: _wait, PUT: _put, REMOTE_STORE: _remote_store}
 
 
 def run_reference_ranks(fn: Function, inputs: list[Mapping[str, np.ndarray]], scalars: list[Mapping[str, Any]],
