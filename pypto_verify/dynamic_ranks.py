@@ -119,7 +119,13 @@ def _reference(fn: Function, seed: int, world: int, rank: str, windows: frozense
         values = [{**{n: given.get(n, candidate) for n in names}, rank: r} for r in range(world)]
         try:
             results = run_reference_ranks(fn, drawn, values, windows, grid=on_grid(fn), callees=callees)
-        except (WindowError, RankDeadlock) as error:
+        except RankDeadlock as error:
+            if not missing:  # no sample value is in play: the kernel as written deadlocks
+                return SimOutcome("mismatch", f"PV202 the kernel deadlocks at ranks={world} (the reference's own "
+                                              f"run): {error}", None, "", PV202, values[0])
+            last = str(error)
+            continue
+        except WindowError as error:
             last = str(error)
             if not missing:
                 return _skipped(f"reference: {error}")

@@ -35,7 +35,7 @@ class _Ended(BaseException):
 class _Rank:
     done: bool = False
     waiting: Callable[[], bool] | None = None
-    what: str = ""
+    what: Callable[[], str] | None = None
 
 
 class Baton:
@@ -55,8 +55,9 @@ class Baton:
     def rank(self) -> int:
         return int(self.local.rank)
 
-    def wait(self, holds: Callable[[], bool], what: str) -> None:
-        """Block the calling rank until `holds()` (checked only while no other rank runs)."""
+    def wait(self, holds: Callable[[], bool], what: Callable[[], str]) -> None:
+        """Block the calling rank until `holds()` (checked only while no other rank runs); `what()` says what it
+        waits for (asked when the run deadlocks)."""
         if holds():
             return
         me = self.rank
@@ -65,7 +66,7 @@ class Baton:
             state.waiting, state.what = holds, what
             self._pass(me)
             self._await(me)
-            state.waiting, state.what = None, ""
+            state.waiting, state.what = None, None
 
     def _pass(self, me: int) -> None:
         """Hand the baton to the next rank that can run after *me* (*me* last); a deadlock when none can."""
@@ -80,7 +81,8 @@ class Baton:
             self.turn = None
             self.cond.notify_all()
             return
-        waits = [(rank, state.what) for rank, state in sorted(self.ranks.items()) if not state.done]
+        waits = [(rank, state.what() if state.what is not None else "")
+                 for rank, state in sorted(self.ranks.items()) if not state.done]
         self._end(Deadlock(waits))
 
     def _end(self, error: BaseException) -> None:

@@ -207,8 +207,8 @@ def _wait(it: _Interpreter, call: Call) -> None:
     def holds() -> bool:
         got = int(window.data[cell].flat[0])
         return got >= expected if cmp == "Ge" else got == expected
-    state.baton.wait(holds, f"its signal {'>=' if cmp == 'Ge' else '=='} {expected} at line {call.span.line} "
-                            f"(it holds {int(window.data[cell].flat[0])})")
+    state.baton.wait(holds, lambda: f"its signal {'>=' if cmp == 'Ge' else '=='} {expected} at line "
+                                    f"{call.span.line} (it holds {int(window.data[cell].flat[0])})")
 
 
 def _put(it: _Interpreter, call: Call) -> None:

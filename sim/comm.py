@@ -109,7 +109,7 @@ def twait(compiler: _Compiler, op: Op) -> Step:
         def holds() -> bool:
             got = int(cell[0, 0])
             return got >= want if cmp == ">=" else got == want
-        ranks.baton.wait(holds, f"its signal {cmp} {want} at PTO line {line} (it holds {int(cell[0, 0])})")
+        ranks.baton.wait(holds, lambda: f"its signal {cmp} {want} at PTO line {line} (it holds {int(cell[0, 0])})")
     return run
 
 
