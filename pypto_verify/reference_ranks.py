@@ -17,7 +17,7 @@ Semantics, from PyPTO's distributed model (docs/en/user/distributed in the PyPTO
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -37,8 +37,9 @@ NOTIFY = "distributed.system.notify"
 WAIT = "distributed.system.wait"
 PUT = "distributed.tensor.put"
 REMOTE_STORE = "distributed.tile.remote_store"
-_WINDOW_KEYS = {REMOTE_LOAD: (0, "target"), NOTIFY: (0, "target", "signal"), WAIT: (0, "signal"), PUT: (0, "dst"),
-                REMOTE_STORE: (1, "target")}
+_WINDOW_KEYS: dict[str, tuple[int, tuple[str, ...]]] = {
+    REMOTE_LOAD: (0, ("target",)), NOTIFY: (0, ("target", "signal")), WAIT: (0, ("signal",)), PUT: (0, ("dst",)),
+    REMOTE_STORE: (1, ("target",))}
 """Each distributed op, the position of its window operand and the keywords that may name it."""
 _PEER_KEYS = {REMOTE_LOAD: 1, NOTIFY: 1, PUT: 1, REMOTE_STORE: 2}
 """The ops that address another rank, and the position of their `peer` operand."""
@@ -66,8 +67,8 @@ def window_params(fn: Function) -> frozenset[str]:
     tensors = {p.name for p in fn.params if isinstance(p.type, TensorType)}
     found = set()
     for call in distributed_calls(fn):
-        keys = _WINDOW_KEYS.get(call.op)
-        v = var_like(_kw(call, *keys)) if keys is not None else None
+        where = _WINDOW_KEYS.get(call.op)
+        v = var_like(_kw(call, where[0], *where[1])) if where is not None else None
         if v is not None and v.name in tensors:
             found.add(v.name)
     return frozenset(found)
@@ -141,7 +142,8 @@ def _window_on(it: _Interpreter, call: Call, peer: int | None) -> Value:
     from pypto_verify.reference import ReferenceError, WindowError
 
     state = _state(it, call)
-    local = it.expr(_kw(call, *_WINDOW_KEYS[call.op]))
+    index, keys = _WINDOW_KEYS[call.op]
+    local = it.expr(_kw(call, index, *keys))
     name = next((n for n, tensors in state.windows.items() if tensors[state.rank] is local), None)
     if name is None:
         raise ReferenceError(f"`{call.op}` of something other than a whole window parameter")
@@ -236,7 +238,7 @@ def _remote_store(it: _Interpreter, call: Call) -> None:
 HANDLERS = {REMOTE_LOAD: _remote_load, NOTIFY: _notify, WAIT: _wait, PUT: _put, REMOTE_STORE: _remote_store}
 
 
-def run_reference_ranks(fn: Function, inputs: list[Mapping[str, np.ndarray]], scalars: list[Mapping[str, Any]],
+def run_reference_ranks(fn: Function, inputs: Sequence[Mapping[str, np.ndarray]], scalars: Sequence[Mapping[str, Any]],
                         windows: frozenset[str], **options: Any) -> list[ReferenceResult]:
     """*fn* once per rank (`len(inputs)` ranks, first to last, one at a time: `pypto_verify.ranks`), rank r on
     `inputs[r]` and `scalars[r]`; each window parameter one zero-filled tensor per rank that every rank's

@@ -163,6 +163,6 @@ def run_ranks_function(func: Func, args: list[dict[str, object]], target: str, w
         raise rejected(f"deadlock: {error}", None) from None
     for rank, final in enumerate(finals):
         for name in windows:
-            shape = np.shape(args[rank][name])
+            shape = np.shape(np.asarray(args[rank][name]))
             final[name] = to_values(storage[name][rank], dtypes[name]).reshape(shape)
     return finals
