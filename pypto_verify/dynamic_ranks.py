@@ -25,7 +25,7 @@ import numpy as np
 
 from pypto_verify.callees import Callee
 from pypto_verify.dynamic import (
-    PV201, PV202, SimOutcome, _drawn, _match_params, _sim_input, _skipped, describe, first_difference, on_grid,
+    PV201, PV202, SimOutcome, _drawn, _filled, _match_params, _sim_input, _skipped, describe, first_difference, on_grid,
     read_tensors, scalar_candidates,
 )
 from pypto_verify.emit import EmitError, emit_function, emit_module
@@ -55,9 +55,6 @@ def simulate_ranks_kernel(source_fn: Function, lowered_fn: Function, *, seed: in
     if rank is None:
         return _skipped("no single scalar parameter is compared with the peers: the rank each rank runs as is not "
                         "known")
-    if read_tensors(source_fn):
-        return _skipped("a multi-rank kernel that reads scalars from tensors (`pl.read`) is not simulated: its "
-                        "index tables come from another kernel")
     windows = window_params(source_fn)
     try:
         emitted = emit_function(lowered_fn, target, callees=callees)
@@ -83,7 +80,9 @@ def simulate_ranks_kernel(source_fn: Function, lowered_fn: Function, *, seed: in
             elif binding.kind == "tensor" and name in inputs[r]:
                 rank_args[binding.name] = _sim_input(inputs[r][name], dtypes.get(name))
                 outputs[name] = (binding.name, dtypes[name])
-            elif binding.kind == "scalar" and name in values[r]:
+            elif binding.kind == "read" and binding.type == "f32" and name in inputs[r]:
+                rank_args[binding.name] = float(np.asarray(inputs[r][name]).flat[0])  # the filled value
+            elif binding.kind in ("scalar", "read") and name in values[r]:
                 rank_args[binding.name] = int(values[r][name])
             else:
                 return _skipped(f"lowered parameter `{binding.param}` ({binding.kind}) has no source value")
@@ -111,14 +110,17 @@ def simulate_ranks_kernel(source_fn: Function, lowered_fn: Function, *, seed: in
 def _reference(fn: Function, seed: int, world: int, rank: str, windows: frozenset[str], given: dict[str, int],
                callees: Mapping[str, Callee | str] | None):
     """The scalar values, inputs and reference results of each rank (module docstring), or a skip."""
-    names = [p.name for p in fn.params if isinstance(p.type, ScalarType) and p.name != rank]
+    reads = read_tensors(fn)
+    names = [p.name for p in fn.params if isinstance(p.type, ScalarType) and p.name != rank] + reads
     missing = [n for n in names if n not in given]
     drawn = [{n: a for n, a in _drawn(fn, seed + r).items() if n not in windows} for r in range(world)]
     last = ""
     for candidate in (scalar_candidates(fn) if missing else [0]):
         values = [{**{n: given.get(n, candidate) for n in names}, rank: r} for r in range(world)]
+        inputs = [_filled(fn, drawn[r], {n: values[r][n] for n in reads}) for r in range(world)]
+        given_scalars = [{n: v for n, v in values[r].items() if n not in reads} for r in range(world)]
         try:
-            results = run_reference_ranks(fn, drawn, values, windows, grid=on_grid(fn), callees=callees)
+            results = run_reference_ranks(fn, inputs, given_scalars, windows, grid=on_grid(fn), callees=callees)
         except RankDeadlock as error:
             if not missing:  # no sample value is in play: the kernel as written deadlocks
                 return SimOutcome("mismatch", f"PV202 the kernel deadlocks at ranks={world} (the reference's own "
@@ -132,7 +134,7 @@ def _reference(fn: Function, seed: int, world: int, rank: str, windows: frozense
             continue
         except ReferenceError as error:
             return _skipped(f"reference: {error}")
-        return values, drawn, results
+        return values, inputs, results
     return _skipped(f"reference: no sample value runs every rank to its end with every window in range ({last})")
 
 
