@@ -32,7 +32,8 @@ from pypto_verify.emit import EmitError, emit_function, emit_module
 from pypto_verify.ir import Function, ScalarType, TensorType
 from pypto_verify.reference import ReferenceError, ReferenceResult, WindowError
 from pypto_verify.reference_ranks import (
-    RankDeadlock, distributed_calls, rank_param, run_reference_ranks, window_params, world_size,
+    RankDeadlock, distributed_calls, rank_param, run_reference_ranks, tabled_peer_write, window_params,
+    world_size,
 )
 
 
@@ -55,6 +56,9 @@ def simulate_ranks_kernel(source_fn: Function, lowered_fn: Function, *, seed: in
     if rank is None:
         return _skipped("no single scalar parameter is compared with the peers: the rank each rank runs as is not "
                         "known")
+    tabled = tabled_peer_write(source_fn)
+    if tabled is not None:
+        return _skipped(tabled)
     windows = window_params(source_fn)
     try:
         emitted = emit_function(lowered_fn, target, callees=callees)

@@ -118,6 +118,50 @@ def rank_param(fn: Function) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
+_PEER_OFFSETS = {PUT: (3, "dst_offsets"), REMOTE_STORE: (3, "offsets")}
+"""The ops that write a peer's window, and the position and keyword of the offsets they write it at."""
+
+
+def tabled_peer_write(fn: Function) -> str | None:
+    """Why *fn*'s peer writes cannot be sampled, or None: a write into a peer's window at an offset read from a
+    tensor (`tensor.read` of an index table, which another kernel fills; the sample fill puts one value in every
+    element, so every such write would land on one row). Names hold the tables they were computed from."""
+    tables: dict[str, set[str]] = {}
+
+    def read_from(expr: Any) -> set[str]:
+        found: set[str] = set()
+        for x in walk_exprs(expr):
+            if isinstance(x, Call) and x.op == ops.T_READ and x.args and (v := var_like(x.args[0])) is not None:
+                found.add(v.name)
+            elif (v := var_like(x)) is not None:
+                found |= tables.get(v.name, set())
+        return found
+    for stmt in walk_stmts(fn.body):
+        target = getattr(stmt, "target", None)
+        value = getattr(stmt, "value", None)
+        if target is not None and value is not None:
+            names = read_from(value)
+            if names:
+                tables[target.name] = tables.get(target.name, set()) | names
+        if isinstance(stmt, For):
+            for arg, init in zip(stmt.iter_args, stmt.inits):
+                names = read_from(init)
+                if names:
+                    tables[arg.name] = tables.get(arg.name, set()) | names
+        for top in stmt_exprs(stmt):
+            for call in walk_exprs(top):
+                if isinstance(call, Call) and call.op in _PEER_OFFSETS:
+                    index, key = _PEER_OFFSETS[call.op]
+                    names = read_from(_kw(call, index, key))
+                    if names:
+                        op = call.op.rpartition(".")[2]
+                        return (f"`pld.{'tensor' if op == 'put' else 'tile'}.{op}` (line {call.span.line}) writes its "
+                                f"peer at offsets read from {', '.join(f'`{n}`' for n in sorted(names))}, an index "
+                                "table another kernel fills: the sample fill (one value in every element) would make "
+                                "every such write land on one row, so it is not simulated")
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class RankState:
     """What one rank's interpreter shares with the others."""

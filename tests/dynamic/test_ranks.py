@@ -112,8 +112,8 @@ def test_a_kernel_that_deadlocks_as_written_is_reported(kernels) -> None:
     outcome = _simulate(kernels["flag_exchange_never"].source, kernels["flag_exchange_never"].lowered)
     assert outcome.status == "mismatch" and outcome.rule == "PV202"
     assert outcome.message == ("PV202 the kernel deadlocks at ranks=2 (the reference's own run): every rank waits: "
-                               "rank 0 waits for its signal == 2 at line 127 (it holds 1); rank 1 waits for its "
-                               "signal == 2 at line 127 (it holds 1)")
+                               "rank 0 waits for its signal == 2 at line 129 (it holds 1); rank 1 waits for its "
+                               "signal == 2 at line 129 (it holds 1)")
 
 
 def test_the_scheduler_runs_one_rank_at_a_time_and_names_a_deadlock() -> None:
@@ -133,3 +133,10 @@ def test_the_scheduler_runs_one_rank_at_a_time_and_names_a_deadlock() -> None:
 
     with pytest.raises(Deadlock, match=r"rank 0 waits for never; rank 1 waits for never"):
         run_ranks([0, 1], lambda baton: baton.wait(lambda: False, lambda: "never"))
+
+
+def test_a_peer_write_at_offsets_read_from_an_index_table_is_skipped_with_its_reason(kernels) -> None:
+    outcome = _simulate(kernels["routed_put"].source, kernels["routed_put"].lowered)
+    assert outcome.status == "skipped"
+    assert outcome.reason.startswith("`pld.tensor.put` (line 148) writes its peer at offsets read from `routes`, an "
+                                     "index table another kernel fills")

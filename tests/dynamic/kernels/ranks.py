@@ -8,6 +8,8 @@ rows to every rank (itself too, `pld.tensor.put`), signals each, waits for all, 
 (`NotifyOp.Set`) and waits for its own flag to equal 1 (`WaitCmp.Eq`). The twins are wrong:
 ``pair_sum_no_wait`` reads its peer's rows without waiting for its signal (a race between the ranks),
 ``flag_exchange_never`` waits for a flag no rank raises (every rank waits: a deadlock).
+``routed_put`` puts rows at offsets read from an index table (which another kernel fills): not simulated, and
+it says why.
 The tests mutate the lowered forms for the rest (a wrong peer, a wrong offset).
 """
 
@@ -127,3 +129,20 @@ def flag_exchange_never(
     pld.system.wait(signal=flag, offsets=[0, 0], expected=2, cmp=pld.WaitCmp.Eq)
     got = pl.load(inbox, [0, 0], [ROWS, COLS])
     return pl.store(got, [0, 0], y)
+
+
+@pl.jit.incore
+def routed_put(
+    x: pl.Tensor[[BLOCK, WIDTH], pl.FP32],
+    routes: pl.Tensor[[BLOCK], pl.INT32],
+    y: pl.Out[pl.Tensor[[BLOCK, WIDTH], pl.FP32]],
+    inbox: pld.DistributedTensor[[N_RANKS * BLOCK, WIDTH], pl.FP32],
+    me: pl.Scalar[pl.INT32],
+):
+    rows = pl.load(x, [0, 0], [BLOCK, WIDTH])
+    y = pl.store(rows, [0, 0], y)
+    for dst in pl.range(N_RANKS):
+        if dst != me:
+            for row in pl.range(BLOCK):
+                at = pl.cast(pl.read(routes, [row]), pl.INDEX)
+                pld.tensor.put(dst=inbox, peer=dst, src=x, dst_offsets=[at, 0], src_offsets=[row, 0], shape=[1, WIDTH])
