@@ -23,9 +23,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from pypto_verify.callees import Callee
+from pypto_verify.callees import Callee, block_launched
 from pypto_verify.dynamic import (
-    PV201, PV202, SimOutcome, _drawn, _filled, _match_params, _sim_input, _skipped, describe, first_difference, on_grid,
+    MAX_INPUT_ELEMENTS, PV201, PV202, SimOutcome, _drawn, _filled, _input_elements, _match_params, _sim_input, _skipped, describe, first_difference, on_grid,
     read_tensors, scalar_candidates,
 )
 from pypto_verify.emit import EmitError, emit_function, emit_module
@@ -35,6 +35,7 @@ from pypto_verify.reference_ranks import (
     RankDeadlock, distributed_calls, rank_param, run_reference_ranks, tabled_peer_write, window_params,
     world_size,
 )
+from pypto_verify.sizes import dynamic_names
 
 
 def is_multi_rank(fn: Function) -> bool:
@@ -56,6 +57,13 @@ def simulate_ranks_kernel(source_fn: Function, lowered_fn: Function, *, seed: in
     if rank is None:
         return _skipped("no single scalar parameter is compared with the peers: the rank each rank runs as is not "
                         "known")
+    if dynamic_names(source_fn) or block_launched(source_fn, callees):
+        return _skipped("a multi-rank kernel with `pl.dynamic` sizes, or whose launcher gives its block index, is "
+                        "not simulated (its ranks run at one sample, which is not chosen)")
+    size = _input_elements(source_fn) * world
+    if size > MAX_INPUT_ELEMENTS:
+        return _skipped(f"the tensors of the kernel's {world} ranks hold more elements than the simulation's limit "
+                        f"of {MAX_INPUT_ELEMENTS} ({size})")
     tabled = tabled_peer_write(source_fn)
     if tabled is not None:
         return _skipped(tabled)
@@ -99,8 +107,14 @@ def simulate_ranks_kernel(source_fn: Function, lowered_fn: Function, *, seed: in
             return _skipped(f"simulator: {error}")
         if error.rule != PV202:
             raise  # our own emitter wrote text outside the subset: fail fast (STYLE.md §1)
-        return SimOutcome("mismatch", f"PV202 the simulator rejected the PTO at ranks={world}: {error}", None, "",
-                          PV202, values[0])
+        spans = {1 + line: span for line, span in emitted.spans}  # emit_module puts its header line above
+        at = spans.get(error.line) if error.line is not None else None
+        if at is None:
+            return SimOutcome("mismatch", f"PV202 the simulator rejected the PTO at ranks={world}: {error}", None,
+                              "", PV202, values[0])
+        return SimOutcome("mismatch", f"PV202 the simulator rejected the PTO emitted for line {at.line} at "
+                                      f"ranks={world}: {error.message} (PTO line {error.line})", None, "", PV202,
+                          values[0], at)
     outcome = _compare(finals, args, outputs, references, inputs, world, values[0])
     if outcome.status == "mismatch":
         in_order = simulate_ranks(text, emitted.name, args, window_args, target=target, in_order=True)

@@ -127,7 +127,12 @@ def run_ranks(order: Sequence[int], body: Callable[[Baton], None]) -> None:
     with baton.cond:
         baton.turn = baton.order[0] if baton.order else None
         baton.cond.notify_all()
-    for thread in threads:
-        thread.join()
+    try:
+        for thread in threads:
+            thread.join()
+    except BaseException as error:  # the caller interrupted (a time limit): end the run, wake every waiting rank
+        with baton.cond:
+            baton._end(error)
+        raise
     if baton.error is not None:
         raise baton.error
