@@ -2,11 +2,11 @@
 
 Owns: the emission of `pld.tile.remote_load` / `remote_store`, `pld.system.notify`, `pld.system.wait` and
 `pld.tensor.put`, as PyPTO's `pto_ops_distributed.cpp` emits them (`pto.tload` of / `pto.tstore` into a peer's
-view, `pto.comm.tnotify`, `pto.comm.twait`, `pto.comm.tput`), with one difference: where PyPTO computes a peer's window from the CommContext (a
-`pto.load_scalar` of the context, offset arithmetic and a `pto.addptr`), the subset names it with one op,
-`pto.comm.peer %window, %rank`, which the simulator resolves to that rank's storage of the window. `tput`'s
-staging UB tile and the `pto.barrier <PIPE_ALL>` PyPTO puts around a notify / put are not emitted (the simulator
-moves GM to GM and runs each op to its end before the next). Only a whole window parameter is addressed (a
+view, `pto.comm.tnotify`, `pto.comm.twait`, `pto.comm.tput`), with one difference: where PyPTO computes a
+peer's window from the CommContext (a `pto.load_scalar` of the context, offset arithmetic and a `pto.addptr`),
+the subset names it with one op, `pto.comm.peer %window, %rank`, which the simulator resolves to that rank's
+storage of the window. `tput`'s staging UB tile and the `pto.barrier <PIPE_ALL>` PyPTO puts around a notify /
+put are not emitted (the simulator moves GM to GM and runs each op to its end before the next). Only a whole window parameter is addressed (a
 slice of one has an origin the peer op does not carry; PyPTO's `defer_wait` refuses it for the same reason).
 """
 

@@ -25,8 +25,8 @@ import numpy as np
 
 from pypto_verify.callees import Callee, block_launched
 from pypto_verify.dynamic import (
-    MAX_INPUT_ELEMENTS, PV201, PV202, SimOutcome, _drawn, _filled, _input_elements, _match_params, _sim_input, _skipped, describe, first_difference, on_grid,
-    read_tensors, scalar_candidates,
+    MAX_INPUT_ELEMENTS, PV201, PV202, SimOutcome, _drawn, _filled, _input_elements, _match_params, _sim_input,
+    _skipped, describe, first_difference, on_grid, read_tensors, scalar_candidates,
 )
 from pypto_verify.emit import EmitError, emit_function, emit_module
 from pypto_verify.ir import Function, ScalarType, TensorType
