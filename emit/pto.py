@@ -1169,8 +1169,7 @@ class _FunctionEmitter:
                 self.bind[target.name] = bound
             return
         if op.startswith("distributed."):
-            raise EmitError(f"`{op}` acts on the window of another rank: the simulation runs one rank, and how "
-                            "many ranks a run has (`pld.world_size()`) is given at run time", span)
+            raise EmitError(f"`{op}` has no PTO form in the subset (docs/pto-subset.md, \"Ranks\")", span)
         name = target.name if target is not None else None
         handler = _CALLS.get(op)
         if op == _UNEVALUATED:
