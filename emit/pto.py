@@ -1163,9 +1163,13 @@ class _FunctionEmitter:
                         raise EmitError(_unevaluated(innermost), span)
                     raise EmitError(f"`{innermost.op}` has no instruction in the PTO subset", span)
         op = call.op
+        if op in _distributed_calls():
+            bound = _distributed_calls()[op](self, target.name if target is not None else None, call, declared, span)
+            if target is not None and bound is not None:
+                self.bind[target.name] = bound
+            return
         if op.startswith("distributed."):
-            raise EmitError(f"`{op}` acts on the window of another rank: the simulation runs one rank, and how "
-                            "many ranks a run has (`pld.world_size()`) is given at run time", span)
+            raise EmitError(f"`{op}` has no PTO form in the subset (docs/pto-subset.md, \"Ranks\")", span)
         name = target.name if target is not None else None
         handler = _CALLS.get(op)
         if op == _UNEVALUATED:
@@ -2332,6 +2336,13 @@ class _FunctionEmitter:
         if kind != "i1":
             raise EmitError(f"expected a condition, got {kind}", span)
         return ssa
+
+
+def _distributed_calls() -> dict:
+    """The distributed ops' emissions (`emit/distributed.py`, which imports this module)."""
+    from .distributed import CALLS
+
+    return CALLS
 
 
 _CALLS = {

@@ -574,6 +574,11 @@ def simulate_kernel(source_fn: Function | None, lowered_fn: Function, *, seed: i
     spliced in; a kernel whose launcher gives its block index (`callees.block_launched`) runs as a launch of
     `blocks` instances (`sizes.BLOCKS`, a sample like a size: `match at blocks=2`)."""
     with one_blas_thread():
+        from pypto_verify.dynamic_ranks import is_multi_rank, simulate_ranks_kernel
+
+        if source_fn is not None and not is_lowered(source_fn) and is_multi_rank(source_fn):
+            return simulate_ranks_kernel(source_fn, lowered_fn, seed=seed, target=target, scalars=scalars,
+                                         callees=callees)
         launched = source_fn is not None and not is_lowered(source_fn) and block_launched(source_fn, callees)
         if source_fn is None or is_lowered(source_fn) or not (dynamic_names(source_fn) or launched):
             return _simulate_once(source_fn, lowered_fn, seed, target, scalars, callees)

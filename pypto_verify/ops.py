@@ -25,6 +25,8 @@ MATMUL_ACC = "tile.matmul_acc"
 MATMUL_BIAS = "tile.matmul_bias"
 CREATE = "tile.create"
 LOAD = "tile.load"
+REMOTE_LOAD = "distributed.tile.remote_load"
+"""`pld.tile.remote_load`: a tile read from another rank's window (`pypto_verify/ranks.py`)."""
 EXTRACT = "tile.extract"
 MOVE = "tile.move"
 STORE = "tile.store"
@@ -400,6 +402,16 @@ def _load(call: Call, env: dict[str, Type]) -> Type | None:
     return TileType(shape, src.dtype, target_memory(call), valid_shape=valid)
 
 
+def _remote_load(call: Call, env: dict[str, Type]) -> Type | None:
+    """`pld.tile.remote_load(target, peer, offsets, shape)`: a Vec tile of *shape* read from a peer's window of
+    *target* (PyPTO's `pto.tload` of the peer's view, pto_ops_distributed.cpp)."""
+    src = operand_type(call.args[0], env) if call.args else None
+    shape = _shape_arg(call.args[3]) if len(call.args) > 3 else _shape_arg(call.kwarg("shape"))
+    if not isinstance(src, TensorType) or shape is None:
+        return None
+    return TileType(shape, src.dtype, MemSpace.Vec)
+
+
 def _extract(call: Call, env: dict[str, Type]) -> Type | None:
     src = operand_type(call.args[0], env) if call.args else None
     shape = _shape_arg(call.args[3]) if len(call.args) > 3 else _shape_arg(call.kwarg("shape"))
@@ -764,7 +776,7 @@ _RULES = {
     **{f"{level}.{name}": _arange for level in ("tensor", "tile") for name in ("arange", "ci")},
     "tensor.sort32": _sort32, "tile.sort32": _sort32, "tensor.mrgsort": _mrgsort, "tile.mrgsort": _mrgsort,
     "tensor.scatter": _scatter, "tile.scatter": _scatter, "tensor.cmp": _cmp, "tile.cmp": _cmp,
-    SET_VALIDSHAPE: _set_validshape,
+    SET_VALIDSHAPE: _set_validshape, REMOTE_LOAD: _remote_load,
 }
 
 

@@ -531,6 +531,8 @@ class _Interpreter:
         """Loop iterations run so far (`MAX_ITERATIONS`)."""
         self.blocks: list[int] = []
         """The running block index of each enclosing `pl.spmd` loop, innermost last (`get_block_idx`)."""
+        self.ranks: Any = None
+        """In a multi-rank run: the rank this runs as and the windows it shares (`reference_ranks.RankState`)."""
 
     # statements -------------------------------------------------------------------------
     def body(self, stmts: tuple[Stmt, ...]) -> tuple[Any, ...] | None:
@@ -711,6 +713,11 @@ class _Interpreter:
         handler = _HANDLERS.get(op)
         if handler is not None:
             return handler(self, call)
+        if family == "distributed":
+            from pypto_verify.reference_ranks import HANDLERS
+
+            if op in HANDLERS:
+                return HANDLERS[op](self, call)
         if op in ("tensor.min", "tensor.max") and len(call.args) == 2:
             a, b = self.arg(call, 0), self.arg(call, 1)
             if not isinstance(a, Value) and not isinstance(b, Value):  # two scalars: an index clamp
@@ -1775,22 +1782,27 @@ def tensor_params(fn: Function) -> list[tuple[str, TensorType]]:
 def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
                   scalars: Mapping[str, int | bool | float] | None = None, *,
                   deviations: bool = True, grid: frozenset[str] = frozenset(),
-                  callees: Mapping[str, Callee | str] | None = None, blocks: int | None = None) -> ReferenceResult:
+                  callees: Mapping[str, Callee | str] | None = None, blocks: int | None = None,
+                  ranks: Any = None) -> ReferenceResult:
     """Run the source kernel *fn* on *inputs* (one array per tensor parameter, by name) and
     *scalars* (one value per scalar parameter); the final tensors by parameter name. Without
     *deviations*, every sigma is zero (the values are the same: no value depends on a deviation).
     *grid* names the float inputs the caller drew on the `GRID` (`Value.grid`): only the speed of a
     matmul of them depends on it, never a value. A call of a function in *callees* (by op) runs its source in
     the call's place; with *blocks*, *fn* (which reads a block index its launcher gives) runs once per block,
-    first to last, each on its own names over the same tensors."""
+    first to last, each on its own names over the same tensors. *ranks* (`reference_ranks.RankState`): one rank of
+    a multi-rank run (`reference_ranks.run_reference_ranks`), its window parameters the shared tensors."""
     scalars = dict(scalars or {})
     it = _Interpreter(fn, deviations, callees)
+    it.ranks = ranks
     tensors: dict[str, _Tensor] = {}
     read_only = _read_only_params(fn)
     task_arrays = ops.task_arrays(fn)
     for p in fn.params:
         if p.name in task_arrays:
             it.env[p.name] = _TaskHandle()  # it only receives task ids (`ops.task_arrays`): no data
+        elif ranks is not None and p.name in ranks.windows:
+            tensors[p.name] = it.env[p.name] = ranks.windows[p.name][ranks.rank]
         elif isinstance(p.type, TensorType):
             if p.name not in inputs:
                 raise ReferenceError(f"no input for tensor parameter `{p.name}`")

@@ -79,7 +79,9 @@ from numpy.lib.stride_tricks import as_strided
 from pypto_verify.scalar import trip_count
 from pypto_verify.target import TARGETS
 
+from . import comm
 from .arena import Memory, Tile
+from .comm import Ranks
 from .dtypes import DTYPES, ROUND_MODES, bf16_bits_to_f32, narrow, narrow_rounded, to_storage, to_values, widen
 from .errors import SimError, over_limit, rejected
 
@@ -241,6 +243,8 @@ class _Compiler:
         """The pointer argument under each tensor / partition view name."""
         self.stored_args: set[str] = set()
         """Arguments some `pto.tstore` writes (bound by copy; the others are bound read-only)."""
+        self.ranks: Ranks | None = None
+        """In a multi-rank run: the rank this function runs as, and the windows it shares (`comm.py`)."""
 
     # --- names and slots ----------------------------------------------------------------
     @staticmethod
@@ -778,6 +782,18 @@ class _Compiler:
                 raise rejected(f"{op.name}: offset {at} is outside %{name} ({flat.size} elements)", line)
             values[index] = flat[at:]
         return run
+
+    def op_pto_comm_peer(self, op: Op) -> Step:
+        return comm.peer(self, op)
+
+    def op_pto_comm_tnotify(self, op: Op) -> Step:
+        return comm.tnotify(self, op)
+
+    def op_pto_comm_twait(self, op: Op) -> Step:
+        return comm.twait(self, op)
+
+    def op_pto_comm_tput(self, op: Op) -> Step:
+        return comm.tput(self, op)
 
     def op_pto_partition_view(self, op: Op) -> Step:
         source, info = self.use(op, op.operands[0])
@@ -1705,8 +1721,19 @@ def last_store_line(func: Func, args: dict[str, object], target: str, arg: str, 
     return writers[-1] if writers else None
 
 
+def run_ranks(func: Func, args: list[dict[str, object]], target: str, windows: frozenset[str],
+              in_order: bool = False) -> list[dict[str, np.ndarray]]:
+    """*func* once per rank of a run of `len(args)` ranks over the shared *windows* (`comm.run_ranks_function`),
+    the ranks started last to first, or first to last (the reference's order) with *in_order*."""
+    order = list(range(len(args)) if in_order else reversed(range(len(args))))
+
+    def execute(func: Func, rank_args: dict[str, object], target: str, ranks: Ranks) -> dict[str, np.ndarray]:
+        return _execute(func, rank_args, target, False, None, in_order, ranks)[0]
+    return comm.run_ranks_function(func, args, target, windows, order, execute)
+
+
 def _execute(func: Func, args: dict[str, object], target: str, strict_undef: bool,
-             watch: tuple[str, int] | None, blocks_in_order: bool = False
+             watch: tuple[str, int] | None, blocks_in_order: bool = False, ranks: Ranks | None = None
              ) -> tuple[dict[str, np.ndarray], list[int]]:
     if target not in TARGETS:
         raise SimError(f"unknown target {target!r} (expected one of {sorted(TARGETS)})")
@@ -1716,13 +1743,16 @@ def _execute(func: Func, args: dict[str, object], target: str, strict_undef: boo
         raise SimError(f"@{func.name} has no argument {unknown[0]}", func.line)
     memory = Memory.for_target(target, track_writes=strict_undef)
     compiler = _Compiler(func, memory, strict_undef, watch)
+    compiler.ranks = ranks
     body = compiler.compile_function()
     results: dict[str, Callable[[], np.ndarray]] = {}
     for arg in func.args:
         if arg.name not in args:
             raise SimError(f"missing argument {arg.name} of @{func.name}", func.line)
         slot = compiler.slots[arg.name]
-        if isinstance(arg.type, PtrType):
+        if ranks is not None and arg.name in ranks.windows:
+            compiler.values[slot] = ranks.windows[arg.name][ranks.rank]  # read back by `comm`, after every rank
+        elif isinstance(arg.type, PtrType):
             stored = arg.name in compiler.stored_args
             compiler.values[slot], results[arg.name] = _bind_tensor(args[arg.name], arg.type.dtype,
                                                                     stored)

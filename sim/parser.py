@@ -118,6 +118,10 @@ class ArrayType:
 Type = ScalarType | PtrType | ViewType | TileType | ArrayType
 
 
+COMM_OPS: Final = ("pto.comm.tnotify", "pto.comm.twait", "pto.comm.tput")
+"""The cross-rank ops without a result (docs/pto-subset.md, "Ranks")."""
+
+
 @dataclass(frozen=True, slots=True)
 class Op:
     """One operation: `results = name operands named attributes : types regions`."""
@@ -653,7 +657,7 @@ class _Parser:
                 raise SimError(f"{name} has {len(results)} results for {len(op.types)} result types", line)
             return op
         wants_result = name not in INS_OUTS_OPS and name not in ("pto.syncall", "pto.launch", "pto.store_scalar",
-                                                                   "scf.yield", "pto.local_array_set")
+                                                                   "scf.yield", "pto.local_array_set", *COMM_OPS)
         if wants_result != bool(results):
             what = "needs a result" if wants_result else "has no result"
             raise SimError(f"{name} {what}", line)
@@ -673,6 +677,10 @@ class _Parser:
             "arith.select": self._select,
             "pto.make_tensor_view": self._make_tensor_view,
             "pto.addptr": self._addptr,
+            "pto.comm.peer": self._addptr,
+            "pto.comm.tnotify": self._comm,
+            "pto.comm.twait": self._comm,
+            "pto.comm.tput": self._comm,
             "pto.declare_local_array": self._declare_local_array,
             "pto.local_array_set": self._local_array_set,
             "pto.local_array_get": self._local_array_get,
@@ -855,6 +863,23 @@ class _Parser:
         if not isinstance(array_type, ArrayType):
             raise SimError(f"expected a !pto.local_array type, found {array_type}", line)
         return array_type
+
+    def _comm(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        """`pto.comm.tnotify(%view, %value : T, i32) {notifyOp = ...}`, `pto.comm.twait(%view, %expected : T, i32)
+        {cmp = ...}`, `pto.comm.tput(%dst, %src : T, T) {atomicType = ...}`: operands, their types, attributes."""
+        self.expect("(")
+        operands = [self.value()]
+        while self.accept(","):
+            operands.append(self.value())
+        self.expect(":")
+        types = [self.type()]
+        while self.accept(","):
+            types.append(self.type())
+        self.expect(")")
+        if len(types) != len(operands):
+            raise SimError(f"{name} has {len(operands)} operands for {len(types)} types", line)
+        attributes = self.attr_dict() if self.at("{") else ()
+        return Op(name, line, results, tuple(operands), attributes=attributes, types=tuple(types))
 
     def _addptr(self, name: str, line: int, results: tuple[str, ...]) -> Op:
         """`%q = pto.addptr %p, %n : !pto.ptr<T> -> !pto.ptr<T>`; types are (source, result)."""

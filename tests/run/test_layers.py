@@ -21,9 +21,9 @@ import pypto_verify
 RANKS = {
     "ir": 0, "span": 0,
     "idiom": 1, "rules": 1, "diagnostics": 1, "imports": 1, "target": 1, "ops": 1, "scalar": 1, "printer": 1,
-    "__version__": 1, "cache_root": 1, "source": 1, "sizes": 1, "callees": 1,
+    "__version__": 1, "cache_root": 1, "source": 1, "sizes": 1, "callees": 1, "ranks": 1,
     "frontend": 2, "lowering": 2, "facts": 2, "engines": 2, "smt": 2, "sim": 2, "emit": 2, "census": 2,
-    "findings": 2, "reference": 2, "dynamic": 2, "datalog": 2,
+    "findings": 2, "reference": 2, "reference_ranks": 2, "dynamic": 2, "dynamic_ranks": 2, "datalog": 2,
     "codemod": 1,
     "run": 3, "graph": 3, "fix": 3,
     "reports": 4,
