@@ -15,7 +15,10 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   A parameter that only receives task ids (`ops.task_arrays`) has no argument; its `tensor.setitem`s emit
   nothing.
 - Every tile value gets a `pto.alloc_tile` at its own window: its space, dtype, physical shape (Acc
-  rows padded by `target.padded_rows`; leading unit dims dropped), valid shape and byte address.
+  rows padded by `target.padded_rows`; leading unit dims dropped; a Vec tile of rank > 2 is the 2-D tile
+  of its rows, `[4, 1, 64]` is `[4, 64]`, as PyPTO's FlattenTileNdTo2D makes it: its load and store move a
+  `partition_view` of the tensor's own rank, `[4, 1, 64]`, and no other op takes it), valid shape and byte
+  address.
   Two tiles on one window share an address, so they alias in the simulator's arenas.
 - `tile.create` emits only the alloc (no instruction initialises L0C). `tile.load` is
   `partition_view` + `tload`; `tile.store` is `partition_view` + `tstore` (FIXPIPE from Acc;
