@@ -17,8 +17,8 @@ How the IR maps onto PTO (one instruction per op, in statement order):
 - Every tile value gets a `pto.alloc_tile` at its own window: its space, dtype, physical shape (Acc
   rows padded by `target.padded_rows`; leading unit dims dropped; a Vec tile of rank > 2 is the 2-D tile
   of its rows, `[4, 1, 64]` is `[4, 64]`, as PyPTO's FlattenTileNdTo2D makes it: its load and store move a
-  `partition_view` of the tensor's own rank, `[4, 1, 64]`, and no other op takes it), valid shape and byte
-  address.
+  `partition_view` of the tensor's own rank, `[4, 1, 64]`, a `tile.reshape` is a view of its bytes, and no
+  other op takes it), valid shape and byte address.
   Two tiles on one window share an address, so they alias in the simulator's arenas.
 - `tile.create` emits only the alloc (no instruction initialises L0C). `tile.load` is
   `partition_view` + `tload`; `tile.store` is `partition_view` + `tstore` (FIXPIPE from Acc;
@@ -1198,16 +1198,15 @@ class _FunctionEmitter:
 
     def _two_dimensional(self, call: Call, declared: Type | None, span: Span) -> None:
         """Refuse a tile of rank > 2 as an operand or the result of *call*: of the ops PyPTO's FlattenTileNdTo2D
-        rewrites, only loads and stores (`_RANKED`) have a form here (an op along a leading axis — a column
-        reduction, a slice — would act on the merged rows)."""
-        if isinstance(declared, TileType) and len(_squeeze_exprs(declared.shape)) > 2:
-            raise EmitError(f"`{call.op}` of a tile of rank {len(_squeeze_exprs(declared.shape))}: only loads and "
-                            "stores of a tile of rank > 2 have a PTO form in the subset", span)
-        for arg in (*call.args, *(v for _, v in call.kwargs)):
-            bound = self._maybe(arg)
-            if isinstance(bound, _Tile) and bound.window:
-                raise EmitError(f"`{call.op}` of a tile of rank {len(bound.window)}: only loads and stores of a "
-                                "tile of rank > 2 have a PTO form in the subset", span)
+        rewrites, only loads, stores and reshapes (`_RANKED`) have a form here (an op along a leading axis — a
+        column reduction, a slice — would act on the merged rows)."""
+        ranks = [len(_squeeze_exprs(declared.shape))] if isinstance(declared, TileType) else []
+        ranks += [len(bound.window) for arg in (*call.args, *(v for _, v in call.kwargs))
+                  if isinstance(bound := self._maybe(arg), _Tile) and bound.window]
+        rank = max(ranks, default=2)
+        if rank > 2:
+            raise EmitError(f"`{call.op}` of a tile of rank {rank}: only loads, stores and reshapes of a tile of "
+                            "rank > 2 have a PTO form in the subset", span)
 
     def _result(self, name: str | None, declared: Type | None, call: Call, span: Span) -> _Tile:
         if name is None:
@@ -2369,8 +2368,9 @@ class _FunctionEmitter:
         return ssa
 
 
-_RANKED = (ops.LOAD, ops.STORE)
-"""The tile ops that take a tile of rank > 2 (`_FunctionEmitter._two_dimensional`)."""
+_RANKED = (ops.LOAD, ops.STORE, "tile.reshape")
+"""The tile ops that take a tile of rank > 2 (`_FunctionEmitter._two_dimensional`): a reshape is a view of the
+source's row-major bytes, which merging the leading axes into rows leaves as they are."""
 _CALLS = {
     ops.CREATE: _FunctionEmitter.op_create, ops.ALLOC: _FunctionEmitter.op_alloc,
     ops.T_CREATE: _FunctionEmitter.op_tensor_create,

@@ -33,7 +33,7 @@ def _offset(axis: int, value: int):
 
 
 def test_tiles_of_rank_3_and_4_simulate_and_match() -> None:
-    for name in ("lane_copy", "block_swap", "stacked_lanes"):
+    for name in ("lane_copy", "block_swap", "stacked_lanes", "lane_scale"):
         outcome = _simulate(name)
         assert outcome.status == "match", (name, outcome.message)
 
@@ -72,6 +72,11 @@ def test_a_rank_4_window_of_the_wrong_lane_mismatches() -> None:
     assert outcome.status == "mismatch", outcome.message
 
 
+def test_a_rank_3_band_of_the_wrong_lane_reshaped_to_2d_mismatches() -> None:
+    outcome = _simulate("lane_scale", lambda fn: rewrite_call(fn, "tile.load", "band", _offset(1, 0)))
+    assert outcome.status == "mismatch" and outcome.first_difference["index"][0] == 8, outcome.message
+
+
 SUMMED = '''
 import pypto.language as pl
 
@@ -98,4 +103,4 @@ def test_a_vector_op_on_a_rank_3_tile_is_skipped_with_its_reason(tmp_path) -> No
     file, errors = check_text(tmp_path, SUMMED, sim=True)
     (kernel,) = file.kernels
     assert not errors and kernel.sim == "skipped", kernel.sim_reason
-    assert "of a tile of rank 3: only loads and stores of a tile of rank > 2 have a PTO form" in kernel.sim_reason
+    assert "of a tile of rank 3: only loads, stores and reshapes of a tile of rank > 2 have a PTO form" in kernel.sim_reason

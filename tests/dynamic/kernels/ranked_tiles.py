@@ -3,7 +3,9 @@ stored into windows of the tensors' own rank). ``lane_copy`` copies a band of to
 `[TOKENS, LANES, WIDTH]` tensor per block, each into the next lane, as the MoE tail of a prefill layer stages
 its input (`x_moe_ready[t0 : t0 + 4, lane : lane + 1, :] = pl.slice(x, [4, 1, W], [t0, lane, 0])`);
 ``block_swap`` moves `[2, 3, W]` blocks, whose leading axes do not merge into evenly spaced rows, between the two
-halves of a plane; ``stacked_lanes`` does the same through a 4-D tensor."""
+halves of a plane; ``stacked_lanes`` does the same through a 4-D tensor; ``lane_scale`` reshapes a band of one lane
+to 2-D and scales it, as the sparse attention of a prefill reshapes its rope rows (`tile.reshape`: a view of the
+band's bytes)."""
 
 import pypto.language as pl
 
@@ -54,4 +56,20 @@ def stacked_lanes(
         lane = pl.tile.get_block_idx()
         back = LANES - 1 - lane
         y[:, 0:TOKENS, back : back + 1, :] = pl.slice(x, [PAIR, TOKENS, 1, WIDTH], [0, 0, lane, 0])
+    return y
+
+
+@pl.jit
+def lane_scale(
+    x: pl.Tensor[[TOKENS, LANES, WIDTH], pl.FP32],
+    gain: pl.Tensor[[1, WIDTH], pl.FP32],
+    y: pl.Out[pl.Tensor[[LANES * TOKENS, WIDTH], pl.FP32]],
+):
+    with pl.spmd(LANES, name_hint="lane_scale"):
+        lane = pl.tile.get_block_idx()
+        band = pl.load(x, [0, lane, 0], [TOKENS, 1, WIDTH], target_memory=pl.Mem.Vec)
+        rows = pl.reshape(band, [TOKENS, WIDTH])
+        g = pl.load(gain, [0, 0], [1, WIDTH], target_memory=pl.Mem.Vec)
+        scaled = pl.col_expand_mul(rows, g)
+        y = pl.store(scaled, [lane * TOKENS, 0], y)
     return y
