@@ -90,8 +90,10 @@ class _Resolver:
             callees = self.module(lower_stage(read, self.options))
         callee = callees.get(f"call.{name}")
         if callee is None:
-            return f"`{alias}` is not a kernel of `{module}` (it holds no tile op, or it is not read)" + \
-                self._on_other_ranks(path, name)
+            if _RankScan(self.options.max_file_size).defines(path, name):
+                return (f"`{alias}` is not a kernel of `{module}`: it holds no tile op and no matmul, so the static "
+                        "stages do not take it for a kernel") + self._on_other_ranks(path, name)
+            return f"`{alias}` is not a kernel of `{module}` (it holds no tile op, or it is not read)"
         return callee
 
     def _on_other_ranks(self, path: Path, name: str) -> str:
@@ -143,6 +145,10 @@ class _RankScan:
                 if target is not None:
                     todo.append((target[0], target[1], via or called))
         return None
+
+    def defines(self, path: Path, name: str) -> bool:
+        """Whether the module at *path* defines a function *name* at its top level."""
+        return self._function(path, name) is not None
 
     def _tree(self, path: Path) -> ast.Module | None:
         key = path.resolve()
