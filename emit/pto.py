@@ -1100,11 +1100,19 @@ class _FunctionEmitter:
         if t.space is MemSpace.DDR:
             raise EmitError(f"tile `{name}` lives in DDR", span)
         dims = _tile_dims(t.shape, name, span) if shape is None else shape
-        ranked = _squeeze_exprs(t.valid_shape if t.valid_shape is not None else t.shape)
-        if len(ranked) > 2 and (shape is not None or t.space is not MemSpace.Vec):
-            raise EmitError(f"tile `{name}` of rank {len(ranked)} in {t.space.value}: only a Vec tile of rank > 2 "
-                            "has a PTO form in the subset (a 2-D tile of its rows, PyPTO's FlattenTileNdTo2D)", span)
+        ranked = _squeeze_exprs(t.shape)
+        if len(ranked) > 2:
+            if shape is not None or t.space is not MemSpace.Vec:
+                raise EmitError(f"tile `{name}` of rank {len(ranked)} in {t.space.value}: only a Vec tile of rank > 2 "
+                                "has a PTO form in the subset (a 2-D tile of its rows, PyPTO's FlattenTileNdTo2D)", span)
+            if t.valid_shape is not None:
+                if len(t.valid_shape) != len(t.shape):
+                    raise EmitError(f"tile `{name}` of shape rank {len(t.shape)} and valid shape rank "
+                                    f"{len(t.valid_shape)}", span)
+                ranked = tuple(t.valid_shape)[len(t.shape) - len(ranked):]  # the valid extents of the same axes
         valid_exprs = _merge_rows(_squeeze_exprs(t.valid_shape)) if t.valid_shape is not None else None
+        if valid_exprs is not None and len(ranked) > 2:
+            valid_exprs = _merge_rows(ranked)
         if valid_exprs is not None and len(valid_exprs) == 1:
             valid_exprs = (Const(1), valid_exprs[0])
         if transposed:

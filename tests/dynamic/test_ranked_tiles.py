@@ -33,7 +33,7 @@ def _offset(axis: int, value: int):
 
 
 def test_tiles_of_rank_3_and_4_simulate_and_match() -> None:
-    for name in ("lane_copy", "block_swap", "stacked_lanes", "lane_scale"):
+    for name in ("lane_copy", "block_swap", "stacked_lanes", "lane_scale", "head_rows"):
         outcome = _simulate(name)
         assert outcome.status == "match", (name, outcome.message)
 
@@ -75,6 +75,19 @@ def test_a_rank_4_window_of_the_wrong_lane_mismatches() -> None:
 def test_a_rank_3_band_of_the_wrong_lane_reshaped_to_2d_mismatches() -> None:
     outcome = _simulate("lane_scale", lambda fn: rewrite_call(fn, "tile.load", "band", _offset(1, 0)))
     assert outcome.status == "mismatch" and outcome.first_difference["index"][0] == 8, outcome.message
+
+
+def test_a_run_time_valid_row_count_of_a_rank_3_tile_is_the_windows_leading_extent() -> None:
+    from pypto_verify.emit import emit
+
+    text = emit(lowered_kernels(RANKED)["head_rows"].lowered)
+    assert text.count("sizes = [%arg3, %c1_index, %c64_index] : !pto.tensor_view<?x?x?xf32> -> "
+                      "!pto.partition_tensor_view<?x1x64xf32>") == 2, text
+
+
+def test_rank_3_head_rows_stored_one_lane_over_mismatch() -> None:
+    outcome = _simulate("head_rows", lambda fn: rewrite_call(fn, "tile.store", "y", _offset(1, 0)))
+    assert outcome.status == "mismatch", outcome.message
 
 
 SUMMED = '''

@@ -5,7 +5,8 @@ its input (`x_moe_ready[t0 : t0 + 4, lane : lane + 1, :] = pl.slice(x, [4, 1, W]
 ``block_swap`` moves `[2, 3, W]` blocks, whose leading axes do not merge into evenly spaced rows, between the two
 halves of a plane; ``stacked_lanes`` does the same through a 4-D tensor; ``lane_scale`` reshapes a band of one lane
 to 2-D and scales it, as the sparse attention of a prefill reshapes its rope rows (`tile.reshape`: a view of the
-band's bytes)."""
+band's bytes); ``head_rows`` copies the first `counts[lane]` tokens of each lane, a valid shape read at run time
+(`valid_shape=[n, 1, W]`: the window's leading extent and the tile's valid rows)."""
 
 import pypto.language as pl
 
@@ -72,4 +73,18 @@ def lane_scale(
         g = pl.load(gain, [0, 0], [1, WIDTH], target_memory=pl.Mem.Vec)
         scaled = pl.col_expand_mul(rows, g)
         y = pl.store(scaled, [lane * TOKENS, 0], y)
+    return y
+
+
+@pl.jit
+def head_rows(
+    x: pl.Tensor[[TOKENS, LANES, WIDTH], pl.FP32],
+    counts: pl.Tensor[[LANES], pl.INT32],
+    y: pl.Out[pl.Tensor[[TOKENS, LANES, WIDTH], pl.FP32]],
+):
+    with pl.spmd(LANES, name_hint="head_rows"):
+        lane = pl.tile.get_block_idx()
+        n = pl.tensor.read(counts, [lane])
+        band = pl.load(x, [0, lane, 0], [TOKENS, 1, WIDTH], valid_shape=[n, 1, WIDTH], target_memory=pl.Mem.Vec)
+        y = pl.store(band, [0, lane, 0], y)
     return y
