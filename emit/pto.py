@@ -15,7 +15,10 @@ How the IR maps onto PTO (one instruction per op, in statement order):
   A parameter that only receives task ids (`ops.task_arrays`) has no argument; its `tensor.setitem`s emit
   nothing.
 - Every tile value gets a `pto.alloc_tile` at its own window: its space, dtype, physical shape (Acc
-  rows padded by `target.padded_rows`; leading unit dims dropped), valid shape and byte address.
+  rows padded by `target.padded_rows`; leading unit dims dropped; a Vec tile of rank > 2 is the 2-D tile
+  of its rows, `[4, 1, 64]` is `[4, 64]`, as PyPTO's FlattenTileNdTo2D makes it: its load and store move a
+  `partition_view` of the tensor's own rank, `[4, 1, 64]`, a `tile.reshape` is a view of its bytes, and no
+  other op takes it), valid shape and byte address.
   Two tiles on one window share an address, so they alias in the simulator's arenas.
 - `tile.create` emits only the alloc (no instruction initialises L0C). `tile.load` is
   `partition_view` + `tload`; `tile.store` is `partition_view` + `tstore` (FIXPIPE from Acc;
@@ -230,6 +233,10 @@ class _Tile:
     pad: int = 0
     """PTO's pad code (`PadValue`: 0 none, 1 zero, 2 max, 3 min): what a `tfillpad` into it writes on
     the padding."""
+    window: tuple[tuple[str, int | None], ...] = ()
+    """Of a tile of rank > 2 (`[4, 1, 64]`, stored 2-D as `[4, 64]`: `_tile_dims`), its valid extents along
+    every axis (SSA name, static value), the sizes of the `partition_view` it is loaded from or stored into;
+    empty for a 2-D tile."""
 
     @property
     def type(self) -> str:
@@ -1093,7 +1100,19 @@ class _FunctionEmitter:
         if t.space is MemSpace.DDR:
             raise EmitError(f"tile `{name}` lives in DDR", span)
         dims = _tile_dims(t.shape, name, span) if shape is None else shape
-        valid_exprs = _squeeze_exprs(t.valid_shape) if t.valid_shape is not None else None
+        ranked = _squeeze_exprs(t.shape)
+        if len(ranked) > 2:
+            if shape is not None or t.space is not MemSpace.Vec:
+                raise EmitError(f"tile `{name}` of rank {len(ranked)} in {t.space.value}: only a Vec tile of rank > 2 "
+                                "has a PTO form in the subset (a 2-D tile of its rows, PyPTO's FlattenTileNdTo2D)", span)
+            if t.valid_shape is not None:
+                if len(t.valid_shape) != len(t.shape):
+                    raise EmitError(f"tile `{name}` of shape rank {len(t.shape)} and valid shape rank "
+                                    f"{len(t.valid_shape)}", span)
+                ranked = tuple(t.valid_shape)[len(t.shape) - len(ranked):]  # the valid extents of the same axes
+        valid_exprs = _merge_rows(_squeeze_exprs(t.valid_shape)) if t.valid_shape is not None else None
+        if valid_exprs is not None and len(ranked) > 2:
+            valid_exprs = _merge_rows(ranked)
         if valid_exprs is not None and len(valid_exprs) == 1:
             valid_exprs = (Const(1), valid_exprs[0])
         if transposed:
@@ -1112,8 +1131,10 @@ class _FunctionEmitter:
         offset = t.memref.window.offset if addr is None else addr
         if addr is None and self.base_address is not None:
             offset += self.base_address.get(t.memref.base, 0)
+        window = tuple((self.const(known, "index"), known) if (known := ops.const_int(e)) is not None
+                       else (self.index(e, span), None) for e in ranked) if len(ranked) > 2 else ()
         tile = _Tile(self.fresh(name), t.space, t.dtype, rows, dims[1], (valid[0], valid[1]),
-                     (static[0], static[1]), offset, dynamic_addr, pad)
+                     (static[0], static[1]), offset, dynamic_addr, pad, window)
         _pto_dtype(t.dtype, span)
         address = dynamic_addr if dynamic_addr is not None else self.const(offset, 'i64')
         self.emit(f"%{tile.ssa} = pto.alloc_tile addr = %{address} valid_row = "
@@ -1171,6 +1192,8 @@ class _FunctionEmitter:
         if op.startswith("distributed."):
             raise EmitError(f"`{op}` has no PTO form in the subset (docs/pto-subset.md, \"Ranks\")", span)
         name = target.name if target is not None else None
+        if op not in _RANKED:
+            self._two_dimensional(call, declared, span)
         handler = _CALLS.get(op)
         if op == _UNEVALUATED:
             raise EmitError(_unevaluated(call), span)
@@ -1184,6 +1207,18 @@ class _FunctionEmitter:
             raise EmitError(f"`{op}` has no instruction in the PTO subset", span)
         if name is not None and bound is not None:
             self.bind[name] = bound
+
+    def _two_dimensional(self, call: Call, declared: Type | None, span: Span) -> None:
+        """Refuse a tile of rank > 2 as an operand or the result of *call*: of the ops PyPTO's FlattenTileNdTo2D
+        rewrites, only loads, stores and reshapes (`_RANKED`) have a form here (an op along a leading axis — a
+        column reduction, a slice — would act on the merged rows)."""
+        ranks = [len(_squeeze_exprs(declared.shape))] if isinstance(declared, TileType) else []
+        ranks += [len(bound.window) for arg in (*call.args, *(v for _, v in call.kwargs))
+                  if isinstance(bound := self._maybe(arg), _Tile) and bound.window]
+        rank = max(ranks, default=2)
+        if rank > 2:
+            raise EmitError(f"`{call.op}` of a tile of rank {rank}: only loads, stores and reshapes of a tile of "
+                            "rank > 2 have a PTO form in the subset", span)
 
     def _result(self, name: str | None, declared: Type | None, call: Call, span: Span) -> _Tile:
         if name is None:
@@ -1382,6 +1417,13 @@ class _FunctionEmitter:
             raise EmitError(f"{len(offsets)} offsets for tensor `{src.param}` of rank {rank}", span)
         sizes = [tile.valid[0], tile.valid[1]]
         static = [tile.valid_static[0], tile.valid_static[1]]
+        if tile.window:
+            # A tile of rank > 2 reads and writes a window of its own rank (PyPTO's FlattenTileNdTo2D keeps a Vec
+            # load's N-D source window and gives a store its tile's N-D shape): its rows are the window's
+            # leading axes in row-major order (docs/pto-subset.md, `partition_view`).
+            if len(tile.window) > rank:
+                raise EmitError(f"a tile of rank {len(tile.window)} and tensor `{src.param}` of rank {rank}", span)
+            sizes, static = [n for n, _ in tile.window], [v for _, v in tile.window]
         if rank == 1:
             # A window of a 1-D tensor is one row of the tile: [1, N] (docs/pto-subset.md)
             if tile.valid_static[0] != 1:
@@ -1389,8 +1431,8 @@ class _FunctionEmitter:
                                 f"{tile.valid_static[0] or 'runtime'} valid rows", span)
             sizes, static = sizes[1:], static[1:]
         # Leading dimensions of a higher-rank view are windows of extent 1: the tile is 2-D.
-        sizes[:0] = [self.const(1, "index")] * (rank - 2)
-        static[:0] = [1] * (rank - 2)
+        sizes[:0] = [self.const(1, "index")] * (rank - len(sizes))
+        static[:0] = [1] * (rank - len(static))
         if any(s is not None and s <= 0 for s in static):
             raise EmitError(f"a window of `{src.param}` with extent {static}: PTO has no empty or negative view", span)
         names = [self.index(o, span) for o in offsets]
@@ -2345,6 +2387,9 @@ def _distributed_calls() -> dict:
     return CALLS
 
 
+_RANKED = (ops.LOAD, ops.STORE, "tile.reshape")
+"""The tile ops that take a tile of rank > 2 (`_FunctionEmitter._two_dimensional`): a reshape is a view of the
+source's row-major bytes, which merging the leading axes into rows leaves as they are."""
 _CALLS = {
     ops.CREATE: _FunctionEmitter.op_create, ops.ALLOC: _FunctionEmitter.op_alloc,
     ops.T_CREATE: _FunctionEmitter.op_tensor_create,
@@ -2563,14 +2608,24 @@ def _squeeze_exprs(shape: tuple[Expr, ...]) -> tuple[Expr, ...]:
     return tuple(dims)
 
 
+def _merge_rows(shape: tuple[Expr, ...]) -> tuple[Expr, ...]:
+    """A tile shape of rank > 2 as the 2-D tile PTO holds: its leading axes merged into rows, the last kept
+    (PyPTO's FlattenTileNdTo2D: `[2, 3, 4]` is `[6, 4]`)."""
+    if len(shape) <= 2:
+        return shape
+    rows = shape[0]
+    for dim in shape[1:-1]:
+        known = (ops.const_int(rows), ops.const_int(dim))
+        rows = Const(known[0] * known[1]) if None not in known else BinOp("*", rows, dim)  # type: ignore[operator]
+    return (rows, shape[-1])
+
+
 def _tile_dims(shape: tuple[Expr, ...], name: str, span: Span) -> tuple[int, int]:
-    static = ops.static_shape(_squeeze_exprs(shape))
+    static = ops.static_shape(_merge_rows(_squeeze_exprs(shape)))
     if static is None:
         raise EmitError(f"tile `{name}` has a symbolic shape", span)
     if len(static) == 1:
         return (1, static[0])
-    if len(static) != 2:
-        raise EmitError(f"tile `{name}` of rank {len(static)} has no PTO form", span)
     return (static[0], static[1])
 
 

@@ -811,7 +811,7 @@ class _Compiler:
                            f"{info.dtype}", op.line)
         if len(result_type.shape) != info.rank:
             raise rejected(f"{op.name}: result type {result_type} has not the view's rank {info.rank}", op.line)
-        static = result_type.shape[-2:] if info.rank > 1 else (1, *result_type.shape)
+        static = (1, *result_type.shape)  # of a 1-D view's window (`cut`)
         index = self.define(op.results[0], TensorInfo(2, info.dtype, True))
         self.view_args[op.results[0]] = self.view_args[op.operands[0]]
         values, line = self.values, op.line
@@ -839,18 +839,19 @@ class _Compiler:
             if len(extents) == 1:
                 # docs/pto-subset.md: a window of a 1-D view is one row, [1, N]
                 window = view[starts[0]:starts[0] + extents[0]].reshape(1, extents[0])
-            else:
-                if any(extent != 1 for extent in extents[:-2]):
-                    raise rejected(f"{op.name}: a {len(extents)}-D window needs leading sizes of 1, "
-                                   f"got {extents}", line)
-                index: tuple[Any, ...] = (*starts[:-2], slice(starts[-2], starts[-2] + extents[-2]),
-                                          slice(starts[-1], starts[-1] + extents[-1]))
-                window = view[index]
-            for want, got in zip(static, window.shape):
+                for want, got in zip(static, window.shape):
+                    if want is not None and want != got:
+                        raise rejected(f"{op.name}: window {list(window.shape)} differs from its "
+                                       f"type {result_type}", line)
+                return window
+            for want, got in zip(result_type.shape, extents):
                 if want is not None and want != got:
-                    raise rejected(f"{op.name}: window {list(window.shape)} differs from its "
-                                   f"type {result_type}", line)
-            return window
+                    raise rejected(f"{op.name}: window {extents} differs from its type {result_type}", line)
+            index: tuple[Any, ...] = (*(start if extent == 1 else slice(start, start + extent)
+                                        for start, extent in zip(starts[:-2], extents[:-2])),
+                                      slice(starts[-2], starts[-2] + extents[-2]),
+                                      slice(starts[-1], starts[-1] + extents[-1]))
+            return _tile_rows(view[index])
         return run
 
     # --- tiles ------------------------------------------------------------------------------
@@ -926,7 +927,10 @@ class _Compiler:
         def run() -> None:
             window, tile = values[source], values[dest]
             valid = tile.valid
-            if window.shape != valid.shape:
+            if window.ndim > 2:  # a window whose leading axes do not collapse in place (`_tile_rows`)
+                _same_shape(op.name, _rows_shape(window), tile, line)
+                window = window.reshape(valid.shape)
+            elif window.shape != valid.shape:
                 _same_shape(op.name, window.shape, tile, line)
             valid[...] = window
             if tile.written is not None:
@@ -967,11 +971,13 @@ class _Compiler:
 
         def run() -> None:
             tile, window = values[source], values[dest]
-            _same_shape(op.name, window.shape, tile, line)
+            _same_shape(op.name, _rows_shape(window), tile, line)
             if checks:
                 _check_defined(op.name, tile, line)
             stored = tile.valid if src_dtype == gm_dtype else narrow(widen(tile.valid, src_dtype),
                                                                      gm_dtype)
+            if window.ndim > 2:  # the tile's rows go to the window's leading axes in row-major order
+                stored = stored.reshape(window.shape)
             if adds:
                 window[...] = _atomic_add(window, stored, gm_dtype)
             else:
@@ -1583,6 +1589,27 @@ def _check_defined(name: str, tile: Tile, line: int) -> None:
     if tile.written is not None and not tile.written.all():
         raise rejected(f"{name} reads undefined L0C: acc tile at [{tile.addr}, "
                        f"{tile.addr + tile.nbytes}) has bytes never written", line)
+
+
+def _tile_rows(window: np.ndarray) -> np.ndarray:
+    """A GM window of rank 2 or more as the 2-D tile it loads into or is stored from (docs/pto-subset.md,
+    `partition_view`): its leading axes merged into rows in row-major order, as PyPTO's FlattenTileNdTo2D
+    merges a tile's. A strided view when the leading axes collapse without a copy (every axis but one of
+    them of extent 1, or each axis's stride its successor's extent times its stride); else the window itself,
+    of its own rank, which `pto.tload` / `pto.tstore` reshape."""
+    if window.ndim == 2:
+        return window
+    kept = [(extent, stride) for extent, stride in zip(window.shape[:-1], window.strides[:-1]) if extent != 1]
+    if any(outer[1] != inner[0] * inner[1] for outer, inner in zip(kept, kept[1:])):
+        return window
+    rows = math.prod(window.shape[:-1])
+    row_stride = kept[-1][1] if kept else window.strides[-2]
+    return as_strided(window, (rows, window.shape[-1]), (row_stride, window.strides[-1]))
+
+
+def _rows_shape(window: np.ndarray) -> tuple[int, int]:
+    """The 2-D shape of a GM window as a tile (`_tile_rows`)."""
+    return (math.prod(window.shape[:-1]), window.shape[-1])
 
 
 def _same_shape(name: str, shape: tuple[int, ...], tile: Tile, line: int) -> None:

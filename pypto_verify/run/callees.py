@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pypto_verify.callees import Callee
-from pypto_verify.imports import find_module
+from pypto_verify.diagnostics import UnreadableSource, read_source_bytes
+from pypto_verify.imports import find_module, is_external
 from pypto_verify.ir import Call, Function, stmt_exprs, walk_exprs, walk_stmts
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ class _Resolver:
         called = {c.op for k in work.kernels if k.source is not None for c in _calls(k.source)}
         for op in sorted(c for c in called if c.startswith("call.") and c not in found):
             found[op] = (f"`{op[len('call.'):]}` is not lowered: it holds no tile op and no matmul, so the static "
-                         "stages do not take it for a kernel")
+                         "stages do not take it for a kernel") + self._on_other_ranks(Path(work.path), op[len("call."):])
         externs = sorted(c for c in called if c.startswith("extern.") and "." not in c[len("extern."):])
         imports = _imports(work, self.options.max_file_size) if externs else {}
         for op in externs:
@@ -89,8 +90,131 @@ class _Resolver:
             callees = self.module(lower_stage(read, self.options))
         callee = callees.get(f"call.{name}")
         if callee is None:
+            if _RankScan(self.options.max_file_size).defines(path, name):
+                return (f"`{alias}` is not a kernel of `{module}`: it holds no tile op and no matmul, so the static "
+                        "stages do not take it for a kernel") + self._on_other_ranks(path, name)
             return f"`{alias}` is not a kernel of `{module}` (it holds no tile op, or it is not read)"
         return callee
+
+    def _on_other_ranks(self, path: Path, name: str) -> str:
+        """`; it calls `g`, which acts on the window of another rank (...)` when function *name* of the module at *path*,
+        no kernel itself, reaches a distributed op (`pld.tile.remote_store`, `pld.system.wait`, ...) through the
+        functions it calls, in its module or in modules it imports from (read as text, `_RankScan`); else empty.
+        Such a call is not spliced at any size: the simulation runs one rank (`emit/pto.py`)."""
+        found = _RankScan(self.options.max_file_size).reach(path, name)
+        if found is None:
+            return ""
+        via, op = found
+        return (f"; it calls `{via}`, which acts on the window of another rank (`{op}`): the simulation runs one "
+                "rank, so it is not simulated at any size")
+
+
+_SCAN_FUNCTIONS = 64
+"""How many functions `_RankScan` reads before it gives up (an import chain is read as text, never lowered)."""
+
+
+class _RankScan:
+    """Whether a function reaches a distributed op through the functions it calls: a search of the modules' text."""
+
+    def __init__(self, max_file_size: int) -> None:
+        self.max_file_size = max_file_size
+        self.trees: dict[Path, ast.Module | None] = {}
+
+    def reach(self, path: Path, name: str) -> tuple[str, str] | None:
+        """(the function *name* calls on the way, the distributed op it reaches), or None: breadth first, each
+        function once."""
+        todo: list[tuple[Path, str, str | None]] = [(path, name, None)]
+        seen: set[tuple[Path, str]] = set()
+        while todo and len(seen) < _SCAN_FUNCTIONS:
+            module, function, via = todo.pop(0)
+            if (module, function) in seen:
+                continue
+            seen.add((module, function))
+            found = self._function(module, function)
+            if found is None:
+                continue
+            fn, tree = found
+            aliases = _distributed_aliases(tree)
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Call):
+                    op = _distributed_call(node.func, aliases)
+                    if op is not None:
+                        return (via or function, op)
+            for called in _called_names(fn):
+                target = self._defined(module, tree, called)
+                if target is not None:
+                    todo.append((target[0], target[1], via or called))
+        return None
+
+    def defines(self, path: Path, name: str) -> bool:
+        """Whether the module at *path* defines a function *name* at its top level."""
+        return self._function(path, name) is not None
+
+    def _tree(self, path: Path) -> ast.Module | None:
+        key = path.resolve()
+        if key not in self.trees:
+            try:
+                self.trees[key] = ast.parse(read_source_bytes(key, self.max_file_size).decode("utf-8-sig"))
+            except (UnreadableSource, UnicodeDecodeError, SyntaxError, ValueError):
+                self.trees[key] = None
+        return self.trees[key]
+
+    def _function(self, path: Path, name: str) -> tuple[ast.FunctionDef, ast.Module] | None:
+        tree = self._tree(path)
+        if tree is None:
+            return None
+        fn = next((s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == name), None)
+        return None if fn is None else (fn, tree)
+
+    def _defined(self, path: Path, tree: ast.Module, name: str) -> tuple[Path, str] | None:
+        """Where the name *name* called in *tree* (the module at *path*) is defined: this module, or the module a
+        `from module import name` reads; None for anything else (a builtin, `pypto`)."""
+        if any(isinstance(s, ast.FunctionDef) and s.name == name for s in tree.body):
+            return (path, name)
+        for stmt in tree.body:
+            if isinstance(stmt, ast.ImportFrom) and not is_external(stmt.module or "", stmt.level):
+                for alias in stmt.names:
+                    if (alias.asname or alias.name) == name:
+                        found = find_module(stmt.module or "", path.parent, stmt.level)
+                        return None if found is None else (found, alias.name)
+        return None
+
+
+def _distributed_aliases(tree: ast.Module) -> dict[str, str]:
+    """Names the module binds to PyPTO's language modules: `pld` -> `distributed.` (`import
+    pypto.language.distributed as pld`), `pl` -> `` (`import pypto.language as pl`)."""
+    found: dict[str, str] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.name == "pypto.language.distributed" and alias.asname:
+                    found[alias.asname] = "distributed."
+                elif alias.name == "pypto.language" and alias.asname:
+                    found[alias.asname] = ""
+        elif isinstance(stmt, ast.ImportFrom) and stmt.module == "pypto.language":
+            for alias in stmt.names:
+                if alias.name == "distributed":
+                    found[alias.asname or alias.name] = "distributed."
+    return found
+
+
+def _distributed_call(func: ast.expr, aliases: dict[str, str]) -> str | None:
+    """`distributed.tile.remote_store` for a call of `pld.tile.remote_store` (or `pl.distributed.tile...`), else
+    None."""
+    parts: list[str] = []
+    while isinstance(func, ast.Attribute):
+        parts.insert(0, func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name) or func.id not in aliases or not parts:
+        return None
+    op = aliases[func.id] + ".".join(parts)
+    return op if op.startswith("distributed.") and "." in op[len("distributed."):] else None
+
+
+def _called_names(fn: ast.FunctionDef) -> list[str]:
+    """The plain names *fn* calls (`dispatch(...)`), in order, once each."""
+    return list(dict.fromkeys(n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call)
+                              and isinstance(n.func, ast.Name)))
 
 
 def _calls(fn: Function) -> list[Call]:

@@ -696,6 +696,10 @@ def simulate_stage(work: FileWork, options: Options) -> FileWork:
             kernels.append(replace(kernel, simulation=skipped("Form 3 input: no source to compare with")))
             continue
         try:
+            never = _emits_at_no_size(kernel, options, callees)
+            if never is not None:
+                kernels.append(replace(kernel, simulation=never))
+                continue
             source, lowered, shrunk = _sizes_to_simulate(work, kernel, options)
             outcome = simulate_kernel(source, lowered, seed=options.seed, target=options.target,
                                       sizes=dict(options.sim_bind), callees=_shrunk_callees(work, shrunk, callees,
@@ -747,6 +751,31 @@ def _ops(fn: Function) -> Iterator[str]:
     for stmt in walk_stmts(fn.body):
         for top in stmt_exprs(stmt):
             yield from (e.op for e in walk_exprs(top) if isinstance(e, Call))
+
+
+def _emits_at_no_size(kernel: KernelWork, options: Options, callees: Mapping[str, Any]) -> SimOutcome | None:
+    """Skipped, with the emitter's reason, for a kernel too large to simulate at its real sizes (one to shrink,
+    `run/shrink.py`) whose PTO the subset cannot express at them: a shrink keeps the lowering but for loop stops and
+    GM extents (`sizes.plan_difference`), so no size gives it a form — a call that is not spliced, an op the subset
+    lacks — and none is tried (a shrink of a model's whole layer lowers it again, a minute and more). None for
+    every other kernel: one of `pl.dynamic` sizes or launched by its caller is emitted only at its samples."""
+    from pypto_verify.callees import block_launched
+    from pypto_verify.dynamic import SimOutcome
+    from pypto_verify.emit.pto import EmitError, NeedsScalars, emit_function
+    from pypto_verify.sizes import SIM_BUDGET_ELEMENTS, dynamic_names, input_elements
+
+    source, lowered = kernel.source, kernel.lowered
+    assert source is not None and lowered is not None
+    if input_elements(source) <= SIM_BUDGET_ELEMENTS or dynamic_names(source) or block_launched(source, callees):
+        return None
+    try:
+        emit_function(lowered, options.target, callees=callees)
+    except NeedsScalars:
+        return None
+    except EmitError as error:
+        reason = f"emit: {error.message}"
+        return SimOutcome("skipped", reason, None, reason)
+    return None
 
 
 def _sizes_to_simulate(work: FileWork, kernel: KernelWork, options: Options) -> tuple[Function, Function, Any]:

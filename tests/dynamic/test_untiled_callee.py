@@ -18,3 +18,46 @@ def test_a_helper_that_is_not_a_kernel_is_named_as_not_lowered() -> None:
     outcome = simulate_kernel(kernel.source, kernel.lowered, callees=file_callees(work, Options()))
     assert outcome.status == "skipped"
     assert "`_bump` is not lowered: it holds no tile op and no matmul" in outcome.reason, outcome.reason
+    assert "another rank" not in outcome.reason  # `_bump` calls nothing
+
+
+def test_a_call_reaching_another_ranks_window_through_an_orchestration_says_so() -> None:
+    require_stages()
+    from pypto_verify.dynamic import simulate_kernel
+    from pypto_verify.run.callees import file_callees
+    from pypto_verify.run.chain import lower_stage, read_stage
+    from pypto_verify.run.records import Options
+
+    work = lower_stage(read_stage(str(KERNELS / "rank_exchange.py")), Options())
+    kernel = next(k for k in work.kernels if k.name == "staged_exchange")
+    outcome = simulate_kernel(kernel.source, kernel.lowered, callees=file_callees(work, Options()))
+    assert outcome.status == "skipped"
+    assert outcome.reason.endswith(
+        "`exchange` is not lowered: it holds no tile op and no matmul, so the static stages do not take it for a "
+        "kernel; it calls `push_rows`, which acts on the window of another rank (`distributed.tile.remote_store`): "
+        "the simulation runs one rank, so it is not simulated at any size"), outcome.reason
+
+
+def test_a_kernel_too_large_to_simulate_whose_call_is_spliced_at_no_size_is_not_shrunk() -> None:
+    require_stages()
+    from pypto_verify.run import Options, run
+
+    (file,) = run([str(KERNELS / "rank_exchange.py")], Options(engine="clingo", cache=False, sim=True)).files
+    kernel = next(k for k in file.kernels if k.name == "staged_exchange")
+    assert kernel.verdict == "verified" and kernel.sim == "skipped"
+    # the emitter's reason at the real sizes, not `with VOCAB=2 (real 262144: trip counts only): ...`
+    assert kernel.sim_reason.startswith("emit: the call `call.exchange` is not spliced"), kernel.sim_reason
+
+
+def test_an_imported_function_reaching_another_ranks_window_names_its_module_and_the_kernel() -> None:
+    require_stages()
+    from pypto_verify.run import Options, run
+
+    (file,) = run([str(KERNELS / "rank_exchange_caller.py")], Options(engine="clingo", cache=False, sim=True)).files
+    (kernel,) = file.kernels
+    assert kernel.sim == "skipped"
+    assert kernel.sim_reason == (
+        "emit: the call `extern.relay` is not spliced: `relay` is not a kernel of `rank_exchange`: it holds no tile "
+        "op and no matmul, so the static stages do not take it for a kernel; it calls `push_rows`, which acts on the "
+        "window of another rank (`distributed.tile.remote_store`): the simulation runs one rank, so it is not "
+        "simulated at any size"), kernel.sim_reason
