@@ -57,7 +57,7 @@ from typing import Union
 
 from pypto_verify import ops
 from pypto_verify.ir import (
-    NO_SPAN, Assign, BinOp, BoolOp, Call, Compare, Const, Eval, Expr, For, Function, If, IterArg,
+    NO_SPAN, Assign, BinOp, BoolOp, Call, Compare, Const, DType, Eval, Expr, For, Function, If, IterArg,
     ListExpr, LoopKind, MemSpace, Module, Param, Return, ScalarType, Scope, Span, Stmt, TensorType, TileType,
     TupleExpr, Type, UnaryOp, Var, Yield, display_name, final_yield, map_stmt_exprs, map_stmts, stmt_exprs, type_env,
     var_like, walk_exprs,
@@ -679,10 +679,12 @@ def _walk_into(body: tuple[Stmt, ...], out: list[Stmt]) -> None:
 
 def _types(fn: Function) -> dict[str, Type]:
     """Every name's type: annotations, then `ops.infer_call_type`, copies, iter_args, loop results and if
-    results (rounds to a fixpoint, so a loop body sees types defined after it in an earlier round)."""
+    results, and the windows of a bare `pl.Tensor` that are MAD operands (`_pin_bare_windows`) — in rounds to
+    a fixpoint, so a loop body sees types defined after it in an earlier round."""
     env = type_env(fn)
     for _ in range(16):  # to a fixpoint: each round types what the last one's carries and phis made known
         known = len(env)
+        _pin_bare_windows(fn, env)
         for stmt in _walk(fn.body):
             if isinstance(stmt, Assign) and stmt.target.name not in env:
                 value = stmt.value
@@ -714,6 +716,41 @@ def _types(fn: Function) -> dict[str, Type]:
         if len(env) == known:
             break
     return env
+
+
+def _pin_bare_windows(fn: Function, env: dict[str, Type]) -> None:
+    """Type each window `x[a:b, c:d]` of a run-time shaped parameter (a bare `pl.Tensor` of a `pl.jit` entry)
+    that is a MAD operand as the lowering does (`convert_tensor_to_tile_ops._pin_runtime_operands`): the slice's
+    own shape and the other operand's dtype (pypto's tile.matmul / matmul_acc require identical lhs and rhs
+    dtypes); left untyped when the other operands' dtypes are unknown or differ. Without it, every value
+    computed from such a window (a product, a softmax of it, its cast) has no shape here, and no block."""
+    runtime = {p.name for p in fn.params if p.runtime_shaped}
+    if not runtime:
+        return
+    windows: dict[str, tuple[Expr, ...]] = {}
+    mads: list[Call] = []
+    for stmt in _walk(fn.body):
+        if not isinstance(stmt, Assign) or not isinstance(stmt.value, Call):
+            continue
+        call = stmt.value
+        if stmt.target.name not in env and call.op == ops.T_SLICE and len(call.args) >= 3 \
+                and (v := var_like(call.args[0])) is not None and v.name in runtime \
+                and isinstance(call.args[1], ListExpr):
+            windows[stmt.target.name] = tuple(call.args[1].items)
+        elif call.op in ops.TENSOR_MADS:
+            mads.append(call)
+    dtypes: dict[str, set[DType | None]] = {}
+    for call in mads:
+        parts = ops.matmul_parts(call)
+        for operand, other in ((parts.lhs, parts.rhs), (parts.rhs, parts.lhs)):
+            v = var_like(operand)
+            if v is not None and v.name in windows:
+                o = var_like(other)
+                t = env.get(o.name) if o is not None else None
+                dtypes.setdefault(v.name, set()).add(t.dtype if isinstance(t, (TileType, TensorType)) else None)
+    for name, found in dtypes.items():
+        if len(found) == 1 and None not in found:
+            env[name] = TensorType(windows[name], found.pop())
 
 
 def carries_and_phis(fn: Function, scalar: Callable[[str, Expr | None], bool]
@@ -906,7 +943,9 @@ class _Origins:
             return None
         call = value
         args = call.args
-        if call.op in (ops.T_SLICE,) and len(args) >= 3:
+        if call.op in (ops.T_SLICE, ops.TILE_SLICE) and len(args) >= 3:
+            # `tile.slice` is pypto's zero-copy view of a tile (`pto.subview`): the lowering of a tensor slice of
+            # a value computed on chip, the same block at the same offsets
             return self._window(self.of(args[0]), args[2], args[1], self._rank(name))
         if call.op == ops.LOAD and len(args) >= 3:
             store = self.bridged.get(name)
