@@ -551,6 +551,9 @@ class Symbols:
     values: dict[str, int] = field(default_factory=dict)
     """SSA name -> the literal it stands for (`sites.AccSite.context_values`: a source loop variable seen
     from a copy the lowering made at a literal iteration)."""
+    exprs: dict[str, Expr] = field(default_factory=dict)
+    """SSA name -> the expression of this side's scalars it stands for (`sites.AccSite.context_exprs`: a
+    source loop variable seen from a copy in a pipeline's run-time remainder)."""
 
     def symbol(self, ssa: str) -> Term:
         if ssa in self.values:
@@ -675,6 +678,9 @@ class ExprEncoder:
         elif ssa in scalars.phis:
             self.memo[ssa] = const(MARK + "cycle." + ssa)
             t = self._phi(ssa, scalars.phis[ssa])
+        elif definition is None and ssa in self.symbols.exprs:
+            self.memo[ssa] = const(MARK + "cycle." + ssa)
+            t = self.int_(self.symbols.exprs[ssa])
         elif definition is None and self.functional_reads and ssa in scalars.casts:
             t = self._call(scalars.casts[ssa], ssa)
         elif definition is None:

@@ -292,6 +292,10 @@ class AccSite:
     context_values: tuple[tuple[str, int], ...] = ()
     """(context loop variable, value) of a source site matched with a copy the lowering made with the
     loop variable replaced by a literal: a pipeline's static tail clone, an unrolled copy."""
+    context_exprs: tuple[tuple[str, Expr], ...] = ()
+    """(context loop variable, expression in the source's scalars) of a source site matched with a copy in
+    the run-time remainder of a pipeline whose bounds are not literals (LowerPipelineLoops' cascade
+    `if unroll_rem == k:` of k copies): copy j stands for `start + (trip // F) * F * step + j * step`."""
     context_names: tuple[tuple[str, str], ...] = ()
     """(context loop variable, source name) of a lowered site in a clone whose loops the lowering renamed
     (`d0` → `d0_1` in clone 1 of a replicated outer loop): the clone's loop is the source's, one symbol."""
@@ -975,7 +979,7 @@ class _Origins:
                 return self.of(through)
             src = self.of(args[0])
             kept = self._reshape(src, args[1])
-            if kept is None and src is not None and not src.root_args and call.op == ops.T_RESHAPE:
+            if kept is None and src is not None:
                 return self._opaque(name, stmt, call)
             return kept
         if call.op in ops.ALL_MADS:
@@ -1176,6 +1180,15 @@ class _Origins:
         identify the block alike."""
         blocks: list[Expr] = []
         for arg in call.args:
+            if isinstance(arg, Call) and arg.op in _SET_VALIDSHAPE and arg.args:
+                # a view of its operand's block (the valid region only), as `of` reads it once the lowering
+                # has hoisted it into a statement of its own: not an op of its own on either side
+                view = self._valid_view(arg)
+                if view is None:
+                    return None
+                blocks.extend(view.root_args)
+                blocks.extend(view.offsets)
+                continue
             if isinstance(arg, Call):
                 t = ops.infer_call_type(arg, self.types)
                 if not isinstance(t, (TileType, TensorType)):
@@ -1703,6 +1716,8 @@ def _shift_clones(pairs: list[Pair]) -> list[Pair]:
     """(source site, loop variable) -> the indices of the pairs whose lowered site has no such loop."""
     main_stop: dict[tuple[str, str], int] = {}
     """(source site, loop variable) -> where the replicated main loop stops (its tail clones start)."""
+    stages: dict[tuple[str, str], int] = {}
+    """(source site, loop variable) -> how many clones of the body the replicated main loop holds (F)."""
     offsets: list[list[tuple[str, int]]] = []
     for index, pair in enumerate(pairs):
         offsets.append([])
@@ -1723,12 +1738,14 @@ def _shift_clones(pairs: list[Pair]) -> list[Pair]:
             key = (pair.source.id, low.var)
             j = seen.get(key, 0)
             seen[key] = j + 1
+            stages[(pair.source.id, ctx.var)] = low_step // step
             stop = literal(low.stop)
             if stop is not None:
                 main_stop[(pair.source.id, ctx.var)] = stop
             if 0 < j < low_step // step:
                 offsets[index].append((ctx.var, j * step))
     values: list[list[tuple[str, int]]] = [[] for _ in pairs]
+    exprs: list[list[tuple[str, Expr]]] = [[] for _ in pairs]
     for (source_id, var), indices in literal_copies.items():
         # one run of copies, each with the same other context loops (a pipeline's tail clones, the
         # copies of an unrolled loop): copy j is at `base + j * step`
@@ -1738,6 +1755,12 @@ def _shift_clones(pairs: list[Pair]) -> list[Pair]:
         assert source_site is not None  # literal_copies holds only pairs with a source site
         ctx = next(c for c in source_site.context if isinstance(c, ContextLoop) and c.var == var)
         start, stop, step = literal(ctx.start), literal(ctx.stop), literal(ctx.step)
+        if len(signatures) == 1 and (start is None or stop is None) and step and step > 0 \
+                and (source_id, var) in stages:
+            found = _remainder_iterations(ctx, [pairs[i].lowered for i in indices], stages[(source_id, var)])
+            for i, iteration in zip(indices, found or ()):
+                exprs[i].append((var, iteration))
+            continue
         if len(signatures) != 1 or start is None or stop is None or not step or step < 0:
             continue
         base = main_stop.get((source_id, var), start)
@@ -1746,13 +1769,49 @@ def _shift_clones(pairs: list[Pair]) -> list[Pair]:
         for j, i in enumerate(indices):
             values[i].append((var, base + j * step))
     out: list[Pair] = []
-    for index, (pair, shift, fixed) in enumerate(zip(pairs, offsets, values)):
-        if shift or fixed:
-            assert pair.source is not None  # both stay empty for a pair without a source site
-            pair = Pair(pair.lowered, replace(pair.source, context_offsets=tuple(shift), context_values=tuple(fixed)))
+    for index, (pair, shift, fixed, computed) in enumerate(zip(pairs, offsets, values, exprs)):
+        if shift or fixed or computed:
+            assert pair.source is not None  # all stay empty for a pair without a source site
+            pair = Pair(pair.lowered, replace(pair.source, context_offsets=tuple(shift), context_values=tuple(fixed),
+                                              context_exprs=tuple(computed)))
         if renamed.get(index):
             pair = Pair(replace(pair.lowered, context_names=tuple(renamed[index].items())), pair.source)
         out.append(pair)
+    return out
+
+
+REMAINDER_MARK = "unroll_rem"
+"""How `lower_pipeline_loops` names the run-time remainder of a pipeline whose bounds are not literals."""
+
+
+def _remainder_iterations(ctx: ContextLoop, copies: list[AccSite], stages: int) -> list[Expr] | None:
+    """The source iteration of each lowered copy (in program order) of the body of `ctx`'s pipeline in its
+    run-time remainder: LowerPipelineLoops' cascade `if unroll_rem == k: <k copies> else: ...` (k from F - 1
+    down to 1), copy j of an arm at `start + (trip // F) * (F * step) + j * step`, the formula the pass
+    computes `unroll_main_end` by, from the same start and stop. None unless the copies are exactly such
+    arms: each under a guard `unroll_rem == k` that holds, k copies per guard, one guard per k."""
+    arms: dict[int, list[int]] = {}
+    for index, site in enumerate(copies):
+        guards = [c for c in site.context if isinstance(c, ContextGuard) and c.holds and isinstance(c.cond, Compare)
+                  and c.cond.op == "==" and isinstance(c.cond.lhs, Var)
+                  and display_name(c.cond.lhs.name).startswith(REMAINDER_MARK)]
+        k = ops.const_int(guards[-1].cond.rhs) if guards and isinstance(guards[-1].cond, Compare) else None
+        if k is None or not 0 < k < stages:
+            return None
+        arms.setdefault(k, []).append(index)
+    if any(len(members) != k for k, members in arms.items()):
+        return None
+    step = ops.const_int(ctx.step)
+    assert step is not None and step > 0  # the caller checked
+    extent = ctx.stop if ops.const_int(ctx.start) == 0 else BinOp("-", ctx.stop, ctx.start)
+    trip = extent if step == 1 else BinOp("//", BinOp("+", extent, Const(step - 1)), Const(step))
+    main_end: Expr = BinOp("*", BinOp("//", trip, Const(stages)), Const(stages * step))
+    if ops.const_int(ctx.start) != 0:
+        main_end = BinOp("+", ctx.start, main_end)
+    out: list[Expr] = [Const(0)] * len(copies)
+    for members in arms.values():
+        for j, index in enumerate(members):
+            out[index] = BinOp("+", main_end, Const(j * step)) if j else main_end
     return out
 
 
