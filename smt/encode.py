@@ -1119,10 +1119,11 @@ class ChainEncoding:
                              "not a literal")
                 unknown = True
                 continue
-            # a block of a reshaped, dynamic or loop-yielded tensor at an offset read from a tensor: a
-            # pipeline clone renames the read (`idx_blk_id_1`), so the read is encoded as a function of its
-            # indices on both sides (`ExprEncoder.functional`), never as the name the clone gave it
-            at = enc.functional() if _term_root(operand) and S.reads_tensors(
+            # a block of a reshaped, dynamic or loop-yielded tensor, or any block in a copy of a loop's body
+            # (`S.AccSite.copy`), at an offset read from a tensor: a pipeline clone renames the read
+            # (`idx_blk_id_1`), so the read is encoded as a function of its indices on both sides
+            # (`ExprEncoder.functional`), never as the name the clone gave it
+            at = enc.functional() if (_term_root(operand) or self.site.copy) and S.reads_tensors(
                 enc.symbols.scalars, (*operand.offsets, *operand.root_args), self._loop_vars) else enc
             offsets, extents = _block_terms(operand, kdim, mad, at, sub_block)
             instance = tuple(at.int_(a) for a in operand.root_args)
@@ -1135,7 +1136,7 @@ class ChainEncoding:
                 # its K block is the block's (the product term keeps the cast's own root, PV105 compares it)
                 tk = through.dims[operand.dims.index(kdim)]
                 if all(e is not None for e in through.extents) and tk not in through.narrowed:
-                    at = enc.functional() if _term_root(through) and S.reads_tensors(
+                    at = enc.functional() if (_term_root(through) or self.site.copy) and S.reads_tensors(
                         enc.symbols.scalars, (*through.offsets, *through.root_args), self._loop_vars) else enc
                     block, bk = through, tk
                     offsets, extents = _block_terms(through, tk, mad, at, sub_block)

@@ -296,6 +296,11 @@ class AccSite:
     """(context loop variable, expression in the source's scalars) of a source site matched with a copy in
     the run-time remainder of a pipeline whose bounds are not literals (LowerPipelineLoops' cascade
     `if unroll_rem == k:` of k copies): copy j stands for `start + (trip // F) * F * step + j * step`."""
+    copy: bool = False
+    """The lowered site of a copy of a loop's body at a shifted, literal or computed iteration (a clone of a
+    replicated loop, a tail or remainder copy), or the source site matched with one: a table read the copy
+    re-does under a name of its own (`page_1 = pl.read(table, [p + 1])`) is encoded on both sides as a function
+    of its indices (`encode.ExprEncoder.functional`), so the copy's read is the source's at that iteration."""
     context_names: tuple[tuple[str, str], ...] = ()
     """(context loop variable, source name) of a lowered site in a clone whose loops the lowering renamed
     (`d0` → `d0_1` in clone 1 of a replicated outer loop): the clone's loop is the source's, one symbol."""
@@ -1772,8 +1777,9 @@ def _shift_clones(pairs: list[Pair]) -> list[Pair]:
     for index, (pair, shift, fixed, computed) in enumerate(zip(pairs, offsets, values, exprs)):
         if shift or fixed or computed:
             assert pair.source is not None  # all stay empty for a pair without a source site
-            pair = Pair(pair.lowered, replace(pair.source, context_offsets=tuple(shift), context_values=tuple(fixed),
-                                              context_exprs=tuple(computed)))
+            pair = Pair(replace(pair.lowered, copy=True),
+                        replace(pair.source, context_offsets=tuple(shift), context_values=tuple(fixed),
+                                context_exprs=tuple(computed), copy=True))
         if renamed.get(index):
             pair = Pair(replace(pair.lowered, context_names=tuple(renamed[index].items())), pair.source)
         out.append(pair)
