@@ -888,38 +888,83 @@ class _Origins:
         return self.memo[v.name]
 
     def why(self, expr: Expr | None) -> str:
-        """Why *expr* (a MAD operand `of` gives None for) is not traced to a root, in the source's words."""
+        """Why *expr* (a MAD operand `of` gives None for) is not traced to a root, in the source's words: the
+        values it is computed from, down to the first one that is not traced, then `not modelled: <the
+        construct>` (issue 13)."""
         if isinstance(expr, Call):
-            return f"it is computed inline by `{expr.op}`, whose blocks are not modelled"
+            return f"it is {self._path(expr, 0)}"
         v = var_like(expr)
         if v is None:
             return "it is not a named value"
+        return self._path(expr, 0)
+
+    def _path(self, expr: Expr, depth: int) -> str:
+        """*expr* and the untraced values it is computed from, in order, ending with what is not modelled."""
+        if isinstance(expr, Call):
+            inner = self._untraced_input(expr) if depth < 32 else None
+            if inner is not None:
+                return f"a `{expr.op}` computed inline from {self._path(inner, depth + 1)}"
+            return f"a `{expr.op}` computed inline; not modelled: {self._unmodelled_op(expr, None)}"
+        v = var_like(expr)
+        if v is None:
+            return "a value that is not named"
         name = display_name(v.name)
         if isinstance(v, IterArg) or v.name in self.carried_in:
-            return f"`{name}` is a value a loop carries (computed in the loop)"
+            return f"`{name}`, a value a loop carries; not modelled: a tile computed across the iterations of a loop"
         if v.name in self.params:
             t = self.params[v.name].type
-            return (f"`{name}` is a parameter the model does not trace ({'no type stated' if t is None else t})")
+            return f"`{name}`, a parameter the model does not trace ({'no type stated' if t is None else t})"
         found = self.results.get(v.name)
         if found is not None:
-            return f"`{name}` is a value a loop or `if` at line {found[0].span.line} yields, not a GM buffer"
+            loop = isinstance(found[0], For)
+            return (f"`{name}`, a value the {'loop' if loop else '`if`'} at line {found[0].span.line} yields (not a "
+                    f"GM buffer); not modelled: a tile computed across "
+                    f"{'the iterations of a loop' if loop else 'the arms of an `if`'}")
         stmt = self.defs.get(v.name)
         if stmt is None:
-            return f"`{name}` has no definition in the function"
+            return f"`{name}`, which has no definition in the function"
         value = stmt.value
-        if isinstance(value, Call):
-            if value.op in ops.ALL_MADS:
-                return f"`{name}` is the result of a matmul at line {stmt.span.line} read inside another chain"
-            base = var_like(value.args[0]) if value.args else None
-            if value.op in (ops.T_SLICE, ops.LOAD, ops.EXTRACT, ops.MOVE, "tensor.move", ops.TRANSPOSE_VIEW,
-                            ops.T_RESHAPE, "tile.reshape", *_SET_VALIDSHAPE) and base is not None:
-                inner = self.why(base) if self.of(base) is None else \
-                    "its window, shape or view of the operand is not one the model follows"
-                return f"it is `{value.op}` of `{display_name(base.name)}` (line {stmt.span.line}): {inner}"
-            return f"`{name}` is computed by `{value.op}` at line {stmt.span.line}, whose blocks are not modelled"
-        if var_like(value) is not None:
-            return self.why(value)
-        return f"`{name}` is not traced to a GM tensor or buffer"
+        if var_like(value) is not None and depth < 32:
+            return self._path(value, depth + 1)
+        if not isinstance(value, Call):
+            return f"`{name}`, which is not traced to a GM tensor or buffer"
+        at = f"at line {stmt.span.line}"
+        if value.op in ops.ALL_MADS:
+            return (f"`{name}`, the result of the matmul {at} read inside another chain; not modelled: the sum of a "
+                    "chain of several MADs read as an operand (only a one-MAD product is traced)")
+        base = var_like(value.args[0]) if value.args else None
+        if value.op in (ops.T_SLICE, ops.TILE_SLICE, ops.LOAD, ops.EXTRACT, ops.MOVE, "tensor.move",
+                        ops.TRANSPOSE_VIEW, ops.T_RESHAPE, "tile.reshape", *_SET_VALIDSHAPE) and base is not None:
+            if self.of(base) is not None or depth >= 32:
+                return f"`{name}`, `{value.op}` of `{display_name(base.name)}` {at}; not modelled: that window, shape or view"
+            return f"`{name}`, `{value.op}` {at} of {self._path(base, depth + 1)}"
+        operand = self._untraced_input(value) if depth < 32 else None
+        if operand is not None:
+            return f"`{name}`, computed by `{value.op}` {at} from {self._path(operand, depth + 1)}"
+        return f"`{name}`, computed by `{value.op}` {at}; not modelled: {self._unmodelled_op(value, v.name)}"
+
+    def _untraced_input(self, call: Call) -> Expr | None:
+        """The first tile / tensor operand of *call* (a name, or a call nested in it) that is not traced."""
+        for arg in call.args:
+            if isinstance(arg, Call):
+                t = ops.infer_call_type(arg, self.types)
+                if isinstance(t, (TileType, TensorType)) and arg.op not in ops.ALL_MADS \
+                        and (self._untraced_input(arg) is not None or self.of(arg) is None):
+                    return arg
+                continue
+            v = var_like(arg)
+            if v is not None and isinstance(self.types.get(v.name), (TileType, TensorType)) and self.of(arg) is None:
+                return arg
+        return None
+
+    def _unmodelled_op(self, call: Call, name: str | None) -> str:
+        """What about *call* (whose operands are all traced) the model does not follow."""
+        t = self.types.get(name) if name is not None else ops.infer_call_type(call, self.types)
+        if not isinstance(t, (TileType, TensorType)):
+            return f"`{call.op}` whose result shape is not known"
+        if call.op in (ops.T_RESHAPE, "tile.reshape"):
+            return "a reshape that is not a block of its operand"
+        return f"the blocks of `{call.op}`"
 
     def _rank(self, name: str) -> int | None:
         t = self.types.get(name)
