@@ -843,9 +843,11 @@ class _Origins:
     def __init__(self, fn: Function, types: dict[str, Type], defs: dict[str, Assign],
                  chains: list[tuple[frozenset[str], Assign]] = ()) -> None:  # type: ignore[assignment]
         self.types = types
-        self.products = _single_products(chains, defs)
+        self.products: dict[str, tuple[Call, ...]] = {m: (c,) for m, c in _single_products(chains, defs).items()}
         """Every value of a chain made by one source MAD (a one-step product, or its lowering's L0 blocks) ->
         a MAD of it: the product is named by that MAD's position and its operands' blocks off K."""
+        self.products.update(_straight_sums(chains, defs))
+        """The last value of a straight-line chain of MADs at distinct positions -> those MADs, in order."""
         self.defs = defs
         self.params: dict[str, Param] = {p.name: p for p in fn.params}
         self.memo: dict[str, Operand | None] = {}
@@ -1093,29 +1095,35 @@ class _Origins:
         return Operand(src.root, tuple(root_offsets), tuple(root_extents), src.dims[dropped:], src.root_args,
                        src.root_shape, src.narrowed)
 
-    def _product(self, name: str, mad: Call) -> Operand | None:
+    def _product(self, name: str, mads: tuple[Call, ...]) -> Operand | None:
         """The value of a one-MAD chain read outside it (`qk_raw = pl.matmul(q, kv)` then `pl.exp(...)` of
-        it): an opaque root named by the MAD's position, identified by where its operands lie off their K
-        dimension. Its lowering may split K into L0 blocks (matmul_acc's of one span); that the blocks add
-        up to the source's product is the chain's own obligation (PV105 / PV106 on its site)."""
-        parts = ops.matmul_parts(mad)
-        lhs, rhs = self.of(parts.lhs), self.of(parts.rhs)
-        if lhs is None or rhs is None or len(lhs.dims) < 2 or len(rhs.dims) < 2:
-            return None
-        t = self.types.get(name)
-        shape: tuple[int | None, ...] | None = ops.static_shape(t.shape) if isinstance(t, (TileType, TensorType)) else None
-        if shape is None:
-            # a carry or phi of the chain has no type of its own here: the product's [M, N] from its operands
-            lhs_shape = [lhs.extents[r] for r in lhs.dims]
-            rhs_shape = [rhs.extents[r] for r in rhs.dims]
-            shape = (lhs_shape[-1 if parts.a_trans else -2], rhs_shape[-2 if parts.b_trans else -1])
-        lk = lhs.dims[-2 if parts.a_trans else -1]
-        rk = rhs.dims[-1 if parts.b_trans else -2]
-        args: list[Expr] = [*lhs.root_args, *(o for d, o in enumerate(lhs.offsets) if d != lk),
-                            *rhs.root_args, *(o for d, o in enumerate(rhs.offsets) if d != rk)]
-        span = mad.span
-        return Operand(f"matmul@{span.line}:{span.col}", tuple(Const(0) for _ in shape), shape,
-                       tuple(range(len(shape))), tuple(args), shape)
+        it), or the last value of a straight-line chain of MADs (`s = pl.matmul(q[:, 0:D], k0)`, `s =
+        pl.matmul_acc(s, q[:, D:2 * D], k1)`): an opaque root named by the MADs' positions, identified by where
+        their operands lie off their K dimension. Its lowering may split K into L0 blocks (matmul_acc's of one
+        span); that the blocks add up to the source's sum is the chain's own obligation (PV105 / PV106 on its
+        site)."""
+        args: list[Expr] = []
+        shape: tuple[int | None, ...] | None = None
+        for mad in mads:
+            parts = ops.matmul_parts(mad)
+            lhs, rhs = self.of(parts.lhs), self.of(parts.rhs)
+            if lhs is None or rhs is None or len(lhs.dims) < 2 or len(rhs.dims) < 2:
+                return None
+            if shape is None:
+                t = self.types.get(name)
+                shape = ops.static_shape(t.shape) if isinstance(t, (TileType, TensorType)) else None
+            if shape is None:
+                # a carry or phi of the chain has no type of its own here: the product's [M, N] from its operands
+                lhs_shape = [lhs.extents[r] for r in lhs.dims]
+                rhs_shape = [rhs.extents[r] for r in rhs.dims]
+                shape = (lhs_shape[-1 if parts.a_trans else -2], rhs_shape[-2 if parts.b_trans else -1])
+            lk = lhs.dims[-2 if parts.a_trans else -1]
+            rk = rhs.dims[-1 if parts.b_trans else -2]
+            args += [*lhs.root_args, *(o for d, o in enumerate(lhs.offsets) if d != lk),
+                     *rhs.root_args, *(o for d, o in enumerate(rhs.offsets) if d != rk)]
+        assert shape is not None  # mads is never empty
+        root = "matmul@" + "+".join(f"{m.span.line}:{m.span.col}" for m in mads)
+        return Operand(root, tuple(Const(0) for _ in shape), shape, tuple(range(len(shape))), tuple(args), shape)
 
     def _whole_store(self, value: Expr, offsets: Expr, dst: Expr) -> bool:
         """`tile.store(value, offsets, dst)` writes every element of *dst*: zero offsets, the same static
@@ -1327,6 +1335,42 @@ def _single_products(chains: list[tuple[frozenset[str], Assign]], defs: dict[str
             continue
         for m in members:
             out[m] = mads[0]
+    return out
+
+
+def _straight_sums(chains: list[tuple[frozenset[str], Assign]], defs: dict[str, Assign]
+                   ) -> dict[str, tuple[Call, ...]]:
+    """The last value of each chain that is a straight line of MADs at distinct call positions (no loop carry,
+    phi, copy or create among its values; no bias): one `matmul`, then `matmul_acc`s without `init_cond`, each
+    accumulating the one before -> those MADs in order. Its value is their sum, whatever the lowering does
+    inside the chain (PV105 compares it with the source's); the values before the last are partial sums, never
+    named so."""
+    out: dict[str, tuple[Call, ...]] = {}
+    for members, _ in chains:
+        calls: dict[str, Call] = {}
+        for m in members:
+            stmt = defs.get(m)
+            if stmt is None or not isinstance(stmt.value, Call) or stmt.value.op not in ops.ALL_MADS:
+                break
+            calls[m] = stmt.value
+        else:
+            fresh = [m for m, c in calls.items() if c.op in ops.FRESH_MADS]
+            follows: dict[str, str] = {}
+            for m, c in calls.items():
+                parts = ops.matmul_parts(c)
+                acc = var_like(parts.acc) if c.op in ops.ACC_MADS and parts.init_cond is None else None
+                if acc is not None and acc.name in calls and acc.name not in follows:
+                    follows[acc.name] = m
+            if len(calls) < 2 or len(fresh) != 1 or len(follows) != len(calls) - 1:
+                continue
+            order = [fresh[0]]
+            while order[-1] in follows:
+                order.append(follows[order[-1]])
+            mads = tuple(calls[m] for m in order)
+            if len(order) != len(calls) or len({(c.span.line, c.span.col) for c in mads}) != len(mads) \
+                    or not all(c.span.line for c in mads):
+                continue
+            out[order[-1]] = mads
     return out
 
 
