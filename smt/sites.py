@@ -758,8 +758,9 @@ def _pin_bare_windows(fn: Function, env: dict[str, Type]) -> None:
                 t = env.get(o.name) if o is not None else None
                 dtypes.setdefault(v.name, set()).add(t.dtype if isinstance(t, (TileType, TensorType)) else None)
     for name, found in dtypes.items():
-        if len(found) == 1 and None not in found:
-            env[name] = TensorType(windows[name], found.pop())
+        dtype = next(iter(found)) if len(found) == 1 else None
+        if dtype is not None:
+            env[name] = TensorType(windows[name], dtype)
 
 
 def carries_and_phis(fn: Function, scalar: Callable[[str, Expr | None], bool]
@@ -895,8 +896,7 @@ class _Origins:
         construct>` (issue 13)."""
         if isinstance(expr, Call):
             return f"it is {self._path(expr, 0)}"
-        v = var_like(expr)
-        if v is None:
+        if expr is None or var_like(expr) is None:
             return "it is not a named value"
         return self._path(expr, 0)
 
