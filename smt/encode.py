@@ -551,6 +551,9 @@ class Symbols:
     values: dict[str, int] = field(default_factory=dict)
     """SSA name -> the literal it stands for (`sites.AccSite.context_values`: a source loop variable seen
     from a copy the lowering made at a literal iteration)."""
+    exprs: dict[str, Expr] = field(default_factory=dict)
+    """SSA name -> the expression of this side's scalars it stands for (`sites.AccSite.context_exprs`: a
+    source loop variable seen from a copy in a pipeline's run-time remainder)."""
 
     def symbol(self, ssa: str) -> Term:
         if ssa in self.values:
@@ -675,6 +678,9 @@ class ExprEncoder:
         elif ssa in scalars.phis:
             self.memo[ssa] = const(MARK + "cycle." + ssa)
             t = self._phi(ssa, scalars.phis[ssa])
+        elif definition is None and ssa in self.symbols.exprs:
+            self.memo[ssa] = const(MARK + "cycle." + ssa)
+            t = self.int_(self.symbols.exprs[ssa])
         elif definition is None and self.functional_reads and ssa in scalars.casts:
             t = self._call(scalars.casts[ssa], ssa)
         elif definition is None:
@@ -1113,10 +1119,11 @@ class ChainEncoding:
                              "not a literal")
                 unknown = True
                 continue
-            # a block of a reshaped, dynamic or loop-yielded tensor at an offset read from a tensor: a
-            # pipeline clone renames the read (`idx_blk_id_1`), so the read is encoded as a function of its
-            # indices on both sides (`ExprEncoder.functional`), never as the name the clone gave it
-            at = enc.functional() if _term_root(operand) and S.reads_tensors(
+            # a block of a reshaped, dynamic or loop-yielded tensor, or any block in a copy of a loop's body
+            # (`S.AccSite.copy`), at an offset read from a tensor: a pipeline clone renames the read
+            # (`idx_blk_id_1`), so the read is encoded as a function of its indices on both sides
+            # (`ExprEncoder.functional`), never as the name the clone gave it
+            at = enc.functional() if (_term_root(operand) or self.site.copy) and S.reads_tensors(
                 enc.symbols.scalars, (*operand.offsets, *operand.root_args), self._loop_vars) else enc
             offsets, extents = _block_terms(operand, kdim, mad, at, sub_block)
             instance = tuple(at.int_(a) for a in operand.root_args)
@@ -1129,7 +1136,7 @@ class ChainEncoding:
                 # its K block is the block's (the product term keeps the cast's own root, PV105 compares it)
                 tk = through.dims[operand.dims.index(kdim)]
                 if all(e is not None for e in through.extents) and tk not in through.narrowed:
-                    at = enc.functional() if _term_root(through) and S.reads_tensors(
+                    at = enc.functional() if (_term_root(through) or self.site.copy) and S.reads_tensors(
                         enc.symbols.scalars, (*through.offsets, *through.root_args), self._loop_vars) else enc
                     block, bk = through, tk
                     offsets, extents = _block_terms(through, tk, mad, at, sub_block)

@@ -133,7 +133,7 @@ class Side:
 
 def _symbols(site: S.AccSite, tag: str) -> E.Symbols:
     return E.Symbols(site.scalars, tag, names=dict(site.context_names), offsets=dict(site.context_offsets),
-                     values=dict(site.context_values))
+                     values=dict(site.context_values), exprs=dict(site.context_exprs))
 
 
 _SIDES: dict[tuple[int, str], tuple[S.AccSite, Side]] = {}

@@ -279,8 +279,8 @@ def _reads(fn: Function, call: Call, shapes: Shapes, context: tuple[bounds.Loop 
             axes = tuple(d for d in range(len(held.dims)) if not same_dims((held.valid[d],), (held.dims[d],)))
             v = var_like(value)
             shown = display_name(v.name) if v is not None else _text(value, shapes) if isinstance(value, Call) else "?"
-            why = (f"the valid region pypto gives `{shown}` is not tracked, so the {name} is taken to move its whole "
-                   "shape, padding included")
+            why = (f"not modelled: the valid region pypto gives `{shown}` (a value computed from a padded one), so "
+                   f"the {name} is taken to move its whole shape, padding included")
             out.append(replace(_read(fn, call, value, shapes, axes, held.dims, held.valid, held.dims, context, span),
                                approximations=(why,)))
         return out

@@ -57,7 +57,7 @@ from typing import Union
 
 from pypto_verify import ops
 from pypto_verify.ir import (
-    NO_SPAN, Assign, BinOp, BoolOp, Call, Compare, Const, Eval, Expr, For, Function, If, IterArg,
+    NO_SPAN, Assign, BinOp, BoolOp, Call, Compare, Const, DType, Eval, Expr, For, Function, If, IterArg,
     ListExpr, LoopKind, MemSpace, Module, Param, Return, ScalarType, Scope, Span, Stmt, TensorType, TileType,
     TupleExpr, Type, UnaryOp, Var, Yield, display_name, final_yield, map_stmt_exprs, map_stmts, stmt_exprs, type_env,
     var_like, walk_exprs,
@@ -292,6 +292,15 @@ class AccSite:
     context_values: tuple[tuple[str, int], ...] = ()
     """(context loop variable, value) of a source site matched with a copy the lowering made with the
     loop variable replaced by a literal: a pipeline's static tail clone, an unrolled copy."""
+    context_exprs: tuple[tuple[str, Expr], ...] = ()
+    """(context loop variable, expression in the source's scalars) of a source site matched with a copy in
+    the run-time remainder of a pipeline whose bounds are not literals (LowerPipelineLoops' cascade
+    `if unroll_rem == k:` of k copies): copy j stands for `start + (trip // F) * F * step + j * step`."""
+    copy: bool = False
+    """The lowered site of a copy of a loop's body at a shifted, literal or computed iteration (a clone of a
+    replicated loop, a tail or remainder copy), or the source site matched with one: a table read the copy
+    re-does under a name of its own (`page_1 = pl.read(table, [p + 1])`) is encoded on both sides as a function
+    of its indices (`encode.ExprEncoder.functional`), so the copy's read is the source's at that iteration."""
     context_names: tuple[tuple[str, str], ...] = ()
     """(context loop variable, source name) of a lowered site in a clone whose loops the lowering renamed
     (`d0` → `d0_1` in clone 1 of a replicated outer loop): the clone's loop is the source's, one symbol."""
@@ -679,10 +688,12 @@ def _walk_into(body: tuple[Stmt, ...], out: list[Stmt]) -> None:
 
 def _types(fn: Function) -> dict[str, Type]:
     """Every name's type: annotations, then `ops.infer_call_type`, copies, iter_args, loop results and if
-    results (rounds to a fixpoint, so a loop body sees types defined after it in an earlier round)."""
+    results, and the windows of a bare `pl.Tensor` that are MAD operands (`_pin_bare_windows`) — in rounds to
+    a fixpoint, so a loop body sees types defined after it in an earlier round."""
     env = type_env(fn)
     for _ in range(16):  # to a fixpoint: each round types what the last one's carries and phis made known
         known = len(env)
+        _pin_bare_windows(fn, env)
         for stmt in _walk(fn.body):
             if isinstance(stmt, Assign) and stmt.target.name not in env:
                 value = stmt.value
@@ -714,6 +725,42 @@ def _types(fn: Function) -> dict[str, Type]:
         if len(env) == known:
             break
     return env
+
+
+def _pin_bare_windows(fn: Function, env: dict[str, Type]) -> None:
+    """Type each window `x[a:b, c:d]` of a run-time shaped parameter (a bare `pl.Tensor` of a `pl.jit` entry)
+    that is a MAD operand as the lowering does (`convert_tensor_to_tile_ops._pin_runtime_operands`): the slice's
+    own shape and the other operand's dtype (pypto's tile.matmul / matmul_acc require identical lhs and rhs
+    dtypes); left untyped when the other operands' dtypes are unknown or differ. Without it, every value
+    computed from such a window (a product, a softmax of it, its cast) has no shape here, and no block."""
+    runtime = {p.name for p in fn.params if p.runtime_shaped}
+    if not runtime:
+        return
+    windows: dict[str, tuple[Expr, ...]] = {}
+    mads: list[Call] = []
+    for stmt in _walk(fn.body):
+        if not isinstance(stmt, Assign) or not isinstance(stmt.value, Call):
+            continue
+        call = stmt.value
+        if stmt.target.name not in env and call.op == ops.T_SLICE and len(call.args) >= 3 \
+                and (v := var_like(call.args[0])) is not None and v.name in runtime \
+                and isinstance(call.args[1], ListExpr):
+            windows[stmt.target.name] = tuple(call.args[1].items)
+        elif call.op in ops.TENSOR_MADS:
+            mads.append(call)
+    dtypes: dict[str, set[DType | None]] = {}
+    for call in mads:
+        parts = ops.matmul_parts(call)
+        for operand, other in ((parts.lhs, parts.rhs), (parts.rhs, parts.lhs)):
+            v = var_like(operand)
+            if v is not None and v.name in windows:
+                o = var_like(other)
+                t = env.get(o.name) if o is not None else None
+                dtypes.setdefault(v.name, set()).add(t.dtype if isinstance(t, (TileType, TensorType)) else None)
+    for name, found in dtypes.items():
+        dtype = next(iter(found)) if len(found) == 1 else None
+        if dtype is not None:
+            env[name] = TensorType(windows[name], dtype)
 
 
 def carries_and_phis(fn: Function, scalar: Callable[[str, Expr | None], bool]
@@ -797,9 +844,11 @@ class _Origins:
     def __init__(self, fn: Function, types: dict[str, Type], defs: dict[str, Assign],
                  chains: list[tuple[frozenset[str], Assign]] = ()) -> None:  # type: ignore[assignment]
         self.types = types
-        self.products = _single_products(chains, defs)
+        self.products: dict[str, tuple[Call, ...]] = {m: (c,) for m, c in _single_products(chains, defs).items()}
         """Every value of a chain made by one source MAD (a one-step product, or its lowering's L0 blocks) ->
         a MAD of it: the product is named by that MAD's position and its operands' blocks off K."""
+        self.products.update(_straight_sums(chains, defs))
+        """The last value of a straight-line chain of MADs at distinct positions -> those MADs, in order."""
         self.defs = defs
         self.params: dict[str, Param] = {p.name: p for p in fn.params}
         self.memo: dict[str, Operand | None] = {}
@@ -842,38 +891,82 @@ class _Origins:
         return self.memo[v.name]
 
     def why(self, expr: Expr | None) -> str:
-        """Why *expr* (a MAD operand `of` gives None for) is not traced to a root, in the source's words."""
+        """Why *expr* (a MAD operand `of` gives None for) is not traced to a root, in the source's words: the
+        values it is computed from, down to the first one that is not traced, then `not modelled: <the
+        construct>` (issue 13)."""
         if isinstance(expr, Call):
-            return f"it is computed inline by `{expr.op}`, whose blocks are not modelled"
+            return f"it is {self._path(expr, 0)}"
+        if expr is None or var_like(expr) is None:
+            return "it is not a named value"
+        return self._path(expr, 0)
+
+    def _path(self, expr: Expr, depth: int) -> str:
+        """*expr* and the untraced values it is computed from, in order, ending with what is not modelled."""
+        if isinstance(expr, Call):
+            inner = self._untraced_input(expr) if depth < 32 else None
+            if inner is not None:
+                return f"a `{expr.op}` computed inline from {self._path(inner, depth + 1)}"
+            return f"a `{expr.op}` computed inline; not modelled: {self._unmodelled_op(expr, None)}"
         v = var_like(expr)
         if v is None:
-            return "it is not a named value"
+            return "a value that is not named"
         name = display_name(v.name)
         if isinstance(v, IterArg) or v.name in self.carried_in:
-            return f"`{name}` is a value a loop carries (computed in the loop)"
+            return f"`{name}`, a value a loop carries; not modelled: a tile computed across the iterations of a loop"
         if v.name in self.params:
             t = self.params[v.name].type
-            return (f"`{name}` is a parameter the model does not trace ({'no type stated' if t is None else t})")
+            return f"`{name}`, a parameter the model does not trace ({'no type stated' if t is None else t})"
         found = self.results.get(v.name)
         if found is not None:
-            return f"`{name}` is a value a loop or `if` at line {found[0].span.line} yields, not a GM buffer"
+            loop = isinstance(found[0], For)
+            return (f"`{name}`, a value the {'loop' if loop else '`if`'} at line {found[0].span.line} yields (not a "
+                    f"GM buffer); not modelled: a tile computed across "
+                    f"{'the iterations of a loop' if loop else 'the arms of an `if`'}")
         stmt = self.defs.get(v.name)
         if stmt is None:
-            return f"`{name}` has no definition in the function"
+            return f"`{name}`, which has no definition in the function"
         value = stmt.value
-        if isinstance(value, Call):
-            if value.op in ops.ALL_MADS:
-                return f"`{name}` is the result of a matmul at line {stmt.span.line} read inside another chain"
-            base = var_like(value.args[0]) if value.args else None
-            if value.op in (ops.T_SLICE, ops.LOAD, ops.EXTRACT, ops.MOVE, "tensor.move", ops.TRANSPOSE_VIEW,
-                            ops.T_RESHAPE, "tile.reshape", *_SET_VALIDSHAPE) and base is not None:
-                inner = self.why(base) if self.of(base) is None else \
-                    "its window, shape or view of the operand is not one the model follows"
-                return f"it is `{value.op}` of `{display_name(base.name)}` (line {stmt.span.line}): {inner}"
-            return f"`{name}` is computed by `{value.op}` at line {stmt.span.line}, whose blocks are not modelled"
-        if var_like(value) is not None:
-            return self.why(value)
-        return f"`{name}` is not traced to a GM tensor or buffer"
+        if var_like(value) is not None and depth < 32:
+            return self._path(value, depth + 1)
+        if not isinstance(value, Call):
+            return f"`{name}`, which is not traced to a GM tensor or buffer"
+        at = f"at line {stmt.span.line}"
+        if value.op in ops.ALL_MADS:
+            return (f"`{name}`, the result of the matmul {at} read inside another chain; not modelled: the sum of a "
+                    "chain of several MADs read as an operand (only a one-MAD product is traced)")
+        base = var_like(value.args[0]) if value.args else None
+        if value.op in (ops.T_SLICE, ops.TILE_SLICE, ops.LOAD, ops.EXTRACT, ops.MOVE, "tensor.move",
+                        ops.TRANSPOSE_VIEW, ops.T_RESHAPE, "tile.reshape", *_SET_VALIDSHAPE) and base is not None:
+            if self.of(base) is not None or depth >= 32:
+                return f"`{name}`, `{value.op}` of `{display_name(base.name)}` {at}; not modelled: that window, shape or view"
+            return f"`{name}`, `{value.op}` {at} of {self._path(base, depth + 1)}"
+        operand = self._untraced_input(value) if depth < 32 else None
+        if operand is not None:
+            return f"`{name}`, computed by `{value.op}` {at} from {self._path(operand, depth + 1)}"
+        return f"`{name}`, computed by `{value.op}` {at}; not modelled: {self._unmodelled_op(value, v.name)}"
+
+    def _untraced_input(self, call: Call) -> Expr | None:
+        """The first tile / tensor operand of *call* (a name, or a call nested in it) that is not traced."""
+        for arg in call.args:
+            if isinstance(arg, Call):
+                t = ops.infer_call_type(arg, self.types)
+                if isinstance(t, (TileType, TensorType)) and arg.op not in ops.ALL_MADS \
+                        and (self._untraced_input(arg) is not None or self.of(arg) is None):
+                    return arg
+                continue
+            v = var_like(arg)
+            if v is not None and isinstance(self.types.get(v.name), (TileType, TensorType)) and self.of(arg) is None:
+                return arg
+        return None
+
+    def _unmodelled_op(self, call: Call, name: str | None) -> str:
+        """What about *call* (whose operands are all traced) the model does not follow."""
+        t = self.types.get(name) if name is not None else ops.infer_call_type(call, self.types)
+        if not isinstance(t, (TileType, TensorType)):
+            return f"`{call.op}` whose result shape is not known"
+        if call.op in (ops.T_RESHAPE, "tile.reshape"):
+            return "a reshape that is not a block of its operand"
+        return f"the blocks of `{call.op}`"
 
     def _rank(self, name: str) -> int | None:
         t = self.types.get(name)
@@ -906,7 +999,9 @@ class _Origins:
             return None
         call = value
         args = call.args
-        if call.op in (ops.T_SLICE,) and len(args) >= 3:
+        if call.op in (ops.T_SLICE, ops.TILE_SLICE) and len(args) >= 3:
+            # `tile.slice` is pypto's zero-copy view of a tile (`pto.subview`): the lowering of a tensor slice of
+            # a value computed on chip, the same block at the same offsets
             return self._window(self.of(args[0]), args[2], args[1], self._rank(name))
         if call.op == ops.LOAD and len(args) >= 3:
             store = self.bridged.get(name)
@@ -936,7 +1031,7 @@ class _Origins:
                 return self.of(through)
             src = self.of(args[0])
             kept = self._reshape(src, args[1])
-            if kept is None and src is not None and not src.root_args and call.op == ops.T_RESHAPE:
+            if kept is None and src is not None:
                 return self._opaque(name, stmt, call)
             return kept
         if call.op in ops.ALL_MADS:
@@ -1000,29 +1095,35 @@ class _Origins:
         return Operand(src.root, tuple(root_offsets), tuple(root_extents), src.dims[dropped:], src.root_args,
                        src.root_shape, src.narrowed)
 
-    def _product(self, name: str, mad: Call) -> Operand | None:
+    def _product(self, name: str, mads: tuple[Call, ...]) -> Operand | None:
         """The value of a one-MAD chain read outside it (`qk_raw = pl.matmul(q, kv)` then `pl.exp(...)` of
-        it): an opaque root named by the MAD's position, identified by where its operands lie off their K
-        dimension. Its lowering may split K into L0 blocks (matmul_acc's of one span); that the blocks add
-        up to the source's product is the chain's own obligation (PV105 / PV106 on its site)."""
-        parts = ops.matmul_parts(mad)
-        lhs, rhs = self.of(parts.lhs), self.of(parts.rhs)
-        if lhs is None or rhs is None or len(lhs.dims) < 2 or len(rhs.dims) < 2:
-            return None
-        t = self.types.get(name)
-        shape: tuple[int | None, ...] | None = ops.static_shape(t.shape) if isinstance(t, (TileType, TensorType)) else None
-        if shape is None:
-            # a carry or phi of the chain has no type of its own here: the product's [M, N] from its operands
-            lhs_shape = [lhs.extents[r] for r in lhs.dims]
-            rhs_shape = [rhs.extents[r] for r in rhs.dims]
-            shape = (lhs_shape[-1 if parts.a_trans else -2], rhs_shape[-2 if parts.b_trans else -1])
-        lk = lhs.dims[-2 if parts.a_trans else -1]
-        rk = rhs.dims[-1 if parts.b_trans else -2]
-        args: list[Expr] = [*lhs.root_args, *(o for d, o in enumerate(lhs.offsets) if d != lk),
-                            *rhs.root_args, *(o for d, o in enumerate(rhs.offsets) if d != rk)]
-        span = mad.span
-        return Operand(f"matmul@{span.line}:{span.col}", tuple(Const(0) for _ in shape), shape,
-                       tuple(range(len(shape))), tuple(args), shape)
+        it), or the last value of a straight-line chain of MADs (`s = pl.matmul(q[:, 0:D], k0)`, `s =
+        pl.matmul_acc(s, q[:, D:2 * D], k1)`): an opaque root named by the MADs' positions, identified by where
+        their operands lie off their K dimension. Its lowering may split K into L0 blocks (matmul_acc's of one
+        span); that the blocks add up to the source's sum is the chain's own obligation (PV105 / PV106 on its
+        site)."""
+        args: list[Expr] = []
+        shape: tuple[int | None, ...] | None = None
+        for mad in mads:
+            parts = ops.matmul_parts(mad)
+            lhs, rhs = self.of(parts.lhs), self.of(parts.rhs)
+            if lhs is None or rhs is None or len(lhs.dims) < 2 or len(rhs.dims) < 2:
+                return None
+            if shape is None:
+                t = self.types.get(name)
+                shape = ops.static_shape(t.shape) if isinstance(t, (TileType, TensorType)) else None
+            if shape is None:
+                # a carry or phi of the chain has no type of its own here: the product's [M, N] from its operands
+                lhs_shape = [lhs.extents[r] for r in lhs.dims]
+                rhs_shape = [rhs.extents[r] for r in rhs.dims]
+                shape = (lhs_shape[-1 if parts.a_trans else -2], rhs_shape[-2 if parts.b_trans else -1])
+            lk = lhs.dims[-2 if parts.a_trans else -1]
+            rk = rhs.dims[-1 if parts.b_trans else -2]
+            args += [*lhs.root_args, *(o for d, o in enumerate(lhs.offsets) if d != lk),
+                     *rhs.root_args, *(o for d, o in enumerate(rhs.offsets) if d != rk)]
+        assert shape is not None  # mads is never empty
+        root = "matmul@" + "+".join(f"{m.span.line}:{m.span.col}" for m in mads)
+        return Operand(root, tuple(Const(0) for _ in shape), shape, tuple(range(len(shape))), tuple(args), shape)
 
     def _whole_store(self, value: Expr, offsets: Expr, dst: Expr) -> bool:
         """`tile.store(value, offsets, dst)` writes every element of *dst*: zero offsets, the same static
@@ -1137,6 +1238,15 @@ class _Origins:
         identify the block alike."""
         blocks: list[Expr] = []
         for arg in call.args:
+            if isinstance(arg, Call) and arg.op in _SET_VALIDSHAPE and arg.args:
+                # a view of its operand's block (the valid region only), as `of` reads it once the lowering
+                # has hoisted it into a statement of its own: not an op of its own on either side
+                view = self._valid_view(arg)
+                if view is None:
+                    return None
+                blocks.extend(view.root_args)
+                blocks.extend(view.offsets)
+                continue
             if isinstance(arg, Call):
                 t = ops.infer_call_type(arg, self.types)
                 if not isinstance(t, (TileType, TensorType)):
@@ -1225,6 +1335,42 @@ def _single_products(chains: list[tuple[frozenset[str], Assign]], defs: dict[str
             continue
         for m in members:
             out[m] = mads[0]
+    return out
+
+
+def _straight_sums(chains: list[tuple[frozenset[str], Assign]], defs: dict[str, Assign]
+                   ) -> dict[str, tuple[Call, ...]]:
+    """The last value of each chain that is a straight line of MADs at distinct call positions (no loop carry,
+    phi, copy or create among its values; no bias): one `matmul`, then `matmul_acc`s without `init_cond`, each
+    accumulating the one before -> those MADs in order. Its value is their sum, whatever the lowering does
+    inside the chain (PV105 compares it with the source's); the values before the last are partial sums, never
+    named so."""
+    out: dict[str, tuple[Call, ...]] = {}
+    for members, _ in chains:
+        calls: dict[str, Call] = {}
+        for m in members:
+            stmt = defs.get(m)
+            if stmt is None or not isinstance(stmt.value, Call) or stmt.value.op not in ops.ALL_MADS:
+                break
+            calls[m] = stmt.value
+        else:
+            fresh = [m for m, c in calls.items() if c.op in ops.FRESH_MADS]
+            follows: dict[str, str] = {}
+            for m, c in calls.items():
+                parts = ops.matmul_parts(c)
+                acc = var_like(parts.acc) if c.op in ops.ACC_MADS and parts.init_cond is None else None
+                if acc is not None and acc.name in calls and acc.name not in follows:
+                    follows[acc.name] = m
+            if len(calls) < 2 or len(fresh) != 1 or len(follows) != len(calls) - 1:
+                continue
+            order = [fresh[0]]
+            while order[-1] in follows:
+                order.append(follows[order[-1]])
+            mads = tuple(calls[m] for m in order)
+            if len(order) != len(calls) or len({(c.span.line, c.span.col) for c in mads}) != len(mads) \
+                    or not all(c.span.line for c in mads):
+                continue
+            out[order[-1]] = mads
     return out
 
 
@@ -1664,6 +1810,8 @@ def _shift_clones(pairs: list[Pair]) -> list[Pair]:
     """(source site, loop variable) -> the indices of the pairs whose lowered site has no such loop."""
     main_stop: dict[tuple[str, str], int] = {}
     """(source site, loop variable) -> where the replicated main loop stops (its tail clones start)."""
+    stages: dict[tuple[str, str], int] = {}
+    """(source site, loop variable) -> how many clones of the body the replicated main loop holds (F)."""
     offsets: list[list[tuple[str, int]]] = []
     for index, pair in enumerate(pairs):
         offsets.append([])
@@ -1684,12 +1832,14 @@ def _shift_clones(pairs: list[Pair]) -> list[Pair]:
             key = (pair.source.id, low.var)
             j = seen.get(key, 0)
             seen[key] = j + 1
+            stages[(pair.source.id, ctx.var)] = low_step // step
             stop = literal(low.stop)
             if stop is not None:
                 main_stop[(pair.source.id, ctx.var)] = stop
             if 0 < j < low_step // step:
                 offsets[index].append((ctx.var, j * step))
     values: list[list[tuple[str, int]]] = [[] for _ in pairs]
+    exprs: list[list[tuple[str, Expr]]] = [[] for _ in pairs]
     for (source_id, var), indices in literal_copies.items():
         # one run of copies, each with the same other context loops (a pipeline's tail clones, the
         # copies of an unrolled loop): copy j is at `base + j * step`
@@ -1699,6 +1849,12 @@ def _shift_clones(pairs: list[Pair]) -> list[Pair]:
         assert source_site is not None  # literal_copies holds only pairs with a source site
         ctx = next(c for c in source_site.context if isinstance(c, ContextLoop) and c.var == var)
         start, stop, step = literal(ctx.start), literal(ctx.stop), literal(ctx.step)
+        if len(signatures) == 1 and (start is None or stop is None) and step and step > 0 \
+                and (source_id, var) in stages:
+            found = _remainder_iterations(ctx, [pairs[i].lowered for i in indices], stages[(source_id, var)])
+            for i, iteration in zip(indices, found or ()):
+                exprs[i].append((var, iteration))
+            continue
         if len(signatures) != 1 or start is None or stop is None or not step or step < 0:
             continue
         base = main_stop.get((source_id, var), start)
@@ -1707,13 +1863,50 @@ def _shift_clones(pairs: list[Pair]) -> list[Pair]:
         for j, i in enumerate(indices):
             values[i].append((var, base + j * step))
     out: list[Pair] = []
-    for index, (pair, shift, fixed) in enumerate(zip(pairs, offsets, values)):
-        if shift or fixed:
-            assert pair.source is not None  # both stay empty for a pair without a source site
-            pair = Pair(pair.lowered, replace(pair.source, context_offsets=tuple(shift), context_values=tuple(fixed)))
+    for index, (pair, shift, fixed, computed) in enumerate(zip(pairs, offsets, values, exprs)):
+        if shift or fixed or computed:
+            assert pair.source is not None  # all stay empty for a pair without a source site
+            pair = Pair(replace(pair.lowered, copy=True),
+                        replace(pair.source, context_offsets=tuple(shift), context_values=tuple(fixed),
+                                context_exprs=tuple(computed), copy=True))
         if renamed.get(index):
             pair = Pair(replace(pair.lowered, context_names=tuple(renamed[index].items())), pair.source)
         out.append(pair)
+    return out
+
+
+REMAINDER_MARK = "unroll_rem"
+"""How `lower_pipeline_loops` names the run-time remainder of a pipeline whose bounds are not literals."""
+
+
+def _remainder_iterations(ctx: ContextLoop, copies: list[AccSite], stages: int) -> list[Expr] | None:
+    """The source iteration of each lowered copy (in program order) of the body of `ctx`'s pipeline in its
+    run-time remainder: LowerPipelineLoops' cascade `if unroll_rem == k: <k copies> else: ...` (k from F - 1
+    down to 1), copy j of an arm at `start + (trip // F) * (F * step) + j * step`, the formula the pass
+    computes `unroll_main_end` by, from the same start and stop. None unless the copies are exactly such
+    arms: each under a guard `unroll_rem == k` that holds, k copies per guard, one guard per k."""
+    arms: dict[int, list[int]] = {}
+    for index, site in enumerate(copies):
+        guards = [c for c in site.context if isinstance(c, ContextGuard) and c.holds and isinstance(c.cond, Compare)
+                  and c.cond.op == "==" and isinstance(c.cond.lhs, Var)
+                  and display_name(c.cond.lhs.name).startswith(REMAINDER_MARK)]
+        k = ops.const_int(guards[-1].cond.rhs) if guards and isinstance(guards[-1].cond, Compare) else None
+        if k is None or not 0 < k < stages:
+            return None
+        arms.setdefault(k, []).append(index)
+    if any(len(members) != k for k, members in arms.items()):
+        return None
+    step = ops.const_int(ctx.step)
+    assert step is not None and step > 0  # the caller checked
+    extent = ctx.stop if ops.const_int(ctx.start) == 0 else BinOp("-", ctx.stop, ctx.start)
+    trip = extent if step == 1 else BinOp("//", BinOp("+", extent, Const(step - 1)), Const(step))
+    main_end: Expr = BinOp("*", BinOp("//", trip, Const(stages)), Const(stages * step))
+    if ops.const_int(ctx.start) != 0:
+        main_end = BinOp("+", ctx.start, main_end)
+    out: list[Expr] = [Const(0)] * len(copies)
+    for members in arms.values():
+        for j, index in enumerate(members):
+            out[index] = BinOp("+", main_end, Const(j * step)) if j else main_end
     return out
 
 

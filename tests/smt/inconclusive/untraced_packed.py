@@ -1,8 +1,8 @@
-"""A MAD operand the chain obligations must not take on trust: `packed_rows` reads its left operand through a
-reshape of an exponentiated block (a value computed in the kernel, whose blocks the model does not follow),
-so PV105 and PV106 are inconclusive and name that operand; its twin `packed_rows_repeats` repeats a K block
-of that operand, and is inconclusive too (never proved, never refuted: a model of a block the encoding cannot
-name proves nothing)."""
+"""A MAD operand computed per K block inside the loop: `packed_rows` reads its left operand through a reshape of an
+exponentiated block (a term of the window it reads, the same on the source's side and the lowering's, so PV105
+compares the blocks and proves), but which K blocks of `xp` each such result covers is not modelled, so PV106 is
+inconclusive and says why; its twin `packed_rows_repeats` repeats a K block of that operand, and its PV106 is
+inconclusive too (never proved, never refuted: a model of a block the encoding cannot place proves nothing)."""
 import pypto.language as pl
 
 M, K, N, TK = 16, 512, 64, 128
