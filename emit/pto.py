@@ -1740,12 +1740,13 @@ class _FunctionEmitter:
     def op_mrgsort(self, name, call, declared, span):
         # PyPTO's format 1, `tile.mrgsort(src, block_len=n)` (its tile.mrgsort_format1), is `pto.tmrgsort ins(src,
         # n : ..., i32) outs(dst)`: every four consecutive sorted runs of n lanes of (value, index) pairs merged
-        # into one. Format 2 (several tiles merged, a workspace tile PyPTO's conversion adds) is outside the subset.
+        # into one. Format 2 is the other form.
         block = call.kwarg("block_len")
-        if len(call.args) != 1 or block is None:
-            raise EmitError("tile.mrgsort of several tiles (format 2, with its workspace tile) has no PTO form in "
-                            "the subset", span)
+        if block is None:
+            return self._merge_lists(name, call, declared, span)
         length = ops.const_int(block)
+        if len(call.args) != 1:
+            raise EmitError("tile.mrgsort with a block_len merges one tile", span)
         if length is None:
             raise EmitError("tile.mrgsort with a block_len that is not a constant has no PTO form in the subset", span)
         src = self.vec_tile(call.args[0], span, "tile.mrgsort source")
@@ -1754,6 +1755,31 @@ class _FunctionEmitter:
             raise EmitError(f"tile.mrgsort of {src.dtype.value} pairs has no PTO form in the subset (f32 only)", span)
         self.emit(f"pto.tmrgsort ins(%{src.ssa}, %{self.const(length, 'i32')} : {src.type}, i32) "
                   f"outs(%{dst.ssa} : {dst.type})")
+        return dst
+
+    def _merge_lists(self, name, call, declared, span):
+        # PyPTO's format 2, `tile.mrgsort(src0, src1[, src2[, src3]], tmp)` (its tile.mrgsort_format2, the workspace
+        # last or `tmp=`), is `pto.tmrgsort ins(srcs..., tmp {exhausted = false} : ...) outs(dst, executed : ...,
+        # vector<4xi16>)` with `executed` a zero `vector<4xi16>` constant made for it (its pto_ops_datamove.cpp)
+        args = (*call.args, call.kwarg("tmp")) if call.kwarg("tmp") is not None else call.args
+        if not 3 <= len(args) <= 5:
+            raise EmitError(f"tile.mrgsort of {len(args) - 1} sorted tiles and a workspace has no PTO form (2 to 4)",
+                            span)
+        exhausted = call.kwarg("exhausted")
+        if exhausted is not None and not (isinstance(exhausted, Const) and exhausted.value is False):
+            raise EmitError("tile.mrgsort with exhausted=True (stop when a list runs out) has no PTO form in the "
+                            "subset", span)
+        tiles = [self.vec_tile(a, span, "tile.mrgsort list" if i < len(args) - 1 else "tile.mrgsort workspace")
+                 for i, a in enumerate(args)]
+        dst = self._result(name, declared, call, span)
+        if any(t.dtype is not DType.FP32 for t in (*tiles, dst)):
+            raise EmitError("tile.mrgsort of other than f32 pairs has no PTO form in the subset (f32 only)", span)
+        executed = self.fresh("executed_vec")
+        self.emit(f"%{executed} = arith.constant dense<0> : vector<4xi16>")
+        names = ", ".join(f"%{t.ssa}" for t in tiles)
+        types = ", ".join(t.type for t in tiles)
+        self.emit(f"pto.tmrgsort ins({names} {{exhausted = false}} : {types}) "
+                  f"outs(%{dst.ssa}, %{executed} : {dst.type}, vector<4xi16>)")
         return dst
 
     def _gather_mask(self, name, call, declared, span):

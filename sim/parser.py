@@ -115,7 +115,19 @@ class ArrayType:
         return f"!pto.local_array<{self.extent}x{self.dtype}>"
 
 
-Type = ScalarType | PtrType | ViewType | TileType | ArrayType
+@dataclass(frozen=True, slots=True)
+class VectorType:
+    """`vector<4xi16>`: the executed-count status of `pto.tmrgsort`'s format 2, its second out (PyPTO's
+    `MakeMrgSortCodegenPTO`); the only vector the subset has."""
+
+    extent: int
+    dtype: str
+
+    def __str__(self) -> str:
+        return f"vector<{self.extent}x{self.dtype}>"
+
+
+Type = ScalarType | PtrType | ViewType | TileType | ArrayType | VectorType
 
 
 @dataclass(frozen=True, slots=True)
@@ -475,6 +487,8 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.tokens, self.lines = tokenize(text)
         self.pos = 0
+        self.group_attributes: tuple[tuple[str, object], ...] = ()
+        """The `{...}` after the last operand of the `ins(...)` / `outs(...)` being read."""
 
     # token helpers
     @property
@@ -536,11 +550,25 @@ class _Parser:
 
     def type(self) -> Type:
         token = self.peek
+        if token.kind == "ident" and token.text == "vector":
+            return self.vector_type()
         if token.kind == "type" or (token.kind == "ident" and token.text in SCALAR_TYPES):
             line = self.lines[self.pos]
             self.next()
             return parse_type(token.text, line)
         raise self.error("expected a type")
+
+    def vector_type(self) -> VectorType:
+        """`vector<4xi16>` (tokens `vector` `<` `4` `xi16` `>`): the one vector type of the subset."""
+        line = self.lines[self.pos]
+        self.expect("vector")
+        self.expect("<")
+        extent = self.expect_kind("int", "a vector extent").text
+        element = self.expect_kind("ident", "a vector element type").text
+        self.expect(">")
+        if (extent, element) != ("4", "xi16"):
+            raise SimError(f"vector<{extent}{element}> is not in the subset (vector<4xi16> only)", line)
+        return VectorType(4, "i16")
 
     def type_list(self) -> tuple[Type, ...]:
         types = [self.type()]
@@ -694,6 +722,16 @@ class _Parser:
     def _constant(self, name: str, line: int, results: tuple[str, ...]) -> Op:
         token = self.next()
         literal: int | float | bool
+        if token.kind == "ident" and token.text == "dense":  # `dense<0> : vector<4xi16>`, tmrgsort's status
+            self.expect("<")
+            if self.expect_kind("int", "a splat value").text != "0":
+                raise SimError("arith.constant dense<...> of other than zero", line)
+            self.expect(">")
+            self.expect(":")
+            vector = self.type()
+            if not isinstance(vector, VectorType):
+                raise SimError(f"arith.constant dense<0> of type {vector}", line)
+            return Op(name, line, results, attributes=(("value", 0),), types=(vector,))
         if token.kind == "int":
             literal = int(token.text, 0)
         elif token.kind == "float":
@@ -893,9 +931,10 @@ class _Parser:
         return Op(name, line, results, (), tuple(named), attributes, (self.type(),))
 
     def _ins_outs(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        self.group_attributes = ()
         ins, in_types = self._operand_group("ins")
         outs, out_types = self._operand_group("outs")
-        attributes = self.attr_dict() if self.at("{") else ()
+        attributes = (*self.group_attributes, *(self.attr_dict() if self.at("{") else ()))
         trailing: tuple[Type, ...] = ()
         if self.accept(":"):
             trailing = self.type_list()
@@ -906,6 +945,8 @@ class _Parser:
         self.expect(key)
         self.expect("(")
         values = self.value_list(")")
+        if self.at("{"):  # `ins(%a, %b, %tmp {exhausted = false} : ...)`: tmrgsort's attribute on its workspace
+            self.group_attributes = self.attr_dict()
         types: tuple[Type, ...] = ()
         if self.accept(":"):
             types = self.type_list()
