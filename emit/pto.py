@@ -1941,6 +1941,37 @@ class _FunctionEmitter:
         self.emit(f"pto.tgather ins(%{source.ssa}, %{indices.ssa}, %{scratch.ssa} : {source.type}, {indices.type}, "
                   f"{scratch.type}) outs(%{dst.ssa} : {dst.type})")
 
+    def _flat_offset(self, target: _Tensor, indices: tuple[Expr, ...], span: Span) -> str:
+        """The row-major flat offset of *indices* over *target*'s static shape (PyPTO's GetFlatOffsetSSA)."""
+        offset = self.index(indices[0], span)
+        extents = [d for d in target.shape if d is not None]
+        for extent, index in zip(extents[1:], indices[1:]):
+            scaled = self.fresh(None)
+            self.emit(f"%{scaled} = arith.muli %{offset}, %{self.const(extent, 'index')} : index")
+            offset = self.fresh(None)
+            self.emit(f"%{offset} = arith.addi %{scaled}, %{self.index(index, span)} : index")
+        return offset
+
+    def _load_scalar(self, target: _Tensor, call: Call, span: Span, name: str | None) -> tuple[str, str]:
+        # PyPTO's `tensor.read(t, [i, j])` is `pto.load_scalar %base[%off] : !pto.ptr<T> -> T` on the tensor's base
+        # pointer (its MakeTensorReadCodegenPTO); emitted for a GM tensor the kernel makes (a parameter's read is an
+        # argument holding the element, docs/pto-subset.md), an integer element cast to `index`
+        indices = call.args[1].items if len(call.args) == 2 and isinstance(call.args[1], ListExpr) else None
+        if indices is None or len(indices) != len(target.shape) or None in target.shape:
+            raise EmitError(f"tensor.read of `{target.param}` at other than one index per static axis has no PTO "
+                            "form in the subset", span)
+        element = _pto_dtype(target.dtype, span)
+        if element not in ("f32", "i32", "i64"):
+            raise EmitError(f"tensor.read of a {element} tensor has no PTO form in the subset", span)
+        offset = self._flat_offset(target, indices, span)
+        loaded = self.fresh(name if element == "f32" else None)
+        self.emit(f"%{loaded} = pto.load_scalar %{target.arg}[%{offset}] : !pto.ptr<{element}> -> {element}")
+        if element == "f32":
+            return loaded, "f32"
+        result = self.fresh(name)
+        self.emit(f"%{result} = arith.index_cast %{loaded} : {element} to index")
+        return result, "index"
+
     def op_tensor_write(self, name, call, declared, span):
         # PyPTO's `tensor.write(t, [i, j], v)` is `pto.store_scalar %v, %base[%off] : !pto.ptr<T>, T` on the
         # tensor's base pointer, `off` the row-major flat offset of the indices over the tensor's shape
@@ -1963,13 +1994,7 @@ class _FunctionEmitter:
             cast = self.fresh(None)
             self.emit(f"%{cast} = arith.index_cast %{value} : index to {element}")
             value = cast
-        offset = self.index(indices[0], span)
-        extents = [d for d in target.shape if d is not None]  # every one, checked above
-        for extent, index in zip(extents[1:], indices[1:]):
-            scaled = self.fresh(None)
-            self.emit(f"%{scaled} = arith.muli %{offset}, %{self.const(extent, 'index')} : index")
-            offset = self.fresh(None)
-            self.emit(f"%{offset} = arith.addi %{scaled}, %{self.index(index, span)} : index")
+        offset = self._flat_offset(target, indices, span)  # every extent static, checked above
         self.emit(f"pto.store_scalar %{value}, %{target.arg}[%{offset}] : !pto.ptr<{element}>, {element}")
         self.written.add(target.param)
         return target
@@ -2227,6 +2252,8 @@ class _FunctionEmitter:
             bound_tensor = self.bind.get(tensor.name) if tensor is not None else None
             if not isinstance(bound_tensor, _Tensor):
                 raise EmitError("tensor.read of something other than a tensor parameter", span)
+            if bound_tensor.arg and all(p.name != bound_tensor.param for p in self.fn.params):
+                return self._load_scalar(bound_tensor, expr, span, name)
             param = bound_tensor.param
             # a float tensor's element is an `f32` scalar (exact for FP32 / BF16 / FP16 values)
             kind = "f32" if bound_tensor.dtype.is_float else "index"

@@ -155,7 +155,7 @@ _EXPAND_VECTOR: Final[dict[str, tuple[Callable, int]]] = {
 }
 _ATTRIBUTES: Final[dict[str, frozenset[str]]] = {
     "pto.tstore": frozenset({"atomic"}), "pto.textract": frozenset({"transpose"}), "pto.tcvt": frozenset({"rmode"}),
-    "pto.tgather": frozenset({"maskPattern"})}
+    "pto.tgather": frozenset({"maskPattern"}), "pto.tmrgsort": frozenset({"exhausted"})}
 # Exact i8 products summed in f32: |a*b| <= 2**14, so K <= 1024 keeps every partial sum <= 2**24.
 _I8_EXACT_IN_F32_K: Final[int] = 1024
 
@@ -474,6 +474,30 @@ class _Compiler:
             if not 0 <= at < flat.size:
                 raise rejected(f"{op.name}: offset {at} is outside %{op.operands[1]} ({flat.size} elements)", line)
             flat[at] = to_storage(np.asarray([values[value]]), dtype)[0]
+        return run
+
+    def op_pto_load_scalar(self, op: Op) -> Step:
+        """`%v = pto.load_scalar %ptr[%offset] : !pto.ptr<T> -> T`: one element of a GM argument at a flat offset
+        (PyPTO's `tensor.read` of a tensor the kernel writes: the row-major offset over its shape); the result's type
+        is the pointer's element type, and an offset outside the argument is rejected (never wrapped)."""
+        pointer, info = self.use(op, op.operands[0])
+        offset = self.scalar(op, op.operands[1])
+        pointer_type, result_type = op.types
+        if not isinstance(info, PtrType) or info != pointer_type:
+            raise rejected(f"{op.name}: %{op.operands[0]} is not a {pointer_type} argument", op.line)
+        if not isinstance(result_type, ScalarType) or result_type.name != info.dtype \
+                or result_type.name not in ("f32", "i32", "i64"):
+            raise rejected(f"{op.name}: a {result_type} loaded through a {pointer_type}", op.line)
+        index = self.define(op.results[0], result_type)
+        values, line, dtype = self.values, op.line, info.dtype
+        is_float = DTYPES[dtype].is_float
+
+        def run() -> None:
+            flat, at = values[pointer], int(values[offset])
+            if not 0 <= at < flat.size:
+                raise rejected(f"{op.name}: offset {at} is outside %{op.operands[0]} ({flat.size} elements)", line)
+            element = widen(flat[at:at + 1], dtype)[0]
+            values[index] = float(element) if is_float else int(element)
         return run
 
     # --- on-core arrays ----------------------------------------------------------------------
@@ -1343,7 +1367,7 @@ class _Compiler:
         `sum(valid lanes)` lanes into the workspace `tmp`, then `dst`'s valid lanes are copied from `tmp` in 32-byte
         blocks (lanes beyond the merge are whatever `tmp` held). `executed` (`vector<4xi16>`) is only written with
         `exhausted = true`, which is outside the subset. Refused (PV202): other than one row, an odd lane count,
-        a workspace narrower than the sources (the ISA's `tmp.Cols >= sum(src.Cols)`), the workspace overlapping a
+        a workspace narrower than the merged lanes (the ISA's `tmp.Cols >= sum(src.Cols)`), the workspace overlapping a
         source (the merge writes it while it reads them), dst overlapping a source or the workspace (PyPTO's
         `not_inplace_safe`); a NaN is not modelled."""
         ins, outs = op.operands, op.group("outs")
@@ -1360,10 +1384,6 @@ class _Compiler:
             raise rejected(f"{op.name}: the executed counts %{outs[1]} are not a vector<4xi16>", op.line)
         if any(t.dtype != "f32" for t in (*(t for _, t in lists), tmp_type, dst_type)):
             raise rejected(f"{op.name}: f32 pairs in every list, the workspace and the destination", op.line)
-        if tmp_type.cols < sum(t.cols for _, t in lists):
-            raise rejected(f"{op.name}: a workspace of {tmp_type.cols} columns for lists of "
-                           f"{' + '.join(str(t.cols) for _, t in lists)} (tmp.Cols >= the sum of the sources')",
-                           op.line)
         values, line, sources = self.values, op.line, [index for index, _ in lists]
 
         def run() -> None:
@@ -1375,6 +1395,9 @@ class _Compiler:
             if any(h.valid_cols % 2 for h in heads):
                 raise rejected(f"{op.name}: a list of an odd number of lanes (whole (value, index) pairs)", line)
             total = sum(h.valid_cols for h in heads)
+            if total > t.cols:  # the ISA's tmp.Cols >= the sum of the sources', on the lanes really merged
+                raise rejected(f"{op.name}: a workspace of {t.cols} columns for a merge of "
+                               f"{' + '.join(str(h.valid_cols) for h in heads)} lanes", line)
             written = t.data[0, :total]
             for k, h in enumerate(heads):
                 if np.shares_memory(h.valid, written):
