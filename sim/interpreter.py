@@ -1322,8 +1322,8 @@ class _Compiler:
         every valid row of src sorted by value, descending, equal values in their column order (PyPTO's and
         pypto-lib's goldens sort stably); dst's valid row holds, per sorted element, the value then the u32 bits
         of the idx element that came with it (dst of twice src's valid columns). idx, u32 or i32, has src's
-        valid shape. Valid columns not a multiple of 32, and NaN (whose place the ISA text leaves open), are
-        refused."""
+        valid shape. Valid columns not a multiple of 32, dst overlapping src or idx (`_apart`), and NaN (whose
+        place the ISA text leaves open), are refused."""
         self._arity(op, 2, 1)
         source, src_type = self.tile(op, op.operands[0], "values", ("vec",))
         indices, idx_type = self.tile(op, op.operands[1], "indices", ("vec",))
@@ -1340,6 +1340,7 @@ class _Compiler:
             _same_shape(op.name, (rows, 2 * cols), c, line)
             if cols % 32:
                 raise rejected(f"{op.name}: {cols} valid columns are not whole 32-element blocks", line)
+            _apart(op.name, c, (a, ix), line)
             if np.isnan(a.valid).any():
                 raise SimError(f"{op.name}: a NaN value: its place in the order is not modelled", line)
             keys = a.valid.reshape(rows, cols // 32, 32)
@@ -1428,7 +1429,7 @@ class _Compiler:
         every four consecutive runs are merged into one, descending, an equal value taken from the earlier run
         first (so sort32 then merges sort stably, as PyPTO's and pypto-lib's goldens expect). Refused: other
         than one row, a blockLen that is not a positive multiple of 64 (PyPTO's check), valid lanes not whole
-        groups of four runs, a run that is not sorted; a NaN is not modelled."""
+        groups of four runs, dst overlapping src (`_apart`), a run that is not sorted; a NaN is not modelled."""
         self._arity(op, 2, 1)
         source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
         length = self.scalar(op, op.operands[1])
@@ -1443,6 +1444,7 @@ class _Compiler:
             rows, lanes = a.valid.shape
             if rows != 1:
                 raise rejected(f"{op.name}: merges one row, not {rows}", line)
+            _apart(op.name, c, (a,), line)
             if n <= 0 or n % 64 or lanes % (4 * n):
                 raise rejected(f"{op.name}: {lanes} valid lanes are not whole groups of four runs of {n} "
                                "(a positive multiple of 64)", line)
@@ -1655,6 +1657,15 @@ def _constant_value(op: Op) -> int | float:
 
 def _shape_key(tile_type: TileType) -> tuple[str, str, int, int]:
     return tile_type.loc, tile_type.dtype, tile_type.rows, tile_type.cols
+
+
+def _apart(name: str, dest: Tile, sources: tuple[Tile, ...], line: int) -> None:
+    """Refuse a sort writing over a source it reads: `vbitsort` / `vmrgsort4` read while they write, and PyPTO
+    marks `tile.sort32` / `tile.mrgsort_format1` / `_format2` not_inplace_safe (its memory reuse never places one so)."""
+    for k, source in enumerate(sources):
+        if np.shares_memory(source.valid, dest.valid):
+            raise rejected(f"{name}: the destination (bytes from {dest.addr}) overlaps operand {k} (bytes from "
+                           f"{source.addr}): the instruction does not sort in place", line)
 
 
 def _merge_role(k: int, lists: int) -> str:
