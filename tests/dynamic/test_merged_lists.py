@@ -134,3 +134,24 @@ def test_exhausted_merges_have_no_pto_form() -> None:
         return None if call is None else replace(stmt, value=replace(call, kwargs=(("exhausted", Const(True)),)))
     with pytest.raises(EmitError, match="exhausted"):
         emit(_mutated(kernel.lowered, exhausted))
+
+
+def test_sorts_and_merges_never_share_a_buffer_with_an_operand() -> None:
+    """PyPTO marks tile.sort32 and both tile.mrgsort formats not_inplace_safe: its memory reuse never puts the result
+    on an operand's buffer (the instructions read while they write), and neither does ours."""
+    from pypto_verify.ir import TileType, walk_stmts
+    from pypto_verify.lowering._pass_util import infer_env
+
+    kernel = _kernel()
+    env = infer_env(kernel.lowered)
+
+    def base(name: str) -> str:
+        t = env[name]
+        assert isinstance(t, TileType) and t.memref is not None
+        return t.memref.base
+    sorts = [s for s in walk_stmts(kernel.lowered.body) if isinstance(s, Assign) and isinstance(s.value, Call)
+             and s.value.op in ("tile.sort32", "tile.mrgsort")]
+    assert len(sorts) == 4
+    for stmt in sorts:
+        assert isinstance(stmt.value, Call)
+        assert all(base(stmt.target.name) != base(a.name) for a in stmt.value.args if isinstance(a, Var)), stmt
