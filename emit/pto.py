@@ -1941,7 +1941,7 @@ class _FunctionEmitter:
         self.emit(f"pto.tgather ins(%{source.ssa}, %{indices.ssa}, %{scratch.ssa} : {source.type}, {indices.type}, "
                   f"{scratch.type}) outs(%{dst.ssa} : {dst.type})")
 
-    def _flat_offset(self, target: _Tensor, indices: tuple[Expr, ...], span: Span) -> str:
+    def _row_major_offset(self, target: _Tensor, indices: tuple[Expr, ...], span: Span) -> str:
         """The row-major flat offset of *indices* over *target*'s static shape (PyPTO's GetFlatOffsetSSA)."""
         offset = self.index(indices[0], span)
         extents = [d for d in target.shape if d is not None]
@@ -1963,7 +1963,7 @@ class _FunctionEmitter:
         element = _pto_dtype(target.dtype, span)
         if element not in ("f32", "i32", "i64"):
             raise EmitError(f"tensor.read of a {element} tensor has no PTO form in the subset", span)
-        offset = self._flat_offset(target, indices, span)
+        offset = self._row_major_offset(target, indices, span)
         loaded = self.fresh(name if element == "f32" else None)
         self.emit(f"%{loaded} = pto.load_scalar %{target.arg}[%{offset}] : !pto.ptr<{element}> -> {element}")
         if element == "f32":
@@ -1994,7 +1994,7 @@ class _FunctionEmitter:
             cast = self.fresh(None)
             self.emit(f"%{cast} = arith.index_cast %{value} : index to {element}")
             value = cast
-        offset = self._flat_offset(target, indices, span)  # every extent static, checked above
+        offset = self._row_major_offset(target, indices, span)  # every extent static, checked above
         self.emit(f"pto.store_scalar %{value}, %{target.arg}[%{offset}] : !pto.ptr<{element}>, {element}")
         self.written.add(target.param)
         return target

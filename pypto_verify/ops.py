@@ -698,8 +698,9 @@ def _mrgsort(call: Call, env: dict[str, Type]) -> Type | None:
     if len(runs) == 1 and call.kwarg("tmp") is None:
         return _fresh(first, tuple(first.shape))
     if call.op.startswith("tile."):
-        workspace = operand_type(call.kwarg("tmp"), env) if call.kwarg("tmp") is not None else runs[-1]
-        if not isinstance(workspace, TileType) or not 2 <= len(runs) + (call.kwarg("tmp") is not None) - 1 <= 4:
+        tmp = call.kwarg("tmp")
+        workspace = operand_type(tmp, env) if tmp is not None else runs[-1]
+        if not isinstance(workspace, TileType) or not 2 <= len(runs) + (tmp is not None) - 1 <= 4:
             return None
         return TileType(tuple(workspace.shape), first.dtype, MemSpace.Vec)
     if len(runs) > 4:
