@@ -40,9 +40,9 @@ from pypto_verify.lowering.memory.memrefs import (
 NOT_INPLACE_SAFE = frozenset({
     "tile.move", "tile.transpose", "tile.recip", "tile.rsqrt", "tile.row_sum", "tile.row_max",
     "tile.row_min", "tile.mrgsort_format1", "tile.fmod", "tile.fmods",
-    # the sort and mask-gather ops, as our IR spells them too (`tile.mrgsort` is both formats, `tile.gather` both
-    # forms): vbitsort / vmrgsort4 / vreduce read their sources while they write (PyPTO's sort.cpp, gather.cpp)
-    "tile.sort32", "tile.mrgsort", "tile.mrgsort_format2", "tile.gather", "tile.gather_mask",
+    # the sort ops, as our IR spells them too (`tile.mrgsort` is both formats): vbitsort / vmrgsort4 read their
+    # sources while they write (PyPTO's sort.cpp)
+    "tile.sort32", "tile.mrgsort", "tile.mrgsort_format2",
 })
 """Ops whose output must not share a buffer with any input (PyPTO `not_inplace_safe`)."""
 
