@@ -155,3 +155,20 @@ def test_sorts_and_merges_never_share_a_buffer_with_an_operand() -> None:
     for stmt in sorts:
         assert isinstance(stmt.value, Call)
         assert all(base(stmt.target.name) != base(a.name) for a in stmt.value.args if isinstance(a, Var)), stmt
+
+
+def test_the_tile_form_with_its_own_workspace_keeps_the_result_apart_and_matches() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+    from pypto_verify.run.chain import lower_stage, read_stage
+    from pypto_verify.run.records import Options
+
+    (kernel,) = lower_stage(read_stage(str(KERNELS / "merged_tiles.py")), Options()).kernels
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "match", outcome.message
+
+    def on_first(stmt: Assign) -> Assign | None:
+        call = _merge_of(stmt, "merged")
+        return None if call is None else replace(stmt, value=replace(call, kwargs=(("tmp", Var("first")),)))
+    outcome = simulate_kernel(kernel.source, _mutated(kernel.lowered, on_first))
+    assert outcome.status == "mismatch" and outcome.rule == "PV202" and "workspace" in outcome.message, \
+        outcome.message
