@@ -1960,6 +1960,9 @@ class _FunctionEmitter:
         if indices is None or len(indices) != len(target.shape) or None in target.shape:
             raise EmitError(f"tensor.read of `{target.param}` at other than one index per static axis has no PTO "
                             "form in the subset", span)
+        if target.ptr or target.strides is not None:
+            raise EmitError(f"tensor.read of a GM slice of `{target.param}` has no PTO form in the subset (the "
+                            "offset is row-major from the base pointer)", span)
         element = _pto_dtype(target.dtype, span)
         if element not in ("f32", "i32", "i64"):
             raise EmitError(f"tensor.read of a {element} tensor has no PTO form in the subset", span)

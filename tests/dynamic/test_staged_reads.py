@@ -67,3 +67,13 @@ def test_a_read_of_the_first_row_for_every_row_mismatches() -> None:
     first_row = _reads_changed(kernel.lowered, "staged", lambda args: (args[0], ListExpr((Const(0), args[1].items[1]))))
     outcome = simulate_kernel(kernel.source, first_row)
     assert outcome.status == "mismatch" and outcome.first_difference["tensor"] == "picked_codes", outcome.message
+
+
+def test_a_read_of_a_gm_slice_is_not_simulated() -> None:
+    from pypto_verify.dynamic import simulate_kernel
+    from stages import lowered_kernels
+
+    text = STAGED.read_text().replace("pl.read(doubled, [r, k + 1])", "pl.read(doubled[1:ROWS, :], [r - r, k + 1])")
+    kernel = lowered_kernels(STAGED, text)["staged_reads"]
+    outcome = simulate_kernel(kernel.source, kernel.lowered)
+    assert outcome.status == "skipped" and "GM slice" in outcome.reason, outcome.message
