@@ -1786,12 +1786,13 @@ class _FunctionEmitter:
     def op_mrgsort(self, name, call, declared, span):
         # PyPTO's format 1, `tile.mrgsort(src, block_len=n)` (its tile.mrgsort_format1), is `pto.tmrgsort ins(src,
         # n : ..., i32) outs(dst)`: every four consecutive sorted runs of n lanes of (value, index) pairs merged
-        # into one. Format 2 (several tiles merged, a workspace tile PyPTO's conversion adds) is outside the subset.
+        # into one. Format 2 is the other form.
         block = call.kwarg("block_len")
-        if len(call.args) != 1 or block is None:
-            raise EmitError("tile.mrgsort of several tiles (format 2, with its workspace tile) has no PTO form in "
-                            "the subset", span)
+        if block is None:
+            return self._merge_lists(name, call, declared, span)
         length = ops.const_int(block)
+        if len(call.args) != 1:
+            raise EmitError("tile.mrgsort with a block_len merges one tile", span)
         if length is None:
             raise EmitError("tile.mrgsort with a block_len that is not a constant has no PTO form in the subset", span)
         src = self.vec_tile(call.args[0], span, "tile.mrgsort source")
@@ -1800,6 +1801,31 @@ class _FunctionEmitter:
             raise EmitError(f"tile.mrgsort of {src.dtype.value} pairs has no PTO form in the subset (f32 only)", span)
         self.emit(f"pto.tmrgsort ins(%{src.ssa}, %{self.const(length, 'i32')} : {src.type}, i32) "
                   f"outs(%{dst.ssa} : {dst.type})")
+        return dst
+
+    def _merge_lists(self, name, call, declared, span):
+        # PyPTO's format 2, `tile.mrgsort(src0, src1[, src2[, src3]], tmp)` (its tile.mrgsort_format2, the workspace
+        # last or `tmp=`), is `pto.tmrgsort ins(srcs..., tmp {exhausted = false} : ...) outs(dst, executed : ...,
+        # vector<4xi16>)` with `executed` a zero `vector<4xi16>` constant made for it (its pto_ops_datamove.cpp)
+        args = (*call.args, call.kwarg("tmp")) if call.kwarg("tmp") is not None else call.args
+        if not 3 <= len(args) <= 5:
+            raise EmitError(f"tile.mrgsort of {len(args) - 1} sorted tiles and a workspace has no PTO form (2 to 4)",
+                            span)
+        exhausted = call.kwarg("exhausted")
+        if exhausted is not None and not (isinstance(exhausted, Const) and exhausted.value is False):
+            raise EmitError("tile.mrgsort with exhausted=True (stop when a list runs out) has no PTO form in the "
+                            "subset", span)
+        tiles = [self.vec_tile(a, span, "tile.mrgsort list" if i < len(args) - 1 else "tile.mrgsort workspace")
+                 for i, a in enumerate(args)]
+        dst = self._result(name, declared, call, span)
+        if any(t.dtype is not DType.FP32 for t in (*tiles, dst)):
+            raise EmitError("tile.mrgsort of other than f32 pairs has no PTO form in the subset (f32 only)", span)
+        executed = self.fresh("executed_vec")
+        self.emit(f"%{executed} = arith.constant dense<0> : vector<4xi16>")
+        names = ", ".join(f"%{t.ssa}" for t in tiles)
+        types = ", ".join(t.type for t in tiles)
+        self.emit(f"pto.tmrgsort ins({names} {{exhausted = false}} : {types}) "
+                  f"outs(%{dst.ssa}, %{executed} : {dst.type}, vector<4xi16>)")
         return dst
 
     def _gather_mask(self, name, call, declared, span):
@@ -1961,6 +1987,40 @@ class _FunctionEmitter:
         self.emit(f"pto.tgather ins(%{source.ssa}, %{indices.ssa}, %{scratch.ssa} : {source.type}, {indices.type}, "
                   f"{scratch.type}) outs(%{dst.ssa} : {dst.type})")
 
+    def _row_major_offset(self, target: _Tensor, indices: tuple[Expr, ...], span: Span) -> str:
+        """The row-major flat offset of *indices* over *target*'s static shape (PyPTO's GetFlatOffsetSSA)."""
+        offset = self.index(indices[0], span)
+        extents = [d for d in target.shape if d is not None]
+        for extent, index in zip(extents[1:], indices[1:]):
+            scaled = self.fresh(None)
+            self.emit(f"%{scaled} = arith.muli %{offset}, %{self.const(extent, 'index')} : index")
+            offset = self.fresh(None)
+            self.emit(f"%{offset} = arith.addi %{scaled}, %{self.index(index, span)} : index")
+        return offset
+
+    def _load_scalar(self, target: _Tensor, call: Call, span: Span, name: str | None) -> tuple[str, str]:
+        # PyPTO's `tensor.read(t, [i, j])` is `pto.load_scalar %base[%off] : !pto.ptr<T> -> T` on the tensor's base
+        # pointer (its MakeTensorReadCodegenPTO); emitted for a GM tensor the kernel makes (a parameter's read is an
+        # argument holding the element, docs/pto-subset.md), an integer element cast to `index`
+        indices = call.args[1].items if len(call.args) == 2 and isinstance(call.args[1], ListExpr) else None
+        if indices is None or len(indices) != len(target.shape) or None in target.shape:
+            raise EmitError(f"tensor.read of `{target.param}` at other than one index per static axis has no PTO "
+                            "form in the subset", span)
+        if target.ptr or target.strides is not None:
+            raise EmitError(f"tensor.read of a GM slice of `{target.param}` has no PTO form in the subset (the "
+                            "offset is row-major from the base pointer)", span)
+        element = _pto_dtype(target.dtype, span)
+        if element not in ("f32", "i32", "i64"):
+            raise EmitError(f"tensor.read of a {element} tensor has no PTO form in the subset", span)
+        offset = self._row_major_offset(target, indices, span)
+        loaded = self.fresh(name if element == "f32" else None)
+        self.emit(f"%{loaded} = pto.load_scalar %{target.arg}[%{offset}] : !pto.ptr<{element}> -> {element}")
+        if element == "f32":
+            return loaded, "f32"
+        result = self.fresh(name)
+        self.emit(f"%{result} = arith.index_cast %{loaded} : {element} to index")
+        return result, "index"
+
     def op_tensor_write(self, name, call, declared, span):
         # PyPTO's `tensor.write(t, [i, j], v)` is `pto.store_scalar %v, %base[%off] : !pto.ptr<T>, T` on the
         # tensor's base pointer, `off` the row-major flat offset of the indices over the tensor's shape
@@ -1983,13 +2043,7 @@ class _FunctionEmitter:
             cast = self.fresh(None)
             self.emit(f"%{cast} = arith.index_cast %{value} : index to {element}")
             value = cast
-        offset = self.index(indices[0], span)
-        extents = [d for d in target.shape if d is not None]  # every one, checked above
-        for extent, index in zip(extents[1:], indices[1:]):
-            scaled = self.fresh(None)
-            self.emit(f"%{scaled} = arith.muli %{offset}, %{self.const(extent, 'index')} : index")
-            offset = self.fresh(None)
-            self.emit(f"%{offset} = arith.addi %{scaled}, %{self.index(index, span)} : index")
+        offset = self._row_major_offset(target, indices, span)  # every extent static, checked above
         self.emit(f"pto.store_scalar %{value}, %{target.arg}[%{offset}] : !pto.ptr<{element}>, {element}")
         self.written.add(target.param)
         return target
@@ -2247,6 +2301,8 @@ class _FunctionEmitter:
             bound_tensor = self.bind.get(tensor.name) if tensor is not None else None
             if not isinstance(bound_tensor, _Tensor):
                 raise EmitError("tensor.read of something other than a tensor parameter", span)
+            if bound_tensor.arg and all(p.name != bound_tensor.param for p in self.fn.params):
+                return self._load_scalar(bound_tensor, expr, span, name)
             param = bound_tensor.param
             # a float tensor's element is an `f32` scalar (exact for FP32 / BF16 / FP16 values)
             kind = "f32" if bound_tensor.dtype.is_float else "index"

@@ -28,6 +28,7 @@ The conversions (docs/ir-conventions.md names the tensor-level forms):
 | `z = tensor.reshape(v, shape)` that only drops unit dims | `z` is `v` (no statement) |
 | `b = tensor.create_l1([M, N], D)` | `b = tile.create([M, N], dtype=D, target_memory=Mat)` |
 | `b = tensor.gather_row(b, g, dst_offsets, src_offsets, shape[, valid_shape=])`, `g` in GM | `b = tile.gather_row(...)` (the same operands; in place on `b`) |
+| `m = tensor.mrgsort(a, b[, c, d])` (format 2: 2-4 sorted runs) | `mrgsort2_tmp = tile.create([.., Wa + Wb ..], dtype=a's, target_memory=Vec)`; `m = tile.mrgsort(a, b[, c, d], mrgsort2_tmp)` of the workspace's shape |
 
 What stays GM: parameters, `tensor.create`s used as GM (assembled into, sliced, read, returned, passed to
 a call or to `pl.spmd_submit`) and their views, rebindings, carries and phis; in a function with InCore
@@ -66,7 +67,7 @@ from typing import Final
 
 from pypto_verify import ops
 from pypto_verify.ir import (
-    Assign, Call, Const, DType, Eval, Expr, For, Function, If, ListExpr, MemSpace, Module, Return,
+    Assign, BinOp, Call, Const, DType, Eval, Expr, For, Function, If, ListExpr, MemSpace, Module, Return,
     Scope, Stmt, Sym, TensorType, TileType, TupleExpr, Type, Var, Yield, display_name, expr_type, map_stmts,
     var_like, walk_exprs, walk_stmts,
 )
@@ -475,6 +476,8 @@ class _Converter:
             self.assign(out, name, replace(call, op=ops.GATHER_ROW), replace(acc, memref=None), span)
         elif call.op == ops.T_READ and call.args and self.tile(call.args[0]) is not None:
             out.append(replace(stmt, value=replace(call, op="tile.read")))
+        elif call.op == "tensor.mrgsort" and len(call.args) > 1 and name not in self.gm:
+            self.merge(stmt, call, out)
         elif self._converts(call, name):
             new_call = self.opaque_call(call, out, span)
             # the tile op's own inferred type first: it is what the frontend checks the annotation against
@@ -546,6 +549,29 @@ class _Converter:
         new_call = Call(ops.CREATE, (ListExpr(shape),), (("dtype", _dtype(t.dtype)), *kwargs,
                                                           ("target_memory", _mem(MemSpace.Vec))), span=call.span)
         self.assign(out, name, new_call, TileType(shape, t.dtype, MemSpace.Vec), stmt.span)
+
+    def merge(self, stmt: Assign, call: Call, out: list[Stmt]) -> None:
+        """PyPTO's conversion of `tensor.mrgsort_format2` (its op_conversion_registry.cpp): the runs as Vec tiles, a
+        `tile.create` workspace in Vec of the runs' shape with their last dimensions summed (the `vmrgsort4`
+        destination the instruction copies the merge from), and `tile.mrgsort(runs..., workspace)` of its shape."""
+        merged = self.opaque_call(call, out, stmt.span)
+        runs = [self.tile(a) for a in merged.args]
+        first = runs[0]
+        if first is None or any(r is None or len(r.shape) != len(first.shape) for r in runs):
+            out.append(Assign(stmt.target, merged, None, span=stmt.span))
+            return
+        widths = [r.shape[-1] for r in runs if r is not None]
+        known = [ops.const_int(w) for w in widths]
+        last: Expr = Const(sum(k for k in known if k is not None)) if None not in known else widths[0]
+        if None in known:
+            for w in widths[1:]:
+                last = BinOp("+", last, w)
+        shape = (*first.shape[:-1], last)
+        workspace = self.assign(out, self.namer.fresh("mrgsort2_tmp"), Call(ops.CREATE, (ListExpr(shape),), (
+            ("dtype", _dtype(first.dtype)), ("target_memory", _mem(MemSpace.Vec))), span=call.span),
+            TileType(shape, first.dtype, MemSpace.Vec), stmt.span)
+        self.assign(out, stmt.target.name, replace(merged, args=(*merged.args, workspace)),
+                    TileType(shape, first.dtype, MemSpace.Vec), stmt.span)
 
     def create_l1(self, stmt: Assign, call: Call, out: list[Stmt]) -> None:
         """PyPTO's conversion of `tensor.create_l1`: a `tile.create` in Mat (L1) of the same shape and dtype."""

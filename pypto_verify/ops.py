@@ -699,16 +699,23 @@ def _sort32(call: Call, env: dict[str, Type]) -> Type | None:
 
 def _mrgsort(call: Call, env: dict[str, Type]) -> Type | None:
     """`mrgsort(src, block_len=n)` (format 1): *src*'s type; `mrgsort(a, b[, c, d])` (format 2, tensor
-    level): the sorted runs joined along the last dimension. The tile form's format 2 also takes a
-    scratch operand, so which operands are runs is not told here: unknown."""
+    level): the sorted runs joined along the last dimension; the tile form's format 2, `mrgsort(a, b[, c, d],
+    tmp)` (the workspace last, or `tmp=`): the workspace's shape in the runs' dtype (PyPTO's
+    DeduceTileMrgSortType)."""
     runs = [operand_type(a, env) for a in call.args]
     if not runs or not all(isinstance(r, (TileType, TensorType)) for r in runs):
         return None
     first = runs[0]
     assert isinstance(first, (TileType, TensorType))
-    if len(runs) == 1:
+    if len(runs) == 1 and call.kwarg("tmp") is None:
         return _fresh(first, tuple(first.shape))
-    if call.op.startswith("tile.") or len(runs) > 4:
+    if call.op.startswith("tile."):
+        tmp = call.kwarg("tmp")
+        workspace = operand_type(tmp, env) if tmp is not None else runs[-1]
+        if not isinstance(workspace, TileType) or not 2 <= len(runs) + (tmp is not None) - 1 <= 4:
+            return None
+        return TileType(tuple(workspace.shape), first.dtype, MemSpace.Vec)
+    if len(runs) > 4:
         return None
     widths: list[Expr] = []
     for run in runs:

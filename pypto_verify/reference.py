@@ -1433,9 +1433,11 @@ def _mrgsort(it: _Interpreter, call: Call) -> Value:
     """`mrgsort(pairs, block_len=n)` (format 1): every four consecutive runs of n lanes of `sort32` pairs, each
     sorted descending, merged into one; an equal value from the earlier run first (TMRGSORT). Other forms, and
     runs that are not sorted, are not modelled."""
-    src = it.value(call, 0)
     block = call.kwarg("block_len")
-    n = it._int(it.expr(block), None) if block is not None else None
+    if block is None:
+        return _merge_lists(it, call)
+    src = it.value(call, 0)
+    n = it._int(it.expr(block), None)
     if len(call.args) != 1 or n is None or not src.pairs:
         raise ReferenceError(f"`{call.op}` of other than one tile of sort32 pairs and a block_len is not modelled")
     rows, lanes = src.data.shape
@@ -1448,6 +1450,32 @@ def _mrgsort(it: _Interpreter, call: Call) -> Value:
     order = np.argsort(-pairs[..., 0], axis=2, kind="stable")
     merged = np.take_along_axis(pairs, order[..., None], axis=2)
     return Value(merged.reshape(rows, lanes), DType.FP32, pairs=True)
+
+
+def _merge_lists(it: _Interpreter, call: Call) -> Value:
+    """`mrgsort(a, b[, c, d])` (format 2; the tile form's workspace, last or `tmp=`, is not read): 2-4 lists of
+    `sort32` pairs, each one row sorted descending, merged into one — a stable sort of their concatenation by
+    value, descending, so an equal value comes from the earlier list first (TMRGSORT). Lists that are not
+    sorted, and a tile form whose workspace is not the lists' joined shape, are not modelled."""
+    lists = [it.value(call, i) for i in range(len(call.args))]
+    if call.op.startswith("tile.") and call.kwarg("tmp") is None:
+        lists = lists[:-1]
+    tmp = call.kwarg("tmp")
+    workspace = it.expr(tmp) if tmp is not None else (
+        it.value(call, len(call.args) - 1) if call.op.startswith("tile.") else None)
+    if not 2 <= len(lists) <= 4 or any(not v.pairs or v.data.ndim != 2 or v.data.shape[0] != 1 for v in lists):
+        raise ReferenceError(f"`{call.op}` of other than 2 to 4 one-row tiles of sort32 pairs is not modelled")
+    joined = np.concatenate([v.data for v in lists], axis=1)
+    if workspace is not None and (not isinstance(workspace, Value) or workspace.data.shape != joined.shape):
+        raise ReferenceError(f"`{call.op}` with a workspace of shape {list(workspace.data.shape)} for lists joined "
+                             f"into {list(joined.shape)} is not modelled")
+    for v in lists:
+        keys = v.data[0, 0::2]
+        if (keys[1:] > keys[:-1]).any():
+            raise ReferenceError(f"`{call.op}` of a list that is not sorted: its merge is not modelled")
+    pairs = joined.reshape(-1, 2)
+    order = np.argsort(-pairs[:, 0], kind="stable")
+    return Value(pairs[order].reshape(1, -1), DType.FP32, pairs=True)
 
 
 def _gather_mask(it: _Interpreter, call: Call) -> Value:

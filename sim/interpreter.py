@@ -90,7 +90,7 @@ MAX_VIEW_RANK: Final = 5
 MAX_ITERATIONS: Final = 100_000
 """The most `scf.for` iterations one simulation runs (all loops together); past it the kernel is not simulated."""
 from .parser import (EXPAND_KINDS, ARITH_BINARY, INS_OUTS_OPS, ArrayType, Func, Op, PtrType, ScalarType, TileType,
-                     ViewType, walk)
+                     VectorType, ViewType, walk)
 
 Step = Callable[[], None]
 
@@ -157,7 +157,7 @@ _EXPAND_VECTOR: Final[dict[str, tuple[Callable, int]]] = {
 }
 _ATTRIBUTES: Final[dict[str, frozenset[str]]] = {
     "pto.tstore": frozenset({"atomic"}), "pto.textract": frozenset({"transpose"}), "pto.tcvt": frozenset({"rmode"}),
-    "pto.tgather": frozenset({"maskPattern"})}
+    "pto.tgather": frozenset({"maskPattern"}), "pto.tmrgsort": frozenset({"exhausted"})}
 # Exact i8 products summed in f32: |a*b| <= 2**14, so K <= 1024 keeps every partial sum <= 2**24.
 _I8_EXACT_IN_F32_K: Final[int] = 1024
 
@@ -199,7 +199,7 @@ class TensorInfo:
     partition: bool
 
 
-Info = ScalarType | PtrType | TensorInfo | TileType | ArrayType
+Info = ScalarType | PtrType | TensorInfo | TileType | ArrayType | VectorType
 
 
 class _Compiler:
@@ -256,7 +256,7 @@ class _Compiler:
             for name in (*op.results, *([str(op.attr("iv")), *carried] if op.name == "scf.for" else [])):
                 counts[name] = counts.get(name, 0) + 1
         return {op.results[0]: _constant_value(op) for op in walk(func.body)
-                if op.name == "arith.constant" and counts[op.results[0]] == 1}
+                if op.name == "arith.constant" and counts[op.results[0]] == 1 and isinstance(op.types[0], ScalarType)}
 
     def slot(self, name: str) -> int:
         """The slot of SSA name *name* (allocated on first sight)."""
@@ -353,6 +353,12 @@ class _Compiler:
     # --- scalars --------------------------------------------------------------------------
     def op_arith_constant(self, op: Op) -> Step | None:
         result = op.results[0]
+        if isinstance(op.types[0], VectorType):  # `dense<0> : vector<4xi16>`: tmrgsort's executed counts
+            vector = self.define(result, op.types[0])
+
+            def run_vector() -> None:
+                self.values[vector] = np.zeros(4, dtype=np.int16)
+            return run_vector
         index = self.define(result, _scalar_type(op))
         if result in self.constants:
             return None
@@ -472,6 +478,30 @@ class _Compiler:
             if not 0 <= at < flat.size:
                 raise rejected(f"{op.name}: offset {at} is outside %{op.operands[1]} ({flat.size} elements)", line)
             flat[at] = to_storage(np.asarray([values[value]]), dtype)[0]
+        return run
+
+    def op_pto_load_scalar(self, op: Op) -> Step:
+        """`%v = pto.load_scalar %ptr[%offset] : !pto.ptr<T> -> T`: one element of a GM argument at a flat offset
+        (PyPTO's `tensor.read` of a tensor the kernel writes: the row-major offset over its shape); the result's type
+        is the pointer's element type, and an offset outside the argument is rejected (never wrapped)."""
+        pointer, info = self.use(op, op.operands[0])
+        offset = self.scalar(op, op.operands[1])
+        pointer_type, result_type = op.types
+        if not isinstance(info, PtrType) or info != pointer_type:
+            raise rejected(f"{op.name}: %{op.operands[0]} is not a {pointer_type} argument", op.line)
+        if not isinstance(result_type, ScalarType) or result_type.name != info.dtype \
+                or result_type.name not in ("f32", "i32", "i64"):
+            raise rejected(f"{op.name}: a {result_type} loaded through a {pointer_type}", op.line)
+        index = self.define(op.results[0], result_type)
+        values, line, dtype = self.values, op.line, info.dtype
+        is_float = DTYPES[dtype].is_float
+
+        def run() -> None:
+            flat, at = values[pointer], int(values[offset])
+            if not 0 <= at < flat.size:
+                raise rejected(f"{op.name}: offset {at} is outside %{op.operands[0]} ({flat.size} elements)", line)
+            element = widen(flat[at:at + 1], dtype)[0]
+            values[index] = float(element) if is_float else int(element)
         return run
 
     # --- on-core arrays ----------------------------------------------------------------------
@@ -1314,8 +1344,8 @@ class _Compiler:
         every valid row of src sorted by value, descending, equal values in their column order (PyPTO's and
         pypto-lib's goldens sort stably); dst's valid row holds, per sorted element, the value then the u32 bits
         of the idx element that came with it (dst of twice src's valid columns). idx, u32 or i32, has src's
-        valid shape. Valid columns not a multiple of 32, and NaN (whose place the ISA text leaves open), are
-        refused."""
+        valid shape. Valid columns not a multiple of 32, dst overlapping src or idx (`_apart`), and NaN (whose
+        place the ISA text leaves open), are refused."""
         self._arity(op, 2, 1)
         source, src_type = self.tile(op, op.operands[0], "values", ("vec",))
         indices, idx_type = self.tile(op, op.operands[1], "indices", ("vec",))
@@ -1332,6 +1362,7 @@ class _Compiler:
             _same_shape(op.name, (rows, 2 * cols), c, line)
             if cols % 32:
                 raise rejected(f"{op.name}: {cols} valid columns are not whole 32-element blocks", line)
+            _apart(op.name, c, (a, ix), line)
             if np.isnan(a.valid).any():
                 raise SimError(f"{op.name}: a NaN value: its place in the order is not modelled", line)
             keys = a.valid.reshape(rows, cols // 32, 32)
@@ -1346,12 +1377,81 @@ class _Compiler:
         return run
 
     def op_pto_tmrgsort(self, op: Op) -> Step:
+        """`pto.tmrgsort`: format 2 when it has two outs (`_merge_lists`), else format 1 (`_merge_runs`)."""
+        if len(op.group("outs")) == 2:
+            return self._merge_lists(op)
+        return self._merge_runs(op)
+
+    def _merge_lists(self, op: Op) -> Step:
+        """`pto.tmrgsort ins(%src0, %src1[, %src2[, %src3]], %tmp {exhausted = false}) outs(%dst, %executed)` (format
+        2, PyPTO's `tile.mrgsort(src0, src1, ..., tmp)`): the 2-4 sources, each one valid row of f32 (value, index)
+        pairs, are merged pair by pair as A2A3's TMRGSORT does (pto-isa's TMrgSort.hpp): `vmrgsort4` repeatedly
+        takes the head pair of greatest value, the lowest-numbered list on a tie, writing the merged
+        `sum(valid lanes)` lanes into the workspace `tmp`, then `dst`'s valid lanes are copied from `tmp` in 32-byte
+        blocks (lanes beyond the merge are whatever `tmp` held). `executed` (`vector<4xi16>`) is only written with
+        `exhausted = true`, which is outside the subset. Refused (PV202): other than one row, an odd lane count,
+        a workspace narrower than the merged lanes (the ISA's `tmp.Cols >= sum(src.Cols)`), the workspace overlapping a
+        source (the merge writes it while it reads them), dst overlapping a source or the workspace (PyPTO's
+        `not_inplace_safe`); a NaN is not modelled."""
+        ins, outs = op.operands, op.group("outs")
+        if not 3 <= len(ins) <= 5:
+            raise rejected(f"{op.name} merges 2 to 4 lists and a workspace, not {len(ins)} ins", op.line)
+        if op.attr("exhausted") is not False:
+            raise SimError(f"{op.name} with exhausted = {op.attr('exhausted')} is outside the subset "
+                           "(exhausted = false only)", op.line)
+        lists = [self.tile(op, name, f"list {i}", ("vec",)) for i, name in enumerate(ins[:-1])]
+        scratch, tmp_type = self.tile(op, ins[-1], "workspace", ("vec",))
+        dest, dst_type = self.tile(op, outs[0], "destination", ("vec",))
+        _, status_type = self.use(op, outs[1])
+        if not isinstance(status_type, VectorType):
+            raise rejected(f"{op.name}: the executed counts %{outs[1]} are not a vector<4xi16>", op.line)
+        if any(t.dtype != "f32" for t in (*(t for _, t in lists), tmp_type, dst_type)):
+            raise rejected(f"{op.name}: f32 pairs in every list, the workspace and the destination", op.line)
+        values, line, sources = self.values, op.line, [index for index, _ in lists]
+
+        def run() -> None:
+            heads, t, c = [values[i] for i in sources], values[scratch], values[dest]
+            for k, tile in enumerate((*heads, t, c)):
+                if tile.valid_rows != 1:
+                    raise rejected(f"{op.name}: {_merge_role(k, len(heads))} has {tile.valid_rows} valid rows, not one",
+                                   line)
+            if any(h.valid_cols % 2 for h in heads):
+                raise rejected(f"{op.name}: a list of an odd number of lanes (whole (value, index) pairs)", line)
+            total = sum(h.valid_cols for h in heads)
+            if total > t.cols:  # the ISA's tmp.Cols >= the sum of the sources', on the lanes really merged
+                raise rejected(f"{op.name}: a workspace of {t.cols} columns for a merge of "
+                               f"{' + '.join(str(h.valid_cols) for h in heads)} lanes", line)
+            written = t.data[0, :total]
+            for k, h in enumerate(heads):
+                if np.shares_memory(h.valid, written):
+                    raise rejected(f"{op.name}: the workspace (bytes from {t.addr}) overlaps list {k} (bytes from "
+                                   f"{h.addr}): the merge writes it while reading the lists", line)
+                if np.shares_memory(h.valid, c.valid):
+                    raise rejected(f"{op.name}: the destination (bytes from {c.addr}) overlaps list {k} (bytes from "
+                                   f"{h.addr}): TMRGSORT does not merge in place", line)
+            blocks = -(-c.valid_cols // 8) * 8  # the UB-to-UB copy moves whole 32-byte blocks
+            if blocks > t.cols or blocks > c.cols:
+                raise rejected(f"{op.name}: a copy of {blocks} lanes from a workspace of {t.cols} into a "
+                               f"destination of {c.cols} columns", line)
+            if np.shares_memory(t.data[0, :blocks], c.data[0, :blocks]):
+                raise rejected(f"{op.name}: the destination (bytes from {c.addr}) overlaps the workspace (bytes from "
+                               f"{t.addr})", line)
+            pairs = [h.valid[0].reshape(-1, 2) for h in heads]
+            if any(np.isnan(p[:, 0]).any() for p in pairs):
+                raise SimError(f"{op.name}: a NaN value: its place in the order is not modelled", line)
+            written[...] = _merge_pairs(pairs).reshape(-1)
+            _mark(t)
+            c.data[0, :blocks] = t.data[0, :blocks]
+            _mark(c)
+        return run
+
+    def _merge_runs(self, op: Op) -> Step:
         """`pto.tmrgsort ins(%src, %blockLen) outs(%dst)` (format 1, PyPTO's `tile.mrgsort(src, block_len=n)`): src's
         one valid row of f32 (value, index) pairs is runs of blockLen lanes, each sorted descending by value;
         every four consecutive runs are merged into one, descending, an equal value taken from the earlier run
         first (so sort32 then merges sort stably, as PyPTO's and pypto-lib's goldens expect). Refused: other
         than one row, a blockLen that is not a positive multiple of 64 (PyPTO's check), valid lanes not whole
-        groups of four runs, a run that is not sorted; a NaN is not modelled."""
+        groups of four runs, dst overlapping src (`_apart`), a run that is not sorted; a NaN is not modelled."""
         self._arity(op, 2, 1)
         source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
         length = self.scalar(op, op.operands[1])
@@ -1366,6 +1466,7 @@ class _Compiler:
             rows, lanes = a.valid.shape
             if rows != 1:
                 raise rejected(f"{op.name}: merges one row, not {rows}", line)
+            _apart(op.name, c, (a,), line)
             if n <= 0 or n % 64 or lanes % (4 * n):
                 raise rejected(f"{op.name}: {lanes} valid lanes are not whole groups of four runs of {n} "
                                "(a positive multiple of 64)", line)
@@ -1578,6 +1679,38 @@ def _constant_value(op: Op) -> int | float:
 
 def _shape_key(tile_type: TileType) -> tuple[str, str, int, int]:
     return tile_type.loc, tile_type.dtype, tile_type.rows, tile_type.cols
+
+
+def _apart(name: str, dest: Tile, sources: tuple[Tile, ...], line: int) -> None:
+    """Refuse a sort writing over a source it reads: `vbitsort` / `vmrgsort4` read while they write, and PyPTO
+    marks `tile.sort32` / `tile.mrgsort_format1` / `_format2` not_inplace_safe (its memory reuse never places one so)."""
+    for k, source in enumerate(sources):
+        if np.shares_memory(source.valid, dest.valid):
+            raise rejected(f"{name}: the destination (bytes from {dest.addr}) overlaps operand {k} (bytes from "
+                           f"{source.addr}): the instruction does not sort in place", line)
+
+
+def _merge_role(k: int, lists: int) -> str:
+    """The operand *k* of a format-2 `pto.tmrgsort` as its message names it (lists, workspace, destination)."""
+    return f"list {k}" if k < lists else ("the workspace", "the destination")[k - lists]
+
+
+def _merge_pairs(lists: list[np.ndarray]) -> np.ndarray:
+    """The (value, index) pairs of *lists* (each `n x 2`) merged as `vmrgsort4` merges: while a list has pairs
+    left, the head pair of greatest value goes next, the lowest-numbered list on a tie (pto-isa's TMrgSort)."""
+    keys = [p[:, 0].tolist() for p in lists]
+    at = [0] * len(lists)
+    picks: list[tuple[int, int]] = []
+    for _ in range(sum(len(k) for k in keys)):
+        best = -1
+        for i, key in enumerate(keys):
+            if at[i] < len(key) and (best < 0 or key[at[i]] > keys[best][at[best]]):
+                best = i
+        picks.append((best, at[best]))
+        at[best] += 1
+    if not picks:
+        return np.empty((0, 2), dtype=np.float32)
+    return np.stack([lists[i][j] for i, j in picks])
 
 
 def _mark(tile: Tile) -> None:

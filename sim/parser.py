@@ -115,7 +115,19 @@ class ArrayType:
         return f"!pto.local_array<{self.extent}x{self.dtype}>"
 
 
-Type = ScalarType | PtrType | ViewType | TileType | ArrayType
+@dataclass(frozen=True, slots=True)
+class VectorType:
+    """`vector<4xi16>`: the executed-count status of `pto.tmrgsort`'s format 2, its second out (PyPTO's
+    `MakeMrgSortCodegenPTO`); the only vector the subset has."""
+
+    extent: int
+    dtype: str
+
+    def __str__(self) -> str:
+        return f"vector<{self.extent}x{self.dtype}>"
+
+
+Type = ScalarType | PtrType | ViewType | TileType | ArrayType | VectorType
 
 
 COMM_OPS: Final = ("pto.comm.tnotify", "pto.comm.twait", "pto.comm.tput")
@@ -479,6 +491,8 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.tokens, self.lines = tokenize(text)
         self.pos = 0
+        self.group_attributes: tuple[tuple[str, object], ...] = ()
+        """The `{...}` after the last operand of the `ins(...)` / `outs(...)` being read."""
 
     # token helpers
     @property
@@ -540,11 +554,25 @@ class _Parser:
 
     def type(self) -> Type:
         token = self.peek
+        if token.kind == "ident" and token.text == "vector":
+            return self.vector_type()
         if token.kind == "type" or (token.kind == "ident" and token.text in SCALAR_TYPES):
             line = self.lines[self.pos]
             self.next()
             return parse_type(token.text, line)
         raise self.error("expected a type")
+
+    def vector_type(self) -> VectorType:
+        """`vector<4xi16>` (tokens `vector` `<` `4` `xi16` `>`): the one vector type of the subset."""
+        line = self.lines[self.pos]
+        self.expect("vector")
+        self.expect("<")
+        extent = self.expect_kind("int", "a vector extent").text
+        element = self.expect_kind("ident", "a vector element type").text
+        self.expect(">")
+        if (extent, element) != ("4", "xi16"):
+            raise SimError(f"vector<{extent}{element}> is not in the subset (vector<4xi16> only)", line)
+        return VectorType(4, "i16")
 
     def type_list(self) -> tuple[Type, ...]:
         types = [self.type()]
@@ -697,11 +725,22 @@ class _Parser:
             "pto.launch": self._launch,
             "pto.tgetval": self._tgetval,
             "pto.store_scalar": self._store_scalar,
+            "pto.load_scalar": self._load_scalar,
         }.get(name)
 
     def _constant(self, name: str, line: int, results: tuple[str, ...]) -> Op:
         token = self.next()
         literal: int | float | bool
+        if token.kind == "ident" and token.text == "dense":  # `dense<0> : vector<4xi16>`, tmrgsort's status
+            self.expect("<")
+            if self.expect_kind("int", "a splat value").text != "0":
+                raise SimError("arith.constant dense<...> of other than zero", line)
+            self.expect(">")
+            self.expect(":")
+            vector = self.type()
+            if not isinstance(vector, VectorType):
+                raise SimError(f"arith.constant dense<0> of type {vector}", line)
+            return Op(name, line, results, attributes=(("value", 0),), types=(vector,))
         if token.kind == "int":
             literal = int(token.text, 0)
         elif token.kind == "float":
@@ -803,6 +842,20 @@ class _Parser:
             raise SimError(f"{name} stores through a !pto.ptr, not {pointer_type}", line)
         self.expect(",")
         return Op(name, line, results, (value, pointer, offset), types=(pointer_type, self._scalar_type(line)))
+
+    def _load_scalar(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        """`%v = pto.load_scalar %ptr[%offset] : !pto.ptr<T> -> T`; operands (pointer, offset), types (pointer,
+        result)."""
+        pointer = self.value()
+        self.expect("[")
+        offset = self.value()
+        self.expect("]")
+        self.expect(":")
+        pointer_type = self.type()
+        if not isinstance(pointer_type, PtrType):
+            raise SimError(f"{name} loads through a !pto.ptr, not {pointer_type}", line)
+        self.expect("->")
+        return Op(name, line, results, (pointer, offset), types=(pointer_type, self._scalar_type(line)))
 
     def _scalar_type(self, line: int) -> ScalarType:
         result_type = self.type()
@@ -918,9 +971,10 @@ class _Parser:
         return Op(name, line, results, (), tuple(named), attributes, (self.type(),))
 
     def _ins_outs(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        self.group_attributes = ()
         ins, in_types = self._operand_group("ins")
         outs, out_types = self._operand_group("outs")
-        attributes = self.attr_dict() if self.at("{") else ()
+        attributes = (*self.group_attributes, *(self.attr_dict() if self.at("{") else ()))
         trailing: tuple[Type, ...] = ()
         if self.accept(":"):
             trailing = self.type_list()
@@ -931,6 +985,8 @@ class _Parser:
         self.expect(key)
         self.expect("(")
         values = self.value_list(")")
+        if self.at("{"):  # `ins(%a, %b, %tmp {exhausted = false} : ...)`: tmrgsort's attribute on its workspace
+            self.group_attributes = self.attr_dict()
         types: tuple[Type, ...] = ()
         if self.accept(":"):
             types = self.type_list()

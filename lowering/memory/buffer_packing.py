@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pypto_verify.ir import Call, MemSpace, TileType, Type, var_like
 from pypto_verify.lowering.memory.lifetimes import Interval, Lifetimes
 from pypto_verify.lowering.memory.memrefs import ALIGNMENT
-from pypto_verify.lowering.memory.retarget import NOT_INPLACE_SAFE
+from pypto_verify.lowering.memory.retarget import NOT_INPLACE_SAFE, operand_names
 from pypto_verify.target import Target
 
 L0_SPACES = frozenset({MemSpace.Left, MemSpace.Right, MemSpace.Acc, MemSpace.Bias})
@@ -91,7 +91,7 @@ class _Packer:
                 continue
             forbidden = []
             if call.op in NOT_INPLACE_SAFE:
-                forbidden = [v.name for a in call.args if (v := var_like(a)) is not None]
+                forbidden = operand_names(call)
             if call.op == "tile.cast" and call.args and (source := var_like(call.args[0])) is not None:
                 src, dst = self.env.get(source.name), self.env.get(name)
                 if isinstance(src, TileType) and isinstance(dst, TileType) and dst.dtype.bytes > src.dtype.bytes:

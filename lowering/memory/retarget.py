@@ -40,6 +40,9 @@ from pypto_verify.lowering.memory.memrefs import (
 NOT_INPLACE_SAFE = frozenset({
     "tile.move", "tile.transpose", "tile.recip", "tile.rsqrt", "tile.row_sum", "tile.row_max",
     "tile.row_min", "tile.mrgsort_format1", "tile.fmod", "tile.fmods",
+    # the sort ops, as our IR spells them too (`tile.mrgsort` is both formats): vbitsort / vmrgsort4 read their
+    # sources while they write (PyPTO's sort.cpp)
+    "tile.sort32", "tile.mrgsort", "tile.mrgsort_format2",
 })
 """Ops whose output must not share a buffer with any input (PyPTO `not_inplace_safe`)."""
 
@@ -143,7 +146,7 @@ class Retargeter:
         fixed = natural_space(call)
         if fixed is not None and space is not None and fixed is not space:
             return False
-        if call.op in NOT_INPLACE_SAFE and any(self.base_of(n) == target.base for n in _arg_names(call)):
+        if call.op in NOT_INPLACE_SAFE and any(self.base_of(n) == target.base for n in operand_names(call)):
             return False
         if check_liveness and not self.target_dead_at(site, target.base):
             return False
@@ -214,8 +217,9 @@ class Retargeter:
         return True
 
 
-def _arg_names(call: Call) -> list[str]:
-    return [v.name for a in call.args if (v := var_like(a)) is not None]
+def operand_names(call: Call) -> list[str]:
+    """The values *call* reads: its operands, a keyword one too (`tmp=`, which PyPTO's IR holds as an argument)."""
+    return [v.name for a in (*call.args, *(value for _, value in call.kwargs)) if (v := var_like(a)) is not None]
 
 
 def apply_plan(fn: Function, plan: dict[str, MemRef]) -> Function:

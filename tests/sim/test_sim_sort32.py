@@ -60,3 +60,20 @@ def test_tsort32_of_a_nan_is_not_modelled() -> None:
     with pytest.raises(SimError, match="NaN") as caught:
         simulate(module(ARGS, _sort(128)), "main", _args(values))
     assert caught.value.rule == ""
+
+
+def test_tsort32_in_place_is_rejected() -> None:
+    from sim_kernels import view
+    text = "\n".join([
+        "    %c128 = arith.constant 128 : index",
+        view("x", "arg0", 2, 64, "f32"), view("i", "arg1", 2, 64, "ui32"), view("y", "arg2", 2, 128, "f32"),
+        load("x", "s", "vec", "f32", 2, 64),
+        load("i", "k", "vec", "ui32", 2, 64, addr="%a1024"),
+        alloc("d", "vec", "f32", 2, 128),  # on the values it sorts
+        f"    pto.tsort32 ins(%s, %k : {tile('vec', 'f32', 2, 64)}, {tile('vec', 'ui32', 2, 64)}) "
+        f"outs(%d : {tile('vec', 'f32', 2, 128)})",
+        store("d", "vec", "f32", 2, 128, "y"),
+    ])
+    with pytest.raises(SimError, match="does not sort in place") as caught:
+        simulate(module(ARGS, text), "main", _args(np.zeros((2, 64))))
+    assert caught.value.rule == "PV202"
