@@ -864,11 +864,17 @@ def front_and_prove(path: str, options: Options, stages: tuple[Stage, ...], sour
                     lean: bool) -> tuple[FileWork, FileWork]:
     """The per-file stages and then PROVE (`prove_ahead`), in the worker that read and lowered the file, each
     under its own guard and `--timeout`: the pair `after_rules` merges once the Datalog run has the first.
-    The file's IR crosses between the processes once (back, and only when *lean* is false) instead of three
-    times (back, to the prover, back again); *lean*: both records come back `_lean`."""
+    The file's IR crosses between the processes once (back, and only when *lean* is false or the simulation
+    is to run) instead of three times (back, to the prover, back again); *lean*: the caller reads only what
+    `finish` and the later stages read, so both records come back `_lean`, but for the simulation's IR (the
+    kernels as read and lowered: not the module as read, not PROVE's outcomes)."""
     work = front(path, options, stages, sources)
     proved = prove_ahead(_unweighed(work), options)
-    return (_lean(work), _lean(proved)) if lean else (work, proved)
+    if not lean:
+        return work, proved
+    if Stage.SIMULATE in stages and options.sim:
+        return replace(work, module=Module(work.path, ())), _lean(proved)
+    return _lean(work), _lean(proved)
 
 
 def _lean(work: FileWork) -> FileWork:
@@ -1203,6 +1209,8 @@ class _FusedChunk:
             for (at, (work, proved)), rules_out in zip(waiting, ruled_works, strict=True):
                 merged = after_rules(rules_out, proved, work)
                 if self.simulating:
+                    if self.lean:  # nothing after reads the facts: they do not make the trip
+                        merged = _unweighed(merged)
                     (future,) = _submit(self.pool, back, [merged], self.rest, self.stages, self.lean)
                     simulated.append((at, merged, future))
                 else:
@@ -1320,7 +1328,7 @@ def check_files(files: list[str], options: Options, stages: tuple[Stage, ...],
         fused = pool is not None and Stage.DATALOG in stages and proving
         alone = pool is None and (options.jobs or os.cpu_count() or 1) > 1 and _can_fork()
         task: Callable[..., Any] = front_and_prove if fused else front
-        args: tuple = (stages, given, lean and not simulating) if fused else (stages, given)
+        args: tuple = (stages, given, lean) if fused else (stages, given)
         front_label = _stage_label(stages, options, False) + (", prove" if fused else "")
         engine = Engine(options, info=False)  # no report shows PV010: `explain` runs `datalog_stage` itself
         # with a pool, each chunk's files are handed out largest first (`_largest_first`)
