@@ -183,7 +183,10 @@ def test_a_pool_still_simulates_what_it_proved(tmp_path: Path) -> None:
     assert [(k.verdict, k.sim) for f in result.files for k in f.kernels] == [("verified", "match")] * 2
 
 
-def test_a_worker_that_dies_proving_costs_its_file_only(tmp_path: Path, monkeypatch) -> None:
+@pytest.mark.parametrize("sim", [False, True])
+def test_a_worker_that_dies_proving_costs_its_file_only(tmp_path: Path, monkeypatch, sim: bool) -> None:
+    """Also with simulation on, where the files the rules have seen may already be queued to be simulated on
+    the pool the death breaks: they are simulated again, alone."""
     import os
 
     from pypto_verify.run import chain
@@ -197,10 +200,10 @@ def test_a_worker_that_dies_proving_costs_its_file_only(tmp_path: Path, monkeypa
         return real(work, options)
 
     monkeypatch.setattr(chain, "prove_stage", die)  # the pool forks: its workers see the patch
-    result = run([doomed, *others], Options(cache=False, jobs=2, sim=False))
+    result = run([doomed, *others], Options(cache=False, jobs=2, sim=sim))
     (finding,) = result.files[0].findings
     assert finding.rule.id == "PV999" and "the worker process died" in finding.message
-    assert [k.verdict for k in result.files[1].kernels] == ["verified"]
+    assert [(k.verdict, k.sim) for k in result.files[1].kernels] == [("verified", "match" if sim else "skipped")]
     assert [f.rule.id for f in result.files[2].findings] == ["PV004"]
 
 
