@@ -116,19 +116,37 @@ def test_a_pool_runs_the_rules_on_each_share_of_files_as_they_come_with_the_one_
     file the rules have seen is simulated at once: the report is the sequential chain's, flagged kernels
     included (not simulated, no obligation)."""
     one = run(paths, replace(OPTIONS, sim=sim))
-    runs: list[int] = []
-    real = chain.datalog_relations
+    runs: list[int] = []  # the files given to each of the chain's calls of the engine
+    real = chain.Engine.run
 
-    def counted(facts, engine, timeout):
-        runs.append(len(facts.kernels))
-        return real(facts, engine, timeout)
+    def counted(self, works):
+        runs.append(len(works))
+        return real(self, works)
 
-    monkeypatch.setattr(chain, "datalog_relations", counted)  # the engine runs in this process, not a worker
+    monkeypatch.setattr(chain.Engine, "run", counted)  # the engine runs in this process, not a worker
     two = run(paths, replace(OPTIONS, jobs=2, sim=sim))
-    assert len(runs) == 3, runs  # five files: once three are back (as many as still to come), then 1, 1
+    assert runs == [3, 1, 1], runs  # five files: once three are back (as many as still to come), then 1, 1
     assert two.files == one.files
     ruled = [k for f in two.files for k in f.kernels if k.name in ("stale_partial", "no_seed")]  # PV004, PV007
     assert len(ruled) == 2 and all(k.verdict == "findings" and not k.obligations and k.sim == "skipped"
                                    for k in ruled)
     if sim:
         assert any(k.sim == "match" for f in two.files for k in f.kernels)
+
+
+def test_a_pool_rules_a_chunk_before_the_last_in_one_run(paths: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the last chunk is ruled a share at a time: while an earlier chunk's one run goes, the workers have the
+    next chunk to read, lower and prove."""
+    one = run(paths, OPTIONS)
+    runs: list[int] = []  # the files given to each of the chain's calls of the engine
+    real = chain.Engine.run
+
+    def counted(self, works):
+        runs.append(len(works))
+        return real(self, works)
+
+    monkeypatch.setattr(chain.Engine, "run", counted)
+    monkeypatch.setattr(chain, "CHUNK", 3)
+    two = run(paths, replace(OPTIONS, jobs=2))
+    assert runs == [3, 1, 1], runs  # the first chunk's three files at once; the last's two one at a time
+    assert two.files == one.files
