@@ -1301,10 +1301,12 @@ def check_files(files: list[str], options: Options, stages: tuple[Stage, ...],
                 chunk: int | None = None, lean: bool = False) -> Iterator[FileWork]:
     """The chain over *files*, in their order, *chunk* files at a time (`CHUNK`); *done* of *total* files were
     settled before (cache hits), *sources* the text of a file given on stdin. With a worker pool, each worker
-    proves the files it read and lowered (`front_and_prove`) and the next chunk is queued as soon as this one
-    is in, so the workers read, lower and prove while the Datalog engine runs. *lean*: the caller reads only
-    what `finish` reads, so a worker sends back no IR unless a later stage reads it (the simulation).
-    *seconds* gets each stage's wall time, summed over the chunks."""
+    proves the files it read and lowered (`front_and_prove`, the largest first) and the next chunk is queued as
+    soon as this one is in, so the workers read, lower and prove while the Datalog engine runs (over the last
+    chunk a share at a time, `_FusedChunk`). *lean*: the caller reads only what `finish` reads, so a worker sends
+    back no IR unless a later stage reads it (the simulation). *seconds* gets each stage's wall time, summed over
+    the chunks (with a pool that proves: `datalog` the engine's runs, while the workers go on; `front` the rest of
+    the time until the last file is back; `back` the rest)."""
     counts: dict[str, int] = {}
 
     def ticker(label: str) -> Callable[[], None]:
