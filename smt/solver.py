@@ -24,7 +24,8 @@ of its steps), never the clock: the same query gets the same answer on every run
 makes the query inconclusive (PV100) naming the limit. A check in a batch uses what the solver learnt from
 the checks before it (a query alone may need far more steps), so a batch is made the same on every run: in
 a context of its own, of all the site's non-trivial queries in order, cache hits and queries proved before
-included, whenever one of them is not answered yet. Verdicts are cached by sha256 of (z3's version, the query text) in an
+included, whenever one of them is not answered yet (checked up to the last one not answered: a check
+learns only from those before it). Verdicts are cached by sha256 of (z3's version, the query text) in an
 sqlite file under `$XDG_CACHE_HOME/pypto-verify/smt/` (else `~/.cache/...`), one transaction per
 site; unknowns are not cached (a wall-clock guard may have cut them short). On the corpus (667 obligations
 through the fixed lowering) this is about 0.4 s of solver time, against 2.2 s for one parse and check
@@ -342,14 +343,18 @@ def _solve(text: str, witnesses: tuple[tuple[str, E.Term], ...], timeout_ms: int
         solver.pop()
 
 
-def _solve_batch(queries: list[_Query], timeout_ms: int) -> list[tuple[dict[str, Any] | None, float]]:
+def _solve_batch(queries: list[_Query], timeout_ms: int, checked: int | None = None
+                 ) -> list[tuple[dict[str, Any] | None, float]]:
     """Decide *queries* (one site's, all of them: module docstring, "Limits") together, in a context and on
     a solver of their own: each is asserted under an indicator literal,
     `(=> |!ob.k| (and assumptions violation))`, and checked with `check(|!ob.k|)`; their shared subterms
     are built once, as z3 terms made directly from ours (`_Builder`: no text to render or parse). Returns
     `({"answer": "unsat"}, seconds)` for a proof, an unknown with the limit it ran into (not retried: the
     query alone would start from less, within the same budget), and `(None, seconds)` where the query must
-    be run on its own for its model."""
+    be run on its own for its model; for the first *checked* queries only (all by default). Every query is
+    asserted all the same, and a check learns only from the checks before it, so each of the first *checked*
+    gets the answer it gets when all are checked: the checks after the last query still to answer (the others
+    were answered before, by the cache or this process) are the ones left out."""
     z3 = _solver()
     begin = time.perf_counter()
     ctx = z3.Context()  # of its own: what the checks learn depends on this site's queries alone
@@ -363,7 +368,7 @@ def _solve_batch(queries: list[_Query], timeout_ms: int) -> list[tuple[dict[str,
         for flag, q in zip(flags, queries):
             build.assert_implied(solver, flag, E.and_(*q.assumptions, q.violation))
         setup = (time.perf_counter() - begin) / len(queries)
-        for flag in flags:
+        for flag in flags[:checked]:
             start = time.perf_counter()
             used = _resources(solver)
             result = solver.check(flag)
@@ -516,7 +521,10 @@ def discharge_all(obs: list[Obligation], *, timeout_ms: int = DEFAULT_TIMEOUT_MS
     unique: dict[tuple[E.Term, ...], _Query] = {}
     for query in posed:  # all of them, answered or not, so each check learns what it learns on a cold run
         unique.setdefault(query.key, query)  # a query posed twice in the site is decided once
-    decided = dict(zip(unique, _solve_batch(list(unique.values()), timeout_ms)))
+    # the checks after the last query to answer would only answer queries answered before (`_solve_batch`)
+    order = {key: position for position, key in enumerate(unique)}
+    checked = 1 + max(order[query.key] for _, query, _ in pending)
+    decided = dict(zip(unique, _solve_batch(list(unique.values()), timeout_ms, checked)))
     for i, query, text in pending:
         raw, seconds = decided[query.key]
         if raw is None:

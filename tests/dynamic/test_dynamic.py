@@ -136,6 +136,8 @@ def test_tolerance_is_by_dtype() -> None:
     assert tolerance(DType.INT32, 100) == (0.0, 0.0)
     both_nan = np.array([np.nan])
     assert first_difference("y", DType.FP32, both_nan, both_nan, 0) is None
+    assert first_difference("y", DType.FP32, want.copy(), want, 0) is None  # equal: no tolerance needed
+    assert first_difference("y", DType.FP32, np.array([100.0, np.nan], np.float32), want, 0)["index"] == [1]
     assert first_difference("y", DType.FP32, both_nan, np.array([1.0]), 0) is not None
 
 

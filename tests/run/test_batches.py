@@ -6,6 +6,7 @@ finding (PV010), which no report shows."""
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,57 @@ def test_the_check_chain_builds_no_information_finding_and_explain_s_stage_does(
     (explained,) = chain.datalog_stage(facts_only, OPTIONS)
     assert explained.info and {f.rule.id for f in explained.info} == {"PV010"}
     assert explained.findings == works[0].findings
+
+
+def test_a_pool_hands_out_the_largest_files_first_and_reports_in_the_files_order(tmp_path: Path) -> None:
+    sizes = {"a.py": 10, "b.py": 300, "c.py": 20, "d.py": 300, "e.py": 0}
+    paths = []
+    for name, size in sizes.items():
+        (tmp_path / name).write_text("#" * size)
+        paths.append(str(tmp_path / name))
+    order = chain._largest_first(paths, {paths[4]: "#" * 1000})
+    assert [Path(paths[i]).name for i in order] == ["e.py", "b.py", "d.py", "c.py", "a.py"]
+    assert chain._in_order([paths[i] for i in order], order) == paths
+
+
+@pytest.mark.parametrize("sim", [False, True])
+def test_a_pool_runs_the_rules_on_each_share_of_files_as_they_come_with_the_one_process_report(
+        paths: list[str], monkeypatch: pytest.MonkeyPatch, sim: bool) -> None:
+    """With a pool, the engine runs over the files as the workers send them back (`chain.ENGINE_SHARE`), and each
+    file the rules have seen is simulated at once: the report is the sequential chain's, flagged kernels
+    included (not simulated, no obligation)."""
+    one = run(paths, replace(OPTIONS, sim=sim))
+    runs: list[int] = []  # the files given to each of the chain's calls of the engine
+    real = chain.Engine.run
+
+    def counted(self, works):
+        runs.append(len(works))
+        return real(self, works)
+
+    monkeypatch.setattr(chain.Engine, "run", counted)  # the engine runs in this process, not a worker
+    two = run(paths, replace(OPTIONS, jobs=2, sim=sim))
+    assert runs == [3, 1, 1], runs  # five files: once three are back (as many as still to come), then 1, 1
+    assert two.files == one.files
+    ruled = [k for f in two.files for k in f.kernels if k.name in ("stale_partial", "no_seed")]  # PV004, PV007
+    assert len(ruled) == 2 and all(k.verdict == "findings" and not k.obligations and k.sim == "skipped"
+                                   for k in ruled)
+    if sim:
+        assert any(k.sim == "match" for f in two.files for k in f.kernels)
+
+
+def test_a_pool_rules_a_chunk_before_the_last_in_one_run(paths: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the last chunk is ruled a share at a time: while an earlier chunk's one run goes, the workers have the
+    next chunk to read, lower and prove."""
+    one = run(paths, OPTIONS)
+    runs: list[int] = []  # the files given to each of the chain's calls of the engine
+    real = chain.Engine.run
+
+    def counted(self, works):
+        runs.append(len(works))
+        return real(self, works)
+
+    monkeypatch.setattr(chain.Engine, "run", counted)
+    monkeypatch.setattr(chain, "CHUNK", 3)
+    two = run(paths, replace(OPTIONS, jobs=2))
+    assert runs == [3, 1, 1], runs  # the first chunk's three files at once; the last's two one at a time
+    assert two.files == one.files

@@ -183,7 +183,10 @@ def test_a_pool_still_simulates_what_it_proved(tmp_path: Path) -> None:
     assert [(k.verdict, k.sim) for f in result.files for k in f.kernels] == [("verified", "match")] * 2
 
 
-def test_a_worker_that_dies_proving_costs_its_file_only(tmp_path: Path, monkeypatch) -> None:
+@pytest.mark.parametrize("sim", [False, True])
+def test_a_worker_that_dies_proving_costs_its_file_only(tmp_path: Path, monkeypatch, sim: bool) -> None:
+    """Also with simulation on, where the files the rules have seen may already be queued to be simulated on
+    the pool the death breaks: they are simulated again, alone."""
     import os
 
     from pypto_verify.run import chain
@@ -197,8 +200,25 @@ def test_a_worker_that_dies_proving_costs_its_file_only(tmp_path: Path, monkeypa
         return real(work, options)
 
     monkeypatch.setattr(chain, "prove_stage", die)  # the pool forks: its workers see the patch
-    result = run([doomed, *others], Options(cache=False, jobs=2, sim=False))
+    result = run([doomed, *others], Options(cache=False, jobs=2, sim=sim))
     (finding,) = result.files[0].findings
     assert finding.rule.id == "PV999" and "the worker process died" in finding.message
-    assert [k.verdict for k in result.files[1].kernels] == ["verified"]
+    assert [(k.verdict, k.sim) for k in result.files[1].kernels] == [("verified", "match" if sim else "skipped")]
     assert [f.rule.id for f in result.files[2].findings] == ["PV004"]
+
+
+def test_front_and_prove_for_a_simulating_check_sends_back_only_the_kernels_ir(tmp_path: Path) -> None:
+    """`check` with simulation on: the simulation reads the kernels as read and lowered, nothing reads the module
+    as read or PROVE's outcomes, so those do not come back; the merged record is the whole one's."""
+    path = tmp_path / "split_k.py"
+    path.write_text(KERNEL)
+    options = Options(jobs=1, cache=False)
+    stages = (Stage.READ, Stage.LOWER, Stage.FACTS, Stage.DATALOG, Stage.PROVE, Stage.SIMULATE)
+    work, proved = front_and_prove(str(path), options, stages, {}, False)
+    slim, slim_proved = front_and_prove(str(path), options, stages, {}, True)
+    assert work.module.programs and slim.module.programs == () and not slim.lean and slim.facts is not None
+    assert [k.lowered for k in slim.kernels] == [k.lowered for k in work.kernels] and slim.kernels[0].lowered.body
+    assert slim_proved.lean and not slim_proved.outcomes and proved.outcomes
+    merged, slim_merged = after_rules(work, proved, work), after_rules(slim, slim_proved, slim)
+    assert simulate_stage(slim_merged, options).kernels == simulate_stage(merged, options).kernels
+    assert [k.sim for k in simulate_stage(slim_merged, options).kernels] == ["match"]

@@ -127,9 +127,9 @@ def test_a_query_posed_twice_in_a_process_is_decided_once(monkeypatch):
     batches: list[int] = []
     real = solver._solve_batch
 
-    def counted(queries, timeout_ms):
+    def counted(queries, timeout_ms, checked=None):
         batches.append(len(queries))
-        return real(queries, timeout_ms)
+        return real(queries, timeout_ms, checked)
 
     monkeypatch.setattr(solver, "_solve_batch", counted)
     x = E.const("x.twice")
@@ -151,9 +151,9 @@ def test_a_batch_holds_every_query_of_its_site_even_those_answered_before(monkey
     batches: list[int] = []
     real = solver._solve_batch
 
-    def counted(queries, timeout_ms):
+    def counted(queries, timeout_ms, checked=None):
         batches.append(len(queries))
-        return real(queries, timeout_ms)
+        return real(queries, timeout_ms, checked)
 
     monkeypatch.setattr(solver, "_solve_batch", counted)
     x = E.const("x.batch")
@@ -164,6 +164,31 @@ def test_a_batch_holds_every_query_of_its_site_even_those_answered_before(monkey
     assert [a.verdict for a in answers] == [Verdict.PROVED] * 2 and batches == [1, 2]  # `first` again
     solver.discharge_all([first, second], cache=False)
     assert batches == [1, 2]  # every query answered: no batch
+
+
+def test_a_batch_checks_no_query_after_the_last_one_still_to_answer(monkeypatch):
+    """The checks after the last unanswered query of a batch could only answer queries answered before, and a
+    check learns only from the checks before it: they are left out, every query still asserted."""
+    from pypto_verify.smt import solver
+
+    calls: list[tuple[int, int | None]] = []
+    real = solver._solve_batch
+
+    def counted(queries, timeout_ms, checked=None):
+        calls.append((len(queries), checked))
+        return real(queries, timeout_ms, checked)
+
+    monkeypatch.setattr(solver, "_solve_batch", counted)
+    x = E.const("x.prefix")
+    first = _obligation(E.and_(E.lt(x, E.lit(3)), E.lt(E.lit(4), x)))
+    second = _obligation(E.and_(E.lt(x, E.lit(5)), E.lt(E.lit(6), x)))
+    third = _obligation(E.and_(E.lt(x, E.lit(7)), E.lt(E.lit(8), x)))
+    assert solver.discharge(third, cache=False).verdict is Verdict.PROVED and calls == [(1, 1)]
+    answers = solver.discharge_all([first, second, third], cache=False)
+    assert [a.verdict for a in answers] == [Verdict.PROVED] * 3 and calls[1] == (3, 2)  # `third` is not checked
+    queries = [solver._query(ob) for ob in (first, second, third)]
+    whole = [raw for raw, _ in real(queries, 2000)]
+    assert len(whole) == 3 and [raw for raw, _ in real(queries, 2000, 2)] == whole[:2]
 
 
 def test_the_batch_builds_every_term_form_as_the_text_means_it():
