@@ -7,12 +7,19 @@ command goldens record it (tests/golden/commands) and that cache directory, warm
 would be. The check goldens pin the block and replay it from the warm cache; the corpus-clean test reads
 its findings from the same run instead of checking the corpus once more; likewise the legacy pipeline's
 run (`--pipeline legacy`) for the legacy golden and tests/corpus/test_corpus_legacy.py.
+
+Under pytest-xdist the workers share each run: the first worker to ask makes it, under a lock, in the run's
+common temporary directory, and the others read its block and use its cache.
 """
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
+import os
 import re
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -45,17 +52,27 @@ def invoke(*args: str) -> str:
 
 def cold_checks(factory: pytest.TempPathFactory) -> Callable[..., tuple[str, Path]]:
     """The session's `cold_check(folder, *options)` (module docstring): each run made at its first call."""
+    base = factory.getbasetemp()
+    shared = base.parent if "PYTEST_XDIST_WORKER" in os.environ else base  # xdist: the workers' common directory
     runs: dict[tuple[str, ...], tuple[str, Path]] = {}
 
     def cold_check(folder: str, *options: str) -> tuple[str, Path]:
         key = (folder, *options)
         if key not in runs:
-            cache = factory.mktemp("cold-check-cache")
-            with pytest.MonkeyPatch.context() as patch:
-                patch.chdir(ROOT)
-                patch.delenv("PYPTO_VERIFY_CACHE_DIR", raising=False)
-                patch.setenv("XDG_CACHE_HOME", str(cache))
-                runs[key] = (invoke("check", folder, *options, "--format", "json"), cache)
+            name = "cold-check-" + hashlib.sha256("\0".join(key).encode()).hexdigest()[:16]
+            cache, block = shared / name, shared / f"{name}.txt"
+            with open(shared / f"{name}.lock", "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+                if not block.exists():
+                    shutil.rmtree(cache, ignore_errors=True)  # a run that raised left it part-filled
+                    cache.mkdir()
+                    with pytest.MonkeyPatch.context() as patch:
+                        patch.chdir(ROOT)
+                        patch.delenv("PYPTO_VERIFY_CACHE_DIR", raising=False)
+                        patch.setenv("XDG_CACHE_HOME", str(cache))
+                        text = invoke("check", folder, *options, "--format", "json")
+                    block.write_text(text, encoding="utf-8")
+            runs[key] = (block.read_text(encoding="utf-8"), cache)
         return runs[key]
 
     return cold_check
