@@ -281,8 +281,8 @@ class _Scalar:
 class _Returned:
     """The values an inline callee returns (more than one): `tensor.getitem` picks one."""
 
-    items: tuple[_Tensor | None, ...]
-    """Each returned value when it is a GM tensor; None for anything else (a task id, a scalar)."""
+    items: tuple[_Tensor | _Scalar | None, ...]
+    """Each returned value when it is a GM tensor or a scalar; None for anything else (a task id)."""
     callee: str
 
 
@@ -802,7 +802,7 @@ class _FunctionEmitter:
             self._collect_transposed_uses()
             self.base_address = _plan_addresses(fn, self.env)
             self.body(body)
-            results = tuple(self._maybe(v) for v in returned)
+            results = tuple(self._handed_back(v, fn, i, span) for i, v in enumerate(returned))
         finally:
             (self.fn, self.env, self.bind, self.sealed, self.transposed_uses, self.base_address, self.callees,
              self.inlining) = saved
@@ -811,15 +811,47 @@ class _FunctionEmitter:
                 self.sealed[held] = (f"tile `{held}` is read across the call of `{fn.name}` (line {span.line}): the "
                                      "callee's buffers were allocated apart from the caller's, so the simulation "
                                      "carries no tile across a call")
-        tensors = tuple(r if isinstance(r, _Tensor) else None for r in results)
+        values = tuple(r if isinstance(r, (_Tensor, _Scalar)) else None for r in results)
         if name is None:
             return None
-        if len(tensors) == 1 and tensors[0] is not None:
-            return tensors[0]
-        if len(tensors) > 1:
-            return _Returned(tensors, fn.name)
-        self.sealed[name] = f"`{name}` is what `{fn.name}` returns, not a GM tensor: it has no value in the PTO subset"
+        if len(values) == 1 and values[0] is not None:
+            return values[0]
+        if len(values) > 1:
+            return _Returned(values, fn.name)
+        self.sealed[name] = (f"`{name}` is what `{fn.name}` returns, neither a GM tensor nor a scalar: it has no value "
+                             "in the PTO subset")
         return None
+
+    def _handed_back(self, expr: Expr, fn: Function, index: int, span: Span) -> _Binding | None:
+        """What a spliced callee returns, as its caller reads a call's result: a GM tensor or a scalar as it is; a
+        tile stored whole into a GM workspace of the callee's declared return shape, as PyPTO 10
+        ConvertTensorToTileOps gives an InCore function's returned tile an output of its own and an exit store (the
+        caller's lowering reads a call's result as a GM tensor)."""
+        declared = fn.return_types[index] if index < len(fn.return_types) else None
+        if isinstance(declared, ScalarType) and var_like(expr) is None:
+            return _Scalar(*self.scalar(expr, span))  # `return first + band * TILE`
+        bound = self._maybe(expr)
+        if not isinstance(bound, _Tile):
+            return bound
+        if not isinstance(declared, TensorType) or ops.static_shape(declared.shape) is None:
+            raise EmitError(f"`{fn.name}` returns a tile without a tensor type of constant shape to hand it back in",
+                            span)
+        arg = f"arg{len(self.args)}"
+        self.used.add(arg)
+        name = f"{fn.name}_returned{index}"
+        shape = ops.static_shape(declared.shape)
+        assert shape is not None
+        declared = replace(declared, dtype=bound.dtype)
+        self.args.append(ArgBinding(arg, "workspace", name, f"!pto.ptr<{_pto_dtype(bound.dtype, span)}>", shape))
+        line = self._tensor_view(name, arg, declared, span)
+        if not line:
+            raise EmitError(f"`{fn.name}` returns a tile of rank {len(shape)}: its GM workspace has no view", span)
+        self.emit(line.strip())
+        workspace = self.bind.pop(name)
+        assert isinstance(workspace, _Tensor)
+        view, view_type = self.partition(workspace, tuple(Const(0) for _ in shape), bound, span)
+        self.emit(f"pto.tstore ins(%{bound.ssa} : {bound.type}) outs(%{view} : {view_type})")
+        return self._written(workspace, span)
 
     def op_getitem(self, name, call, declared, span):
         # `tensor.getitem`: an item of what an inline callee returned, or an element of an on-core array

@@ -1,0 +1,69 @@
+"""Callees that are not kernels (scalar code only, tensor-level ops only, further calls) are lowered for the
+simulation alone and spliced in (simcallee brief, issue 14; `pypto_verify/run/callees.py`): the static stages keep
+taking only the callers for kernels, the callers match, and the twins whose callee is wrong mismatch."""
+
+from __future__ import annotations
+
+import pytest
+
+from stages import KERNELS, require_stages
+
+CALLS = KERNELS / "plain_callees.py"
+
+
+@pytest.fixture(scope="module")
+def work():
+    require_stages()
+    from pypto_verify.run.callees import file_callees
+    from pypto_verify.run.chain import lower_stage, read_stage
+    from pypto_verify.run.records import Options
+
+    lowered = lower_stage(read_stage(str(CALLS)), Options())
+    return {k.name: k for k in lowered.kernels}, file_callees(lowered, Options())
+
+
+def _simulate(work, name: str):
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernels, callees = work
+    return simulate_kernel(kernels[name].source, kernels[name].lowered, callees=callees)
+
+
+def test_the_static_stages_take_only_the_callers_for_kernels(work) -> None:
+    kernels, callees = work
+    assert sorted(kernels) == ["bump_bands", "copy_bands", "copy_bands_shifted", "copy_bands_swapped"]
+    from pypto_verify.callees import Callee
+
+    # every helper a kernel reaches is lowered for the simulation, the nested `_band_start` too
+    for helper in ("_bump", "_copy_band_at", "_copy_band_swapped", "_copy_band_next", "_band_start"):
+        assert isinstance(callees[f"call.{helper}"], Callee), callees[f"call.{helper}"]
+
+
+@pytest.mark.parametrize("name", ["bump_bands", "copy_bands"])
+def test_a_kernel_calling_helpers_that_are_not_kernels_matches(work, name: str) -> None:
+    outcome = _simulate(work, name)
+    assert outcome.status == "match", outcome.message
+
+
+def test_a_returned_tile_is_handed_back_through_gm(work) -> None:
+    from pypto_verify.emit import emit_function
+
+    kernels, callees = work
+    text = emit_function(kernels["bump_bands"].lowered, callees=callees).text
+    assert "call." not in text
+    # `_bump`'s tile stored whole into a workspace of its declared shape, which the caller loads
+    assert text.count("pto.tstore") == 2 and "8x64xf32" in text
+
+
+def test_a_scalar_helper_is_spliced_where_a_callee_calls_it(work) -> None:
+    from pypto_verify.emit import emit_function
+
+    kernels, callees = work
+    text = emit_function(kernels["copy_bands"].lowered, callees=callees).text
+    assert "call." not in text and text.count("pto.tload") == 2 and text.count("pto.tstore") == 2
+
+
+@pytest.mark.parametrize("name", ["copy_bands_swapped", "copy_bands_shifted"])
+def test_a_wrong_callee_mismatches(work, name: str) -> None:
+    outcome = _simulate(work, name)
+    assert outcome.status == "mismatch", outcome.message
