@@ -1772,10 +1772,14 @@ class _FunctionEmitter:
     def op_mrgsort(self, name, call, declared, span):
         # PyPTO's format 1, `tile.mrgsort(src, block_len=n)` (its tile.mrgsort_format1), is `pto.tmrgsort ins(src,
         # n : ..., i32) outs(dst)`: every four consecutive sorted runs of n lanes of (value, index) pairs merged
-        # into one. Format 2 (several tiles merged, a workspace tile PyPTO's conversion adds) is outside the subset.
+        # into one. Format 2, `tile.mrgsort(a, b[, c[, d]])` (tile.mrgsort_format2), merges 2-4 sorted lists:
+        # `pto.tmrgsort ins(a, b, ..., tmp) outs(dst) {exhausted = false}`, tmp the workspace tile of dst's shape
+        # PyPTO's conversion creates (pto_ops_datamove.cpp; docs/pto-subset.md says what the subset leaves out).
         block = call.kwarg("block_len")
+        if len(call.args) > 1 and block is None:
+            return self._merge_lists(name, call, declared, span)
         if len(call.args) != 1 or block is None:
-            raise EmitError("tile.mrgsort of several tiles (format 2, with its workspace tile) has no PTO form in "
+            raise EmitError("tile.mrgsort of other than one tile and a block_len, or 2-4 tiles, has no PTO form in "
                             "the subset", span)
         length = ops.const_int(block)
         if length is None:
@@ -1786,6 +1790,28 @@ class _FunctionEmitter:
             raise EmitError(f"tile.mrgsort of {src.dtype.value} pairs has no PTO form in the subset (f32 only)", span)
         self.emit(f"pto.tmrgsort ins(%{src.ssa}, %{self.const(length, 'i32')} : {src.type}, i32) "
                   f"outs(%{dst.ssa} : {dst.type})")
+        return dst
+
+    def _merge_lists(self, name, call, declared, span):
+        # format 2: a workspace the source does not name is placed after every Vec window of the function
+        exhausted = call.kwarg("exhausted")
+        if len(call.args) > 4 or not (exhausted is None or isinstance(exhausted, Const) and exhausted.value is False):
+            raise EmitError("tile.mrgsort of more than four tiles, or stopping when one is exhausted, has no PTO form "
+                            "in the subset", span)
+        srcs = [self.vec_tile(a, span, f"tile.mrgsort list {i}") for i, a in enumerate(call.args)]
+        dst = self._result(name, declared, call, span)
+        if any(t.dtype is not DType.FP32 for t in (*srcs, dst)):
+            raise EmitError("tile.mrgsort of other than f32 pairs has no PTO form in the subset", span)
+        given = call.kwarg("tmp")  # PyPTO's tile-level form names its workspace; the tensor level's conversion makes one
+        if given is not None:
+            tmp = self.vec_tile(given, span, "tile.mrgsort workspace")
+        else:
+            tmp = _Tile(self.fresh(f"{name}_tmp"), MemSpace.Vec, dst.dtype, dst.rows, dst.cols, dst.valid,
+                        dst.valid_static, self._free_address(MemSpace.Vec))
+            self._alloc_view(tmp)
+        ins = ", ".join(f"%{t.ssa}" for t in (*srcs, tmp))
+        types = ", ".join(t.type for t in (*srcs, tmp))
+        self.emit(f"pto.tmrgsort ins({ins} : {types}) outs(%{dst.ssa} : {dst.type}) {{exhausted = false}}")
         return dst
 
     def _gather_mask(self, name, call, declared, span):

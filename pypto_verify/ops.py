@@ -686,9 +686,9 @@ def _sort32(call: Call, env: dict[str, Type]) -> Type | None:
 
 
 def _mrgsort(call: Call, env: dict[str, Type]) -> Type | None:
-    """`mrgsort(src, block_len=n)` (format 1): *src*'s type; `mrgsort(a, b[, c, d])` (format 2, tensor
-    level): the sorted runs joined along the last dimension. The tile form's format 2 also takes a
-    scratch operand, so which operands are runs is not told here: unknown."""
+    """`mrgsort(src, block_len=n)` (format 1): *src*'s type; `mrgsort(a, b[, c, d])` (format 2): the sorted runs
+    joined along the last dimension (the tile form's workspace is its `tmp=` keyword, never a positional
+    operand: PyPTO's `pl.tile.mrgsort(src0, src1[, src2[, src3]], tmp=...)`)."""
     runs = [operand_type(a, env) for a in call.args]
     if not runs or not all(isinstance(r, (TileType, TensorType)) for r in runs):
         return None
@@ -696,7 +696,7 @@ def _mrgsort(call: Call, env: dict[str, Type]) -> Type | None:
     assert isinstance(first, (TileType, TensorType))
     if len(runs) == 1:
         return _fresh(first, tuple(first.shape))
-    if call.op.startswith("tile.") or len(runs) > 4:
+    if len(runs) > 4:
         return None
     widths: list[Expr] = []
     for run in runs:

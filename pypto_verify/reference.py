@@ -1426,8 +1426,10 @@ def _mrgsort(it: _Interpreter, call: Call) -> Value:
     """`mrgsort(pairs, block_len=n)` (format 1): every four consecutive runs of n lanes of `sort32` pairs, each
     sorted descending, merged into one; an equal value from the earlier run first (TMRGSORT). Other forms, and
     runs that are not sorted, are not modelled."""
-    src = it.value(call, 0)
     block = call.kwarg("block_len")
+    if block is None and len(call.args) > 1:
+        return _merge_lists(it, call)
+    src = it.value(call, 0)
     n = it._int(it.expr(block), None) if block is not None else None
     if len(call.args) != 1 or n is None or not src.pairs:
         raise ReferenceError(f"`{call.op}` of other than one tile of sort32 pairs and a block_len is not modelled")
@@ -1441,6 +1443,27 @@ def _mrgsort(it: _Interpreter, call: Call) -> Value:
     order = np.argsort(-pairs[..., 0], axis=2, kind="stable")
     merged = np.take_along_axis(pairs, order[..., None], axis=2)
     return Value(merged.reshape(rows, lanes), DType.FP32, pairs=True)
+
+
+def _merge_lists(it: _Interpreter, call: Call) -> Value:
+    """`mrgsort(a, b[, c[, d]])` (format 2): 2-4 lists of `sort32` pairs, each row sorted descending, merged row by
+    row into one, descending, an equal value from the earlier list first (TMRGSORT). Stopping when a list runs out
+    (`exhausted=True`) and lists that are not sorted are not modelled."""
+    exhausted = call.kwarg("exhausted")
+    lists = [it.value(call, i) for i in range(len(call.args))]
+    if len(lists) > 4 or (exhausted is not None and it.expr(exhausted)) or not all(v.pairs for v in lists) \
+            or len({v.data.shape[0] for v in lists}) != 1 or any(v.data.ndim != 2 for v in lists):
+        raise ReferenceError(f"`{call.op}` of other than 2-4 lists of sort32 pairs with as many rows, merged to the "
+                             "end, is not modelled")
+    rows = lists[0].data.shape[0]
+    pairs = np.concatenate([v.data.reshape(rows, -1, 2) for v in lists], axis=1)
+    for v in lists:
+        keys = v.data.reshape(rows, -1, 2)[..., 0]
+        if (keys[:, 1:] > keys[:, :-1]).any():
+            raise ReferenceError(f"`{call.op}` of a list that is not sorted: its merge is not modelled")
+    order = np.argsort(-pairs[..., 0], axis=1, kind="stable")
+    merged = np.take_along_axis(pairs, order[..., None], axis=1)
+    return Value(merged.reshape(rows, -1), DType.FP32, pairs=True)
 
 
 def _gather_mask(it: _Interpreter, call: Call) -> Value:

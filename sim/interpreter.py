@@ -155,7 +155,7 @@ _EXPAND_VECTOR: Final[dict[str, tuple[Callable, int]]] = {
 }
 _ATTRIBUTES: Final[dict[str, frozenset[str]]] = {
     "pto.tstore": frozenset({"atomic"}), "pto.textract": frozenset({"transpose"}), "pto.tcvt": frozenset({"rmode"}),
-    "pto.tgather": frozenset({"maskPattern"})}
+    "pto.tgather": frozenset({"maskPattern"}), "pto.tmrgsort": frozenset({"exhausted"})}
 # Exact i8 products summed in f32: |a*b| <= 2**14, so K <= 1024 keeps every partial sum <= 2**24.
 _I8_EXACT_IN_F32_K: Final[int] = 1024
 
@@ -1330,6 +1330,8 @@ class _Compiler:
         first (so sort32 then merges sort stably, as PyPTO's and pypto-lib's goldens expect). Refused: other
         than one row, a blockLen that is not a positive multiple of 64 (PyPTO's check), valid lanes not whole
         groups of four runs, a run that is not sorted; a NaN is not modelled."""
+        if op.attr("exhausted") is not None:
+            return self._merge_lists(op)
         self._arity(op, 2, 1)
         source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
         length = self.scalar(op, op.operands[1])
@@ -1359,6 +1361,42 @@ class _Compiler:
             merged = np.take_along_axis(pairs, order[:, :, None], axis=1)
             c.valid[...] = merged.reshape(1, lanes)
             _mark(c)
+        return run
+
+    def _merge_lists(self, op: Op) -> Step:
+        """`pto.tmrgsort ins(%a, %b[, %c[, %d]], %tmp) outs(%dst) {exhausted = false}` (format 2, PyPTO's
+        `tile.mrgsort(a, b, ...)`): 2-4 lists, each one valid row of f32 (value, index) pairs sorted descending by
+        value, merged into dst's one row, descending, an equal value taken from the earlier list first; tmp, the
+        instruction's workspace of dst's shape, is left holding the merge too (so a workspace overlapping another
+        operand shows). Refused: `exhausted = true` (the merge stops when a list runs out), other than one row,
+        dst's lanes other than the lists' together; a list that is not sorted and a NaN are not modelled."""
+        if len(op.operands) not in (3, 4, 5) or len(op.group("outs")) != 1:
+            raise rejected(f"{op.name} (format 2) takes 2-4 lists and a workspace, and one out", op.line)
+        if op.attr("exhausted") is not False:
+            raise rejected(f"{op.name}: a merge that stops when a list is exhausted is not modelled", op.line)
+        tiles = [self.tile(op, name, role, ("vec",)) for name, role in
+                 zip(op.operands, [*(f"list {i}" for i in range(len(op.operands) - 1)), "workspace"])]
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        if any(t.dtype != "f32" for _, t in (*tiles, (dest, dst_type))):
+            raise rejected(f"{op.name}: f32 pairs only", op.line)
+        lists, scratch = [i for i, _ in tiles[:-1]], tiles[-1][0]
+        values, line = self.values, op.line
+
+        def run() -> None:
+            parts = [values[i] for i in lists]
+            if any(p.valid_rows != 1 or p.valid_cols % 2 for p in parts):
+                raise rejected(f"{op.name}: each list is one row of whole (value, index) pairs", line)
+            pairs = np.concatenate([p.valid.reshape(-1, 2) for p in parts])
+            keys = pairs[:, 0]
+            if np.isnan(keys).any():
+                raise SimError(f"{op.name}: a NaN value: its place in the order is not modelled", line)
+            if any((p.valid[0, 2::2] > p.valid[0, :-2:2]).any() for p in parts):
+                raise SimError(f"{op.name}: a list is not sorted descending: its merge is not modelled", line)
+            merged = pairs[np.argsort(-keys, kind="stable")].reshape(1, -1)  # the lists in order: a stable merge
+            for tile in (values[scratch], values[dest]):
+                _same_shape(op.name, merged.shape, tile, line)
+                tile.valid[...] = merged
+                _mark(tile)
         return run
 
     def op_pto_tgather(self, op: Op) -> Step:
