@@ -1973,6 +1973,39 @@ class _FunctionEmitter:
         self.emit(f"pto.tgather ins(%{source.ssa}, %{indices.ssa}, %{scratch.ssa} : {source.type}, {indices.type}, "
                   f"{scratch.type}) outs(%{dst.ssa} : {dst.type})")
 
+    def _load_scalar(self, tensor: _Tensor, call: Call, span: Span, name: str | None) -> tuple[str, str]:
+        """`tensor.read(t, [i, j])` of a GM tensor the kernel made (a workspace: its elements are the kernel's own
+        writes, not an input's) is PyPTO's `pto.load_scalar %base[%off] : !pto.ptr<T> -> T` (pto_ops_memory.cpp),
+        `off` the flat offset of the indices over the tensor's strides; an integer is cast to `index`."""
+        indices = call.args[1].items if len(call.args) == 2 and isinstance(call.args[1], ListExpr) else None
+        strides = tensor.strides if tensor.strides is not None else _row_major(tensor.shape)
+        element = {DType.INT32: "i32", DType.INT64: "i64", DType.FP32: "f32"}.get(tensor.dtype)
+        if indices is None or len(indices) != len(tensor.shape) or strides is None or element is None:
+            raise EmitError(f"tensor.read of `{tensor.param}` other than an INT32, INT64 or FP32 element at one index "
+                            "per axis of a static shape has no PTO form in the subset", span)
+        offset: str | None = None
+        for index, stride in zip(indices, strides):
+            term = self.index(index, span)
+            if stride != 1:
+                scaled = self.fresh(None)
+                self.emit(f"%{scaled} = arith.muli %{term}, %{self.const(stride, 'index')} : index")
+                term = scaled
+            if offset is None:
+                offset = term
+            else:
+                total = self.fresh(None)
+                self.emit(f"%{total} = arith.addi %{offset}, %{term} : index")
+                offset = total
+        assert offset is not None
+        loaded = self.fresh(name if element == "f32" else None)
+        self.emit(f"%{loaded} = pto.load_scalar %{tensor.ptr or tensor.arg}[%{offset}] : !pto.ptr<{element}> -> "
+                  f"{element}")
+        if element == "f32":
+            return loaded, "f32"
+        result = self.fresh(name)
+        self.emit(f"%{result} = arith.index_cast %{loaded} : {element} to index")
+        return result, "index"
+
     def op_tensor_write(self, name, call, declared, span):
         # PyPTO's `tensor.write(t, [i, j], v)` is `pto.store_scalar %v, %base[%off] : !pto.ptr<T>, T` on the
         # tensor's base pointer, `off` the row-major flat offset of the indices over the tensor's shape
@@ -2259,6 +2292,8 @@ class _FunctionEmitter:
             bound_tensor = self.bind.get(tensor.name) if tensor is not None else None
             if not isinstance(bound_tensor, _Tensor):
                 raise EmitError("tensor.read of something other than a tensor parameter", span)
+            if any(a.kind == "workspace" and a.name == bound_tensor.arg for a in self.args):
+                return self._load_scalar(self._read_slice(bound_tensor, span), expr, span, name)
             param = bound_tensor.param
             # a float tensor's element is an `f32` scalar (exact for FP32 / BF16 / FP16 values)
             kind = "f32" if bound_tensor.dtype.is_float else "index"

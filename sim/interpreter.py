@@ -470,6 +470,28 @@ class _Compiler:
             flat[at] = to_storage(np.asarray([values[value]]), dtype)[0]
         return run
 
+    def op_pto_load_scalar(self, op: Op) -> Step:
+        """`%v = pto.load_scalar %ptr[%offset] : !pto.ptr<T> -> T`: one element of a GM argument at a flat offset
+        (PyPTO's `tensor.read` of a tensor the kernel writes); the result's type is the pointer's element type, and
+        an offset outside the argument is rejected (never wrapped)."""
+        pointer, info = self.use(op, op.operands[0])
+        offset = self.scalar(op, op.operands[1])
+        pointer_type, result_type = op.types
+        if not isinstance(info, PtrType) or info != pointer_type:
+            raise rejected(f"{op.name}: %{op.operands[0]} is not a {pointer_type} argument", op.line)
+        if not isinstance(result_type, ScalarType) or result_type.name != info.dtype \
+                or info.dtype not in ("i32", "i64", "f32"):
+            raise rejected(f"{op.name}: a {result_type} value loaded through a {pointer_type}", op.line)
+        index = self.define(op.results[0], result_type)
+        values, line, is_float = self.values, op.line, info.dtype == "f32"
+
+        def run() -> None:
+            flat, at = values[pointer], int(values[offset])
+            if not 0 <= at < flat.size:
+                raise rejected(f"{op.name}: offset {at} is outside %{op.operands[0]} ({flat.size} elements)", line)
+            values[index] = float(flat[at]) if is_float else int(flat[at])
+        return run
+
     # --- on-core arrays ----------------------------------------------------------------------
     def op_pto_declare_local_array(self, op: Op) -> Step:
         """`%a = pto.declare_local_array -> !pto.local_array<NxT>`: N integers on the scalar unit, none written yet

@@ -689,6 +689,7 @@ class _Parser:
             "pto.launch": self._launch,
             "pto.tgetval": self._tgetval,
             "pto.store_scalar": self._store_scalar,
+            "pto.load_scalar": self._load_scalar,
         }.get(name)
 
     def _constant(self, name: str, line: int, results: tuple[str, ...]) -> Op:
@@ -795,6 +796,20 @@ class _Parser:
             raise SimError(f"{name} stores through a !pto.ptr, not {pointer_type}", line)
         self.expect(",")
         return Op(name, line, results, (value, pointer, offset), types=(pointer_type, self._scalar_type(line)))
+
+    def _load_scalar(self, name: str, line: int, results: tuple[str, ...]) -> Op:
+        """`%v = pto.load_scalar %ptr[%offset] : !pto.ptr<T> -> T`; operands (pointer, offset), types (pointer,
+        result)."""
+        pointer = self.value()
+        self.expect("[")
+        offset = self.value()
+        self.expect("]")
+        self.expect(":")
+        pointer_type = self.type()
+        if not isinstance(pointer_type, PtrType):
+            raise SimError(f"{name} loads through a !pto.ptr, not {pointer_type}", line)
+        self.expect("->")
+        return Op(name, line, results, (pointer, offset), types=(pointer_type, self._scalar_type(line)))
 
     def _scalar_type(self, line: int) -> ScalarType:
         result_type = self.type()
