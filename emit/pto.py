@@ -604,6 +604,9 @@ class _FunctionEmitter:
             self.call(target, value, declared, stmt.span)
             return
         source = var_like(value)
+        if source is not None and source.name in self.sealed:
+            self.sealed[target.name] = self.sealed[source.name]  # a copy of a task id: still no value
+            return
         if source is not None:
             bound = self._lookup(source.name, stmt.span)
             if isinstance(bound, _Tile) and isinstance(declared, TileType) and declared.memref is not None:
@@ -998,6 +1001,8 @@ class _FunctionEmitter:
                 # TARGET_FACTS.md, PTO codegen: the phi is its own buffer; the arms are assumed to
                 # have written it.
                 self.bind[rv.name] = self.alloc(rv.name, declared, stmt.span)
+            elif (why := self._sealed_phi(stmt, i, declared)) is not None:
+                self.sealed[rv.name] = why
             elif (kind := self._phi_kind(stmt, i, declared)) is not None:
                 scalars.append(i)
                 kinds.append(kind)
@@ -1008,7 +1013,7 @@ class _FunctionEmitter:
         self.body(stmt.then_body)
         for i, rv in enumerate(stmt.return_vars):
             bound = self._maybe(then_yield.values[i]) if then_yield is not None and i < len(then_yield.values) else None
-            if i not in scalars and rv.name not in self.bind and isinstance(bound, _Scalar):
+            if i not in scalars and rv.name not in self.bind and rv.name not in self.sealed and isinstance(bound, _Scalar):
                 scalars.append(i)
                 kinds.append(bound.type)
         order = sorted(range(len(scalars)), key=scalars.__getitem__)
@@ -1035,7 +1040,7 @@ class _FunctionEmitter:
         for i, result, kind in zip(scalars, results, kinds):
             self.bind[stmt.return_vars[i].name] = _Scalar(result, kind)
         for i, rv in enumerate(stmt.return_vars):
-            if rv.name in self.bind:
+            if rv.name in self.bind or rv.name in self.sealed:
                 continue
             bound = self._maybe(then_yield.values[i]) if then_yield is not None and i < len(then_yield.values) else None
             if isinstance(bound, (_Array, _TaskIds)) and stmt.else_body:
@@ -1045,6 +1050,20 @@ class _FunctionEmitter:
             if not isinstance(bound, (_Tensor, _Array, _TaskIds)):
                 raise EmitError(f"phi `{rv.name}` is not a tile, a GM tensor, an array or a scalar", stmt.span)
             self.bind[rv.name] = bound  # a tensor is a reference to GM, an array is written in place: both arms name it
+
+    def _sealed_phi(self, stmt: If, i: int, declared: Type | None) -> str | None:
+        """Why phi *i* of *stmt* has no value, when it has none: it is typed a task id (`pl.Scalar[pl.TASK_ID]`), or an
+        arm yields a value defined before the `if` that has none (the prior task an arm without a launch passes on)."""
+        typed = declared if declared is not None else self.typed.get(stmt.return_vars[i].name)
+        if isinstance(typed, ScalarType) and typed.dtype is DType.TASK_ID:
+            return (f"`{stmt.return_vars[i].name}` is a task id (one of an `if`'s): it orders tasks and has no value in "
+                    "the PTO subset")
+        for arm in (stmt.then_body, stmt.else_body):
+            last = final_yield(arm) if arm else None
+            value = var_like(last.values[i]) if last is not None and i < len(last.values) else None
+            if value is not None and value.name in self.sealed:
+                return self.sealed[value.name]
+        return None
 
     def _phi_kind(self, stmt: If, i: int, declared: Type | None) -> str | None:
         """The subset type of phi *i* of *stmt* when it is a scalar (typed so, or an arm yields a literal or a

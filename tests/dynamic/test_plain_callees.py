@@ -1,6 +1,7 @@
 """Callees that are not kernels (scalar code only, tensor-level ops only, further calls) are lowered for the
 simulation alone and spliced in (simcallee brief, issue 14; `pypto_verify/run/callees.py`): the static stages keep
-taking only the callers for kernels, the callers match, and the twins whose callee is wrong mismatch."""
+taking only the callers for kernels, the callers match, and the twins whose callee is wrong mismatch; task ids a
+helper keeps, copies and picks in an `if` have no value and are never read as one."""
 
 from __future__ import annotations
 
@@ -66,4 +67,31 @@ def test_a_scalar_helper_is_spliced_where_a_callee_calls_it(work) -> None:
 @pytest.mark.parametrize("name", ["copy_bands_swapped", "copy_bands_shifted"])
 def test_a_wrong_callee_mismatches(work, name: str) -> None:
     outcome = _simulate(work, name)
+    assert outcome.status == "mismatch", outcome.message
+
+
+TASKS = KERNELS / "task_callees.py"
+
+
+@pytest.fixture(scope="module")
+def task_work():
+    require_stages()
+    from pypto_verify.run.callees import file_callees
+    from pypto_verify.run.chain import lower_stage, read_stage
+    from pypto_verify.run.records import Options
+
+    lowered = lower_stage(read_stage(str(TASKS)), Options())
+    return {k.name: k for k in lowered.kernels}, file_callees(lowered, Options())
+
+
+def test_task_ids_a_helper_copies_and_picks_have_no_value_and_are_never_read(task_work) -> None:
+    # `_chain_bands` (not a kernel) keeps the last task in a task-id array, copies it and picks it in an `if`
+    kernels, _ = task_work
+    assert "_chain_bands" not in kernels
+    outcome = _simulate(task_work, "chained_bands")
+    assert outcome.status == "match", outcome.message
+
+
+def test_a_launch_writing_the_other_blocks_half_through_a_helper_mismatches(task_work) -> None:
+    outcome = _simulate(task_work, "chained_bands_crossed")
     assert outcome.status == "mismatch", outcome.message
