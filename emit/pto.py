@@ -586,8 +586,8 @@ class _FunctionEmitter:
         elif isinstance(stmt, Return):
             # tensors are returned in place; a store in the return (`return pl.store(...)`) is done before it
             for value in stmt.values:
-                if isinstance(value, Call) and value.op == ops.STORE:
-                    self.call(None, value, None, stmt.span)
+                if isinstance(value, Call) and (value.op == ops.STORE or value.op in self.callees):
+                    self.call(None, value, None, stmt.span)  # `return f(...)`: its writes are done, as the reference's
         elif isinstance(stmt, Yield):
             pass  # yields are handled by the enclosing loop / if
         else:
@@ -831,6 +831,8 @@ class _FunctionEmitter:
         ConvertTensorToTileOps gives an InCore function's returned tile an output of its own and an exit store (the
         caller's lowering reads a call's result as a GM tensor)."""
         declared = fn.return_types[index] if index < len(fn.return_types) else None
+        if isinstance(expr, Call) and expr.op in self.callees:  # `return g(...)`: g spliced here, its result handed on
+            return self.inline_call(f"{fn.name}_returned{index}", expr, span)
         if isinstance(declared, ScalarType) and var_like(expr) is None:
             return _Scalar(*self.scalar(expr, span))  # `return first + band * TILE`
         bound = self._maybe(expr)

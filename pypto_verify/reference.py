@@ -556,8 +556,10 @@ class _Interpreter:
             self.body(stmt.body)
         elif isinstance(stmt, Return):
             for value in stmt.values:
-                if isinstance(value, Call) and value.op == ops.STORE:
-                    self.expr(value)  # `return pl.store(...)`: the store is done before the function ends
+                if isinstance(value, Call) and (value.op == ops.STORE or value.op in self.callees):
+                    # `return pl.store(...)`, `return f(...)`: the store, the call's writes, are done before the
+                    # function ends (the lowering hoists the call out of the return: the PTO runs it)
+                    self.expr(value)
             raise _Stop()
         else:
             raise ReferenceError(f"statement {type(stmt).__name__} has no reference semantics")

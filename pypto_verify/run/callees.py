@@ -25,6 +25,7 @@ from pypto_verify.ir import Call, Function, FunctionKind, Module, Program, stmt_
 
 if TYPE_CHECKING:
     from pypto_verify.run.chain import FileWork
+    from pypto_verify.sizes import TripCount
     from pypto_verify.run.records import Options
 
 Callees = dict[str, "Callee | str"]
@@ -134,6 +135,36 @@ class _Resolver:
                 else read_stage(str(path), limit)
             self.module(lower_stage(read, self.options))
         return self.function(key, name)
+
+
+def callees_differ(fn: Function, real: Mapping[str, Callee | str], small: Mapping[str, Callee | str]
+                   ) -> tuple[str | None, tuple[TripCount, ...]]:
+    """Why a function *fn* reaches through calls is not, in *small* (the file read at smaller size constants), what
+    it is in *real* but for loop trip counts and GM extents (`sizes.plan_difference`, the check a shrunk kernel
+    itself passes; None when none), and the loops of theirs whose stops differ (the shrink checks them with the
+    kernel's own: each must keep its kinds of iteration, `sizes.trips_kept`)."""
+    from pypto_verify.sizes import plan_difference
+
+    seen: set[str] = set()
+    changed: list[TripCount] = []
+    pending = [(op, real, small) for op in sorted({c.op for c in _calls(fn)})]
+    while pending:
+        op, real_map, small_map = pending.pop()
+        big, little = real_map.get(op), small_map.get(op)
+        if op in seen or big is None or isinstance(big, str):
+            continue  # not spliced at the real sizes either: the simulation says so there
+        seen.add(op)
+        name = op.split(".", 1)[1]
+        if not isinstance(little, Callee):
+            return f"`{name}`, which the kernel calls, is not spliced at that value: {little}", ()
+        for what, a, b in (("read", big.source, little.source), ("lowered", big.lowered, little.lowered)):
+            different, loops = plan_difference(a, b)
+            if different is not None:
+                return f"`{name}`, which the kernel calls, is {what} differently: {different}", ()
+            if what == "lowered":
+                changed.extend(loops)
+        pending.extend((inner, big.callees, little.callees) for inner in sorted({c.op for c in _calls(big.source)}))
+    return None, tuple(changed)
 
 
 def _lower_inline(path: str, program: Program, fn: Function, options: Options) -> Function | str:

@@ -32,7 +32,8 @@ def _simulate(work, name: str):
 
 def test_the_static_stages_take_only_the_callers_for_kernels(work) -> None:
     kernels, callees = work
-    assert sorted(kernels) == ["bump_bands", "copy_bands", "copy_bands_shifted", "copy_bands_swapped"]
+    assert sorted(kernels) == ["bump_bands", "copy_bands", "copy_bands_shifted", "copy_bands_swapped",
+                               "copy_then_return", "picked_bands"]
     from pypto_verify.callees import Callee
 
     # every helper a kernel reaches is lowered for the simulation, the nested `_band_start` too
@@ -40,10 +41,41 @@ def test_the_static_stages_take_only_the_callers_for_kernels(work) -> None:
         assert isinstance(callees[f"call.{helper}"], Callee), callees[f"call.{helper}"]
 
 
-@pytest.mark.parametrize("name", ["bump_bands", "copy_bands"])
+@pytest.mark.parametrize("name", ["bump_bands", "copy_bands", "picked_bands", "copy_then_return"])
 def test_a_kernel_calling_helpers_that_are_not_kernels_matches(work, name: str) -> None:
     outcome = _simulate(work, name)
     assert outcome.status == "match", outcome.message
+
+
+def test_a_tensor_a_callee_reads_scalars_from_is_one_the_kernel_reads(work) -> None:
+    from pypto_verify.dynamic import read_tensors
+
+    kernels, callees = work
+    assert read_tensors(kernels["picked_bands"].source) == []
+    assert read_tensors(kernels["picked_bands"].source, callees) == ["picks"]
+
+
+def test_a_call_in_the_return_runs_in_the_reference_too(work) -> None:
+    # the PTO without the returned call's copy mismatches: the reference ran it (it did not before: a vacuous run)
+    from dataclasses import replace
+
+    from pypto_verify.dynamic import simulate_kernel
+    from pypto_verify.ir import Assign, Call, Return, map_stmts
+
+    kernels, callees = work
+    lowered = kernels["copy_then_return"].lowered
+
+    def drop(stmt):
+        if isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op == "call._copy_band_at":
+            return ()
+        if isinstance(stmt, Return) and any(isinstance(v, Call) for v in stmt.values):
+            return (replace(stmt, values=()),)
+        return None
+
+    twin = replace(lowered, body=map_stmts(lowered.body, drop))
+    assert twin != lowered
+    outcome = simulate_kernel(kernels["copy_then_return"].source, twin, callees=callees)
+    assert outcome.status == "mismatch", outcome.message
 
 
 def test_a_returned_tile_is_handed_back_through_gm(work) -> None:

@@ -10,6 +10,10 @@ the wrong order (block `b` copies rows `b` to `b + 8`, not its own band: the nei
 another block's), and ``copy_bands_shifted`` calls ``_copy_band_next``, which writes its copy one band down (into
 the band the next block reads and adds to). Both leave the result depending on the order the blocks run in, which
 the simulation shows as a mismatch.
+``picked_bands`` calls ``_copy_picked_band``, which reads the band to copy from the kernel's ``picks`` (a scalar
+read in a callee: the tensor is filled with a sample value, as one the kernel reads itself). ``copy_then_return``
+ends in `return _copy_band_at(...)`: the call's writes are done before the kernel ends, in the PTO and the
+reference alike.
 """
 
 import pypto.language as pl
@@ -98,3 +102,31 @@ def copy_bands_shifted(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[
         shifted = pl.add(rows, 0.5)
         y = pl.store(shifted, [r0, 0], y)
     return y
+
+
+@pl.jit.inline
+def _copy_picked_band(src: pl.Tensor[[ROWS, COLS], pl.FP32], dst: pl.Tensor[[ROWS, COLS], pl.FP32],
+                      picks: pl.Tensor[[BANDS], pl.INT32], band: pl.Scalar[pl.INDEX]):
+    picked = pl.cast(pl.read(picks, [band]), pl.INDEX) % BANDS
+    dst[band * TILE : band * TILE + TILE, :] = src[picked * TILE : picked * TILE + TILE, :]
+    return dst
+
+
+@pl.jit
+def picked_bands(x: pl.Tensor[[ROWS, COLS], pl.FP32], picks: pl.Tensor[[BANDS], pl.INT32],
+                 y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]):
+    for b in pl.spmd(BANDS, name_hint="picked_bands"):
+        y = _copy_picked_band(x, y, picks, b)
+        r0 = b * TILE
+        rows = pl.load(y, [r0, 0], [TILE, COLS])
+        shifted = pl.add(rows, 0.5)
+        y = pl.store(shifted, [r0, 0], y)
+    return y
+
+
+@pl.jit
+def copy_then_return(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="copy_first"):
+        rows = pl.load(x, [0, 0], [TILE, COLS])
+        y = pl.store(rows, [0, 0], y)
+    return _copy_band_at(x, y, 1)
