@@ -1382,6 +1382,11 @@ def _gather(it: _Interpreter, call: Call) -> Value:
     by_row = call.kwarg("index") is not None
     index = it.value(call, 1, "index") if not by_row else it.arg(call, 99, "index")
     dim = it.arg(call, 1, "dim") if by_row else None
+    if by_row and isinstance(index, Value) and index.data.ndim == 2 == src.data.ndim \
+            and index.data.shape[0] > src.data.shape[0]:
+        # a row per index row: a source of fewer valid rows is read into its padding (`_padded_to`), as the row
+        # gathers the emitter makes read it (the simulator holds poison there: a result reaching a store differs)
+        src = _padded_to(src, (index.data.shape[0], src.data.shape[1]))
     if not isinstance(index, Value) or index.dtype.is_float or src.data.ndim != 2 or index.data.ndim != 2 \
             or (by_row and (dim not in (-1, 1) or index.data.shape[0] != src.data.shape[0])):
         raise ReferenceError(f"`{call.op}` of other than integer indices into a 2-D value along its last axis")
