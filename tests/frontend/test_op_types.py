@@ -46,6 +46,9 @@ def test_sort32_doubles_the_last_dimension():
 def test_mrgsort_keeps_one_run_and_joins_several():
     assert typed("tensor.mrgsort", Var("x"), block_len=C(64)) == TensorType((C(16), C(64)), DType.FP32)
     assert typed("tensor.mrgsort", Var("x"), Var("y"), Var("y")) == TensorType((C(16), C(128)), DType.FP32)
+    # the tile form's workspace is its `tmp=` keyword (PyPTO's `pl.tile.mrgsort(src0, src1, ..., tmp=...)`), never a list
+    joined = typed("tile.mrgsort", Var("x"), Var("y"), tmp=Var("y"))
+    assert joined is not None and joined.shape == (C(16), C(96))
 
 
 def test_gather_by_mask_keeps_the_marked_columns_in_the_output_dtype():
