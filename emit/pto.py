@@ -288,8 +288,8 @@ class _Scalar:
 class _Returned:
     """The values an inline callee returns (more than one): `tensor.getitem` picks one."""
 
-    items: tuple[_Tensor | None, ...]
-    """Each returned value when it is a GM tensor; None for anything else (a task id, a scalar)."""
+    items: tuple[_Tensor | _Scalar | None, ...]
+    """Each returned value when it is a GM tensor or a scalar; None for anything else (a task id)."""
     callee: str
 
 
@@ -593,8 +593,8 @@ class _FunctionEmitter:
         elif isinstance(stmt, Return):
             # tensors are returned in place; a store in the return (`return pl.store(...)`) is done before it
             for value in stmt.values:
-                if isinstance(value, Call) and value.op == ops.STORE:
-                    self.call(None, value, None, stmt.span)
+                if isinstance(value, Call) and (value.op == ops.STORE or value.op in self.callees):
+                    self.call(None, value, None, stmt.span)  # `return f(...)`: its writes are done, as the reference's
         elif isinstance(stmt, Yield):
             pass  # yields are handled by the enclosing loop / if
         else:
@@ -611,6 +611,9 @@ class _FunctionEmitter:
             self.call(target, value, declared, stmt.span)
             return
         source = var_like(value)
+        if source is not None and source.name in self.sealed:
+            self.sealed[target.name] = self.sealed[source.name]  # a copy of a task id: still no value
+            return
         if source is not None:
             bound = self._lookup(source.name, stmt.span)
             if isinstance(bound, _Tile) and isinstance(declared, TileType) and declared.memref is not None:
@@ -809,7 +812,7 @@ class _FunctionEmitter:
             self._collect_transposed_uses()
             self.base_address = _plan_addresses(fn, self.env)
             self.body(body)
-            results = tuple(self._maybe(v) for v in returned)
+            results = tuple(self._handed_back(v, fn, i, span) for i, v in enumerate(returned))
         finally:
             (self.fn, self.env, self.bind, self.sealed, self.transposed_uses, self.base_address, self.callees,
              self.inlining) = saved
@@ -818,15 +821,49 @@ class _FunctionEmitter:
                 self.sealed[held] = (f"tile `{held}` is read across the call of `{fn.name}` (line {span.line}): the "
                                      "callee's buffers were allocated apart from the caller's, so the simulation "
                                      "carries no tile across a call")
-        tensors = tuple(r if isinstance(r, _Tensor) else None for r in results)
+        values = tuple(r if isinstance(r, (_Tensor, _Scalar)) else None for r in results)
         if name is None:
             return None
-        if len(tensors) == 1 and tensors[0] is not None:
-            return tensors[0]
-        if len(tensors) > 1:
-            return _Returned(tensors, fn.name)
-        self.sealed[name] = f"`{name}` is what `{fn.name}` returns, not a GM tensor: it has no value in the PTO subset"
+        if len(values) == 1 and values[0] is not None:
+            return values[0]
+        if len(values) > 1:
+            return _Returned(values, fn.name)
+        self.sealed[name] = (f"`{name}` is what `{fn.name}` returns, neither a GM tensor nor a scalar: it has no value "
+                             "in the PTO subset")
         return None
+
+    def _handed_back(self, expr: Expr, fn: Function, index: int, span: Span) -> _Binding | None:
+        """What a spliced callee returns, as its caller reads a call's result: a GM tensor or a scalar as it is; a
+        tile stored whole into a GM workspace of the callee's declared return shape, as PyPTO 10
+        ConvertTensorToTileOps gives an InCore function's returned tile an output of its own and an exit store (the
+        caller's lowering reads a call's result as a GM tensor)."""
+        declared = fn.return_types[index] if index < len(fn.return_types) else None
+        if isinstance(expr, Call) and expr.op in self.callees:  # `return g(...)`: g spliced here, its result handed on
+            return self.inline_call(f"{fn.name}_returned{index}", expr, span)
+        if isinstance(declared, ScalarType) and var_like(expr) is None:
+            return _Scalar(*self.scalar(expr, span))  # `return first + band * TILE`
+        bound = self._maybe(expr)
+        if not isinstance(bound, _Tile):
+            return bound
+        if not isinstance(declared, TensorType) or ops.static_shape(declared.shape) is None:
+            raise EmitError(f"`{fn.name}` returns a tile without a tensor type of constant shape to hand it back in",
+                            span)
+        arg = f"arg{len(self.args)}"
+        self.used.add(arg)
+        name = f"{fn.name}_returned{index}"
+        shape = ops.static_shape(declared.shape)
+        assert shape is not None
+        declared = replace(declared, dtype=bound.dtype)
+        self.args.append(ArgBinding(arg, "workspace", name, f"!pto.ptr<{_pto_dtype(bound.dtype, span)}>", shape))
+        line = self._tensor_view(name, arg, declared, span)
+        if not line:
+            raise EmitError(f"`{fn.name}` returns a tile of rank {len(shape)}: its GM workspace has no view", span)
+        self.emit(line.strip())
+        workspace = self.bind.pop(name)
+        assert isinstance(workspace, _Tensor)
+        view, view_type = self.partition(workspace, tuple(Const(0) for _ in shape), bound, span)
+        self.emit(f"pto.tstore ins(%{bound.ssa} : {bound.type}) outs(%{view} : {view_type})")
+        return self._written(workspace, span)
 
     def op_getitem(self, name, call, declared, span):
         # `tensor.getitem`: an item of what an inline callee returned, or an element of an on-core array
@@ -973,6 +1010,8 @@ class _FunctionEmitter:
                 # TARGET_FACTS.md, PTO codegen: the phi is its own buffer; the arms are assumed to
                 # have written it.
                 self.bind[rv.name] = self.alloc(rv.name, declared, stmt.span)
+            elif (why := self._sealed_phi(stmt, i, declared)) is not None:
+                self.sealed[rv.name] = why
             elif (kind := self._phi_kind(stmt, i, declared)) is not None:
                 scalars.append(i)
                 kinds.append(kind)
@@ -983,7 +1022,7 @@ class _FunctionEmitter:
         self.body(stmt.then_body)
         for i, rv in enumerate(stmt.return_vars):
             bound = self._maybe(then_yield.values[i]) if then_yield is not None and i < len(then_yield.values) else None
-            if i not in scalars and rv.name not in self.bind and isinstance(bound, _Scalar):
+            if i not in scalars and rv.name not in self.bind and rv.name not in self.sealed and isinstance(bound, _Scalar):
                 scalars.append(i)
                 kinds.append(bound.type)
         order = sorted(range(len(scalars)), key=scalars.__getitem__)
@@ -1010,7 +1049,7 @@ class _FunctionEmitter:
         for i, result, kind in zip(scalars, results, kinds):
             self.bind[stmt.return_vars[i].name] = _Scalar(result, kind)
         for i, rv in enumerate(stmt.return_vars):
-            if rv.name in self.bind:
+            if rv.name in self.bind or rv.name in self.sealed:
                 continue
             bound = self._maybe(then_yield.values[i]) if then_yield is not None and i < len(then_yield.values) else None
             if isinstance(bound, (_Array, _TaskIds)) and stmt.else_body:
@@ -1020,6 +1059,20 @@ class _FunctionEmitter:
             if not isinstance(bound, (_Tensor, _Array, _TaskIds)):
                 raise EmitError(f"phi `{rv.name}` is not a tile, a GM tensor, an array or a scalar", stmt.span)
             self.bind[rv.name] = bound  # a tensor is a reference to GM, an array is written in place: both arms name it
+
+    def _sealed_phi(self, stmt: If, i: int, declared: Type | None) -> str | None:
+        """Why phi *i* of *stmt* has no value, when it has none: it is typed a task id (`pl.Scalar[pl.TASK_ID]`), or an
+        arm yields a value defined before the `if` that has none (the prior task an arm without a launch passes on)."""
+        typed = declared if declared is not None else self.typed.get(stmt.return_vars[i].name)
+        if isinstance(typed, ScalarType) and typed.dtype is DType.TASK_ID:
+            return (f"`{stmt.return_vars[i].name}` is a task id (one of an `if`'s): it orders tasks and has no value in "
+                    "the PTO subset")
+        for arm in (stmt.then_body, stmt.else_body):
+            last = final_yield(arm) if arm else None
+            value = var_like(last.values[i]) if last is not None and i < len(last.values) else None
+            if value is not None and value.name in self.sealed:
+                return self.sealed[value.name]
+        return None
 
     def _phi_kind(self, stmt: If, i: int, declared: Type | None) -> str | None:
         """The subset type of phi *i* of *stmt* when it is a scalar (typed so, or an arm yields a literal or a

@@ -69,14 +69,14 @@ from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, BinOp, Call, Const, DType, Eval, Expr, For, Function, If, ListExpr, MemSpace, Module, Return,
     Scope, Stmt, Sym, TensorType, TileType, TupleExpr, Type, Var, Yield, display_name, expr_type, map_stmts,
-    var_like, walk_exprs, walk_stmts,
+    stmt_exprs, var_like, walk_exprs, walk_stmts,
 )
 
 from pypto_verify.lowering._pass_util import (
     Namer, drop_unit_dims, yield_values, infer_env, map_kernel_functions, subst_expr,
     subst_stmt_own,
 )
-from pypto_verify.lowering.incore_scopes import orchestration_names
+from pypto_verify.lowering.incore_scopes import has_orchestration_level, orchestration_names
 from pypto_verify.lowering.pass_base import LowerOptions, LoweringError, Pass
 
 _SELF_LOADING = (ops.T_SLICE, ops.T_ASSEMBLE, ops.T_READ)
@@ -98,8 +98,8 @@ def convert_tensor_to_tile_ops(module: Module, options: LowerOptions) -> Module:
 
 def _convert_function(fn: Function) -> Function:
     if not any(isinstance(e, Call) and e.op.startswith("tensor.")
-               for s in walk_stmts(fn.body) for e in _stmt_calls(s)):
-        return fn
+               for s in walk_stmts(fn.body) for top in stmt_exprs(s) for e in walk_exprs(top)):
+        return fn  # (a `return pl.add(x, 1.0)` holds a tensor op too)
     fn = flatten_calls(fn)
     env = infer_env(fn)
     while (pinned := _pin_runtime_operands(fn, env)) is not fn:  # a pinned window may type another's partner
@@ -233,7 +233,12 @@ def _gm_names(fn: Function, env: dict[str, Type]) -> set[str]:
                 and not (stmt.value.args and stmt.value.op != ops.T_CREATE and _named(stmt.value.args[0]) in computed):
             used_as_gm.add(stmt.target.name)
         if isinstance(stmt, Return):
-            used_as_gm.update(v.name for v in map(var_like, stmt.values) if v is not None)
+            # a computed value returned by a function that is one InCore region stays the tile it is: PyPTO 10
+            # stores it to an output it adds (its exit store), so it never was a GM tensor (the simulation
+            # splices a callee and hands what it returns back through GM, `emit/pto.py`)
+            whole = not has_orchestration_level(fn)
+            used_as_gm.update(v.name for v in map(var_like, stmt.values)
+                              if v is not None and not (whole and v.name in computed))
         for call in (c for c in _stmt_calls(stmt) if isinstance(c, Call)):
             if call.op in _SELF_LOADING and call.args and (first_var := var_like(call.args[0])) is not None:
                 source = first_var.name

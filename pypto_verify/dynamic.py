@@ -74,7 +74,7 @@ from pypto_verify.ir import (
     var_like, walk_exprs, walk_stmts, stmt_exprs,
 )
 from pypto_verify.lowering.pipeline import is_lowered
-from pypto_verify.callees import Callee, block_launched
+from pypto_verify.callees import Callee, CallError, block_launched, call_arguments
 from pypto_verify.sizes import BLOCKS, bind_sizes, dynamic_names, launch_blocks, sample_bindings
 from pypto_verify.emit import EmitError, EmittedFunction, NeedsScalars, emit_function, emit_module
 from pypto_verify.reference import (
@@ -129,18 +129,36 @@ def _skipped(reason: str) -> SimOutcome:
 # ---------------------------------------------------------------------------------------------- forms
 
 
-def read_tensors(fn: Function) -> list[str]:
-    """The tensor parameters *fn* reads runtime scalars from (`tensor.read`), in first-read order."""
+def read_tensors(fn: Function, callees: Mapping[str, Callee | str] | None = None, depth: int = 0) -> list[str]:
+    """The tensor parameters *fn* reads runtime scalars from (`tensor.read`), in first-read order: by itself, or by a
+    function of *callees* it calls, which reads the parameter the call passes (the spliced callee's reads are the
+    kernel's)."""
     params = {p.name for p in fn.params if isinstance(p.type, TensorType)}
     found: list[str] = []
     for stmt in walk_stmts(fn.body):
         for expr in stmt_exprs(stmt):
             for x in walk_exprs(expr):
-                if isinstance(x, Call) and x.op == ops.T_READ and x.args:
-                    v = var_like(x.args[0])
-                    if v is not None and v.name in params and v.name not in found:
-                        found.append(v.name)
+                if not isinstance(x, Call):
+                    continue
+                named: list[str] = []
+                if x.op == ops.T_READ and x.args and (v := var_like(x.args[0])) is not None:
+                    named.append(v.name)
+                callee = (callees or {}).get(x.op)
+                if isinstance(callee, Callee) and depth < _MAX_CALL_DEPTH:
+                    try:
+                        given = call_arguments(callee.source, x)
+                    except CallError:
+                        given = {}
+                    for inner in read_tensors(callee.source, callee.callees, depth + 1):
+                        v = var_like(given[inner]) if inner in given else None
+                        if v is not None:
+                            named.append(v.name)
+                found.extend(n for n in named if n in params and n not in found)
     return found
+
+
+_MAX_CALL_DEPTH = 16
+"""How deep the reads of called functions are followed (as deep as `callees` follows a call chain)."""
 
 
 # ---------------------------------------------------------------------------------------------- inputs
@@ -188,11 +206,11 @@ def _drawn(fn: Function, seed: int) -> dict[str, np.ndarray]:
     return inputs
 
 
-def on_grid(fn: Function) -> frozenset[str]:
+def on_grid(fn: Function, callees: Mapping[str, Callee | str] | None = None) -> frozenset[str]:
     """The float tensor parameters of *fn* whose inputs lie on the reference's `GRID` (every drawn one:
-    a tensor `tensor.read` reads is filled with a sample value instead)."""
+    a tensor `tensor.read` reads, itself or through *callees*, is filled with a sample value instead)."""
     assert FLOAT_STEP == GRID  # one grid: the draw's is the one the reference sums exactly
-    reads = set(read_tensors(fn))
+    reads = set(read_tensors(fn, callees))
     return frozenset(p.name for p in fn.params
                      if isinstance(p.type, TensorType) and p.type.dtype.is_float and p.name not in reads)
 
@@ -218,9 +236,10 @@ def _filled(fn: Function, drawn: Mapping[str, np.ndarray], fill: Mapping[str, in
     return inputs
 
 
-def scalar_names(fn: Function) -> list[str]:
-    """Every runtime scalar of *fn*: its scalar parameters, then the tensors it reads scalars from."""
-    return [p.name for p in fn.params if isinstance(p.type, ScalarType)] + read_tensors(fn)
+def scalar_names(fn: Function, callees: Mapping[str, Callee | str] | None = None) -> list[str]:
+    """Every runtime scalar of *fn*: its scalar parameters, then the tensors it (or a function of *callees* it
+    calls) reads scalars from."""
+    return [p.name for p in fn.params if isinstance(p.type, ScalarType)] + read_tensors(fn, callees)
 
 
 def scalar_candidates(fn: Function) -> list[int]:
@@ -242,8 +261,8 @@ def _choose_scalars(fn: Function, seed: int, given: Mapping[str, int], deviation
                     callees: Mapping[str, Callee | str] | None = None, blocks: int | None = None):
     """The scalar values, the inputs and the reference result for *fn* (with its *deviations*, or not; its calls of
     *callees* run in place, over *blocks* when its launcher gives its block index)."""
-    names = scalar_names(fn)
-    reads = set(read_tensors(fn))
+    names = scalar_names(fn, callees)
+    reads = set(read_tensors(fn, callees))
     missing = [n for n in names if n not in given]
     candidates = scalar_candidates(fn) if missing else [0]  # one pass; the value is unused: every scalar is given
     drawn = _drawn(fn, seed)  # the same for every candidate: only the filled tensors change
@@ -253,7 +272,7 @@ def _choose_scalars(fn: Function, seed: int, given: Mapping[str, int], deviation
         inputs = _filled(fn, drawn, {n: values[n] for n in names if n in reads})
         try:
             result = run_reference(fn, inputs, {n: values[n] for n in names if n not in reads}, deviations=deviations,
-                                   grid=on_grid(fn), callees=callees, blocks=blocks)
+                                   grid=on_grid(fn, callees), callees=callees, blocks=blocks)
         except WindowError as error:  # only an out-of-range window makes the next value worth a try
             last = error
             if not missing:
@@ -423,9 +442,9 @@ def prepare_run(source_fn: Function | None, lowered_fn: Function, *, seed: int =
             return _skipped(f"emit: {error.message}")
     with_deviations = None
     if not deviations:
-        reads = set(read_tensors(source_fn))
+        reads = set(read_tensors(source_fn, callees))
         given = {n: v for n, v in values.items() if n not in reads}
-        with_deviations = lambda: run_reference(source_fn, inputs, given, grid=on_grid(source_fn),  # noqa: E731
+        with_deviations = lambda: run_reference(source_fn, inputs, given, grid=on_grid(source_fn, callees),  # noqa: E731
                                                 callees=callees, blocks=blocks)
     dtypes_of = {p.name: p.type.dtype for p in source_fn.params if isinstance(p.type, TensorType)}
     args: dict[str, object] = {}

@@ -558,8 +558,10 @@ class _Interpreter:
             self.body(stmt.body)
         elif isinstance(stmt, Return):
             for value in stmt.values:
-                if isinstance(value, Call) and value.op == ops.STORE:
-                    self.expr(value)  # `return pl.store(...)`: the store is done before the function ends
+                if isinstance(value, Call) and (value.op == ops.STORE or value.op in self.callees):
+                    # `return pl.store(...)`, `return f(...)`: the store, the call's writes, are done before the
+                    # function ends (the lowering hoists the call out of the return: the PTO runs it)
+                    self.expr(value)
             raise _Stop()
         else:
             raise ReferenceError(f"statement {type(stmt).__name__} has no reference semantics")
@@ -1387,6 +1389,11 @@ def _gather(it: _Interpreter, call: Call) -> Value:
     by_row = call.kwarg("index") is not None
     index = it.value(call, 1, "index") if not by_row else it.arg(call, 99, "index")
     dim = it.arg(call, 1, "dim") if by_row else None
+    if by_row and isinstance(index, Value) and index.data.ndim == 2 == src.data.ndim \
+            and index.data.shape[0] > src.data.shape[0]:
+        # a row per index row: a source of fewer valid rows is read into its padding (`_padded_to`), as the row
+        # gathers the emitter makes read it (the simulator holds poison there: a result reaching a store differs)
+        src = _padded_to(src, (index.data.shape[0], src.data.shape[1]))
     if not isinstance(index, Value) or index.dtype.is_float or src.data.ndim != 2 or index.data.ndim != 2 \
             or (by_row and (dim not in (-1, 1) or index.data.shape[0] != src.data.shape[0])):
         raise ReferenceError(f"`{call.op}` of other than integer indices into a 2-D value along its last axis")

@@ -3,8 +3,11 @@
 Owns: `file_callees` — for each `call.f` (a function of the file) and `extern.f` (a function imported with
 `from module import f`, the module found as the frontend finds it, `imports.find_module`) the called function as
 read and lowered, with what its own calls name in its module; or, in the callee's place, why it cannot be spliced
-(it has error findings, it does not lower, its module is not found). An imported module is read and lowered once
-per file, only when a kernel calls into it.
+(it has error findings, it does not lower, its module is not found). Every function a kernel reaches through
+calls, transitively, is resolved, kernel or not: a kernel is lowered by the static stages (its findings stop its
+splicing); any other function (scalar code only, tensor-level ops only, further calls) is lowered here for the
+simulation alone (`_lower_inline`), so what the static stages report — kernels, sites, findings — does not move.
+An imported module is read and lowered once per file, only when a kernel calls into it.
 Input: a lowered `FileWork`. Output: `{op: Callee | reason}`.
 """
 
@@ -12,16 +15,18 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pypto_verify.callees import Callee
 from pypto_verify.diagnostics import UnreadableSource, read_source_bytes
 from pypto_verify.imports import find_module, is_external
-from pypto_verify.ir import Call, Function, stmt_exprs, walk_exprs, walk_stmts
+from pypto_verify.ir import Call, Function, FunctionKind, Module, Program, stmt_exprs, walk_exprs, walk_stmts
 
 if TYPE_CHECKING:
     from pypto_verify.run.chain import FileWork
+    from pypto_verify.sizes import TripCount
     from pypto_verify.run.records import Options
 
 Callees = dict[str, "Callee | str"]
@@ -31,9 +36,10 @@ _MAX_MODULES = 8
 
 
 def file_callees(work: FileWork, options: Options, texts: Mapping[Path, str] | None = None) -> Callees:
-    """`{op: Callee or why not}` for every call of another function in *work*'s kernels (module docstring);
-    an imported module of *texts* is read at the text given for it (a size constant shrunk, `run/shrink.py`)."""
-    return _Resolver(options, texts or {}).module(work)
+    """`{op: Callee or why not}` for every call of another function in *work*'s kernels and, transitively, in the
+    functions they call (module docstring); an imported module of *texts* is read at the text given for it (a size
+    constant shrunk, `run/shrink.py`)."""
+    return _Resolver(options, texts or {}).kernels(work)
 
 
 class _Resolver:
@@ -43,12 +49,16 @@ class _Resolver:
         """The imported modules read at a text given for them (every module read sees them all)."""
         self.modules: dict[str, Callees] = {}
         """Path -> its callees (filled while it is built: a module importing itself back finds it)."""
+        self.works: dict[str, FileWork] = {}
+        """Path -> the module as read and lowered (its other functions are lowered from it when reached)."""
+        self.reached: set[tuple[str, str]] = set()
+        """(path, function) of each callee whose own calls are resolved."""
 
     def module(self, work: FileWork) -> Callees:
+        key = str(Path(work.path).resolve())
         found: Callees = {}
-        self.modules[str(Path(work.path).resolve())] = found
+        self.modules[key], self.works[key] = found, work
         failed = work.failed()
-        kernels = {k.read.name: k for k in work.kernels}
         for k in work.kernels:
             if k.function in failed:
                 found[f"call.{k.read.name}"] = f"`{k.read.name}` has error findings"
@@ -56,18 +66,73 @@ class _Resolver:
                 found[f"call.{k.read.name}"] = f"`{k.read.name}` does not lower"
             else:
                 found[f"call.{k.read.name}"] = Callee(k.source, k.lowered, found)
-        called = {c.op for k in work.kernels if k.source is not None for c in _calls(k.source)}
-        for op in sorted(c for c in called if c.startswith("call.") and c not in found):
-            found[op] = (f"`{op[len('call.'):]}` is not lowered: it holds no tile op and no matmul, so the static "
-                         "stages do not take it for a kernel") + self._on_other_ranks(Path(work.path), op[len("call."):])
-        externs = sorted(c for c in called if c.startswith("extern.") and "." not in c[len("extern."):])
+        return found
+
+    def kernels(self, work: FileWork) -> Callees:
+        """The callees of *work*'s own kernels: every function they reach."""
+        found = self.module(work)
+        key = str(Path(work.path).resolve())
+        for k in work.kernels:
+            if k.source is not None:
+                self.resolve_calls(key, k.source)
+        return found
+
+    def resolve_calls(self, key: str, fn: Function) -> None:
+        """Resolve every call *fn* makes, in the module of *key*."""
+        work, found = self.works[key], self.modules[key]
+        kernels = {k.read.name for k in work.kernels}
+        called = sorted({c.op for c in _calls(fn)})
+        for op in called:
+            if op.startswith("call."):
+                self.function(key, op[len("call."):])
+        externs = [c for c in called if c.startswith("extern.") and "." not in c[len("extern."):] and c not in found]
         imports = _imports(work, self.options.max_file_size) if externs else {}
         for op in externs:
             name = op[len("extern."):]
-            if name in kernels:
-                continue
-            found[op] = self.imported(work, name, imports.get(name))
-        return found
+            if name not in kernels:
+                found[op] = self.imported(work, name, imports.get(name))
+
+    def function(self, key: str, name: str) -> Callee | str:
+        """Function *name* of the module of *key* as a callee: a kernel as the static stages lowered it, any other
+        function lowered for the simulation (`_lower_inline`), its own calls resolved in turn."""
+        found = self.modules[key]
+        op = f"call.{name}"
+        if (key, name) in self.reached:
+            return found[op]
+        self.reached.add((key, name))
+        callee = found.get(op)
+        if isinstance(callee, Callee):
+            self.resolve_calls(key, callee.source)
+        if op in found:
+            return found[op]
+        work = self.works[key]
+        defined = [(program, fn) for program, fn in work.module.functions() if fn.name == name]
+        if len(defined) != 1:
+            found[op] = (f"`{name}` is not a function read from `{Path(work.path).name}`" if not defined else
+                         f"`{name}` is defined by several programs of `{Path(work.path).name}`")
+            return found[op]
+        program, fn = defined[0]
+        ranks = self._on_other_ranks(Path(work.path), name)
+        if ranks:
+            found[op] = (f"`{name}` is not lowered: it holds no tile op and no matmul, so the static stages do not "
+                         "take it for a kernel") + ranks
+            return found[op]
+        lowered = _lower_inline(work.path, program, fn, self.options)
+        found[op] = Callee(fn, lowered, found) if isinstance(lowered, Function) else lowered
+        self.resolve_calls(key, fn)
+        return found[op]
+
+    def _on_other_ranks(self, path: Path, name: str) -> str:
+        """`; it calls `g`, which acts on the window of another rank (...)` when function *name* of the module at *path*,
+        no kernel itself, reaches a distributed op (`pld.tile.remote_store`, `pld.system.wait`, ...) through the
+        functions it calls, in its module or in modules it imports from (read as text, `_RankScan`); else empty.
+        Such a call is not spliced at any size: a multi-rank run (`reference_ranks`) covers a kernel's own distributed ops."""
+        found = _RankScan(self.options.max_file_size).reach(path, name)
+        if found is None:
+            return ""
+        via, op = found
+        return (f"; it calls `{via}`, which acts on the window of another rank (`{op}`): a multi-rank run covers a "
+                "kernel's own distributed ops, not a call's, so it is not simulated at any size")
 
     def imported(self, work: FileWork, alias: str, origin: tuple[str, int, str] | None) -> Callee | str:
         if origin is None:
@@ -77,8 +142,7 @@ class _Resolver:
         if path is None:
             return f"`{alias}` comes from `{module}`, which is not found beside the file"
         key = str(path.resolve())
-        callees = self.modules.get(key)
-        if callees is None:
+        if key not in self.modules:
             if len(self.modules) > _MAX_MODULES:
                 return f"`{alias}` comes from `{module}`: too many modules to read for one file's callees"
             from pypto_verify.run.chain import _file_text, lower_stage, read_stage
@@ -87,27 +151,63 @@ class _Resolver:
             text = self.texts.get(path.resolve()) or (_file_text(str(path), limit) if self.texts else None)
             read = read_stage(str(path), limit, text=text, modules=self.texts) if text is not None \
                 else read_stage(str(path), limit)
-            callees = self.module(lower_stage(read, self.options))
-        callee = callees.get(f"call.{name}")
-        if callee is None:
-            if _RankScan(self.options.max_file_size).defines(path, name):
-                return (f"`{alias}` is not a kernel of `{module}`: it holds no tile op and no matmul, so the static "
-                        "stages do not take it for a kernel") + self._on_other_ranks(path, name)
-            return f"`{alias}` is not a kernel of `{module}` (it holds no tile op, or it is not read)"
-        return callee
+            self.module(lower_stage(read, self.options))
+        return self.function(key, name)
 
-    def _on_other_ranks(self, path: Path, name: str) -> str:
-        """`; it calls `g`, which acts on the window of another rank (...)` when function *name* of the module at *path*,
-        no kernel itself, reaches a distributed op (`pld.tile.remote_store`, `pld.system.wait`, ...) through the
-        functions it calls, in its module or in modules it imports from (read as text, `_RankScan`); else empty.
-        Such a call is not spliced at any size: the simulation runs one rank (`emit/pto.py`)."""
-        found = _RankScan(self.options.max_file_size).reach(path, name)
-        if found is None:
-            return ""
-        via, op = found
-        return (f"; it calls `{via}`, which acts on the window of another rank (`{op}`): the simulation runs one "
-                "rank, so it is not simulated at any size")
 
+def callees_differ(fn: Function, real: Mapping[str, Callee | str], small: Mapping[str, Callee | str]
+                   ) -> tuple[str | None, tuple[TripCount, ...]]:
+    """Why a function *fn* reaches through calls is not, in *small* (the file read at smaller size constants), what
+    it is in *real* but for loop trip counts and GM extents (`sizes.plan_difference`, the check a shrunk kernel
+    itself passes; None when none), and the loops of theirs whose stops differ (the shrink checks them with the
+    kernel's own: each must keep its kinds of iteration, `sizes.trips_kept`)."""
+    from pypto_verify.sizes import plan_difference
+
+    seen: set[str] = set()
+    changed: list[TripCount] = []
+    pending = [(op, real, small) for op in sorted({c.op for c in _calls(fn)})]
+    while pending:
+        op, real_map, small_map = pending.pop()
+        big, little = real_map.get(op), small_map.get(op)
+        if op in seen or big is None or isinstance(big, str):
+            continue  # not spliced at the real sizes either: the simulation says so there
+        seen.add(op)
+        name = op.split(".", 1)[1]
+        if not isinstance(little, Callee):
+            return f"`{name}`, which the kernel calls, is not spliced at that value: {little}", ()
+        for what, a, b in (("read", big.source, little.source), ("lowered", big.lowered, little.lowered)):
+            different, loops = plan_difference(a, b)
+            if different is not None:
+                return f"`{name}`, which the kernel calls, is {what} differently: {different}", ()
+            if what == "lowered":
+                changed.extend(loops)
+        pending.extend((inner, big.callees, little.callees) for inner in sorted({c.op for c in _calls(big.source)}))
+    return None, tuple(changed)
+
+
+def _lower_inline(path: str, program: Program, fn: Function, options: Options) -> Function | str:
+    """*fn*, which is not a kernel, lowered as the code a kernel runs where it calls it, or why it cannot be.
+    A function with no InCore scope of its own is one region as a whole (`incore_scopes`), as an InCore function
+    is, so it runs through the pipeline as one; one with InCore scopes of its own (but no tile op) would be outlined
+    into orchestration code and kernels, which the pipeline only does for a kernel, so it is not lowered."""
+    from pypto_verify.lowering.incore_scopes import has_orchestration_level
+    from pypto_verify.lowering.pass_base import LowerOptions
+    from pypto_verify.lowering.pipeline import lower
+    from pypto_verify.run.chain import find_lowered
+    from pypto_verify.target import get_target
+
+    if has_orchestration_level(fn):
+        return (f"`{fn.name}` is not lowered: it holds InCore scopes but no tile op and no matmul, so the static "
+                "stages do not take it for a kernel")
+    single = Module(path, (replace(program, functions=(replace(fn, kind=FunctionKind.INCORE),)),))
+    result = lower(single, LowerOptions(mode=options.mode, target=get_target(options.target)))
+    if result.errors:
+        error = result.errors[0]
+        return f"`{fn.name}` does not lower: {error.rule} at line {error.span.line}: {error.message}"
+    lowered = find_lowered(fn.name, result.module)
+    if lowered is None:
+        return f"`{fn.name}` does not lower: the pipeline dropped it"
+    return replace(lowered, kind=fn.kind)
 
 _SCAN_FUNCTIONS = 64
 """How many functions `_RankScan` reads before it gives up (an import chain is read as text, never lowered)."""
@@ -220,8 +320,6 @@ def _called_names(fn: ast.FunctionDef) -> list[str]:
 def _calls(fn: Function) -> list[Call]:
     return [e for stmt in walk_stmts(fn.body) for top in stmt_exprs(stmt) for e in walk_exprs(top)
             if isinstance(e, Call)]
-
-
 def _imports(work: FileWork, max_file_size: int) -> dict[str, tuple[str, int, str]]:
     """Each name the file binds with a module-level `from module import name [as alias]`: alias -> (module,
     level, name)."""

@@ -794,8 +794,9 @@ def _sizes_to_simulate(work: FileWork, kernel: KernelWork, options: Options) -> 
     text = work.text if work.text is not None else _file_text(work.path, options.max_file_size)
     if text is None:
         return source, lowered, "the file cannot be read again"
+    callees = _file_callees(work, options)
     found = shrink_kernel(text, source, lowered,
-                          lambda shrunk, modules: _relowered(work, kernel, options, shrunk, modules),
+                          lambda shrunk, modules: _relowered(work, kernel, options, shrunk, modules, callees),
                           path=Path(work.path), max_file_size=options.max_file_size)
     if isinstance(found, Shrunk):
         return found.source, found.lowered, found
@@ -828,10 +829,13 @@ def _file_text(path: str, max_file_size: int) -> str | None:
 
 
 def _relowered(work: FileWork, kernel: KernelWork, options: Options, text: str,
-               modules: Mapping[Path, str]) -> tuple[Function, Function] | str:
+               modules: Mapping[Path, str], callees: Mapping[str, Any] | None = None
+               ) -> tuple[Function, Function] | tuple[Function, Function, tuple[Any, ...]] | str:
     """*kernel* read from *text* (the file with a constant rewritten, or the imported *modules* at the texts
     given) and lowered, or why it cannot be: an input error the file did not have, a lowering error, the
-    kernel gone."""
+    kernel gone, a function it calls (*callees*, at the real sizes) read or lowered other than but for trip
+    counts and GM extents (the simulation splices it in at those sizes too); with callees, the loops of theirs
+    whose stops differ come third (the shrink checks their kinds of iteration with the kernel's)."""
     read = read_stage(work.path, options.max_file_size, text=text, modules=modules)
     before = {(f.span.line, f.message) for f in work.findings if f.rule is rules.INPUT_ERROR}
     new = [f for f in read.findings if (f.span.line, f.message) not in before]
@@ -847,6 +851,14 @@ def _relowered(work: FileWork, kernel: KernelWork, options: Options, text: str,
     (again,) = lowered.kernels
     if again.source is None or again.lowered is None:
         return "the kernel does not lower at that value"
+    if callees and kernel.source is not None:
+        from pypto_verify.run.callees import callees_differ, file_callees
+
+        differ, loops = callees_differ(kernel.source, callees,
+                                       file_callees(lower_stage(read, options), options, modules))
+        if differ is not None:
+            return differ
+        return again.source, again.lowered, loops
     return again.source, again.lowered
 
 

@@ -37,15 +37,17 @@ from pypto_verify.imports import find_module, is_external
 from pypto_verify.ir import Function, TensorType
 from pypto_verify.sizes import (
     IMPORTED, SIM_BUDGET_ELEMENTS, SizeConstant, divisor_unit, first_value, fitted_value, input_elements,
-    plan_difference, size_constants, trips_kept, window_unit, with_constant,
+    TripCount, plan_difference, size_constants, trips_kept, window_unit, with_constant,
 )
 
 if TYPE_CHECKING:
     from pypto_verify.dynamic import SimOutcome
 
-Relower = Callable[[str, Mapping[Path, str]], "tuple[Function, Function] | str"]
+Relower = Callable[[str, Mapping[Path, str]],
+                   "tuple[Function, Function] | tuple[Function, Function, tuple[TripCount, ...]] | str"]
 """Read a file's text (its imported modules at the texts given for them) and lower the kernel again: its
-source and lowered functions, or why not."""
+source and lowered functions (and the loops whose stops differ in the functions it calls, when it calls any), or
+why not."""
 
 _IMPORT_HOPS = 8
 """Modules an imported constant is followed through (`from a import X` in a module that imports it from b)."""
@@ -261,9 +263,10 @@ def _shrink_one(texts: _Texts, name: str, home: Home | None, real: int, unit: in
         different, loops = plan_difference(verified[1], pair[1])
         if different:
             return f"at {value} the lowering differs: {different}"
+        loops = (*loops, *(pair[2] if len(pair) > 2 else ()))  # its callees' loops keep their kinds too
         short = trips_kept(loops)
         if short is None:
-            return value, shrunk, pair
+            return value, shrunk, (pair[0], pair[1])
         fitted = fitted_value(real, value, loops, unit)
         if fitted is None or fitted <= value:
             return f"at {value}: {short}"

@@ -1,12 +1,13 @@
-"""A call of a helper the static stages did not lower (tensor-level ops only: not a kernel) is not spliced, and the
-skip says why rather than naming the call as an instruction outside the subset."""
+"""A call of a helper that is not a kernel and holds InCore scopes of its own (tensor-level ops only) is not spliced:
+the simulation lowers a non-kernel callee only when it is one region as a whole, and the skip says why rather than
+naming the call as an instruction outside the subset."""
 
 from __future__ import annotations
 
 from stages import KERNELS, require_stages
 
 
-def test_a_helper_that_is_not_a_kernel_is_named_as_not_lowered() -> None:
+def test_a_helper_with_scopes_of_its_own_that_is_not_a_kernel_is_named_as_not_lowered() -> None:
     require_stages()
     from pypto_verify.dynamic import simulate_kernel
     from pypto_verify.run.callees import file_callees
@@ -17,8 +18,8 @@ def test_a_helper_that_is_not_a_kernel_is_named_as_not_lowered() -> None:
     (kernel,) = work.kernels
     outcome = simulate_kernel(kernel.source, kernel.lowered, callees=file_callees(work, Options()))
     assert outcome.status == "skipped"
-    assert "`_bump` is not lowered: it holds no tile op and no matmul" in outcome.reason, outcome.reason
-    assert "another rank" not in outcome.reason  # `_bump` calls nothing
+    assert "`_bump` is not lowered: it holds InCore scopes but no tile op and no matmul" in outcome.reason, \
+        outcome.reason
 
 
 def test_a_call_reaching_another_ranks_window_through_an_orchestration_says_so() -> None:
@@ -35,7 +36,7 @@ def test_a_call_reaching_another_ranks_window_through_an_orchestration_says_so()
     assert outcome.reason.endswith(
         "`exchange` is not lowered: it holds no tile op and no matmul, so the static stages do not take it for a "
         "kernel; it calls `push_rows`, which acts on the window of another rank (`distributed.tile.remote_store`): "
-        "the simulation runs one rank, so it is not simulated at any size"), outcome.reason
+        "a multi-rank run covers a kernel's own distributed ops, not a call's, so it is not simulated at any size"), outcome.reason
 
 
 def test_a_kernel_too_large_to_simulate_whose_call_is_spliced_at_no_size_is_not_shrunk() -> None:
@@ -57,7 +58,7 @@ def test_an_imported_function_reaching_another_ranks_window_names_its_module_and
     (kernel,) = file.kernels
     assert kernel.sim == "skipped"
     assert kernel.sim_reason == (
-        "emit: the call `extern.relay` is not spliced: `relay` is not a kernel of `rank_exchange`: it holds no tile "
-        "op and no matmul, so the static stages do not take it for a kernel; it calls `push_rows`, which acts on the "
-        "window of another rank (`distributed.tile.remote_store`): the simulation runs one rank, so it is not "
-        "simulated at any size"), kernel.sim_reason
+        "emit: the call `extern.relay` is not spliced: `relay` is not lowered: it holds no tile op and no matmul, so "
+        "the static stages do not take it for a kernel; it calls `push_rows`, which acts on the window of another "
+        "rank (`distributed.tile.remote_store`): a multi-rank run covers a kernel's own distributed ops, not a "
+        "call's, so it is not simulated at any size"), kernel.sim_reason
