@@ -832,20 +832,19 @@ class _Parser:
         (pointer, value)."""
         value = self.value()
         self.expect(",")
-        pointer = self.value()
-        self.expect("[")
-        offset = self.value()
-        self.expect("]")
-        self.expect(":")
-        pointer_type = self.type()
-        if not isinstance(pointer_type, PtrType):
-            raise SimError(f"{name} stores through a !pto.ptr, not {pointer_type}", line)
+        pointer, offset, pointer_type = self._pointer_at(name, "stores", line)
         self.expect(",")
         return Op(name, line, results, (value, pointer, offset), types=(pointer_type, self._scalar_type(line)))
 
     def _load_scalar(self, name: str, line: int, results: tuple[str, ...]) -> Op:
         """`%v = pto.load_scalar %ptr[%offset] : !pto.ptr<T> -> T`; operands (pointer, offset), types (pointer,
         result)."""
+        pointer, offset, pointer_type = self._pointer_at(name, "loads", line)
+        self.expect("->")
+        return Op(name, line, results, (pointer, offset), types=(pointer_type, self._scalar_type(line)))
+
+    def _pointer_at(self, name: str, verb: str, line: int) -> tuple[str, str, PtrType]:
+        """`%ptr[%offset] : !pto.ptr<T>` of a scalar load or store."""
         pointer = self.value()
         self.expect("[")
         offset = self.value()
@@ -853,9 +852,8 @@ class _Parser:
         self.expect(":")
         pointer_type = self.type()
         if not isinstance(pointer_type, PtrType):
-            raise SimError(f"{name} loads through a !pto.ptr, not {pointer_type}", line)
-        self.expect("->")
-        return Op(name, line, results, (pointer, offset), types=(pointer_type, self._scalar_type(line)))
+            raise SimError(f"{name} {verb} through a !pto.ptr, not {pointer_type}", line)
+        return pointer, offset, pointer_type
 
     def _scalar_type(self, line: int) -> ScalarType:
         result_type = self.type()
