@@ -140,3 +140,17 @@ def test_a_peer_write_at_offsets_read_from_an_index_table_is_skipped_with_its_re
     assert outcome.status == "skipped"
     assert outcome.reason.startswith("`pld.tensor.put` (line 148) writes its peer at offsets read from `routes`, an "
                                      "index table another kernel fills")
+
+
+def test_a_race_that_follows_tables_read_at_run_time_is_skipped_not_a_finding(kernels) -> None:
+    """Who waits for whom is read from `owner` (another kernel fills it): the sample table makes a rank skip its
+    wait, so the ranks' order changes the result; that is the sample's inconsistency, not the kernel's race."""
+    from pypto_verify.dynamic import simulate_kernel
+
+    kernel = kernels["owned_sum"]
+    for holder in (0, 1):  # every entry names rank 0 (or 1) the owner: the other rank does not wait
+        outcome = simulate_kernel(kernel.source, kernel.lowered, scalars={"owner": holder})
+        assert outcome.status == "skipped", outcome.message
+        assert "depends on the order the ranks run in" in outcome.reason and "`owner`" in outcome.reason
+    # owned by neither: both wait, no race
+    assert simulate_kernel(kernel.source, kernel.lowered, scalars={"owner": 2}).message == "match at ranks=2"

@@ -9,7 +9,7 @@ rows to every rank (itself too, `pld.tensor.put`), signals each, waits for all, 
 ``pair_sum_no_wait`` reads its peer's rows without waiting for its signal (a race between the ranks),
 ``flag_exchange_never`` waits for a flag no rank raises (every rank waits: a deadlock).
 ``routed_put`` puts rows at offsets read from an index table (which another kernel fills): not simulated, and
-it says why.
+it says why (``owned_sum``, last, reads an owner table: see its comment).
 The tests mutate the lowered forms for the rest (a wrong peer, a wrong offset).
 """
 
@@ -146,3 +146,30 @@ def routed_put(
             for row in pl.range(BLOCK):
                 at = pl.cast(pl.read(routes, [row]), pl.INDEX)
                 pld.tensor.put(dst=inbox, peer=dst, src=x, dst_offsets=[at, 0], src_offsets=[row, 0], shape=[1, WIDTH])
+
+
+@pl.jit.incore
+def owned_sum(
+    owner: pl.Tensor[[N_RANKS], pl.INT32],
+    x: pl.Tensor[[ROWS, COLS], pl.FP32],
+    y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]],
+    stage: pld.DistributedTensor[[ROWS, COLS], pl.FP32],
+    ready: pld.DistributedTensor[[N_RANKS, 1], pl.INT32],
+    me: pl.Scalar[pl.INT32],
+):
+    # as a context-parallel exchange does: the owner table (filled by another kernel, one entry per rank's stage)
+    # says whose stage is remote, and only a remote owner is waited for
+    mine = pl.load(x, [0, 0], [ROWS, COLS])
+    stage = pl.store(mine, [0, 0], stage)
+    for peer in pl.range(N_RANKS):
+        if peer != me:
+            pld.system.notify(ready, peer=peer, offsets=[me, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+    total = pl.load(stage, [0, 0], [ROWS, COLS])
+    for src in pl.range(N_RANKS):
+        if src != me:
+            holder = owner[src]
+            if holder != me:
+                pld.system.wait(signal=ready, offsets=[src, 0], expected=1, cmp=pld.WaitCmp.Ge)
+            theirs = pld.tile.remote_load(stage, peer=src, offsets=[0, 0], shape=[ROWS, COLS])
+            total = pl.add(total, theirs)
+    return pl.store(total, [0, 0], y)
