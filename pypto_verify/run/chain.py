@@ -908,13 +908,14 @@ def front_and_prove(path: str, options: Options, stages: tuple[Stage, ...], sour
     The file's IR crosses between the processes once (back, and only when *lean* is false or the simulation
     is to run) instead of three times (back, to the prover, back again); *lean*: the caller reads only what
     `finish` and the later stages read, so both records come back `_lean`, but for the simulation's IR (the
-    kernels as read and lowered: not the module as read, not PROVE's outcomes)."""
+    module as read, whose functions the kernels may call, and the kernels as read and lowered; not PROVE's
+    outcomes)."""
     work = front(path, options, stages, sources)
     proved = prove_ahead(_unweighed(work), options)
     if not lean:
         return work, proved
     if Stage.SIMULATE in stages and options.sim:
-        return replace(work, module=Module(work.path, ())), _lean(proved)
+        return work, _lean(proved)  # the simulation reads the module too: the functions its kernels call
     return _lean(work), _lean(proved)
 
 
@@ -1270,8 +1271,8 @@ class _FusedChunk:
             for (at, (work, proved)), rules_out in zip(waiting, ruled_works, strict=True):
                 merged = after_rules(rules_out, proved, work)
                 if self.simulating:
-                    if self.lean:  # nothing after reads the facts: they do not make the trip
-                        merged = _unweighed(merged)
+                    if self.lean:  # nothing after reads the facts: they do not make the trip (the module
+                        merged = replace(merged, facts=None)  # does: the functions the kernels call)
                     (future,) = _submit(self.pool, back, [merged], self.rest, self.stages, self.lean)
                     simulated.append((at, merged, future))
                 else:

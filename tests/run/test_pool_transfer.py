@@ -208,17 +208,29 @@ def test_a_worker_that_dies_proving_costs_its_file_only(tmp_path: Path, monkeypa
 
 
 def test_front_and_prove_for_a_simulating_check_sends_back_only_the_kernels_ir(tmp_path: Path) -> None:
-    """`check` with simulation on: the simulation reads the kernels as read and lowered, nothing reads the module
-    as read or PROVE's outcomes, so those do not come back; the merged record is the whole one's."""
+    """`check` with simulation on: the simulation reads the module and the kernels as read and lowered, nothing
+    reads PROVE's outcomes, so those do not come back; the merged record is the whole one's."""
     path = tmp_path / "split_k.py"
     path.write_text(KERNEL)
     options = Options(jobs=1, cache=False)
     stages = (Stage.READ, Stage.LOWER, Stage.FACTS, Stage.DATALOG, Stage.PROVE, Stage.SIMULATE)
     work, proved = front_and_prove(str(path), options, stages, {}, False)
     slim, slim_proved = front_and_prove(str(path), options, stages, {}, True)
-    assert work.module.programs and slim.module.programs == () and not slim.lean and slim.facts is not None
+    # the module stays: the simulation splices the functions the kernels call (`run/callees.py`)
+    assert slim.module == work.module and not slim.lean and slim.facts is not None
     assert [k.lowered for k in slim.kernels] == [k.lowered for k in work.kernels] and slim.kernels[0].lowered.body
     assert slim_proved.lean and not slim_proved.outcomes and proved.outcomes
     merged, slim_merged = after_rules(work, proved, work), after_rules(slim, slim_proved, slim)
     assert simulate_stage(slim_merged, options).kernels == simulate_stage(merged, options).kernels
     assert [k.sim for k in simulate_stage(slim_merged, options).kernels] == ["match"]
+
+
+def test_a_pool_simulates_calls_of_functions_that_are_not_kernels() -> None:
+    """The worker that simulates a file needs its module as read: a callee that is no kernel is found there and
+    lowered for the simulation (`run/callees.py`); without it every such call was `not a function read from`."""
+    kernels = Path(__file__).resolve().parents[1] / "dynamic" / "kernels"
+    paths = [str(kernels / "plain_callees.py"), str(kernels / "task_callees.py")]
+    result = run(paths, Options(cache=False, jobs=2))
+    sims = {k.name: k.sim for f in result.files for k in f.kernels}
+    assert sims["copy_bands"] == sims["bump_bands"] == "match", sims
+    assert not any("is not a function read from" in k.sim_reason for f in result.files for k in f.kernels)
