@@ -13,7 +13,9 @@ reads it when:
   pypto's DeduceTensorOpElementwiseBinaryType; a tile op takes its first operand's region);
 - a `set_validshape` widens its operand's region;
 - a matmul's operand is padded along K (the padded K columns / rows are multiplied into every result
-  element).
+  element);
+- a row-wise gather (`gather(src, dim=-1, index=idx)`) types its result with more valid rows than `src` has
+  (row r of the result is gathered from row r of `src`; its columns are the index's, not compared).
 
 Only an op whose result reaches a store, an assemble or the function's return with its elements at the
 positions they hold (`_positional`: casts, unary ops, reshapes, element-wise ops, assembles, loop carries
@@ -292,8 +294,11 @@ def _reads(fn: Function, call: Call, shapes: Shapes, context: tuple[bounds.Loop 
         operands: list[Expr] = [call.args[0]]
     elif name in BINARY_SAME or name in EXPAND_FIRST:
         operands = [a for a in call.args if not shapes.is_scalar(a)]
+    elif _row_gather(call):
+        operands = [call.args[0]]
     else:
         return out
+    last = len(result.dims) - 1 if _row_gather(call) else len(result.dims)
     for operand in operands:
         s = _loaded(operand, shapes)
         if not _padded(s):
@@ -301,11 +306,20 @@ def _reads(fn: Function, call: Call, shapes: Shapes, context: tuple[bounds.Loop 
         assert s is not None and s.valid is not None
         if len(s.dims) != len(result.dims):
             continue
-        axes = tuple(d for d in range(len(s.dims))
+        axes = tuple(d for d in range(min(len(s.dims), last))
                      if same_dims((s.dims[d],), (result.dims[d],)) and not same_dims((s.valid[d],), (taken[d],)))
         if axes:
             out.append(_read(fn, call, operand, shapes, axes, taken, s.valid, s.dims, context, span))
     return out
+
+
+def _row_gather(call: Call) -> bool:
+    """`gather(src, dim=-1, index=idx)`: row r of the result gathers from row r of *src* (its columns by the
+    index), so the result's valid rows take *src*'s rows at the same positions, padding rows included; the
+    columns it takes are the index's values, not compared (PyPTO's row-wise TGATHER)."""
+    dim = call.kwarg("dim")
+    return call.op.endswith(".gather") and bool(call.args) and call.kwarg("index") is not None \
+        and isinstance(dim, Const) and dim.value == -1
 
 
 def _read(fn: Function, call: Call, operand: Expr, shapes: Shapes, axes: tuple[int, ...], taken: tuple[Expr, ...],

@@ -61,3 +61,15 @@ def test_padded_lanes_bare_twins_flagged():
     assert "columns [4, 8) of `shifted`" in widen.message
     (peaks,) = found["bare_block_peaks"]
     assert "columns [2, 8) of `peaks`" in peaks.message
+
+
+def test_a_row_wise_gather_of_a_padded_block_reads_its_padding_rows():
+    """`gather(src, dim=-1, index=...)` keeps rows at their positions (dspark `_prepare_sparse_attn_rope`'s
+    ragged last block: the one simulation mismatch PV108 did not explain before)."""
+    found = outcomes(Path(__file__).parent / "padding" / "ragged_gather.py")
+    (short,) = found["short_block"]
+    assert short.verdict is Verdict.REFUTED
+    assert "`pl.gather(src)` reads rows [5, 8) of `src` (shape [8, 16], valid [5, 16])" in short.message
+    (tail,) = found["tail_block"]
+    assert tail.verdict is Verdict.CONDITIONAL and "n_rows" in tail.message
+    assert "filled_block" not in found  # fillpad made it whole: nothing to pose
