@@ -75,7 +75,9 @@ from pypto_verify.ir import (
 )
 from pypto_verify.lowering.pipeline import is_lowered
 from pypto_verify.callees import Callee, CallError, block_launched, call_arguments
-from pypto_verify.sizes import BLOCKS, bind_sizes, dynamic_names, launch_blocks, sample_bindings
+from pypto_verify.sizes import (
+    BLOCKS, bind_sizes, dynamic_names, launch_blocks, module_value_samples, module_values, sample_bindings,
+)
 from pypto_verify.emit import EmitError, EmittedFunction, NeedsScalars, emit_function, emit_module
 from pypto_verify.reference import (
     GRID, ReferenceError, ReferenceResult, WindowError, run_reference, to_dtype,
@@ -597,6 +599,14 @@ def simulate_kernel(source_fn: Function | None, lowered_fn: Function, *, seed: i
     with one_blas_thread():
         from pypto_verify.dynamic_ranks import is_multi_rank, simulate_ranks_kernel
 
+        values = module_values(source_fn) if source_fn is not None and not is_lowered(source_fn) else []
+        if values and source_fn is not None:  # module values computed at import (torch): both sides take the
+            # same samples, named
+            samples = module_value_samples(values)
+            outcome = simulate_kernel(bind_sizes(source_fn, samples), bind_sizes(lowered_fn, samples), seed=seed,
+                                      target=target, scalars=scalars, sizes=sizes, callees=callees)
+            said = f" (module values computed at import, sampled: {_binding_text(samples)})"
+            return replace(outcome, message=outcome.message + said) if outcome.status != "skipped" else outcome
         if source_fn is not None and not is_lowered(source_fn) and is_multi_rank(source_fn):
             return simulate_ranks_kernel(source_fn, lowered_fn, seed=seed, target=target, scalars=scalars,
                                          callees=callees)
@@ -631,7 +641,7 @@ def simulate_kernel(source_fn: Function | None, lowered_fn: Function, *, seed: i
                           sizes=dict(bindings[0]))
 
 
-def _binding_text(binding: Mapping[str, int]) -> str:
+def _binding_text(binding: Mapping[str, int | float]) -> str:
     return ", ".join(f"{name}={value}" for name, value in binding.items())
 
 

@@ -79,7 +79,7 @@ def _all_exprs(fn: Function) -> list[Expr]:
 def dynamic_names(fn: Function) -> list[str]:
     """The `pl.dynamic` sizes of *fn*'s tensor parameters, in order of first appearance. A symbolic value
     used elsewhere only (a module constant the frontend could not evaluate, a float threshold) is not a
-    size: it is never bound, and the emitter then says why the kernel is not simulated."""
+    size: it is not bound here (`module_values` samples one used only as an op's scalar operand)."""
     names: list[str] = []
     for top in (d for p in fn.params if isinstance(p.type, TensorType) for d in p.type.shape):
         for expr in walk_exprs(top):
@@ -87,6 +87,42 @@ def dynamic_names(fn: Function) -> list[str]:
             if name is not None and name not in names:
                 names.append(name)
     return names
+
+
+def module_values(fn: Function) -> list[str]:
+    """The symbolic values of *fn* that are no size: module values the frontend could not evaluate (computed
+    when the module is imported, e.g. with torch) used only as the scalar operand of a tile or tensor op
+    (`pl.cmp(x, _b0, ...)`), in order of first appearance. A value that also shapes something (a type, a loop
+    bound, an offset or extent) is not one: a size no sample binds."""
+    sizes = set(dynamic_names(fn))
+    operand: list[str] = []
+    elsewhere: set[str] = set()
+    for top in _all_exprs(fn):
+        for expr in walk_exprs(top):
+            if isinstance(expr, Call) and expr.op.partition(".")[0] in ("tile", "tensor"):
+                for arg in expr.args[1:]:
+                    name = _size_name(arg)
+                    if name is not None and name not in operand:
+                        operand.append(name)
+    for top in _all_exprs(fn):
+        for expr in walk_exprs(top):
+            if isinstance(expr, Call) and expr.op.partition(".")[0] in ("tile", "tensor"):
+                continue
+            for sub in (getattr(expr, "lhs", None), getattr(expr, "rhs", None), *getattr(expr, "items", ())):
+                name = _size_name(sub) if sub is not None else None
+                if name is not None:
+                    elsewhere.add(name)
+    for p in fn.params:
+        for top in _type_exprs(p.type):
+            elsewhere.update(n for e in walk_exprs(top) if (n := _size_name(e)) is not None)
+    return [n for n in operand if n not in sizes and n not in elsewhere]
+
+
+def module_value_samples(names: list[str]) -> dict[str, float]:
+    """Sample values of *names* (`module_values`), ascending in their order: multiples of 1/16 around 0, exact
+    in bf16, f16 and f32 and never equal to an input element (the odd multiples of 2^-8, `dynamic`)."""
+    middle = len(names) // 2
+    return {name: (i - middle) / 16 for i, name in enumerate(names)}
 
 
 def tiling_unit(fn: Function, name: str) -> int:
@@ -256,7 +292,7 @@ def assigned_once(fn: Function) -> set[str]:
     return {name for name, count in counts.items() if count == 1}
 
 
-def bind_sizes(fn: Function, values: Mapping[str, int]) -> Function:
+def bind_sizes(fn: Function, values: Mapping[str, int] | Mapping[str, float]) -> Function:
     """*fn* with every `pl.dynamic` size named in *values* replaced by its value, a variable assigned
     once to a value that became a constant replaced by it, integer arithmetic of constants folded (so a
     shape written `[t_dim, D]` is static), and its `bind_dynamic` statements, which only name the sizes,
