@@ -1,8 +1,8 @@
 """A kernel that compares against a float its module computes when it is imported (a solver's result, as
 pypto-lib's Lloyd-Max boundaries): pypto-verify never executes the module, so the value is unknown (the reader
-keeps it as `pl.dynamic("_LOW")`) and the simulation says why it has none rather than guess one, also where the
-value is an operand of an op written inside another (``clamp_rows``) or a name of its own (``ceiling_rows``) (siminline
-brief, item 3)."""
+keeps it as `pl.dynamic("_LOW")`): the simulation samples it where it is an op's scalar operand (``floor_rows``),
+the same value on both sides, named, and says why it has none where it is a name of its own (``ceiling_rows``) or
+inside another op the lowering keeps as tile-tile (``clamp_rows``)."""
 
 import pypto.language as pl
 
