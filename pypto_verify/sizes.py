@@ -100,22 +100,14 @@ def module_values(fn: Function) -> list[str]:
     for top in _all_exprs(fn):
         for expr in walk_exprs(top):
             if isinstance(expr, Call) and expr.op.partition(".")[0] in ("tile", "tensor"):
-                for arg in expr.args[1:]:
-                    name = _size_name(arg)
-                    if name is not None and name not in operand:
-                        operand.append(name)
-    for top in _all_exprs(fn):
-        for expr in walk_exprs(top):
-            if isinstance(expr, Call) and expr.op.partition(".")[0] in ("tile", "tensor"):
+                operand.extend(n for arg in expr.args[1:] if (n := _size_name(arg)) is not None and n not in operand)
                 continue
-            for sub in (getattr(expr, "lhs", None), getattr(expr, "rhs", None), *getattr(expr, "items", ())):
-                name = _size_name(sub) if sub is not None else None
-                if name is not None:
-                    elsewhere.add(name)
+            subs = (getattr(expr, "lhs", None), getattr(expr, "rhs", None), *getattr(expr, "items", ()))
+            elsewhere.update(n for sub in subs if sub is not None and (n := _size_name(sub)) is not None)
     for p in fn.params:
         for top in _type_exprs(p.type):
             elsewhere.update(n for e in walk_exprs(top) if (n := _size_name(e)) is not None)
-    return [n for n in operand if n not in sizes and n not in elsewhere]
+    return [n for n in dict.fromkeys(operand) if n not in sizes and n not in elsewhere]
 
 
 def module_value_samples(names: list[str]) -> dict[str, float]:

@@ -574,10 +574,7 @@ class _Compiler:
 
         def run() -> None:
             tile = values[source]
-            row, col = divmod(int(values[offset]), tile.cols)
-            if not (0 <= row < tile.valid_rows and 0 <= col < tile.valid_cols):
-                raise rejected(f"{op.name}: offset {values[offset]} ([{row}, {col}]) is outside the tile's valid "
-                               f"{tile.valid_rows}x{tile.valid_cols}", line)
+            row, col = _element(op.name, tile, int(values[offset]), line)
             values[index] = float(widen(tile.valid[row:row + 1, col:col + 1], dtype)[0, 0])
         return run
 
@@ -598,10 +595,7 @@ class _Compiler:
 
         def run() -> None:
             tile = values[dest]
-            row, col = divmod(int(values[offset]), tile.cols)
-            if not (0 <= row < tile.valid_rows and 0 <= col < tile.valid_cols):
-                raise rejected(f"{op.name}: offset {values[offset]} ([{row}, {col}]) is outside the tile's valid "
-                               f"{tile.valid_rows}x{tile.valid_cols}", line)
+            row, col = _element(op.name, tile, int(values[offset]), line)
             element = np.float32(values[value]) if is_float else np.int64(values[value])
             tile.valid[row, col] = narrow(np.full((1, 1), element), dtype)[0, 0]
             if tile.written is not None:
@@ -1743,6 +1737,16 @@ def _tile_rows(window: np.ndarray) -> np.ndarray:
 def _rows_shape(window: np.ndarray) -> tuple[int, int]:
     """The 2-D shape of a GM window as a tile (`_tile_rows`)."""
     return (math.prod(window.shape[:-1]), window.shape[-1])
+
+
+def _element(name: str, tile: Tile, offset: int, line: int) -> tuple[int, int]:
+    """The (row, column) of the row-major flat *offset* into *tile* (`tgetval` / `tsetval`), inside its valid
+    shape, else rejected."""
+    row, col = divmod(offset, tile.cols)
+    if not (0 <= row < tile.valid_rows and 0 <= col < tile.valid_cols):
+        raise rejected(f"{name}: offset {offset} ([{row}, {col}]) is outside the tile's valid "
+                       f"{tile.valid_rows}x{tile.valid_cols}", line)
+    return row, col
 
 
 def _same_shape(name: str, shape: tuple[int, ...], tile: Tile, line: int) -> None:
