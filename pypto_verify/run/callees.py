@@ -53,6 +53,8 @@ class _Resolver:
         """Path -> the module as read and lowered (its other functions are lowered from it when reached)."""
         self.reached: set[tuple[str, str]] = set()
         """(path, function) of each callee whose own calls are resolved."""
+        self.ranks = _RankScan(options.max_file_size)
+        """The text search for distributed ops (`_on_other_ranks`): each module parsed once per resolver."""
 
     def module(self, work: FileWork) -> Callees:
         key = str(Path(work.path).resolve())
@@ -127,7 +129,7 @@ class _Resolver:
         no kernel itself, reaches a distributed op (`pld.tile.remote_store`, `pld.system.wait`, ...) through the
         functions it calls, in its module or in modules it imports from (read as text, `_RankScan`); else empty.
         Such a call is not spliced at any size: a multi-rank run (`reference_ranks`) covers a kernel's own distributed ops."""
-        found = _RankScan(self.options.max_file_size).reach(path, name)
+        found = self.ranks.reach(path, name)
         if found is None:
             return ""
         via, op = found
@@ -245,10 +247,6 @@ class _RankScan:
                 if target is not None:
                     todo.append((target[0], target[1], via or called))
         return None
-
-    def defines(self, path: Path, name: str) -> bool:
-        """Whether the module at *path* defines a function *name* at its top level."""
-        return self._function(path, name) is not None
 
     def _tree(self, path: Path) -> ast.Module | None:
         key = path.resolve()
