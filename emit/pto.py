@@ -1237,8 +1237,9 @@ class _FunctionEmitter:
                         raise EmitError(_unevaluated(innermost), span)
                     raise EmitError(f"`{innermost.op}` has no instruction in the PTO subset", span)
         op = call.op
-        if op in _distributed_calls():
-            bound = _distributed_calls()[op](self, target.name if target is not None else None, call, declared, span)
+        distributed = _distributed_calls().get(op)
+        if distributed is not None:
+            bound = distributed(self, target.name if target is not None else None, call, declared, span)
             if target is not None and bound is not None:
                 self.bind[target.name] = bound
             return
