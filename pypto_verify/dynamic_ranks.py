@@ -5,6 +5,8 @@ against the source's reference run the same way (`reference_ranks.run_reference_
 compared (`dynamic.first_difference`).
 
 Conventions (beyond `dynamic`'s):
+- The kernel's distributed ops are those of its own body and of every function it calls, spliced
+  (`reference_ranks.reached_calls`): both sides run the same callees on every rank.
 - The world size is the extent of the kernel's loops over its peers (`reference_ranks.world_size`); the rank
   parameter the scalar the kernel compares with a peer (`reference_ranks.rank_param`), bound to r on rank r (the
   host launcher passes the `r` of `for r in pl.range(pld.world_size())`). Unknown: skipped with the reason.

@@ -1,6 +1,8 @@
 """The reference of a multi-rank kernel (`pypto.language.distributed`; issue 14, item 2).
 
-Owns: which tensor parameters are windows (`window_params`: the ones a distributed op addresses), the world size
+Owns: the distributed ops a kernel runs, its own and its callees' (`reached_calls`, each with the kernel parameters
+its function's parameters are), which tensor parameters are windows (`window_params`: the ones a distributed op
+addresses), the world size
 a kernel is written for (`world_size`), the rank parameter (`rank_param`), the source semantics of the
 distributed ops (`HANDLERS`, run by `reference._Interpreter`), and `run_reference_ranks` (every rank over shared
 windows, through `pypto_verify.ranks`).
