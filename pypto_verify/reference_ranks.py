@@ -3,8 +3,8 @@
 Owns: the distributed ops a kernel runs, its own and its callees' (`reached_calls`, each with the kernel parameters
 its function's parameters are), which tensor parameters are windows (`window_params`: the ones a distributed op
 addresses), the world size a kernel is written for (`world_size`), the rank parameter (`rank_param`), the source
-semantics of the distributed ops (`HANDLERS`, run by `reference._Interpreter`), and `run_reference_ranks` (every rank over shared
-windows, through `pypto_verify.ranks`).
+semantics of the distributed ops (`HANDLERS`, run by `reference._Interpreter`), and `run_reference_ranks` (every
+rank over shared windows, through `pypto_verify.ranks`).
 
 Semantics, from PyPTO's distributed model (docs/en/user/distributed in the PyPTO repository):
 - a window parameter (`pld.DistributedTensor`) is one buffer per rank, zero-initialised (PyPTO's window buffers
