@@ -109,7 +109,8 @@ class _Resolver:
         work = self.works[key]
         defined = [(program, fn) for program, fn in work.module.functions() if fn.name == name]
         if len(defined) != 1:
-            found[op] = (f"`{name}` is not a function read from `{Path(work.path).name}`" if not defined else
+            found[op] = (f"`{name}` is not a function read from `{Path(work.path).name}`"
+                         + _bound_at_import(work, name, self.options.max_file_size) if not defined else
                          f"`{name}` is defined by several programs of `{Path(work.path).name}`")
             return found[op]
         program, fn = defined[0]
@@ -193,20 +194,41 @@ def _lower_inline(path: str, program: Program, fn: Function, options: Options) -
         return f"`{fn.name}` does not lower: the pipeline dropped it"
     return replace(lowered, kind=fn.kind)
 
+
 def _calls(fn: Function) -> list[Call]:
     return [e for stmt in walk_stmts(fn.body) for top in stmt_exprs(stmt) for e in walk_exprs(top)
             if isinstance(e, Call)]
-def _imports(work: FileWork, max_file_size: int) -> dict[str, tuple[str, int, str]]:
-    """Each name the file binds with a module-level `from module import name [as alias]`: alias -> (module,
-    level, name)."""
+
+
+def _bound_at_import(work: FileWork, name: str, max_file_size: int) -> str:
+    """`: the module binds it when imported (`f = make_f()`), which is not run` when the module's top level assigns
+    *name* the result of a call (a function chosen and defined when the module is imported); else empty."""
+    tree = _tree(work, max_file_size)
+    for stmt in tree.body if tree is not None else ():
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) \
+                and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
+            return (f": the module binds it when imported (`{ast.unparse(stmt)}`), a call the static reader does "
+                    "not run")
+    return ""
+
+
+def _tree(work: FileWork, max_file_size: int) -> ast.Module | None:
     from pypto_verify.run.chain import _file_text
 
     text = work.text if work.text is not None else _file_text(work.path, max_file_size)
     if text is None:
-        return {}
+        return None
     try:
-        tree = ast.parse(text)
+        return ast.parse(text)
     except (SyntaxError, ValueError):
+        return None
+
+
+def _imports(work: FileWork, max_file_size: int) -> dict[str, tuple[str, int, str]]:
+    """Each name the file binds with a module-level `from module import name [as alias]`: alias -> (module,
+    level, name)."""
+    tree = _tree(work, max_file_size)
+    if tree is None:
         return {}
     found: dict[str, tuple[str, int, str]] = {}
     for stmt in tree.body:

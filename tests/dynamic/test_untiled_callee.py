@@ -1,6 +1,7 @@
 """A call of a helper that is not a kernel and holds InCore scopes of its own (tensor-level ops only) is not spliced:
 the simulation lowers a non-kernel callee only when it is one region as a whole, and the skip says why rather than
-naming the call as an instruction outside the subset."""
+naming the call as an instruction outside the subset; a call that reaches another rank's window is spliced and read
+by the multi-rank run; a function its module binds when imported is named with the binding."""
 
 from __future__ import annotations
 
@@ -57,3 +58,17 @@ def test_an_imported_function_reaching_another_ranks_window_is_read_by_the_multi
     assert kernel.sim_reason == (
         "the number of ranks is not known: the peer of `distributed.tile.remote_store` (line 25 of `push_rows`) is "
         "not the variable of a loop over the ranks"), kernel.sim_reason
+
+
+def test_a_function_its_module_binds_when_imported_is_named_with_the_binding() -> None:
+    # as the mtp MoE tails' `moe` calls `hc_pre`, which `hc_pre.py` binds with `hc_pre = _bind_hc_pre()`
+    require_stages()
+    from pypto_verify.run import Options, run
+
+    (file,) = run([str(KERNELS / "bound_caller.py")], Options(engine="clingo", cache=False, sim=True)).files
+    (kernel,) = file.kernels
+    assert kernel.verdict == "verified" and kernel.sim == "skipped"
+    assert kernel.sim_reason == (
+        "emit: the call `extern.double_rows` is not spliced: `double_rows` is not a function read from "
+        "`bound_helper.py`: the module binds it when imported (`double_rows = _bind_double()`), a call the static "
+        "reader does not run"), kernel.sim_reason
