@@ -7,7 +7,8 @@ pose). ``staged_sum``: the same chunk added to a whole block first, which reads 
 `n`). ``staged_whole``: a static valid_shape that is the whole window (nothing padded). ``mixed_rows``: two
 chunks valid over different run-time row counts added, whose sum pypto-verify does not give a valid region:
 stale rows are written unless both chunks are whole (conditional on `n` and `m`). ``mixed_short``: one of the
-chunks is always short (a literal 24 of 32 rows), so it is whole for no run-time value (stays inconclusive)."""
+chunks is always short (a literal 24 of 32 rows), so it is whole for no run-time value (stays inconclusive). ``mixed_tail``: one chunk is short only in its last
+block of a literal 100 rows (4 of 32), whatever `n` is: inconclusive there too."""
 
 import pypto.language as pl
 
@@ -15,6 +16,7 @@ T = 32
 H = 64
 LIVE = 24
 SEQ = 128
+TAIL = 100
 
 
 @pl.jit
@@ -110,6 +112,24 @@ def mixed_short(
         rows = pl.min(T, n - t0)
         with pl.at(level=pl.Level.CORE_GROUP, name_hint="mixed_short"):
             left = pl.slice(a, [T, H], [t0, 0], valid_shape=[LIVE, H])
+            right = pl.slice(b, [T, H], [t0, 0], valid_shape=[rows, H])
+            y = pl.assemble(y, pl.add(left, right), [t0, 0])
+    return y
+
+
+@pl.jit
+def mixed_tail(
+    a: pl.Tensor[[SEQ, H], pl.FP32],
+    b: pl.Tensor[[SEQ, H], pl.FP32],
+    lens: pl.Tensor[[1], pl.INT32],
+    y: pl.Out[pl.Tensor[[SEQ, H], pl.FP32]],
+):
+    n = pl.tensor.read(lens, [0])
+    for tb in pl.range((n + T - 1) // T):
+        t0 = tb * T
+        rows = pl.min(T, n - t0)
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="mixed_tail"):
+            left = pl.slice(a, [T, H], [t0, 0], valid_shape=[pl.min(T, TAIL - t0), H])
             right = pl.slice(b, [T, H], [t0, 0], valid_shape=[rows, H])
             y = pl.assemble(y, pl.add(left, right), [t0, 0])
     return y
