@@ -7,8 +7,9 @@ pose). ``staged_sum``: the same chunk added to a whole block first, which reads 
 `n`). ``staged_whole``: a static valid_shape that is the whole window (nothing padded). ``mixed_rows``: two
 chunks valid over different run-time row counts added, whose sum pypto-verify does not give a valid region:
 stale rows are written unless both chunks are whole (conditional on `n` and `m`). ``mixed_short``: one of the
-chunks is always short (a literal 24 of 32 rows), so it is whole for no run-time value (stays inconclusive). ``mixed_tail``: one chunk is short only in its last
-block of a literal 100 rows (4 of 32), whatever `n` is: inconclusive there too."""
+chunks is always short (a literal 24 of 32 rows), so it is whole for no run-time value (stays inconclusive).
+``mixed_tail``: one chunk is short only in its last block of a literal 100 rows (4 of 32), whatever `n` is:
+inconclusive there too."""
 
 import pypto.language as pl
 
