@@ -198,14 +198,15 @@ _GM_MAKERS = frozenset({"create_tensor", "create", "full", "slice", "view", "res
 
 def _computes(value: ast.expr | None, pl_path: Callable[[ast.expr], str | None]) -> bool:
     """True when *value* is a `pl` op that computes a tile (`pl.cast`, `pl.add`, `pl.tile.load`, ...), not a
-    tensor made, sliced or viewed, a call of a function or kernel, or a name."""
+    tensor made, sliced or viewed, an on-core array (`pl.array.create`), a call of a function or kernel, or a
+    name."""
     if not isinstance(value, ast.Call):
         return False
     path = pl_path(value.func)
     if path is None:
         return False
-    return path.removeprefix("tensor.") not in _GM_MAKERS and not path.startswith(("tensor.create", "jit", "spmd",
-                                                                                  "submit", "at", "range"))
+    return path.removeprefix("tensor.") not in _GM_MAKERS and not path.startswith(("tensor.create", "array.", "jit",
+                                                                                  "spmd", "submit", "at", "range"))
 
 
 def _is_self_update(name: str, value: ast.expr | None, pl_path: Callable[[ast.expr], str | None],
