@@ -1083,7 +1083,8 @@ class ChainEncoding:
         bias_row = None
         if mad.kind == "bias":
             row = mad.bias
-            if row is None or any(e is None for e in row.extents):
+            if row is None or any(e is None for e in row.extents) \
+                    or set(row.bound) & {display_name(v) for v in self._loop_vars}:
                 exact = False
                 bias_row = app("bias?", (self.n,), TILE)
                 untraced = (*untraced, ("bias", dict(mad.why).get("bias", "it is not traced to a GM tensor")
@@ -1110,6 +1111,14 @@ class ChainEncoding:
                 continue
             if kdim is None:
                 why[side] = f"`{operand.root}` is read as a block of rank {len(operand.dims)}, which has no K axis"
+                continue
+            clash = sorted(set(operand.bound) & {display_name(v) for v in self._loop_vars})
+            if clash:
+                # the term ranges over a loop variable of the user's name that this chain's own loops also
+                # use: one symbol would stand for two loops' variables
+                why[side] = (f"`{operand.root}` ranges over a loop variable named `{clash[0]}`, a name this "
+                             "chain's own loops use")
+                unknown = True
                 continue
             if any(e is None for e in operand.extents) or kdim in operand.narrowed:
                 # a block of a root whose extent is not a literal (the whole of a `pl.dynamic` tensor), or

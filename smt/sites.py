@@ -95,6 +95,10 @@ class Operand:
     elementwise_of: Operand | None = None
     """For the result of a cast of one block (`pl.cast(x[:, k0 : k0 + TK])`): that block, whose elements
     the result holds one for one (its K blocks are the block's; the root stays the cast's own)."""
+    bound: tuple[str, ...] = ()
+    """The loop variables (as the user named them) of the loops whose results the term names
+    (`_Origins._loop_result`): its offsets and `root_args` range over them as free symbols, so a chain whose
+    own loops use one of these names cannot compare the term (`encode.py` leaves it untraced)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -869,6 +873,14 @@ class _Origins:
             arg.name: (stmt, i) for stmt in _walk(fn.body) if isinstance(stmt, For)
             for i, arg in enumerate(stmt.iter_args)}
         """The iter_args of loops -> the loop and the carry's index."""
+        self.placeholders: dict[str, Operand] = {}
+        """While the term of a loop's results is built (`_loop_term`): each of its iter_args -> the value it
+        holds at the start of an iteration, a term of the loop and the iteration."""
+        self.loop_terms: dict[str, tuple[tuple[Expr, ...], tuple[str, ...]] | None] = {}
+        """The terms of the loops' results (`_loop_term`), memoised in the scope `memo` is."""
+        self.active: tuple[str, ...] = ()
+        """The variables of the loops whose terms are being built, outermost first (a loop nested in one of
+        them with the same variable name would make two loops one symbol: not traced)."""
 
     def of(self, expr: Expr | None) -> Operand | None:
         named = var_like(expr)
@@ -883,6 +895,8 @@ class _Origins:
                 return self._valid_view(expr)
             return self._opaque_call(expr, ops.infer_call_type(expr, self.types), "")
         v = var_like(expr)
+        if v is not None and v.name in self.placeholders:
+            return self.placeholders[v.name]
         if v is None or isinstance(v, IterArg):
             return None
         if v.name not in self.memo:
@@ -991,7 +1005,7 @@ class _Origins:
             return None
         stmt = self.defs.get(name)
         if stmt is None:
-            return self._carried(name)
+            return self._carried(name) or self._loop_result(name)
         value = stmt.value
         if var_like(value) is not None:
             return self.of(value)
@@ -1093,7 +1107,7 @@ class _Origins:
         if dropped < 0 or any(e != 1 for e in extents[:dropped]):
             return None
         return Operand(src.root, tuple(root_offsets), tuple(root_extents), src.dims[dropped:], src.root_args,
-                       src.root_shape, src.narrowed)
+                       src.root_shape, src.narrowed, bound=src.bound)
 
     def _product(self, name: str, mads: tuple[Call, ...]) -> Operand | None:
         """The value of a one-MAD chain read outside it (`qk_raw = pl.matmul(q, kv)` then `pl.exp(...)` of
@@ -1103,6 +1117,7 @@ class _Origins:
         span); that the blocks add up to the source's sum is the chain's own obligation (PV105 / PV106 on its
         site)."""
         args: list[Expr] = []
+        bound: set[str] = set()
         shape: tuple[int | None, ...] | None = None
         for mad in mads:
             parts = ops.matmul_parts(mad)
@@ -1117,13 +1132,15 @@ class _Origins:
                 lhs_shape = [lhs.extents[r] for r in lhs.dims]
                 rhs_shape = [rhs.extents[r] for r in rhs.dims]
                 shape = (lhs_shape[-1 if parts.a_trans else -2], rhs_shape[-2 if parts.b_trans else -1])
+            bound.update((*lhs.bound, *rhs.bound))
             lk = lhs.dims[-2 if parts.a_trans else -1]
             rk = rhs.dims[-1 if parts.b_trans else -2]
             args += [*lhs.root_args, *(o for d, o in enumerate(lhs.offsets) if d != lk),
                      *rhs.root_args, *(o for d, o in enumerate(rhs.offsets) if d != rk)]
         assert shape is not None  # mads is never empty
         root = "matmul@" + "+".join(f"{m.span.line}:{m.span.col}" for m in mads)
-        return Operand(root, tuple(Const(0) for _ in shape), shape, tuple(range(len(shape))), tuple(args), shape)
+        return Operand(root, tuple(Const(0) for _ in shape), shape, tuple(range(len(shape))), tuple(args), shape,
+                       bound=tuple(sorted(bound)))
 
     def _whole_store(self, value: Expr, offsets: Expr, dst: Expr) -> bool:
         """`tile.store(value, offsets, dst)` writes every element of *dst*: zero offsets, the same static
@@ -1178,12 +1195,14 @@ class _Origins:
         shape = _shape(t)
         # UNSOUND: only the blocks of the op's tile / tensor operands identify its result; its scalar
         # operands (a runtime scale) and keyword arguments are not compared (listed under Known limits).
-        root_args = self._operand_blocks(call)
-        if root_args is None:
+        blocks = self._operand_blocks(call)
+        if blocks is None:
             return None
+        root_args, bound = blocks
         span = call.span
         root = f"{call.op.rsplit('.', 1)[-1]}@{span.line}:{span.col}" if span.line else fallback
-        return replace(_whole(root, shape), root_args=tuple(root_args), elementwise_of=self._cast_of(call, shape))
+        return replace(_whole(root, shape), root_args=tuple(root_args), elementwise_of=self._cast_of(call, shape),
+                       bound=tuple(sorted(bound)))
 
     def _cast_of(self, call: Call, shape: tuple[int | None, ...]) -> Operand | None:
         """The block a cast (`tensor.cast` / `tile.cast`) converts, when it is a traced value of the cast's
@@ -1229,14 +1248,86 @@ class _Origins:
         stmt, index = found
         return _whole(f"{display_name(name)}@{stmt.span.line}:{stmt.span.col}#{index}", _shape(t))
 
+    def _loop_result(self, name: str) -> Operand | None:
+        """A tile or tensor a loop yields that is not a GM buffer as such (a tensor assembled row by row from
+        a computed init, an online-softmax accumulator): a term of its own, named by the loop's position and
+        the result's index, whose arguments identify the whole loop (`_loop_term`): both sides name one term
+        only when the loops have one range, the same inits and yield the same terms of their iter_args."""
+        found = self.results.get(name)
+        t = self.types.get(name)
+        if found is None or not isinstance(found[0], For) or not isinstance(t, (TileType, TensorType)):
+            return None
+        loop, index = found
+        shape = _shape(t)
+        term = self._loop_term(loop) if None not in shape else None
+        if term is None:
+            return None
+        args, bound = term
+        return replace(_whole(f"loop@{loop.span.line}:{loop.span.col}#{index}", shape), root_args=args,
+                       bound=bound)
 
-    def _operand_blocks(self, call: Call) -> list[Expr] | None:
+    def _loop_term(self, loop: For) -> tuple[tuple[Expr, ...], tuple[str, ...]] | None:
+        """The arguments of the term of *loop*'s results and the loop variables they range over: its start,
+        stop and step, the blocks of every init, then the blocks of every value its body yields, where each
+        iter_arg is a term of the loop's position, the carry's index and the loop variable (the value at
+        the start of that iteration). The loop variable is a free symbol of the user's name: None when a
+        loop the term already ranges over has that name (two loops would be one symbol), when the name is
+        also a value's, or when any init or yielded value is not traced. A lowering that unrolls, splits or
+        pipelines the loop yields from other ranges or from no loop, so its term differs (never proved)."""
+        var = loop.loop_var.name
+        yielded = final_yield(loop.body)
+        if var in self.defs or var in self.params or yielded is None or display_name(var) in self.active \
+                or not len(loop.iter_args) == len(loop.inits) == len(yielded.values):
+            return None
+        key = f"{loop.span.line}:{loop.span.col}:{var}"
+        if key in self.loop_terms:
+            return self.loop_terms[key]
+        self.loop_terms[key] = None  # a loop whose term needs itself (never in SSA) stays unknown
+        self.loop_terms[key] = term = self._new_loop_term(loop, yielded)
+        return term
+
+    def _new_loop_term(self, loop: For, yielded: Yield) -> tuple[tuple[Expr, ...], tuple[str, ...]] | None:
+        var = loop.loop_var.name
+        inits = [self.of(init) for init in loop.inits]
+        outer, saved, active, terms = self.memo, dict(self.placeholders), self.active, self.loop_terms
+        # the body's values are terms of the iter_args only here: memoised apart, then forgotten
+        self.memo, self.active, self.loop_terms = {}, (*active, display_name(var)), {}
+        for j, arg in enumerate(loop.iter_args):
+            t = self.types.get(arg.name)
+            shape = _shape(t) if isinstance(t, (TileType, TensorType)) else None
+            if shape is None or None in shape:
+                self.memo, self.placeholders, self.active, self.loop_terms = outer, saved, active, terms
+                return None
+            self.placeholders[arg.name] = replace(
+                _whole(f"carry@{loop.span.line}:{loop.span.col}#{j}", shape), root_args=(loop.loop_var,),
+                bound=(display_name(var),))
+        try:
+            yields = [self.of(v) for v in yielded.values]
+        finally:
+            self.memo, self.placeholders, self.active, self.loop_terms = outer, saved, active, terms
+        args: list[Expr] = [loop.start, loop.stop, loop.step]
+        bound = {display_name(var)}
+        for operand in (*inits, *yields):
+            if operand is None:
+                return None
+            bound.update(operand.bound)
+            args += [*operand.root_args, *operand.offsets]
+        return tuple(args), tuple(sorted(bound))
+
+    def _operand_blocks(self, call: Call) -> tuple[list[Expr], set[str]] | None:
         """The blocks *call*'s tile / tensor operands read, in operand order (each operand's `root_args`
-        then its offsets); None when one of them is not traced. An operand computed inline (a source
-        kernel's `pl.cast(pl.cast(x))`) counts as the opaque op it is hoisted into by the lowering (PyPTO
-        06 FlattenCallExpr): its own operands' blocks, then its result's zero offsets, so both sides
-        identify the block alike."""
+        then its offsets), and the loop variables they range over (`Operand.bound`); None when one of them
+        is not traced. An operand computed inline (a source kernel's `pl.cast(pl.cast(x))`) counts as the
+        opaque op it is hoisted into by the lowering (PyPTO 06 FlattenCallExpr): its own operands' blocks,
+        then its result's zero offsets, so both sides identify the block alike. An assemble also names the
+        offsets it writes its value at (where in its target the value lies is part of the result)."""
         blocks: list[Expr] = []
+        bound: set[str] = set()
+        if call.op in (ops.ASSEMBLE, ops.T_ASSEMBLE):
+            at = call.args[2] if len(call.args) >= 3 else None
+            if not isinstance(at, (ListExpr, TupleExpr)):
+                return None
+            blocks.extend(at.items)
         for arg in call.args:
             if isinstance(arg, Call) and arg.op in _SET_VALIDSHAPE and arg.args:
                 # a view of its operand's block (the valid region only), as `of` reads it once the lowering
@@ -1244,9 +1335,19 @@ class _Origins:
                 view = self._valid_view(arg)
                 if view is None:
                     return None
+                bound.update(view.bound)
                 blocks.extend(view.root_args)
                 blocks.extend(view.offsets)
                 continue
+            if isinstance(arg, Call) and arg.op in (ops.T_RESHAPE, "tile.reshape") and len(arg.args) >= 2:
+                # a reshape that only adds or drops unit dimensions keeps its operand's block (`_reshape`), as
+                # `of` reads it once hoisted into a statement of its own
+                kept = self._reshape(self.of(arg.args[0]), arg.args[1])
+                if kept is not None:
+                    bound.update(kept.bound)
+                    blocks.extend(kept.root_args)
+                    blocks.extend(kept.offsets)
+                    continue
             if isinstance(arg, Call):
                 t = ops.infer_call_type(arg, self.types)
                 if not isinstance(t, (TileType, TensorType)):
@@ -1256,7 +1357,8 @@ class _Origins:
                 inner_blocks = self._operand_blocks(arg)
                 if inner_blocks is None:
                     return None
-                blocks.extend(inner_blocks)
+                blocks.extend(inner_blocks[0])
+                bound.update(inner_blocks[1])
                 blocks.extend(Const(0) for _ in t.shape)
                 continue
             v = var_like(arg)
@@ -1265,9 +1367,10 @@ class _Origins:
             inner = self.of(arg)
             if inner is None:
                 return None
+            bound.update(inner.bound)
             blocks.extend(inner.root_args)
             blocks.extend(inner.offsets)
-        return blocks
+        return blocks, bound
 
 
     def _reads_data(self, call: Call) -> bool:
