@@ -50,8 +50,10 @@ static tail clone, an unrolled copy) for that literal iteration (`AccSite.contex
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Union
 
@@ -60,7 +62,7 @@ from pypto_verify.ir import (
     NO_SPAN, Assign, BinOp, BoolOp, Call, Compare, Const, DType, Eval, Expr, For, Function, If, IterArg,
     ListExpr, LoopKind, MemSpace, Module, Param, Return, ScalarType, Scope, Span, Stmt, TensorType, TileType,
     TupleExpr, Type, UnaryOp, Var, Yield, display_name, final_yield, map_stmt_exprs, map_stmts, stmt_exprs, type_env,
-    var_like, walk_exprs,
+    var_like, walk_exprs, yield_values,
 )
 
 
@@ -931,11 +933,11 @@ class _Origins:
             t = self.params[v.name].type
             return f"`{name}`, a parameter the model does not trace ({'no type stated' if t is None else t})"
         found = self.results.get(v.name)
+        if found is not None and isinstance(found[0], For) and depth < 32:
+            return f"`{name}`, a value the loop at line {found[0].span.line} yields, {self._loop_path(found[0], depth)}"
         if found is not None:
-            loop = isinstance(found[0], For)
-            return (f"`{name}`, a value the {'loop' if loop else '`if`'} at line {found[0].span.line} yields (not a "
-                    f"GM buffer); not modelled: a tile computed across "
-                    f"{'the iterations of a loop' if loop else 'the arms of an `if`'}")
+            return (f"`{name}`, a value the `if` at line {found[0].span.line} yields (not a GM buffer); not "
+                    "modelled: a tile computed across the arms of an `if`")
         stmt = self.defs.get(v.name)
         if stmt is None:
             return f"`{name}`, which has no definition in the function"
@@ -958,6 +960,20 @@ class _Origins:
         if operand is not None:
             return f"`{name}`, computed by `{value.op}` {at} from {self._path(operand, depth + 1)}"
         return f"`{name}`, computed by `{value.op}` {at}; not modelled: {self._unmodelled_op(value, v.name)}"
+
+    def _loop_path(self, loop: For, depth: int) -> str:
+        """Why the results of *loop* have no term (`_loop_term`): the first init or yielded value not traced."""
+        reason = self._loop_unmodelled(loop)
+        if reason is not None:
+            return f"not modelled: {reason}"
+        for init in loop.inits:
+            if self.of(init) is None:
+                return f"from the init {self._path(init, depth + 1)}"
+        with self._iterating(loop):
+            for value in yield_values(loop.body):
+                if self.of(value) is None:
+                    return f"whose body yields {self._path(value, depth + 1)}"
+        return "not modelled: a loop whose term is not known"
 
     def _untraced_input(self, call: Call) -> Expr | None:
         """The first tile / tensor operand of *call* (a name, or a call nested in it) that is not traced."""
@@ -1268,51 +1284,72 @@ class _Origins:
 
     def _loop_term(self, loop: For) -> tuple[tuple[Expr, ...], tuple[str, ...]] | None:
         """The arguments of the term of *loop*'s results and the loop variables they range over: its start,
-        stop and step, the blocks of every init, then the blocks of every value its body yields, where each
-        iter_arg is a term of the loop's position, the carry's index and the loop variable (the value at
-        the start of that iteration). The loop variable is a free symbol of the user's name: None when a
-        loop the term already ranges over has that name (two loops would be one symbol), when the name is
-        also a value's, or when any init or yielded value is not traced. A lowering that unrolls, splits or
-        pipelines the loop yields from other ranges or from no loop, so its term differs (never proved)."""
-        var = loop.loop_var.name
-        yielded = final_yield(loop.body)
-        if var in self.defs or var in self.params or yielded is None or display_name(var) in self.active \
-                or not len(loop.iter_args) == len(loop.inits) == len(yielded.values):
-            return None
-        key = f"{loop.span.line}:{loop.span.col}:{var}"
+        stop and step, then for every init and every value its body yields, a code of its root and its
+        blocks, where iter_arg j is a term of the loop's position, j and the loop variable (the value it
+        holds at the start of that iteration). So both sides name one term only when the loops have one
+        range, the same inits, and yield the same terms of their iter_args; a lowering that unrolls, splits
+        or pipelines the loop yields from other ranges or from no loop, and its term differs (never proved).
+        None when `_loop_unmodelled` gives a reason."""
+        key = f"{loop.span.line}:{loop.span.col}:{loop.loop_var.name}"
         if key in self.loop_terms:
             return self.loop_terms[key]
         self.loop_terms[key] = None  # a loop whose term needs itself (never in SSA) stays unknown
-        self.loop_terms[key] = term = self._new_loop_term(loop, yielded)
+        term = None
+        if self._loop_unmodelled(loop) is None:
+            yielded = final_yield(loop.body)
+            assert yielded is not None  # `_loop_unmodelled` checks it
+            inits = [self.of(init) for init in loop.inits]
+            with self._iterating(loop):
+                yields = [self.of(v) for v in yielded.values]
+            args: list[Expr] = [loop.start, loop.stop, loop.step]
+            bound = {display_name(loop.loop_var.name)}
+            for operand in (*inits, *yields):
+                if operand is None:
+                    break
+                bound.update(operand.bound)
+                args += [_root_code(operand.root), *operand.root_args, *operand.offsets]
+            else:
+                term = (tuple(args), tuple(sorted(bound)))
+        self.loop_terms[key] = term
         return term
 
-    def _new_loop_term(self, loop: For, yielded: Yield) -> tuple[tuple[Expr, ...], tuple[str, ...]] | None:
-        var = loop.loop_var.name
-        inits = [self.of(init) for init in loop.inits]
+    def _loop_unmodelled(self, loop: For) -> str | None:
+        """Why the results of *loop* have no term (`_loop_term`), before its values are traced: its variable is
+        a free symbol of the user's name, which stands for it only where no other value or enclosing loop
+        takes that name, and which is nonnegative by assumption (`encode.Symbols.free`)."""
+        var = display_name(loop.loop_var.name)
+        yielded = final_yield(loop.body)
+        if yielded is None or not len(loop.iter_args) == len(loop.inits) == len(yielded.values):
+            return "a loop whose body does not yield one value per carry"
+        if loop.loop_var.name in self.defs or loop.loop_var.name in self.params or var in self.active:
+            return f"a loop whose variable `{var}` names another value or an enclosing loop's variable"
+        start, step, stop = ops.const_int(loop.start), ops.const_int(loop.step), ops.const_int(loop.stop)
+        if start is None or start < 0 or not step or (step < 0 and (stop is None or stop < -1)):
+            return f"a loop whose variable `{var}` may be negative or whose step is not a literal"
+        for arg in loop.iter_args:
+            t = self.types.get(arg.name)
+            if not isinstance(t, (TileType, TensorType)) or None in _shape(t):
+                return f"a loop carrying `{display_name(arg.name)}`, whose shape is not known"
+        return None
+
+    @contextmanager
+    def _iterating(self, loop: For) -> Iterator[None]:
+        """Inside: each iter_arg of *loop* is the value it holds at the start of an iteration (a term of the
+        loop's position, the carry's index and the loop variable), and the values traced are memoised
+        apart from the rest, then forgotten (the body's values are terms of the iter_args only here)."""
         outer, saved, active, terms = self.memo, dict(self.placeholders), self.active, self.loop_terms
-        # the body's values are terms of the iter_args only here: memoised apart, then forgotten
-        self.memo, self.active, self.loop_terms = {}, (*active, display_name(var)), {}
+        var = display_name(loop.loop_var.name)
+        self.memo, self.active, self.loop_terms = {}, (*active, var), {}
         for j, arg in enumerate(loop.iter_args):
             t = self.types.get(arg.name)
-            shape = _shape(t) if isinstance(t, (TileType, TensorType)) else None
-            if shape is None or None in shape:
-                self.memo, self.placeholders, self.active, self.loop_terms = outer, saved, active, terms
-                return None
+            assert isinstance(t, (TileType, TensorType))  # `_loop_unmodelled` checks it
             self.placeholders[arg.name] = replace(
-                _whole(f"carry@{loop.span.line}:{loop.span.col}#{j}", shape), root_args=(loop.loop_var,),
-                bound=(display_name(var),))
+                _whole(f"carry@{loop.span.line}:{loop.span.col}#{j}", _shape(t)),
+                root_args=(Const(j), loop.loop_var), bound=(var,))
         try:
-            yields = [self.of(v) for v in yielded.values]
+            yield
         finally:
             self.memo, self.placeholders, self.active, self.loop_terms = outer, saved, active, terms
-        args: list[Expr] = [loop.start, loop.stop, loop.step]
-        bound = {display_name(var)}
-        for operand in (*inits, *yields):
-            if operand is None:
-                return None
-            bound.update(operand.bound)
-            args += [*operand.root_args, *operand.offsets]
-        return tuple(args), tuple(sorted(bound))
 
     def _operand_blocks(self, call: Call) -> tuple[list[Expr], set[str]] | None:
         """The blocks *call*'s tile / tensor operands read, in operand order (each operand's `root_args`
@@ -1386,6 +1423,12 @@ class _Origins:
 
 _BUFFER_OPS = (*ops.CREATES, ops.T_ASSEMBLE, ops.STORE, "tensor.getitem")
 """Ops whose result is a GM buffer as such (not a value computed into a tile)."""
+
+
+def _root_code(root: str) -> Const:
+    """*root* as an integer argument of a term (a 64-bit digest of its name: the roots of the values a loop's term
+    is built from stay part of it once flattened into its arguments)."""
+    return Const(int.from_bytes(hashlib.blake2b(root.encode(), digest_size=8).digest(), "big"))
 
 
 def _incoming(stmt: For | If, index: int) -> list[Var] | None:
