@@ -1113,6 +1113,11 @@ class ChainEncoding:
                 why[side] = f"`{operand.root}` is read as a block of rank {len(operand.dims)}, which has no K axis"
                 continue
             clash = sorted(set(operand.bound) & {display_name(v) for v in self._loop_vars})
+            if operand.bound:
+                # two spellings of one loop (a lowering that orders its carries or its body's ops otherwise)
+                # are two terms here: sound for proofs, but a model is no refutation
+                enc.symbols.note("a value a loop computes is compared as a term of the loop (its range, inits and "
+                                 "yielded values)")
             if clash:
                 # the term ranges over a loop variable of the user's name that this chain's own loops also
                 # use: one symbol would stand for two loops' variables
