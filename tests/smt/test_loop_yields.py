@@ -6,7 +6,7 @@ and every obligation proves. A lowering whose loop computes something else — t
 loop, the loop yields another value, writes a row at another offset, runs another range, or reads one carry for
 another — never proves: the solver finds the terms differ, a model that rests on the loop's term (another
 spelling of one loop would be another term), so inconclusive, not refuted. A term whose loop variable the chain's own loops also name is
-not traced (inconclusive, with its reason)."""
+not traced (inconclusive, with its reason: `inconclusive/shadowed_loop_var.py`)."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ PATH = KERNELS / "loop_yields.py"
 CHAIN_RULES = ("PV101", "PV102", "PV103", "PV105", "PV106")
 
 
-def _outcomes(function: str, change=None):
-    source = only(read(PATH), function)
+def _outcomes(function: str, change=None, path=PATH):
+    source = only(read(path), function)
     lowered = lower_fixed(source)
     if change is not None:
         lowered = mutate(lowered, function, change)
@@ -110,7 +110,7 @@ def test_a_lowering_whose_loop_never_updates_the_sum_never_proves():
 
 
 def test_a_term_over_a_loop_variable_the_chain_also_names_is_inconclusive_with_its_reason():
-    outcomes = _outcomes("shadowed_rows")
+    outcomes = _outcomes("shadowed_rows", path=KERNELS.parent / "inconclusive" / "shadowed_loop_var.py")
     assert not [o for o in outcomes if o.verdict is Verdict.REFUTED]
     equivalence = _never_proved(outcomes)
     assert equivalence.verdict is Verdict.INCONCLUSIVE

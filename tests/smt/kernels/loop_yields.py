@@ -7,9 +7,8 @@ compute alike.
 into it (the rotation's angle read per row from a table), then multiplies it by a matrix (decode_front's
 Hadamard of `k_idx`). `online_rows` carries an online-softmax accumulator, its running max and its running sum
 over the rows of a cache in a `pl.range` loop, divides, casts to BF16 and multiplies the context by a weight
-block per output column (decode_front's `oi`). `shadowed_rows` reads a tensor a loop over `b` assembles inside
-a chain whose own loop is over `b`: the term's `b` and the chain's would be one symbol, so the operand is not
-traced (inconclusive, never proved)."""
+block per output column (decode_front's `oi`). A term over a loop variable the chain's own loops also name:
+`../inconclusive/shadowed_loop_var.py`."""
 import pypto.language as pl
 
 B, D, N, S, V, VT = 16, 128, 128, 64, 64, 32
@@ -65,20 +64,4 @@ def online_rows(q: pl.Tensor[[B, D], pl.FP32], cache: pl.Tensor[[S, D], pl.BF16]
             acc = pl.assemble(acc, part, [0, v0])
     with pl.at(level=pl.Level.CORE_GROUP, name_hint="online_rows_write"):
         out = pl.assemble(out, acc, [0, 0])
-    return out
-
-
-@pl.jit
-def shadowed_rows(x: pl.Tensor[[B, D], pl.FP32], w: pl.Tensor[[D, N], pl.BF16],
-                  out: pl.Out[pl.Tensor[[B, N], pl.FP32]]):
-    with pl.at(level=pl.Level.CORE_GROUP, name_hint="shadowed_rows_norm"):
-        rows = pl.cast(pl.mul(x, SCALE), target_type=pl.BF16)
-    for b in pl.parallel(B):
-        with pl.at(level=pl.Level.CORE_GROUP, name_hint="shadowed_rows_scale"):
-            row = pl.cast(rows[b : b + 1, :], target_type=pl.FP32)
-            rows = pl.assemble(rows, pl.cast(pl.mul(row, SCALE), target_type=pl.BF16), [b, 0])
-    for b in pl.parallel(0, N, 64):
-        with pl.at(level=pl.Level.CORE_GROUP, name_hint="shadowed_rows_matmul"):
-            product = pl.matmul(rows, w[:, b : b + 64], out_dtype=pl.FP32)
-            out = pl.assemble(out, product, [0, b])
     return out
