@@ -1219,8 +1219,10 @@ def _block_terms(operand: S.Operand, kdim: int, mad: S.Mad, enc: ExprEncoder,
 
 def _term_root(operand: S.Operand) -> bool:
     """*operand* lies in a tensor the model names as a term (a reshape that merges dimensions, a tensor a
-    loop or `if` yields) or in one of `pl.dynamic` extent."""
-    return operand.root.startswith("reshape@") or "#" in operand.root or None in operand.root_shape
+    loop or `if` yields, a value computed from a loop's term: its reads are per iteration, so functions of
+    their indices, never one symbol by name) or in one of `pl.dynamic` extent."""
+    return operand.root.startswith("reshape@") or "#" in operand.root or None in operand.root_shape \
+        or bool(operand.bound)
 
 
 def trip_count(start: Term, stop: Term, step: Term) -> Term:

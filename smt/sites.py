@@ -1271,9 +1271,11 @@ class _Origins:
         only when the loops have one range, the same inits and yield the same terms of their iter_args."""
         found = self.results.get(name)
         t = self.types.get(name)
-        if found is None or not isinstance(found[0], For) or not isinstance(t, (TileType, TensorType)):
+        if found is None or not isinstance(t, (TileType, TensorType)):
             return None
         loop, index = found
+        if not isinstance(loop, For):
+            return None
         shape = _shape(t)
         term = self._loop_term(loop) if None not in shape else None
         if term is None:
