@@ -3,7 +3,8 @@
 values its body yields from its iter_args, so the source and its lowering name one term only when their loops
 compute alike.
 
-`rotated_rows` normalises a tensor, rotates it row by row in a `pl.parallel` loop that assembles each row back
+`rotated_rows` normalises a tensor (its row norms viewed `[1, B]` for `pl.sqrt` and back, inline: a reshape that
+only adds or drops unit dimensions keeps its operand's block, as once the lowering hoists it), rotates it row by row in a `pl.parallel` loop that assembles each row back
 into it (the rotation's angle read per row from a table), then multiplies it by a matrix (decode_front's
 Hadamard of `k_idx`). `online_rows` carries an online-softmax accumulator, its running max and its running sum
 over the rows of a cache in a `pl.range` loop, divides, casts to BF16 and multiplies the context by a weight
@@ -20,7 +21,9 @@ SCALE = 0.125
 def rotated_rows(x: pl.Tensor[[B, D], pl.FP32], angles: pl.Tensor[[S, D], pl.FP32], pos_of: pl.Tensor[[B], pl.INT32],
                  w: pl.Tensor[[D, N], pl.BF16], out: pl.Out[pl.Tensor[[B, N], pl.FP32]]):
     with pl.at(level=pl.Level.CORE_GROUP, name_hint="rotated_rows_norm"):
-        rows = pl.cast(pl.mul(x, SCALE), target_type=pl.BF16)
+        sq = pl.add(pl.row_sum(pl.mul(x, x)), 1.0)
+        norm = pl.reshape(pl.sqrt(pl.reshape(sq, [1, B])), [B, 1])
+        rows = pl.cast(pl.row_expand_div(x, norm), target_type=pl.BF16)
     for b in pl.parallel(B):
         with pl.at(level=pl.Level.CORE_GROUP, name_hint="rotated_rows_rope"):
             pos = pl.read(pos_of, [b])
