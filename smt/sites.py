@@ -77,7 +77,8 @@ class Operand:
     dimension d (a transpose view swaps them, a 3-D load of a unit batch dimension drops one). A root that
     is not a GM tensor (an opaque op, e.g. a cast of a slice, or a reshape that merges dimensions) is a
     term of its inputs: named by its source position, with `root_args` holding the offsets of that op's
-    own operands, so each iteration's block stays apart. An extent is None where the root's dimension is
+    own operands, so each iteration's block stays apart; a tile or tensor a loop computes across its
+    iterations is a term of the loop (`_Origins._loop_result`). An extent is None where the root's dimension is
     not a literal (a `pl.dynamic` dimension, a size computed at run time); a block whose own extents are
     not all known is not traced.
     """
