@@ -1331,7 +1331,9 @@ class _Origins:
             return f"a loop whose variable `{var}` may be negative or whose step is not a literal"
         for arg in loop.iter_args:
             t = self.types.get(arg.name)
-            if not isinstance(t, (TileType, TensorType)) or None in _shape(t):
+            if not isinstance(t, (TileType, TensorType)):
+                return f"a loop that also carries the scalar `{display_name(arg.name)}`"
+            if None in _shape(t):
                 return f"a loop carrying `{display_name(arg.name)}`, whose shape is not known"
         return None
 

@@ -6,7 +6,7 @@ and every obligation proves. A lowering whose loop computes something else — t
 loop, the loop yields another value, writes a row at another offset, runs another range, or reads one carry for
 another — never proves: the solver finds the terms differ, a model that rests on the loop's term (another
 spelling of one loop would be another term), so inconclusive, not refuted. A term whose loop variable the chain's own loops also name is
-not traced (inconclusive, with its reason: `inconclusive/shadowed_loop_var.py`)."""
+not traced (inconclusive, with its reason: `inconclusive/untraced_loops.py`; so is one that also carries a scalar)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from pypto_verify.smt import Verdict, prove_module
 from .harness import KERNELS, lower_fixed, mad_named, mutate, only, read
 
 PATH = KERNELS / "loop_yields.py"
+UNTRACED = KERNELS.parent / "inconclusive" / "untraced_loops.py"
 CHAIN_RULES = ("PV101", "PV102", "PV103", "PV105", "PV106")
 
 
@@ -110,9 +111,17 @@ def test_a_lowering_whose_loop_never_updates_the_sum_never_proves():
 
 
 def test_a_term_over_a_loop_variable_the_chain_also_names_is_inconclusive_with_its_reason():
-    outcomes = _outcomes("shadowed_rows", path=KERNELS.parent / "inconclusive" / "shadowed_loop_var.py")
+    outcomes = _outcomes("shadowed_rows", path=UNTRACED)
     assert not [o for o in outcomes if o.verdict is Verdict.REFUTED]
     equivalence = _never_proved(outcomes)
     assert equivalence.verdict is Verdict.INCONCLUSIVE
     assert "ranges over a loop variable named `b`, a name this chain's own loops use" in equivalence.message
 
+
+
+def test_a_loop_that_also_carries_a_scalar_is_inconclusive_and_names_it():
+    outcomes = _outcomes("counted_rows", path=UNTRACED)
+    assert not [o for o in outcomes if o.verdict is Verdict.REFUTED]
+    equivalence = _never_proved(outcomes)
+    assert ("`rows`, a value the loop at line 35 yields, not modelled: a loop that also carries the scalar `row0`"
+            in equivalence.message), equivalence.message

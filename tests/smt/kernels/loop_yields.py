@@ -9,7 +9,7 @@ into it (the rotation's angle read per row from a table), then multiplies it by 
 Hadamard of `k_idx`). `online_rows` carries an online-softmax accumulator, its running max and its running sum
 over the rows of a cache in a `pl.range` loop, divides, casts to BF16 and multiplies the context by a weight
 block per output column (decode_front's `oi`). A term over a loop variable the chain's own loops also name:
-`../inconclusive/shadowed_loop_var.py`."""
+`../inconclusive/untraced_loops.py`."""
 import pypto.language as pl
 
 B, D, N, S, V, VT = 16, 128, 128, 64, 64, 32
