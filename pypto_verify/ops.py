@@ -790,7 +790,8 @@ def packed_mask_type(lhs: TileType) -> TileType | None:
         return None
     packed = -(-cols // PREDICATE_BITS)
     shape = (*lhs.shape[:-1], Const(-(-packed // PREDICATE_COL_ALIGN) * PREDICATE_COL_ALIGN))
-    return TileType(shape, DType.UINT8, MemSpace.Vec, valid_shape=(*valid[:-1], Const(-(-valid_cols // PREDICATE_BITS))))
+    packed_valid = (*valid[:-1], Const(-(-valid_cols // PREDICATE_BITS)))
+    return TileType(shape, DType.UINT8, MemSpace.Vec, valid_shape=packed_valid)
 
 
 def _sel(call: Call, env: dict[str, Type]) -> Type | None:
