@@ -1446,11 +1446,10 @@ _COMPARES: dict[int, Callable[[np.ndarray, np.ndarray], np.ndarray]] = dict(enum
 """PyPTO's `cmp_type` codes: 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge."""
 
 
-def _compare(it: _Interpreter, call: Call) -> Value:
-    """`tensor.cmp(x, y, cmp_type=k)`: 1 where `x <op> y` holds, else 0, in x's dtype (PyPTO's tensor.cmp; `y` a
-    scalar or a value of x's shape). A NaN lane is refused (its compare on the hardware is not modelled). Where
-    the operands' deviations could carry x across y (`|x - y| <= DEVIATIONS * sigma`) the outcome is not
-    determined: that lane's deviation is a whole step over DEVIATIONS, so either outcome is within tolerance."""
+def _lanes(it: _Interpreter, call: Call) -> tuple[Value, np.ndarray, np.ndarray | None]:
+    """The lanes of `cmp(x, y, cmp_type=k)` (`y` a scalar or a value of x's shape): x, where `x <op> y` holds, and
+    where the operands' deviations could carry x across y (`|x - y| <= DEVIATIONS * sigma`; None when nowhere). A
+    NaN lane is refused: its compare on the hardware is not modelled."""
     code = ops.const_int(call.kwarg("cmp_type") or Const(0))
     predicate = _COMPARES.get(code) if code is not None else None
     if predicate is None:
@@ -1470,14 +1469,52 @@ def _compare(it: _Interpreter, call: Call) -> Value:
     a = x.data.astype(np.float32) if x.dtype.is_float else x.data
     if x.dtype.is_float and (np.isnan(a).any() or np.isnan(y).any()):
         raise ReferenceError(f"`{call.op}` of a NaN: its compare on the hardware is not modelled")
-    result = predicate(a, y)
     spread = _quadrature(_nonzero(x.sigma), None if sy is None else np.broadcast_to(sy, a.shape))
-    sigma = None
+    undecided = None
     if spread is not None:
         with np.errstate(invalid="ignore"):
             undecided = np.abs(a.astype(np.float64) - y) <= DEVIATIONS * spread
-        sigma = np.where(undecided, np.float32(1 / DEVIATIONS), np.float32(0)).astype(np.float32)
-    return Value(to_dtype(result.astype(np.int64), x.dtype), x.dtype, x.k, _nonzero(sigma), frame=x.frame)
+    return x, predicate(a, y), undecided if undecided is not None and undecided.any() else None
+
+
+def _compare(it: _Interpreter, call: Call) -> Value:
+    """`tensor.cmp(x, y, cmp_type=k)`: 1 where `x <op> y` holds, else 0, in x's dtype (PyPTO's tensor.cmp). A lane
+    whose outcome is not determined (`_lanes`) has a whole step over DEVIATIONS as its deviation, so either
+    outcome is within tolerance."""
+    x, holds, undecided = _lanes(it, call)
+    sigma = None if undecided is None else np.where(undecided, np.float32(1 / DEVIATIONS), np.float32(0))
+    return Value(to_dtype(holds.astype(np.int64), x.dtype), x.dtype, x.k, sigma, frame=x.frame)
+
+
+def _mask(it: _Interpreter, call: Call) -> Value:
+    """`tile.cmps(x, s, cmp_type=k)` / `tile.cmp(x, y, ...)`: PyPTO's packed predicate mask (`ops.packed_mask_type`),
+    lane j of a row in bit j % 8 of byte j // 8, UINT8 over `ceil(columns / 8)` bytes, its frame the row rounded
+    up to 32 bytes. A lane whose outcome is not determined is refused (a mask byte has no deviation to give it)."""
+    x, holds, undecided = _lanes(it, call)
+    if undecided is not None:
+        raise ReferenceError(f"`{call.op}`: a lane the operands' rounding could flip is not determined")
+    if holds.ndim != 2:
+        raise ReferenceError(f"`{call.op}` of other than a 2-D tile")
+    packed = np.packbits(holds, axis=1, bitorder="little").astype(np.int64)
+    width = -(-packed.shape[1] // ops.PREDICATE_COL_ALIGN) * ops.PREDICATE_COL_ALIGN
+    return Value(packed, DType.UINT8, x.k, frame=(packed.shape[0], width))
+
+
+def _select(it: _Interpreter, call: Call) -> Value:
+    """`tile.sel(mask, a, b, tmp)`: a's lane where the mask's bit is set (`_mask`'s packing), else b's; a and b of one
+    shape and dtype, the mask of their rows (PyPTO's tile.sel, TSEL)."""
+    mask, a, b = it.value(call, 0), it.value(call, 1), it.value(call, 2)
+    if len(call.args) != 4 or a.data.shape != b.data.shape or a.dtype is not b.dtype or a.data.ndim != 2 \
+            or mask.dtype is not DType.UINT8 or mask.data.ndim != 2 or mask.data.shape[0] != a.data.shape[0] \
+            or mask.data.shape[1] * ops.PREDICATE_BITS < a.data.shape[1]:
+        raise ReferenceError(f"`{call.op}` of a {mask.dtype.value} {list(mask.data.shape)} mask over "
+                             f"{list(a.data.shape)} and {list(b.data.shape)} values")
+    bits = np.unpackbits(mask.data.astype(np.uint8), axis=1, bitorder="little")[:, :a.data.shape[1]].astype(bool)
+    sigma = None
+    if _nonzero(a.sigma) is not None or _nonzero(b.sigma) is not None:
+        zero = np.zeros(a.data.shape, np.float32)
+        sigma = np.where(bits, zero if a.sigma is None else a.sigma, zero if b.sigma is None else b.sigma)
+    return Value(np.where(bits, a.data, b.data), a.dtype, max(a.k, b.k), sigma, frame=a.frame)
 
 
 def _mrgsort(it: _Interpreter, call: Call) -> Value:
@@ -1776,6 +1813,7 @@ _HANDLERS = {
     "tile.fillpad": _fillpad, "tensor.fillpad": _fillpad,
     **dict.fromkeys(ops.BLOCK_IDX, _block_idx), **dict.fromkeys(("system.task_dummy", "scope.task_id"), _task_handle),
     "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier, "tensor.cmp": _compare,
+    **dict.fromkeys(("tile.cmps", "tile.cmp"), _mask), "tile.sel": _select,
     "array.create": _array_create, ops.SETITEM: _setitem, "tensor.getitem": _getitem,
     "tile.transpose": _transpose, "tensor.transpose": _transpose, "tile.concat": _concat, "tensor.concat": _concat,
     ops.GATHER_ROW: _gather_row, ops.T_GATHER_ROW: _gather_row, ops.T_CREATE_L1: _create,

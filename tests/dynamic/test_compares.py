@@ -126,3 +126,40 @@ def test_a_lane_its_deviation_could_flip_is_undetermined() -> None:
     assert got.data.tolist() == [[0.0, 0.0, 1.0, 1.0]]
     assert got.sigma.tolist() == [[0.0, pytest.approx(1 / DEVIATIONS), 0.0, pytest.approx(1 / DEVIATIONS)]]
 
+
+
+MASKS = KERNELS / "threshold_masks.py"
+
+
+def test_a_tile_level_compare_is_tile_cmps_and_a_select_reads_its_mask() -> None:
+    from pypto_verify.ir import Assign, walk_stmts
+
+    kernel = lowered_kernels(MASKS)["floored_rows"]
+    (mask,) = [s for s in walk_stmts(kernel.source.body) if isinstance(s, Assign) and s.target.name == "above"]
+    assert mask.value.op == "tile.cmps"  # PyPTO's unified cmp of a tile and a scalar
+    outcome = _simulate(kernel)
+    assert outcome.status == "match", outcome.message
+
+
+def test_a_tile_level_select_the_other_way_round_mismatches() -> None:
+    kernel = lowered_kernels(MASKS)["floored_rows"]
+    wrong = rewrite_call(kernel.lowered, "tile.sel", "kept",
+                         lambda call: replace(call, args=(call.args[0], call.args[2], call.args[1], call.args[3])))
+    outcome = _simulate(kernel, wrong)
+    assert outcome.status == "mismatch", outcome.message
+
+
+def test_the_reference_refuses_a_mask_lane_its_deviation_could_flip() -> None:
+    from pypto_verify.ir import DType
+    from pypto_verify.reference import ReferenceError, Value, _Interpreter, _mask
+
+    kernel = lowered_kernels(MASKS)["floored_rows"]
+    it = _Interpreter(kernel.source)
+    x = np.full((16, 64), 0.75, np.float32)
+    x[3, 5] = 0.25 + 1e-7
+    it.env["rows"] = Value(x, DType.FP32, sigma=np.full(x.shape, 1e-7, np.float32))
+    call = next(s.value for s in kernel.source.body[0].body if getattr(s.target, "name", "") == "above")
+    with pytest.raises(ReferenceError, match="could flip is not determined"):
+        _mask(it, call)
+    it.env["rows"] = Value(np.full((16, 64), 0.75, np.float32), DType.FP32, sigma=np.full(x.shape, 1e-7, np.float32))
+    assert (_mask(it, call).data == 255).all()
