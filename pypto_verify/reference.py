@@ -1457,6 +1457,7 @@ def _lanes(it: _Interpreter, call: Call) -> tuple[Value, np.ndarray, np.ndarray 
     x = it.value(call, 0)
     rhs = it.arg(call, 1)
     sy: np.ndarray | None = None
+    y: np.ndarray | np.number  # a value of x's shape, or the scalar
     if isinstance(rhs, Value):
         if rhs.data.shape != x.data.shape or rhs.dtype is not x.dtype:
             raise ReferenceError(f"`{call.op}` of values of different shapes or dtypes")
@@ -1474,7 +1475,7 @@ def _lanes(it: _Interpreter, call: Call) -> tuple[Value, np.ndarray, np.ndarray 
     if spread is not None:
         with np.errstate(invalid="ignore"):
             undecided = np.abs(a.astype(np.float64) - y) <= DEVIATIONS * spread
-    return x, predicate(a, y), undecided if undecided is not None and undecided.any() else None
+    return x, predicate(a, np.asarray(y)), undecided if undecided is not None and undecided.any() else None
 
 
 def _compare(it: _Interpreter, call: Call) -> Value:
