@@ -28,8 +28,9 @@ from dataclasses import dataclass
 
 from pypto_verify import ops
 from pypto_verify.ir import (
-    Assign, BinOp, Call, Const, Expr, For, Function, If, ListExpr, ScalarType, Span, Stmt, Sym, TensorType, TileType,
-    TupleExpr, Type, child_bodies, display_name, final_yield, stmt_exprs, type_env, var_like, walk_exprs, walk_stmts,
+    Assign, BinOp, Call, Const, DType, Expr, For, Function, If, ListExpr, ScalarType, Span, Stmt, Sym, TensorType,
+    TileType, TupleExpr, Type, child_bodies, display_name, final_yield, stmt_exprs, type_env, var_like, walk_exprs,
+    walk_stmts,
 )
 
 
@@ -368,6 +369,11 @@ class Shapes:
             return self._concat(call)
         if name in BINARY_SAME or name in EXPAND_FIRST:
             return self._elementwise(call, first_only=name in EXPAND_FIRST)
+        if call.op == "tensor.cmp" and len(args) == 2:
+            # pypto's tensor.cmp: 0 / 1 of its operands' element-wise (broadcast) shape
+            return self._elementwise(call, first_only=False)
+        if call.op in ("tile.cmps", "tile.cmp") and args:
+            return self._mask(call)
         if name in ops.REDUCE_ROWS and args and call.kwarg("axis") is None and call.kwarg("keep_dim") is None:
             # pypto's row reductions fold the last axis, kept as 1, of a value of any rank; the valid extents
             # of the other axes carry over
@@ -542,6 +548,19 @@ class Shapes:
                 assert r is not None
                 last_dim = BinOp("+", last_dim, r.dims[-1])
         return Shape((*first.dims[:-1], last_dim), exact)
+
+    def _mask(self, call: Call) -> Shape | None:
+        """`tile.cmps(x, s)` / `tile.cmp(x, y)`: PyPTO's packed predicate mask of *x* (`ops.packed_mask_type`), exact
+        when *x*'s shape is and its columns are constants."""
+        source = self.of(call.args[0])
+        if source is None:
+            return self._guess(call)
+        valid = source.valid if source.valid is not None else source.dims
+        mask = ops.packed_mask_type(TileType(source.dims, DType.UINT8, valid_shape=valid))
+        if mask is None:
+            return self._guess(call)
+        packed_valid = None if mask.valid_shape is None or same_dims(mask.valid_shape, mask.shape) else mask.valid_shape
+        return Shape(mask.shape, source.exact, packed_valid, source.valid_known)
 
     def _guess(self, call: Call) -> Shape | None:
         """What `ops.infer_call_type` says, never exact."""
