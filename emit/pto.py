@@ -1831,6 +1831,51 @@ class _FunctionEmitter:
                   f"outs(%{dst.ssa} : {dst.type})")
         return dst
 
+    def op_compare(self, name, call, declared, span):
+        # PyPTO's `tile.cmps(x, s, cmp_type=k)` is `pto.tcmps ins(x, s {cmpMode = #pto<cmp MODE>}) outs(mask)`, its
+        # `tile.cmp(x, y, ...)` `pto.tcmp` of two tiles (its pto_ops_elementwise.cpp, MakeModalCodegenPTO): the
+        # UINT8 packed predicate mask `ops.packed_mask_type`; the subset has the f32 source
+        mode = ops.const_int(call.kwarg("cmp_type") or Const(0))
+        if mode is None or not 0 <= mode < len(ops.CMP_MODES) or len(call.args) != 2:
+            raise EmitError(f"`{call.op}` takes two operands and a constant cmp_type in 0..5", span)
+        a = self.vec_tile(call.args[0], span, f"`{call.op}` lhs")
+        if a.dtype is not DType.FP32:
+            raise EmitError(f"`{call.op}` of a {a.dtype.value} tile has no PTO form in the subset (f32 only)", span)
+        if call.op == "tile.cmp":
+            b = self.vec_tile(call.args[1], span, f"`{call.op}` rhs")
+            operand, kind = b.ssa, b.type
+        else:
+            operand, kind = self._f32_operand(call.args[1], call, span), "f32"
+        dst = self._result(name, declared, call, span)
+        if dst.dtype is not DType.UINT8:
+            raise EmitError(f"`{call.op}` into a {dst.dtype.value} tile: its mask is UINT8", span)
+        mnemonic = "tcmp" if call.op == "tile.cmp" else "tcmps"
+        self.emit(f"pto.{mnemonic} ins(%{a.ssa}, %{operand} {{cmpMode = #pto<cmp {ops.CMP_MODES[mode]}>}} : "
+                  f"{a.type}, {kind}) outs(%{dst.ssa} : {dst.type})")
+        return dst
+
+    def _f32_operand(self, rhs: Expr, call: Call, span: Span) -> str:
+        """The scalar operand of a vector op on an f32 tile: a float constant, or an `f32` scalar."""
+        bound = self._maybe(rhs)
+        literal = scalar.evaluate(rhs) if bound is None else None
+        if isinstance(literal, (int, float)) and not isinstance(literal, bool):
+            return self.const(float(literal), "f32")
+        if isinstance(bound, _Scalar) and bound.type == "f32":
+            return bound.ssa
+        raise EmitError(f"`{call.op}`: the scalar operand must be a float constant", span)
+
+    def op_select(self, name, call, declared, span):
+        # PyPTO's `tile.sel(mask, a, b, tmp)` is `pto.tsel ins(mask, a, b, tmp) outs(dst)` (its pto_ops_elementwise.cpp):
+        # a's lane where the mask's bit is set, else b's; tmp the UINT8 [1, 32] scratch TSEL needs
+        if len(call.args) != 4:
+            raise EmitError("tile.sel takes a mask, two tiles and a scratch tile", span)
+        mask, first, second, tmp = (self.vec_tile(a, span, f"tile.sel {w}") for a, w in
+                                    zip(call.args, ("mask", "lhs", "rhs", "scratch")))
+        dst = self._result(name, declared, call, span)
+        self.emit(f"pto.tsel ins(%{mask.ssa}, %{first.ssa}, %{second.ssa}, %{tmp.ssa} : {mask.type}, {first.type}, "
+                  f"{second.type}, {tmp.type}) outs(%{dst.ssa} : {dst.type})")
+        return dst
+
     def op_sort32(self, name, call, declared, span):
         # PyPTO's `tile.sort32(src, idx)` is `pto.tsort32 ins(src, idx) outs(dst)` (its pto_ops_datamove.cpp): each
         # 32-column block of every row sorted by value, descending, each value followed by its `idx` entry's
@@ -2538,6 +2583,8 @@ _CALLS.update({"array.create": _FunctionEmitter.op_array_create, "tensor.setitem
 _CALLS["tile.gather"] = _FunctionEmitter.op_gather
 _CALLS["tile.concat"] = _FunctionEmitter.op_concat
 _CALLS["tile.sort32"] = _FunctionEmitter.op_sort32
+_CALLS.update(dict.fromkeys(("tile.cmps", "tile.cmp"), _FunctionEmitter.op_compare))
+_CALLS["tile.sel"] = _FunctionEmitter.op_select
 _CALLS["tile.mrgsort"] = _FunctionEmitter.op_mrgsort
 _CALLS["tile.write"] = _FunctionEmitter.op_tile_write
 _CALLS[ops.GATHER_ROW] = _FunctionEmitter.op_gather_row

@@ -29,6 +29,7 @@ The conversions (docs/ir-conventions.md names the tensor-level forms):
 | `b = tensor.create_l1([M, N], D)` | `b = tile.create([M, N], dtype=D, target_memory=Mat)` |
 | `b = tensor.gather_row(b, g, dst_offsets, src_offsets, shape[, valid_shape=])`, `g` in GM | `b = tile.gather_row(...)` (the same operands; in place on `b`) |
 | `m = tensor.mrgsort(a, b[, c, d])` (format 2: 2-4 sorted runs) | `mrgsort2_tmp = tile.create([.., Wa + Wb ..], dtype=a's, target_memory=Vec)`; `m = tile.mrgsort(a, b[, c, d], mrgsort2_tmp)` of the workspace's shape |
+| `c = tensor.cmp(x, s, cmp_type=k)` (`s` a scalar; a tile of x's shape and dtype: `tile.cmp`) | `c__cmp_mask = tile.cmps(x, s, cmp_type=k)` (UINT8 packed predicate, `ops.packed_mask_type`); `c__cmp_one` / `c__cmp_zero = tile.full(x's shape, value=1 / 0)`; `c__cmp_tmp = tile.create([1, 32], dtype=UINT8)`; `c = tile.sel(c__cmp_mask, c__cmp_one, c__cmp_zero, c__cmp_tmp)` |
 
 What stays GM: parameters, `tensor.create`s used as GM (assembled into, sliced, read, returned, passed to
 a call or to `pl.spmd_submit`) and their views, rebindings, carries and phis; in a function with InCore
@@ -66,6 +67,7 @@ from dataclasses import replace
 from typing import Final
 
 from pypto_verify import ops
+from pypto_verify.ops import PREDICATE_COL_ALIGN, packed_mask_type
 from pypto_verify.ir import (
     Assign, BinOp, Call, Const, DType, Eval, Expr, For, Function, If, ListExpr, MemSpace, Module, Return,
     Scope, Stmt, Sym, TensorType, TileType, TupleExpr, Type, Var, Yield, display_name, expr_type, map_stmts,
@@ -483,6 +485,8 @@ class _Converter:
             out.append(replace(stmt, value=replace(call, op="tile.read")))
         elif call.op == "tensor.mrgsort" and len(call.args) > 1 and name not in self.gm:
             self.merge(stmt, call, out)
+        elif call.op == "tensor.cmp" and len(call.args) == 2 and name not in self.gm:
+            self.compare(stmt, call, out)
         elif self._converts(call, name):
             new_call = self.opaque_call(call, out, span)
             # the tile op's own inferred type first: it is what the frontend checks the annotation against
@@ -577,6 +581,38 @@ class _Converter:
             TileType(shape, first.dtype, MemSpace.Vec), stmt.span)
         self.assign(out, stmt.target.name, replace(merged, args=(*merged.args, workspace)),
                     TileType(shape, first.dtype, MemSpace.Vec), stmt.span)
+
+    def compare(self, stmt: Assign, call: Call, out: list[Stmt]) -> None:
+        """PyPTO's conversion of `tensor.cmp` (its op_conversion_registry.cpp, RegisterCmpOps): the packed predicate
+        mask `cmp_mask = tile.cmps(lhs, scalar, cmp_type=k)` (`tile.cmp` for a tile rhs of lhs's shape and dtype),
+        `cmp_one` / `cmp_zero` `tile.full`s of lhs's shape and dtype, a `[1, 32]` UINT8 `cmp_tmp` workspace, and
+        `tile.sel(cmp_mask, cmp_one, cmp_zero, cmp_tmp)`: 1 where the compare holds, else 0. Lhs's dtype is the
+        result's (PyPTO promotes it with the rhs's: the same for an FP32 lhs, the emitter's one form); anything
+        else stays the opaque `tile.cmp`."""
+        span = stmt.span
+        converted = self.opaque_call(call, out, span)
+        lhs, rhs = converted.args
+        lhs_type, rhs_type = self.tile(lhs), self.tile(rhs)
+        mask_type = packed_mask_type(lhs_type) if lhs_type is not None else None
+        same = rhs_type is not None and lhs_type is not None and rhs_type.dtype is lhs_type.dtype \
+            and _same_shape(rhs_type.shape, lhs_type.shape)
+        if lhs_type is None or mask_type is None or (rhs_type is not None and not same):
+            out.append(Assign(stmt.target, converted, None, span=span))
+            return
+        name = stmt.target.name
+        mask = self.assign(out, self.namer.fresh(f"{display_name(name)}__cmp_mask"), replace(
+            converted, op="tile.cmp" if rhs_type is not None else "tile.cmps"), mask_type, span)
+        result = TileType(lhs_type.shape, lhs_type.dtype, MemSpace.Vec, valid_shape=lhs_type.valid_shape)
+        shape = ListExpr(tuple(lhs_type.shape))
+        fills = [self.assign(out, self.namer.fresh(f"{display_name(name)}__cmp_{word}"), Call(
+            "tile.full", (shape,), (("dtype", _dtype(lhs_type.dtype)), ("value", Const(value))), span=call.span),
+            result, span) for word, value in (("one", 1.0 if lhs_type.dtype.is_float else 1),
+                                               ("zero", 0.0 if lhs_type.dtype.is_float else 0))]
+        tmp_shape = (Const(1), Const(PREDICATE_COL_ALIGN))
+        tmp = self.assign(out, self.namer.fresh(f"{display_name(name)}__cmp_tmp"), Call(ops.CREATE, (
+            ListExpr(tmp_shape),), (("dtype", _dtype(DType.UINT8)), ("target_memory", _mem(MemSpace.Vec))),
+            span=call.span), TileType(tmp_shape, DType.UINT8, MemSpace.Vec), span)
+        self.assign(out, name, Call("tile.sel", (mask, *fills, tmp), span=call.span), result, span)
 
     def create_l1(self, stmt: Assign, call: Call, out: list[Stmt]) -> None:
         """PyPTO's conversion of `tensor.create_l1`: a `tile.create` in Mat (L1) of the same shape and dtype."""

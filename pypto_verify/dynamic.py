@@ -80,7 +80,7 @@ from pypto_verify.sizes import (
 )
 from pypto_verify.emit import EmitError, EmittedFunction, NeedsScalars, emit_function, emit_module
 from pypto_verify.reference import (
-    GRID, ReferenceError, ReferenceResult, WindowError, run_reference, to_dtype,
+    DEVIATIONS, GRID, ReferenceError, ReferenceResult, WindowError, run_reference, to_dtype,
 )
 
 PV201 = rules.SIM_MISMATCH.id
@@ -89,8 +89,6 @@ PV202 = rules.ILLEGAL_PTO.id
 RTOL = {DType.FP32: 1e-4, DType.BF16: 1e-2, DType.FP16: 1e-2}
 ATOL_PER_K = 1e-6
 ATOL_LOW_PRECISION = 1e-3
-DEVIATIONS = 6.0
-"""How many reference deviations (`Value.sigma`) a simulated element may be off by."""
 INT_RANGE = (-8, 7)
 """The integer inputs' range (inclusive): `[-8, 7]`, the high nibble of a byte."""
 FLOAT_STEP = 2.0 ** -8

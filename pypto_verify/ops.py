@@ -265,7 +265,7 @@ def acc_dtype(lhs: DType) -> DType:
 
 REDUCE_ROWS = ("row_sum", "row_max", "row_min", "row_mean")
 SHAPE_CHANGING = frozenset({
-    "cmp", "row_argmax", "row_argmin", "col_argmax", "col_argmin", "mrgsort", "sort32", "arange", "ci", "split",
+    "cmp", "cmps", "sel", "row_argmax", "row_argmin", "col_argmax", "col_argmin", "mrgsort", "sort32", "arange", "ci", "split",
     "aiv_shard", "aic_gather", "concat", "transpose", "scatter",
 })
 """Tile / tensor ops whose result is not shaped (or typed) like their first operand (PyPTO's op
@@ -751,7 +751,11 @@ def _scatter(call: Call, env: dict[str, Type]) -> Type | None:
 def _cmp(call: Call, env: dict[str, Type]) -> Type | None:
     """`tensor.cmp(lhs, rhs)`: 0 / 1 element-wise, *lhs*'s shape and dtype when *rhs* is a scalar or a
     tensor of the same shape and dtype (PyPTO's element-wise deduction without broadcasting). The tile
-    form packs the predicate into bits: not modelled (unknown)."""
+    forms `tile.cmps(lhs, scalar)` / `tile.cmp(lhs, rhs)` give PyPTO's packed predicate mask
+    (`packed_mask_type`)."""
+    if call.op in ("tile.cmps", "tile.cmp"):
+        lhs_tile = operand_type(call.args[0], env) if call.args else None
+        return packed_mask_type(lhs_tile) if isinstance(lhs_tile, TileType) else None
     if call.op != "tensor.cmp" or len(call.args) < 2:
         return None
     lhs = operand_type(call.args[0], env)
@@ -764,6 +768,39 @@ def _cmp(call: Call, env: dict[str, Type]) -> Type | None:
     elif not (isinstance(rhs, ScalarType) or isinstance(call.args[1], (Const, BinOp))):
         return None
     return TensorType(lhs.shape, lhs.dtype)
+
+
+PREDICATE_BITS = 8
+"""Lanes per byte of a packed predicate mask."""
+PREDICATE_COL_ALIGN = 32
+"""The bytes a2a3 rounds a packed predicate mask's row up to (PyPTO's `kA2A3PredicateColAlignment`)."""
+CMP_MODES = ("eq", "ne", "lt", "le", "gt", "ge")
+"""PyPTO's `cmp_type` codes 0..5, in order, as PTO's `#pto<cmp ...>` names them."""
+
+
+def packed_mask_type(lhs: TileType) -> TileType | None:
+    """The mask `tile.cmps` / `tile.cmp` writes for a compare of *lhs* (PyPTO's MakePackedPredicateTileType): UINT8
+    in Vec, lane `j` of a row in bit `j % 8` of byte `j // 8`; `lhs`'s rows, and its columns packed 8 to a
+    byte, rounded up to 32 bytes, valid over `ceil(valid columns / 8)` bytes. None when the columns are not
+    constants."""
+    cols = const_int(lhs.shape[-1]) if lhs.shape else None
+    valid = lhs.valid_shape or lhs.shape
+    valid_cols = const_int(valid[-1]) if valid else None
+    if cols is None or valid_cols is None:
+        return None
+    packed = -(-cols // PREDICATE_BITS)
+    shape = (*lhs.shape[:-1], Const(-(-packed // PREDICATE_COL_ALIGN) * PREDICATE_COL_ALIGN))
+    packed_valid = (*valid[:-1], Const(-(-valid_cols // PREDICATE_BITS)))
+    return TileType(shape, DType.UINT8, MemSpace.Vec, valid_shape=packed_valid)
+
+
+def _sel(call: Call, env: dict[str, Type]) -> Type | None:
+    """`tile.sel(mask, a, b, tmp)`: per lane `a` where the mask's bit is set, else `b`: *a*'s type (PyPTO's
+    tile.sel deduction)."""
+    first = operand_type(call.args[1], env) if len(call.args) > 1 else None
+    if not isinstance(first, TileType):
+        return None
+    return TileType(first.shape, first.dtype, MemSpace.Vec, valid_shape=first.valid_shape)
 
 
 _RULES = {
@@ -782,7 +819,7 @@ _RULES = {
        for name in ("row_argmax", "row_argmin", "col_argmax", "col_argmin")},
     **{f"{level}.{name}": _arange for level in ("tensor", "tile") for name in ("arange", "ci")},
     "tensor.sort32": _sort32, "tile.sort32": _sort32, "tensor.mrgsort": _mrgsort, "tile.mrgsort": _mrgsort,
-    "tensor.scatter": _scatter, "tile.scatter": _scatter, "tensor.cmp": _cmp, "tile.cmp": _cmp,
+    "tensor.scatter": _scatter, "tile.scatter": _scatter, "tensor.cmp": _cmp, "tile.cmp": _cmp, "tile.cmps": _cmp, "tile.sel": _sel,
     SET_VALIDSHAPE: _set_validshape, REMOTE_LOAD: _remote_load,
 }
 

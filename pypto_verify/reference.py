@@ -35,7 +35,9 @@ Semantics, op by op (TARGET_FACTS.md "Ops around a K reduction"):
   shape, v's values); `transpose` swaps a 2-D value's axes; `concat(a, b)` joins two 2-D values' columns;
   `gather_row` copies a GM window into its destination in place; `arange(s, [1, N])` is `s + j` along one
   row; `full` fills; `cast` rounds half to even (float to int saturates), or by its
-  `mode=` (`round` ties away from zero, `floor`, `ceil`, `trunc`) into an integer or a float dtype.
+  `mode=` (`round` ties away from zero, `floor`, `ceil`, `trunc`) into an integer or a float dtype;
+  `cmp(x, y, cmp_type=k)` is 1 where `x <op> y` holds, else 0, in x's dtype (`k` 0..5: eq ne lt le gt ge; a
+  NaN lane is refused), a lane whose deviations could flip it undetermined (a step's deviation).
 - `sort32(x, idx)` orders each 32-column block of f32 values descending (equal values in column order), each
   value followed by its index's u32 bits; `mrgsort(p, block_len=n)` merges every four runs of n lanes (an equal
   value from the earlier run first); `gather(p, mask_pattern=P0101 | P1010)` picks the even / odd lanes, read
@@ -1436,6 +1438,86 @@ def _sort32(it: _Interpreter, call: Call) -> Value:
     return Value(pairs.reshape(rows, 2 * cols), DType.FP32, pairs=True)
 
 
+DEVIATIONS = 6.0
+"""How many deviations (`Value.sigma`) an element of a faithful implementation may be off by (the comparison's
+slack, `dynamic.DEVIATIONS`)."""
+_COMPARES: dict[int, Callable[[np.ndarray, np.ndarray], np.ndarray]] = dict(enumerate((
+    np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal)))
+"""PyPTO's `cmp_type` codes: 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge."""
+
+
+def _lanes(it: _Interpreter, call: Call) -> tuple[Value, np.ndarray, np.ndarray | None]:
+    """The lanes of `cmp(x, y, cmp_type=k)` (`y` a scalar or a value of x's shape): x, where `x <op> y` holds, and
+    where the operands' deviations could carry x across y (`|x - y| <= DEVIATIONS * sigma`; None when nowhere). A
+    NaN lane is refused: its compare on the hardware is not modelled."""
+    code = ops.const_int(call.kwarg("cmp_type") or Const(0))
+    predicate = _COMPARES.get(code) if code is not None else None
+    if predicate is None:
+        raise ReferenceError(f"`{call.op}` with a cmp_type other than a constant 0..5")
+    x = it.value(call, 0)
+    rhs = it.arg(call, 1)
+    sy: np.ndarray | None = None
+    y: np.ndarray | np.number  # a value of x's shape, or the scalar
+    if isinstance(rhs, Value):
+        if rhs.data.shape != x.data.shape or rhs.dtype is not x.dtype:
+            raise ReferenceError(f"`{call.op}` of values of different shapes or dtypes")
+        y = rhs.data.astype(np.float32) if x.dtype.is_float else rhs.data
+        sy = _nonzero(rhs.sigma)
+    elif isinstance(rhs, (int, float, np.number)) and not isinstance(rhs, bool):
+        y = np.float32(rhs) if x.dtype.is_float else np.int64(rhs)
+    else:
+        raise ReferenceError(f"`{call.op}` right operand is not a tensor, tile or number")
+    a = x.data.astype(np.float32) if x.dtype.is_float else x.data
+    if x.dtype.is_float and (np.isnan(a).any() or np.isnan(y).any()):
+        raise ReferenceError(f"`{call.op}` of a NaN: its compare on the hardware is not modelled")
+    spread = _quadrature(_nonzero(x.sigma), None if sy is None else np.broadcast_to(sy, a.shape))
+    undecided = None
+    if spread is not None:
+        with np.errstate(invalid="ignore"):
+            undecided = np.abs(a.astype(np.float64) - y) <= DEVIATIONS * spread
+    return x, predicate(a, np.asarray(y)), undecided if undecided is not None and undecided.any() else None
+
+
+def _compare(it: _Interpreter, call: Call) -> Value:
+    """`tensor.cmp(x, y, cmp_type=k)`: 1 where `x <op> y` holds, else 0, in x's dtype (PyPTO's tensor.cmp). A lane
+    whose outcome is not determined (`_lanes`) has a whole step over DEVIATIONS as its deviation, so either
+    outcome is within tolerance."""
+    x, holds, undecided = _lanes(it, call)
+    sigma = None if undecided is None else np.where(undecided, np.float32(1 / DEVIATIONS), np.float32(0))
+    return Value(to_dtype(holds.astype(np.int64), x.dtype), x.dtype, x.k, sigma, frame=x.frame)
+
+
+def _mask(it: _Interpreter, call: Call) -> Value:
+    """`tile.cmps(x, s, cmp_type=k)` / `tile.cmp(x, y, ...)`: PyPTO's packed predicate mask (`ops.packed_mask_type`),
+    lane j of a row in bit j % 8 of byte j // 8, UINT8 over `ceil(columns / 8)` bytes, its frame the row rounded
+    up to 32 bytes. A lane whose outcome is not determined is refused (a mask byte has no deviation to give it)."""
+    x, holds, undecided = _lanes(it, call)
+    if undecided is not None:
+        raise ReferenceError(f"`{call.op}`: a lane the operands' rounding could flip is not determined")
+    if holds.ndim != 2:
+        raise ReferenceError(f"`{call.op}` of other than a 2-D tile")
+    packed = np.packbits(holds, axis=1, bitorder="little").astype(np.int64)
+    width = -(-packed.shape[1] // ops.PREDICATE_COL_ALIGN) * ops.PREDICATE_COL_ALIGN
+    return Value(packed, DType.UINT8, x.k, frame=(packed.shape[0], width))
+
+
+def _select(it: _Interpreter, call: Call) -> Value:
+    """`tile.sel(mask, a, b, tmp)`: a's lane where the mask's bit is set (`_mask`'s packing), else b's; a and b of one
+    shape and dtype, the mask of their rows (PyPTO's tile.sel, TSEL)."""
+    mask, a, b = it.value(call, 0), it.value(call, 1), it.value(call, 2)
+    if len(call.args) != 4 or a.data.shape != b.data.shape or a.dtype is not b.dtype or a.data.ndim != 2 \
+            or mask.dtype is not DType.UINT8 or mask.data.ndim != 2 or mask.data.shape[0] != a.data.shape[0] \
+            or mask.data.shape[1] * ops.PREDICATE_BITS < a.data.shape[1]:
+        raise ReferenceError(f"`{call.op}` of a {mask.dtype.value} {list(mask.data.shape)} mask over "
+                             f"{list(a.data.shape)} and {list(b.data.shape)} values")
+    bits = np.unpackbits(mask.data.astype(np.uint8), axis=1, bitorder="little")[:, :a.data.shape[1]].astype(bool)
+    sigma = None
+    if _nonzero(a.sigma) is not None or _nonzero(b.sigma) is not None:
+        zero = np.zeros(a.data.shape, np.float32)
+        sigma = np.where(bits, zero if a.sigma is None else a.sigma, zero if b.sigma is None else b.sigma)
+    return Value(np.where(bits, a.data, b.data), a.dtype, max(a.k, b.k), sigma, frame=a.frame)
+
+
 def _mrgsort(it: _Interpreter, call: Call) -> Value:
     """`mrgsort(pairs, block_len=n)` (format 1): every four consecutive runs of n lanes of `sort32` pairs, each
     sorted descending, merged into one; an equal value from the earlier run first (TMRGSORT). Other forms, and
@@ -1731,7 +1813,8 @@ _HANDLERS = {
     ops.ALLOC: _alloc, "tensor.set_validshape": _set_validshape, ops.SET_VALIDSHAPE: _set_validshape,
     "tile.fillpad": _fillpad, "tensor.fillpad": _fillpad,
     **dict.fromkeys(ops.BLOCK_IDX, _block_idx), **dict.fromkeys(("system.task_dummy", "scope.task_id"), _task_handle),
-    "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier,
+    "tensor.dim": _dim, "tile.dim": _dim, _BARRIER: _barrier, "tensor.cmp": _compare,
+    **dict.fromkeys(("tile.cmps", "tile.cmp"), _mask), "tile.sel": _select,
     "array.create": _array_create, ops.SETITEM: _setitem, "tensor.getitem": _getitem,
     "tile.transpose": _transpose, "tensor.transpose": _transpose, "tile.concat": _concat, "tensor.concat": _concat,
     ops.GATHER_ROW: _gather_row, ops.T_GATHER_ROW: _gather_row, ops.T_CREATE_L1: _create,

@@ -80,7 +80,7 @@ from pypto_verify.scalar import trip_count
 from pypto_verify.target import TARGETS
 
 from . import comm
-from .arena import Memory, Tile
+from .arena import POISON_WORD, Memory, Tile
 from .comm import Ranks
 from .dtypes import DTYPES, ROUND_MODES, bf16_bits_to_f32, narrow, narrow_rounded, to_storage, to_values, widen
 from .errors import SimError, over_limit, rejected
@@ -157,7 +157,8 @@ _EXPAND_VECTOR: Final[dict[str, tuple[Callable, int]]] = {
 }
 _ATTRIBUTES: Final[dict[str, frozenset[str]]] = {
     "pto.tstore": frozenset({"atomic"}), "pto.textract": frozenset({"transpose"}), "pto.tcvt": frozenset({"rmode"}),
-    "pto.tgather": frozenset({"maskPattern"}), "pto.tmrgsort": frozenset({"exhausted"})}
+    "pto.tgather": frozenset({"maskPattern"}), "pto.tmrgsort": frozenset({"exhausted"}),
+    "pto.tcmps": frozenset({"cmpMode"}), "pto.tcmp": frozenset({"cmpMode"})}
 # Exact i8 products summed in f32: |a*b| <= 2**14, so K <= 1024 keeps every partial sum <= 2**24.
 _I8_EXACT_IN_F32_K: Final[int] = 1024
 
@@ -1333,6 +1334,84 @@ class _Compiler:
             _mark(c)
         return run
 
+    def op_pto_tcmps(self, op: Op) -> Step:
+        return self._compare(op, scalar_form=True)
+
+    def op_pto_tcmp(self, op: Op) -> Step:
+        return self._compare(op, scalar_form=False)
+
+    def _compare(self, op: Op, scalar_form: bool) -> Step:
+        """`pto.tcmps ins(%src, %s {cmpMode = #pto<cmp ge>}) outs(%mask)` (`pto.tcmp`: a tile `%rhs` of src's valid
+        shape for `%s`): PyPTO's packed predicate mask of the f32 src (`tile.cmps` / `tile.cmp`): lane j of row i
+        is bit j % 8 (least significant first) of mask byte [i, j // 8]; mask is ui8 of src's valid rows and
+        ceil(valid columns / 8) valid bytes. Valid columns not a multiple of 8 (what the last byte's high bits
+        hold is not modelled) and a NaN lane (its compare on the hardware is not modelled) are not simulated."""
+        self._arity(op, 2, 1)
+        predicate = _CMP_MODES.get(str(op.attr("cmpMode")))
+        if predicate is None:
+            raise rejected(f"{op.name}: cmpMode {op.attr('cmpMode')} is not one of "
+                           + ", ".join(f"#pto<cmp {m}>" for m in _CMP_MODES_ORDER), op.line)
+        source, src_type = self.tile(op, op.operands[0], "source", ("vec",))
+        if scalar_form:
+            rhs = self.scalar(op, op.operands[1])
+        else:
+            rhs, rhs_type = self.tile(op, op.operands[1], "rhs", ("vec",))
+            self._same_dtypes(op, src_type, rhs_type)
+        dest, dst_type = self.tile(op, op.group("outs")[0], "mask", ("vec",))
+        if src_type.dtype != "f32" or dst_type.dtype != "ui8":
+            raise rejected(f"{op.name}: an f32 source and a ui8 mask, not {src_type.dtype} and {dst_type.dtype}",
+                           op.line)
+        values, line = self.values, op.line
+
+        def run() -> None:
+            a, m = values[source], values[dest]
+            rows, cols = a.valid.shape
+            y = np.float32(values[rhs]) if scalar_form else _over(op.name, values[rhs], (rows, cols), line)
+            if cols % 8:
+                raise SimError(f"{op.name}: {cols} valid columns are not whole bytes of the mask (not modelled)", line)
+            _same_shape(op.name, (rows, cols // 8), m, line)
+            x = a.valid.astype(np.float32)
+            if np.isnan(x).any() or np.isnan(y).any():
+                raise SimError(f"{op.name}: a NaN lane: its compare is not modelled", line)
+            bits = predicate(x, np.asarray(y, dtype=np.float32))
+            m.valid[...] = np.packbits(bits, axis=1, bitorder="little")
+            _mark(m)
+        return run
+
+    def op_pto_tsel(self, op: Op) -> Step:
+        """`pto.tsel ins(%mask, %a, %b, %tmp) outs(%dst)` (PyPTO's `tile.sel`): `dst[i, j] = a[i, j]` where bit j % 8 of
+        mask byte [i, j // 8] is set, else `b[i, j]`, over dst's valid region; a, b and dst of one dtype, a and b
+        read over dst's valid shape. tmp, the ui8 scratch TSEL needs, is left poisoned (what it holds after is
+        not modelled). dst overlapping the mask or tmp is refused (PyPTO's forbid_output_alias); it may be a or b."""
+        self._arity(op, 4, 1)
+        mask, mask_type = self.tile(op, op.operands[0], "mask", ("vec",))
+        first, first_type = self.tile(op, op.operands[1], "lhs", ("vec",))
+        second, second_type = self.tile(op, op.operands[2], "rhs", ("vec",))
+        scratch, tmp_type = self.tile(op, op.operands[3], "scratch", ("vec",))
+        dest, dst_type = self.tile(op, op.group("outs")[0], "destination", ("vec",))
+        dtype = self._same_dtypes(op, first_type, second_type, dst_type)
+        if mask_type.dtype != "ui8" or tmp_type.dtype != "ui8":
+            raise rejected(f"{op.name}: a ui8 mask and scratch, not {mask_type.dtype} and {tmp_type.dtype}", op.line)
+        values, line = self.values, op.line
+
+        def run() -> None:
+            m, a, b, tmp, c = values[mask], values[first], values[second], values[scratch], values[dest]
+            rows, cols = c.valid.shape
+            if m.valid_rows != rows or m.valid_cols * 8 < cols:
+                raise rejected(f"{op.name}: a mask of {m.valid_rows}x{m.valid_cols} bytes for a destination of "
+                               f"{rows}x{cols}", line)
+            for role, tile in (("mask", m), ("scratch", tmp)):
+                if np.shares_memory(tile.data, c.valid):
+                    raise rejected(f"{op.name}: the destination (bytes from {c.addr}) overlaps the {role} (bytes "
+                                   f"from {tile.addr})", line)
+            bits = np.unpackbits(m.valid, axis=1, bitorder="little")[:, :cols].astype(bool)
+            picked = np.where(bits, widen(_over(op.name, a, (rows, cols), line), dtype),
+                              widen(_over(op.name, b, (rows, cols), line), dtype))
+            c.valid[...] = narrow(picked, dtype)
+            tmp.data[...] = _POISON_BYTES[(tmp.addr + np.arange(tmp.data.size)) % 4].reshape(tmp.data.shape)
+            _mark(c)
+        return run
+
     def op_pto_tsort32(self, op: Op) -> Step:
         """`pto.tsort32 ins(%src, %idx) outs(%dst)` (PyPTO's `tile.sort32`), the f32 form: each 32-column block of
         every valid row of src sorted by value, descending, equal values in their column order (PyPTO's and
@@ -1705,6 +1784,15 @@ def _merge_pairs(lists: list[np.ndarray]) -> np.ndarray:
     if not picks:
         return np.empty((0, 2), dtype=np.float32)
     return np.stack([lists[i][j] for i, j in picks])
+
+
+_CMP_MODES_ORDER: Final[tuple[str, ...]] = ("eq", "ne", "lt", "le", "gt", "ge")
+_CMP_MODES: Final[dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]]] = {
+    f"#pto<cmp {name}>": fn for name, fn in zip(_CMP_MODES_ORDER, (
+        np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal))}
+"""`pto.tcmps` / `pto.tcmp`'s `cmpMode` -> its predicate (PyPTO's `cmp_type` 0..5, in this order)."""
+_POISON_BYTES: Final[np.ndarray] = np.frombuffer(POISON_WORD.to_bytes(4, "little"), dtype=np.uint8)
+"""The arena's poison pattern, byte by byte (`arena.POISON_WORD`)."""
 
 
 def _mark(tile: Tile) -> None:

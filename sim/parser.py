@@ -46,7 +46,7 @@ INS_OUTS_OPS: Final[frozenset[str]] = frozenset(
      "tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "texp", "trelu", "tmuls", "tadds", "tcvt",
      "trecip", "trsqrt", "tsqrt", "tlog", "tabs", "tsubs", "tdivs", "tmaxs", "tmins", "tfmods", "texpands",
      "trowsum", "trowmax", "trowmin", "tcolsum", "tcolmax", "tcolmin",
-     "trowexpand", "tcolexpand", "ttrans", "tci", "tgather", "tfillpad", "tconcat", "tsort32", "tmrgsort", "tsetval", *(f"trowexpand{kind}" for kind in EXPAND_KINDS),
+     "trowexpand", "tcolexpand", "ttrans", "tci", "tgather", "tfillpad", "tconcat", "tsort32", "tmrgsort", "tsetval", "tcmps", "tcmp", "tsel", *(f"trowexpand{kind}" for kind in EXPAND_KINDS),
      *(f"tcolexpand{kind}" for kind in EXPAND_KINDS)))
 TILE_SPACES: Final[frozenset[str]] = frozenset({"mat", "left", "right", "acc", "bias", "vec"})
 

@@ -181,7 +181,23 @@ def prove_padding(module: ir.Module, *, timeout_ms: int = DEFAULT_TIMEOUT_MS, ca
         if not posed:
             continue
         answers = _discharge_each([ob for _, ob in posed], timeout_ms=timeout_ms, cache=cache, dump_smt=dump_smt)
-        for (read, ob), answer in zip(posed, answers):
+        # a write whose valid region is not tracked and whose padding may not be empty: is it empty for some
+        # run-time values at those iterations (then CONDITIONAL on it), or never (INCONCLUSIVE stays)?
+        open_ = [i for i, ((read, ob), a) in enumerate(zip(posed, answers))
+                 if read.approximations and ob.conditions and a.verdict is Verdict.INCONCLUSIVE and a.values]
+        empties = dict(zip(open_, _discharge_each([padding.emptiable(posed[i][0], posed[i][1], answers[i].values)
+                                                   for i in open_], timeout_ms=timeout_ms, cache=cache,
+                                                  dump_smt=dump_smt))) if open_ else {}
+        for i, ((read, ob), answer) in enumerate(zip(posed, answers)):
+            empty = empties.get(i)
+            if empty is not None and empty.verdict is Verdict.CONDITIONAL:
+                message = (f"`{read.op_text}` writes no unfilled padding of `{read.operand}` (shape "
+                           f"{dims_text(read.dims)}, valid {dims_text(read.valid)}) only when it has none, "
+                           f"{padding.empty_condition(read)} (where it has some, {read.approximations[0]}), for "
+                           f"some run-time values: {empty.reason.split(': ', 1)[-1]}")
+                outcomes.append(Outcome(ob.rule.id, ob.site, Verdict.CONDITIONAL, message, ob.span, None,
+                                        empty.reason, answer.seconds + empty.seconds, fn.name, read.operand))
+                continue
             if answer.verdict is Verdict.PROVED:
                 outcomes.append(Outcome(ob.rule.id, ob.site, Verdict.PROVED, ob.proved, ob.span, None,
                                         "; ".join(ob.approximations), answer.seconds, fn.name, read.operand))

@@ -1083,7 +1083,8 @@ class ChainEncoding:
         bias_row = None
         if mad.kind == "bias":
             row = mad.bias
-            if row is None or any(e is None for e in row.extents):
+            if row is None or any(e is None for e in row.extents) \
+                    or set(row.bound) & {display_name(v) for v in self._loop_vars}:
                 exact = False
                 bias_row = app("bias?", (self.n,), TILE)
                 untraced = (*untraced, ("bias", dict(mad.why).get("bias", "it is not traced to a GM tensor")
@@ -1110,6 +1111,19 @@ class ChainEncoding:
                 continue
             if kdim is None:
                 why[side] = f"`{operand.root}` is read as a block of rank {len(operand.dims)}, which has no K axis"
+                continue
+            clash = sorted(set(operand.bound) & {display_name(v) for v in self._loop_vars})
+            if operand.bound:
+                # two spellings of one loop (a lowering that orders its carries or its body's ops otherwise)
+                # are two terms here: sound for proofs, but a model is no refutation
+                enc.symbols.note("a value a loop computes is compared as a term of the loop (its range, inits and "
+                                 "yielded values)")
+            if clash:
+                # the term ranges over a loop variable of the user's name that this chain's own loops also
+                # use: one symbol would stand for two loops' variables
+                why[side] = (f"`{operand.root}` ranges over a loop variable named `{clash[0]}`, a name this "
+                             "chain's own loops use")
+                unknown = True
                 continue
             if any(e is None for e in operand.extents) or kdim in operand.narrowed:
                 # a block of a root whose extent is not a literal (the whole of a `pl.dynamic` tensor), or
@@ -1205,8 +1219,10 @@ def _block_terms(operand: S.Operand, kdim: int, mad: S.Mad, enc: ExprEncoder,
 
 def _term_root(operand: S.Operand) -> bool:
     """*operand* lies in a tensor the model names as a term (a reshape that merges dimensions, a tensor a
-    loop or `if` yields) or in one of `pl.dynamic` extent."""
-    return operand.root.startswith("reshape@") or "#" in operand.root or None in operand.root_shape
+    loop or `if` yields, a value computed from a loop's term: its reads are per iteration, so functions of
+    their indices, never one symbol by name) or in one of `pl.dynamic` extent."""
+    return operand.root.startswith("reshape@") or "#" in operand.root or None in operand.root_shape \
+        or bool(operand.bound)
 
 
 def trip_count(start: Term, stop: Term, step: Term) -> Term:

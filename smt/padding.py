@@ -3,10 +3,10 @@
 Owns: finding, in a function as read (Form 1 / 2 source, Form 3 as given), the ops that mix the padding of a
 padded operand into their result's valid region, and posing one `Obligation` each (`smt.prove_padding`
 decides them). A value is padded where `frontend/shapes.py` knows its valid region is narrower than its
-shape (a `valid_shape=` slice or load, carried through casts, unary ops and reshapes between vectors as
-pypto's type deduction carries it); `fillpad` makes it whole. The padding of a load holds whatever the
-buffer held before (stale on-chip data: PTO-ISA TLOAD moves only the valid rows and columns), so an op
-reads it when:
+shape (a `valid_shape=` slice or load, carried through casts, unary ops and reshapes that add or drop unit
+dimensions or are between vectors, as pypto's type deduction carries it); `fillpad` makes it whole. The
+padding of a load holds whatever the buffer held before (stale on-chip data: PTO-ISA TLOAD moves only the
+valid rows and columns), so an op reads it when:
 
 - an element-wise op (`add`, `mul`, ..., a row / column broadcast) types its result with a valid region
   wider than an operand's along an axis both share (a tensor op whose first operand is whole is whole:
@@ -26,8 +26,17 @@ nonnegative). Unsatisfiable: PROVED (the padding is never read). A model: REFUTE
 columns read — CONDITIONAL when it rests on a value known only at run time (a `valid_tok = min(T, len - p)`
 read from a tensor), INCONCLUSIVE when it rests on an expression the encoder does not model.
 
-UNSOUND: the padding an `assemble` or `store` of a value whose valid region is not tracked writes (a reshape
-of a padded tile that is not between vectors and drops no unit dimension) is not posed; a value is followed
+A store or an assemble moves the valid region of its value (PTO-ISA TSTORE). Where `Shapes` does not track
+that region (an element-wise op of operands valid over different regions, a reshape pypto maps by its flat
+prefix) but the value is computed element for element from values whose regions it does track
+(`_padded_sources`), the write is posed once per padded source with an approximation (it may move the whole
+shape, padding included): PROVED when that source's padding is empty for every input; otherwise, at the loop
+iterations of the model, `emptiable` asks whether some run-time values make it empty — CONDITIONAL on that
+(`empty_condition` names it: `valid_tok` = 64), else INCONCLUSIVE (never REFUTED: whether the padding is
+written is not known).
+
+UNSOUND: the padding a write of a value whose valid region is not tracked and that is not computed element
+for element from tracked ones (a matmul, a reduction, a loop carry) may write is not posed; a value is followed
 to a store only through ops that keep its elements' positions, so padding that reaches GM through a slice, a
 reduction, a matmul, or as a later operand of an op whose first operand is narrower (the region the result
 is valid over may or may not take the padded band), or through a value valid over less than its shape (a
@@ -45,6 +54,7 @@ from pypto_verify.ir import (
     final_yield, stmt_exprs, var_like, walk_exprs, walk_stmts,
 )
 from pypto_verify.smt import bounds
+from pypto_verify.smt import encode as E
 from pypto_verify.smt.obligations import Obligation
 
 _STORES = ("store", "assemble")
@@ -215,42 +225,44 @@ def _padded(shape: Shape | None) -> bool:
         and len(shape.valid) == len(shape.dims)
 
 
-def _loaded(expr: Expr, shapes: Shapes, depth: int = 0) -> Shape | None:
-    """The elements of *expr* that hold loaded data, where known: its valid region as `Shapes` tracks it,
-    or, where `Shapes` does not track it, a cast or unary op of a value that carries one, or a reshape that
-    only adds or drops unit dimensions (`[1, T, H]` valid `[1, t, H]` as `[T, H]` holds data in `[t, H]`:
-    a reshape is a view of the same elements, whatever valid region pypto types it with)."""
+def _tracked(expr: Expr, shapes: Shapes) -> Shape | None:
+    """*expr*'s shape when its valid region is tracked (`Shapes`: PyPTO's type deduction)."""
     s = shapes.of(expr)
-    if s is None or not s.exact or s.valid_known or depth > 32:
-        return s if s is not None and s.valid_known else None
+    return s if s is not None and s.valid_known else None
+
+
+def _padded_sources(expr: Expr, shapes: Shapes, depth: int = 0) -> list[tuple[Expr, Shape]] | None:
+    """The padded values (valid region tracked and narrower than the shape) whose elements *expr*'s value is
+    computed from element for element: through a cast or unary op, a reshape, an element-wise op or a row /
+    column broadcast (each tensor / tile operand), down to values whose region `Shapes` tracks. None when the
+    value comes from anything else (a matmul, a reduction, a loop carry, ...): what it holds is not followed.
+    When every one of them is whole (its padded region empty), so is *expr*'s value: it holds no padding."""
+    s = shapes.of(expr)
+    if s is None or not s.exact or depth > 32:
+        return None
+    if s.valid_known:
+        return [(expr, s)] if _padded(s) else []
     v = var_like(expr)
     stmt = shapes.defs.get(v.name) if v is not None else None
     call = expr if isinstance(expr, Call) else stmt.value if stmt is not None else None
     if isinstance(call, Var):
-        return _loaded(call, shapes, depth + 1)
-    if not isinstance(call, Call) or not call.args:
+        return _padded_sources(call, shapes, depth + 1)
+    if not isinstance(call, Call) or not call.args or call.op.partition(".")[0] not in ("tensor", "tile"):
         return None
-    name = call.op.split(".")[-1]
-    if name in UNARY_SAME:
-        source = _loaded(call.args[0], shapes, depth + 1)
-        return Shape(s.dims, True, source.valid, True) if source is not None else None
-    if name == "reshape":
-        source = _loaded(call.args[0], shapes, depth + 1)
-        if source is None:
+    name = call.op.partition(".")[2]
+    if name in UNARY_SAME or name == "reshape":
+        operands = [call.args[0]]
+    elif name in BINARY_SAME or name in EXPAND_FIRST:
+        operands = [a for a in call.args if not shapes.is_scalar(a)]
+    else:
+        return None
+    out: list[tuple[Expr, Shape]] = []
+    for a in operands:
+        more = _padded_sources(a, shapes, depth + 1)
+        if more is None:
             return None
-        if source.valid is None:
-            return Shape(s.dims, True, None, True)
-        kept = [i for i, d in enumerate(source.dims) if ops.const_int(d) != 1]
-        if any(ops.const_int(source.valid[i]) != 1 for i in range(len(source.dims)) if i not in kept):
-            return None
-        target = [i for i, d in enumerate(s.dims) if ops.const_int(d) != 1]
-        if len(kept) != len(target) or not all(same_dims((source.dims[a],), (s.dims[b],))
-                                                for a, b in zip(kept, target)):
-            return None
-        mapped = {b: source.valid[a] for a, b in zip(kept, target)}
-        valid = tuple(mapped.get(i, Const(1)) for i in range(len(s.dims)))
-        return Shape(s.dims, True, None if same_dims(valid, s.dims) else valid, True)
-    return None
+        out += [m for m in more if not any(m[0] is o for o, _ in out)]
+    return out
 
 
 def _reads(fn: Function, call: Call, shapes: Shapes, context: tuple[bounds.Loop | bounds.Guard, ...],
@@ -263,7 +275,7 @@ def _reads(fn: Function, call: Call, shapes: Shapes, context: tuple[bounds.Loop 
     if call.op in ops.ALL_MADS:
         parts = ops.matmul_parts(call)
         for operand, trans, k_axis in ((parts.lhs, parts.a_trans, -1), (parts.rhs, parts.b_trans, -2)):
-            s = _loaded(operand, shapes)
+            s = _tracked(operand, shapes)
             if s is None or not _padded(s) or len(s.dims) < 2:
                 continue
             assert s.valid is not None
@@ -275,16 +287,18 @@ def _reads(fn: Function, call: Call, shapes: Shapes, context: tuple[bounds.Loop 
         return out
     if name in _STORES and len(call.args) >= 3:
         value = call.args[0] if name == "store" else call.args[1]
-        moved, held = shapes.of(value), _loaded(value, shapes)
-        if moved is not None and moved.exact and not moved.valid_known and _padded(held):
-            assert held is not None and held.valid is not None
+        moved = shapes.of(value)
+        sources = _padded_sources(value, shapes) if moved is not None and moved.exact and not moved.valid_known \
+            else None
+        v = var_like(value)
+        shown = display_name(v.name) if v is not None else _text(value, shapes) if isinstance(value, Call) else "?"
+        for source, held in sources or ():
+            assert held.valid is not None
             axes = tuple(d for d in range(len(held.dims)) if not same_dims((held.valid[d],), (held.dims[d],)))
-            v = var_like(value)
-            shown = display_name(v.name) if v is not None else _text(value, shapes) if isinstance(value, Call) else "?"
             why = (f"not modelled: the valid region pypto gives `{shown}` (a value computed from a padded one), so "
                    f"the {name} is taken to move its whole shape, padding included")
-            out.append(replace(_read(fn, call, value, shapes, axes, held.dims, held.valid, held.dims, context, span),
-                               approximations=(why,)))
+            out.append(replace(_read(fn, call, source, shapes, axes, held.dims, held.valid, held.dims, context,
+                                     span), approximations=(why,)))
         return out
     result = shapes.of(call)
     if result is None or not result.valid_known or not result.exact:
@@ -300,7 +314,7 @@ def _reads(fn: Function, call: Call, shapes: Shapes, context: tuple[bounds.Loop 
         return out
     last = len(result.dims) - 1 if _row_gather(call) else len(result.dims)
     for operand in operands:
-        s = _loaded(operand, shapes)
+        s = _tracked(operand, shapes)
         if not _padded(s):
             continue
         assert s is not None and s.valid is not None
@@ -401,6 +415,25 @@ def obligation(read: PaddingRead, shapes: Shapes, scalars: bounds.Scalars, site:
     return replace(posed, rule=rules.PADDING_READ, explain=explain, proved=proved)
 
 
+def emptiable(read: PaddingRead, ob: Obligation, values: dict[str, int | bool]) -> Obligation:
+    """The padded region of *read*'s operand empty (its valid extent the whole extent on every padded axis) at
+    the loop iterations of *values* (a model of *ob*, the padding there not empty), for some values of the
+    run-time inputs *ob* reads: posed for a write whose valid region is not tracked (`approximations`), whose
+    padding is then written only where it is not empty. A model: the write holds no padding for some
+    run-time values (CONDITIONAL, `empty_condition` names them); unsatisfiable: it does for all of them."""
+    pins = tuple(E.eq(term, E.lit(value)) for key, term in ob.witnesses if key.startswith("loop.")
+                 for value in (values.get(key),) if isinstance(value, int) and not isinstance(value, bool))
+    return replace(ob, site=f"{ob.site}:empty", assumptions=(*ob.assumptions, *pins), violation=E.not_(ob.violation),
+                   approximations=())
+
+
+def empty_condition(read: PaddingRead) -> str:
+    """The condition under which *read*'s operand has no padding, in the kernel's words (`valid_tok` = 64)."""
+    rank = len(read.dims)
+    return " and ".join(f"`{expr_text(read.valid[d])}` = {expr_text(read.dims[d])} (its {_axis_name(rank, d)})"
+                        for d in read.axes)
+
+
 def _loops(ob: Obligation) -> list[tuple[str, object]]:
     return [(key[len("loop."):], t) for key, t in ob.witnesses if key.startswith("loop.")]
 
@@ -428,4 +461,4 @@ def function_obligations(fn: Function, shapes: Shapes | None = None) -> list[tup
     return out
 
 
-__all__ = ["PaddingRead", "function_obligations", "obligation", "padding_reads"]
+__all__ = ["PaddingRead", "emptiable", "empty_condition", "function_obligations", "obligation", "padding_reads"]

@@ -50,8 +50,10 @@ static tail clone, an unrolled copy) for that literal iteration (`AccSite.contex
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Union
 
@@ -60,7 +62,7 @@ from pypto_verify.ir import (
     NO_SPAN, Assign, BinOp, BoolOp, Call, Compare, Const, DType, Eval, Expr, For, Function, If, IterArg,
     ListExpr, LoopKind, MemSpace, Module, Param, Return, ScalarType, Scope, Span, Stmt, TensorType, TileType,
     TupleExpr, Type, UnaryOp, Var, Yield, display_name, final_yield, map_stmt_exprs, map_stmts, stmt_exprs, type_env,
-    var_like, walk_exprs,
+    var_like, walk_exprs, yield_values,
 )
 
 
@@ -75,7 +77,8 @@ class Operand:
     dimension d (a transpose view swaps them, a 3-D load of a unit batch dimension drops one). A root that
     is not a GM tensor (an opaque op, e.g. a cast of a slice, or a reshape that merges dimensions) is a
     term of its inputs: named by its source position, with `root_args` holding the offsets of that op's
-    own operands, so each iteration's block stays apart. An extent is None where the root's dimension is
+    own operands, so each iteration's block stays apart; a tile or tensor a loop computes across its
+    iterations is a term of the loop (`_Origins._loop_result`). An extent is None where the root's dimension is
     not a literal (a `pl.dynamic` dimension, a size computed at run time); a block whose own extents are
     not all known is not traced.
     """
@@ -95,6 +98,10 @@ class Operand:
     elementwise_of: Operand | None = None
     """For the result of a cast of one block (`pl.cast(x[:, k0 : k0 + TK])`): that block, whose elements
     the result holds one for one (its K blocks are the block's; the root stays the cast's own)."""
+    bound: tuple[str, ...] = ()
+    """The loop variables (as the user named them) of the loops whose results the term names
+    (`_Origins._loop_result`): its offsets and `root_args` range over them as free symbols, so a chain whose
+    own loops use one of these names cannot compare the term (`encode.py` leaves it untraced)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -869,6 +876,14 @@ class _Origins:
             arg.name: (stmt, i) for stmt in _walk(fn.body) if isinstance(stmt, For)
             for i, arg in enumerate(stmt.iter_args)}
         """The iter_args of loops -> the loop and the carry's index."""
+        self.placeholders: dict[str, Operand] = {}
+        """While the term of a loop's results is built (`_loop_term`): each of its iter_args -> the value it
+        holds at the start of an iteration, a term of the loop and the iteration."""
+        self.loop_terms: dict[str, tuple[tuple[Expr, ...], tuple[str, ...]] | None] = {}
+        """The terms of the loops' results (`_loop_term`), memoised in the scope `memo` is."""
+        self.active: tuple[str, ...] = ()
+        """The variables of the loops whose terms are being built, outermost first (a loop nested in one of
+        them with the same variable name would make two loops one symbol: not traced)."""
 
     def of(self, expr: Expr | None) -> Operand | None:
         named = var_like(expr)
@@ -883,6 +898,8 @@ class _Origins:
                 return self._valid_view(expr)
             return self._opaque_call(expr, ops.infer_call_type(expr, self.types), "")
         v = var_like(expr)
+        if v is not None and v.name in self.placeholders:
+            return self.placeholders[v.name]
         if v is None or isinstance(v, IterArg):
             return None
         if v.name not in self.memo:
@@ -917,11 +934,11 @@ class _Origins:
             t = self.params[v.name].type
             return f"`{name}`, a parameter the model does not trace ({'no type stated' if t is None else t})"
         found = self.results.get(v.name)
+        if found is not None and isinstance(found[0], For) and depth < 32:
+            return f"`{name}`, a value the loop at line {found[0].span.line} yields, {self._loop_path(found[0], depth)}"
         if found is not None:
-            loop = isinstance(found[0], For)
-            return (f"`{name}`, a value the {'loop' if loop else '`if`'} at line {found[0].span.line} yields (not a "
-                    f"GM buffer); not modelled: a tile computed across "
-                    f"{'the iterations of a loop' if loop else 'the arms of an `if`'}")
+            return (f"`{name}`, a value the `if` at line {found[0].span.line} yields (not a GM buffer); not "
+                    "modelled: a tile computed across the arms of an `if`")
         stmt = self.defs.get(v.name)
         if stmt is None:
             return f"`{name}`, which has no definition in the function"
@@ -944,6 +961,20 @@ class _Origins:
         if operand is not None:
             return f"`{name}`, computed by `{value.op}` {at} from {self._path(operand, depth + 1)}"
         return f"`{name}`, computed by `{value.op}` {at}; not modelled: {self._unmodelled_op(value, v.name)}"
+
+    def _loop_path(self, loop: For, depth: int) -> str:
+        """Why the results of *loop* have no term (`_loop_term`): the first init or yielded value not traced."""
+        reason = self._loop_unmodelled(loop)
+        if reason is not None:
+            return f"not modelled: {reason}"
+        for init in loop.inits:
+            if self.of(init) is None:
+                return f"from the init {self._path(init, depth + 1)}"
+        with self._iterating(loop):
+            for value in yield_values(loop.body):
+                if self.of(value) is None:
+                    return f"whose body yields {self._path(value, depth + 1)}"
+        return "not modelled: a loop whose term is not known"
 
     def _untraced_input(self, call: Call) -> Expr | None:
         """The first tile / tensor operand of *call* (a name, or a call nested in it) that is not traced."""
@@ -991,7 +1022,7 @@ class _Origins:
             return None
         stmt = self.defs.get(name)
         if stmt is None:
-            return self._carried(name)
+            return self._carried(name) or self._loop_result(name)
         value = stmt.value
         if var_like(value) is not None:
             return self.of(value)
@@ -1093,7 +1124,7 @@ class _Origins:
         if dropped < 0 or any(e != 1 for e in extents[:dropped]):
             return None
         return Operand(src.root, tuple(root_offsets), tuple(root_extents), src.dims[dropped:], src.root_args,
-                       src.root_shape, src.narrowed)
+                       src.root_shape, src.narrowed, bound=src.bound)
 
     def _product(self, name: str, mads: tuple[Call, ...]) -> Operand | None:
         """The value of a one-MAD chain read outside it (`qk_raw = pl.matmul(q, kv)` then `pl.exp(...)` of
@@ -1103,6 +1134,7 @@ class _Origins:
         span); that the blocks add up to the source's sum is the chain's own obligation (PV105 / PV106 on its
         site)."""
         args: list[Expr] = []
+        bound: set[str] = set()
         shape: tuple[int | None, ...] | None = None
         for mad in mads:
             parts = ops.matmul_parts(mad)
@@ -1117,13 +1149,15 @@ class _Origins:
                 lhs_shape = [lhs.extents[r] for r in lhs.dims]
                 rhs_shape = [rhs.extents[r] for r in rhs.dims]
                 shape = (lhs_shape[-1 if parts.a_trans else -2], rhs_shape[-2 if parts.b_trans else -1])
+            bound.update((*lhs.bound, *rhs.bound))
             lk = lhs.dims[-2 if parts.a_trans else -1]
             rk = rhs.dims[-1 if parts.b_trans else -2]
             args += [*lhs.root_args, *(o for d, o in enumerate(lhs.offsets) if d != lk),
                      *rhs.root_args, *(o for d, o in enumerate(rhs.offsets) if d != rk)]
         assert shape is not None  # mads is never empty
         root = "matmul@" + "+".join(f"{m.span.line}:{m.span.col}" for m in mads)
-        return Operand(root, tuple(Const(0) for _ in shape), shape, tuple(range(len(shape))), tuple(args), shape)
+        return Operand(root, tuple(Const(0) for _ in shape), shape, tuple(range(len(shape))), tuple(args), shape,
+                       bound=tuple(sorted(bound)))
 
     def _whole_store(self, value: Expr, offsets: Expr, dst: Expr) -> bool:
         """`tile.store(value, offsets, dst)` writes every element of *dst*: zero offsets, the same static
@@ -1178,12 +1212,14 @@ class _Origins:
         shape = _shape(t)
         # UNSOUND: only the blocks of the op's tile / tensor operands identify its result; its scalar
         # operands (a runtime scale) and keyword arguments are not compared (listed under Known limits).
-        root_args = self._operand_blocks(call)
-        if root_args is None:
+        blocks = self._operand_blocks(call)
+        if blocks is None:
             return None
+        root_args, bound = blocks
         span = call.span
         root = f"{call.op.rsplit('.', 1)[-1]}@{span.line}:{span.col}" if span.line else fallback
-        return replace(_whole(root, shape), root_args=tuple(root_args), elementwise_of=self._cast_of(call, shape))
+        return replace(_whole(root, shape), root_args=tuple(root_args), elementwise_of=self._cast_of(call, shape),
+                       bound=tuple(sorted(bound)))
 
     def _cast_of(self, call: Call, shape: tuple[int | None, ...]) -> Operand | None:
         """The block a cast (`tensor.cast` / `tile.cast`) converts, when it is a traced value of the cast's
@@ -1229,14 +1265,111 @@ class _Origins:
         stmt, index = found
         return _whole(f"{display_name(name)}@{stmt.span.line}:{stmt.span.col}#{index}", _shape(t))
 
+    def _loop_result(self, name: str) -> Operand | None:
+        """A tile or tensor a loop yields that is not a GM buffer as such (a tensor assembled row by row from
+        a computed init, an online-softmax accumulator): a term of its own, named by the loop's position and
+        the result's index, whose arguments identify the whole loop (`_loop_term`): both sides name one term
+        only when the loops have one range, the same inits and yield the same terms of their iter_args."""
+        found = self.results.get(name)
+        t = self.types.get(name)
+        if found is None or not isinstance(t, (TileType, TensorType)):
+            return None
+        loop, index = found
+        if not isinstance(loop, For):
+            return None
+        shape = _shape(t)
+        term = self._loop_term(loop) if None not in shape else None
+        if term is None:
+            return None
+        args, bound = term
+        return replace(_whole(f"loop@{loop.span.line}:{loop.span.col}#{index}", shape), root_args=args,
+                       bound=bound)
 
-    def _operand_blocks(self, call: Call) -> list[Expr] | None:
+    def _loop_term(self, loop: For) -> tuple[tuple[Expr, ...], tuple[str, ...]] | None:
+        """The arguments of the term of *loop*'s results and the loop variables they range over: its start,
+        stop and step, then for every init and every value its body yields, a code of its root and its
+        blocks, where iter_arg j is a term of the loop's position, j and the loop variable (the value it
+        holds at the start of that iteration). So both sides name one term only when the loops have one
+        range, the same inits, and yield the same terms of their iter_args; a lowering that unrolls, splits
+        or pipelines the loop yields from other ranges or from no loop, and its term differs (never proved).
+        None when `_loop_unmodelled` gives a reason."""
+        key = f"{loop.span.line}:{loop.span.col}:{loop.loop_var.name}"
+        if key in self.loop_terms:
+            return self.loop_terms[key]
+        self.loop_terms[key] = None  # a loop whose term needs itself (never in SSA) stays unknown
+        term = None
+        if self._loop_unmodelled(loop) is None:
+            yielded = final_yield(loop.body)
+            assert yielded is not None  # `_loop_unmodelled` checks it
+            inits = [self.of(init) for init in loop.inits]
+            with self._iterating(loop):
+                yields = [self.of(v) for v in yielded.values]
+            args: list[Expr] = [loop.start, loop.stop, loop.step]
+            bound = {display_name(loop.loop_var.name)}
+            for operand in (*inits, *yields):
+                if operand is None:
+                    break
+                bound.update(operand.bound)
+                args += [_root_code(operand.root), *operand.root_args, *operand.offsets]
+            else:
+                term = (tuple(args), tuple(sorted(bound)))
+        self.loop_terms[key] = term
+        return term
+
+    def _loop_unmodelled(self, loop: For) -> str | None:
+        """Why the results of *loop* have no term (`_loop_term`), before its values are traced: its variable is
+        a free symbol of the user's name, which stands for it only where no other value or enclosing loop
+        takes that name, and which is nonnegative by assumption (`encode.Symbols.free`)."""
+        var = display_name(loop.loop_var.name)
+        yielded = final_yield(loop.body)
+        if yielded is None or not len(loop.iter_args) == len(loop.inits) == len(yielded.values):
+            return "a loop whose body does not yield one value per carry"
+        if loop.loop_var.name in self.defs or loop.loop_var.name in self.params or var in self.active:
+            return f"a loop whose variable `{var}` names another value or an enclosing loop's variable"
+        start, step, stop = ops.const_int(loop.start), ops.const_int(loop.step), ops.const_int(loop.stop)
+        if start is None or start < 0 or not step or (step < 0 and (stop is None or stop < -1)):
+            return f"a loop whose variable `{var}` may be negative or whose step is not a literal"
+        for arg in loop.iter_args:
+            t = self.types.get(arg.name)
+            if not isinstance(t, (TileType, TensorType)):
+                return f"a loop that also carries the scalar `{display_name(arg.name)}`"
+            if None in _shape(t):
+                return f"a loop carrying `{display_name(arg.name)}`, whose shape is not known"
+        return None
+
+    @contextmanager
+    def _iterating(self, loop: For) -> Iterator[None]:
+        """Inside: each iter_arg of *loop* is the value it holds at the start of an iteration (a term of the
+        loop's position, the carry's index and the loop variable), and the values traced are memoised
+        apart from the rest, then forgotten (the body's values are terms of the iter_args only here)."""
+        outer, saved, active, terms = self.memo, dict(self.placeholders), self.active, self.loop_terms
+        var = display_name(loop.loop_var.name)
+        self.memo, self.active, self.loop_terms = {}, (*active, var), {}
+        for j, arg in enumerate(loop.iter_args):
+            t = self.types.get(arg.name)
+            assert isinstance(t, (TileType, TensorType))  # `_loop_unmodelled` checks it
+            self.placeholders[arg.name] = replace(
+                _whole(f"carry@{loop.span.line}:{loop.span.col}#{j}", _shape(t)),
+                root_args=(Const(j), loop.loop_var), bound=(var,))
+        try:
+            yield
+        finally:
+            self.memo, self.placeholders, self.active, self.loop_terms = outer, saved, active, terms
+
+    def _operand_blocks(self, call: Call) -> tuple[list[Expr], set[str]] | None:
         """The blocks *call*'s tile / tensor operands read, in operand order (each operand's `root_args`
-        then its offsets); None when one of them is not traced. An operand computed inline (a source
-        kernel's `pl.cast(pl.cast(x))`) counts as the opaque op it is hoisted into by the lowering (PyPTO
-        06 FlattenCallExpr): its own operands' blocks, then its result's zero offsets, so both sides
-        identify the block alike."""
+        then its offsets), and the loop variables they range over (`Operand.bound`); None when one of them
+        is not traced. An operand computed inline (a source kernel's `pl.cast(pl.cast(x))`) counts as the
+        opaque op it is hoisted into by the lowering (PyPTO 06 FlattenCallExpr): its own operands' blocks,
+        then its result's zero offsets, so both sides identify the block alike. An assemble also names the
+        offsets it writes its value at (where in its target the value lies is part of the result)."""
         blocks: list[Expr] = []
+        bound: set[str] = set()
+        if call.op in (ops.ASSEMBLE, ops.T_ASSEMBLE):
+            at = call.args[2] if len(call.args) >= 3 else None
+            if not isinstance(at, (ListExpr, TupleExpr)):
+                return None
+            blocks.extend(at.items)
         for arg in call.args:
             if isinstance(arg, Call) and arg.op in _SET_VALIDSHAPE and arg.args:
                 # a view of its operand's block (the valid region only), as `of` reads it once the lowering
@@ -1244,9 +1377,19 @@ class _Origins:
                 view = self._valid_view(arg)
                 if view is None:
                     return None
+                bound.update(view.bound)
                 blocks.extend(view.root_args)
                 blocks.extend(view.offsets)
                 continue
+            if isinstance(arg, Call) and arg.op in (ops.T_RESHAPE, "tile.reshape") and len(arg.args) >= 2:
+                # a reshape that only adds or drops unit dimensions keeps its operand's block (`_reshape`), as
+                # `of` reads it once hoisted into a statement of its own
+                kept = self._reshape(self.of(arg.args[0]), arg.args[1])
+                if kept is not None:
+                    bound.update(kept.bound)
+                    blocks.extend(kept.root_args)
+                    blocks.extend(kept.offsets)
+                    continue
             if isinstance(arg, Call):
                 t = ops.infer_call_type(arg, self.types)
                 if not isinstance(t, (TileType, TensorType)):
@@ -1256,7 +1399,8 @@ class _Origins:
                 inner_blocks = self._operand_blocks(arg)
                 if inner_blocks is None:
                     return None
-                blocks.extend(inner_blocks)
+                blocks.extend(inner_blocks[0])
+                bound.update(inner_blocks[1])
                 blocks.extend(Const(0) for _ in t.shape)
                 continue
             v = var_like(arg)
@@ -1265,9 +1409,10 @@ class _Origins:
             inner = self.of(arg)
             if inner is None:
                 return None
+            bound.update(inner.bound)
             blocks.extend(inner.root_args)
             blocks.extend(inner.offsets)
-        return blocks
+        return blocks, bound
 
 
     def _reads_data(self, call: Call) -> bool:
@@ -1283,6 +1428,12 @@ class _Origins:
 
 _BUFFER_OPS = (*ops.CREATES, ops.T_ASSEMBLE, ops.STORE, "tensor.getitem")
 """Ops whose result is a GM buffer as such (not a value computed into a tile)."""
+
+
+def _root_code(root: str) -> Const:
+    """*root* as an integer argument of a term (a 64-bit digest of its name: the roots of the values a loop's term
+    is built from stay part of it once flattened into its arguments)."""
+    return Const(int.from_bytes(hashlib.blake2b(root.encode(), digest_size=8).digest(), "big"))
 
 
 def _incoming(stmt: For | If, index: int) -> list[Var] | None:

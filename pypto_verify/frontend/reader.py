@@ -104,7 +104,7 @@ KNOWN_OPS = frozenset({
     "col_sum", "col_max", "col_min", "row_expand", "col_expand", "row_expand_mul", "row_expand_div",
     "row_expand_sub", "row_expand_add", "col_expand_mul", "col_expand_div", "col_expand_sub",
     "col_expand_add", "col_expand_expdif", "row_argmax", "gather", "gather_row", "scatter", "set_validshape",
-    "fillpad", "arange", "mrgsort", "sort32", "cmp", "concat", "transpose", "transpose_view", "dim",
+    "fillpad", "arange", "mrgsort", "sort32", "cmp", "cmps", "sel", "concat", "transpose", "transpose_view", "dim",
     "get_block_idx", "get_subblock_idx", "fmods", "select", "split", "no_dep", "spmd_submit", "aiv_shard",
     "create_l1", "sigmoid", "silu", "relu", "tanh", "adds", "muls", "subs", "divs", "maxs", "mins", "expand",
     "broadcast", "sum", "mean", "pow", "rem", "and_", "or_", "xor", "not_", "shl", "shr", "topk", "view",
@@ -1755,6 +1755,8 @@ class FunctionReader:
         for arg in args:
             t = self._infer(arg)
             if isinstance(t, TileType):
+                if path == "cmp" and len(args) > 1 and not isinstance(self._infer(args[1]), TileType):
+                    return "tile.cmps"  # PyPTO's unified `cmp` of a tile and a scalar
                 return f"tile.{path}"
             if isinstance(t, TensorType):
                 break

@@ -14,7 +14,7 @@ assemble moves only the valid region, PTO-ISA TSTORE): kept by unary and scalar 
 axis of a reduction and by a tensor element-wise op whose operands share it (operands with different
 regions: whole when the first operand is, where pypto's tensor type and its tile lowering agree, else not
 settled; never their intersection), the first operand's for a tile element-wise op, made whole by
-`fillpad`, kept through a reshape between vectors.
+`fillpad`, kept through a reshape that adds or drops unit dimensions or is between vectors (`_reshape_valid`).
 
 Used by the frontend's matmul check (`matmul_k_mismatches`: PV000 when the operands' K extents are
 both exact and differ, KERNEL_LANGUAGE.md "Shapes"; `reader.py` runs it on every function it reads) and
@@ -28,8 +28,9 @@ from dataclasses import dataclass
 
 from pypto_verify import ops
 from pypto_verify.ir import (
-    Assign, BinOp, Call, Const, Expr, For, Function, If, ListExpr, ScalarType, Span, Stmt, Sym, TensorType, TileType,
-    TupleExpr, Type, child_bodies, display_name, final_yield, stmt_exprs, type_env, var_like, walk_exprs, walk_stmts,
+    Assign, BinOp, Call, Const, DType, Expr, For, Function, If, ListExpr, ScalarType, Span, Stmt, Sym, TensorType,
+    TileType, TupleExpr, Type, child_bodies, display_name, final_yield, stmt_exprs, type_env, var_like, walk_exprs,
+    walk_stmts,
 )
 
 
@@ -101,6 +102,45 @@ def _vector_valid(source: Shape, shape: tuple[Expr, ...]) -> tuple[Expr, ...] | 
     if any(ops.const_int(v) != 1 for i, v in enumerate(source.valid) if i != a):
         return None
     return tuple(source.valid[a] if i == b else Const(1) for i in range(len(shape)))
+
+
+def _reshape_valid(source: Shape, shape: tuple[Expr, ...]) -> tuple[Expr, ...] | None:
+    """The valid region pypto's type deduction gives a reshape of the partly valid *source* into *shape*
+    (its `ComputeReshapeValidShape`, shared by `tensor.reshape` and `tile.reshape`): a region with a
+    literal 0 extent stays empty; a reshape that only adds or drops unit dimensions, each dropped one valid
+    over its one coordinate, keeps the region axis for axis (`[1, 1, T, H]` valid `[1, 1, t, H]` as `[T, H]`
+    is valid `[t, H]`; an added unit dimension is valid); else a vector's valid prefix keeps its length
+    (`_vector_valid`). None for any other reshape (pypto maps a row-major flat prefix there, or rejects the
+    reshape: not followed here)."""
+    assert source.valid is not None
+    if len(source.valid) != len(source.dims):
+        return None
+    if any(ops.const_int(v) == 0 for v in source.valid):
+        return tuple(Const(0) for _ in shape)
+    return _unit_axes(source.dims, source.valid, shape, 0, 0) or _vector_valid(source, shape)
+
+
+def _unit_axes(dims: tuple[Expr, ...], valid: tuple[Expr, ...], shape: tuple[Expr, ...], i: int,
+               j: int) -> tuple[Expr, ...] | None:
+    """The valid region of `shape[j:]` when `dims[i:]` (valid `valid[i:]`) maps onto it by matching equal
+    axes (tried first: a partly valid unit axis keeps its extent), dropping a unit axis valid over its one
+    coordinate, or adding a unit axis (valid); None when no such alignment exists. pypto's
+    `MapUnitAxisRankChange`, in the same order of moves."""
+    if i == len(dims) and j == len(shape):
+        return ()
+    if i < len(dims) and j < len(shape) and same_dims((dims[i],), (shape[j],)):
+        tail = _unit_axes(dims, valid, shape, i + 1, j + 1)
+        if tail is not None:
+            return (valid[i], *tail)
+    if i < len(dims) and ops.const_int(dims[i]) == 1 and ops.const_int(valid[i]) == 1:
+        tail = _unit_axes(dims, valid, shape, i + 1, j)
+        if tail is not None:
+            return tail
+    if j < len(shape) and ops.const_int(shape[j]) == 1:
+        tail = _unit_axes(dims, valid, shape, i, j + 1)
+        if tail is not None:
+            return (Const(1), *tail)
+    return None
 
 
 _SPLIT_CODES = {"NONE": 0, "UP_DOWN": 1, "LEFT_RIGHT": 2}
@@ -295,7 +335,7 @@ class Shapes:
                 valid = _shape_list(args[2] if len(args) > 2 else call.kwarg("valid_shape"))
             valid_known = source is None or (source.valid is None and source.valid_known) or valid is not None
             if valid is None and source is not None and source.valid is not None and source.valid_known:
-                valid = _vector_valid(source, shape)
+                valid = _reshape_valid(source, shape)
                 valid_known = valid is not None
             if valid is not None and same_dims(valid, shape):
                 valid = None
@@ -329,6 +369,11 @@ class Shapes:
             return self._concat(call)
         if name in BINARY_SAME or name in EXPAND_FIRST:
             return self._elementwise(call, first_only=name in EXPAND_FIRST)
+        if call.op == "tensor.cmp" and len(args) == 2:
+            # pypto's tensor.cmp: 0 / 1 of its operands' element-wise (broadcast) shape
+            return self._elementwise(call, first_only=False)
+        if call.op in ("tile.cmps", "tile.cmp") and args:
+            return self._mask(call)
         if name in ops.REDUCE_ROWS and args and call.kwarg("axis") is None and call.kwarg("keep_dim") is None:
             # pypto's row reductions fold the last axis, kept as 1, of a value of any rank; the valid extents
             # of the other axes carry over
@@ -503,6 +548,19 @@ class Shapes:
                 assert r is not None
                 last_dim = BinOp("+", last_dim, r.dims[-1])
         return Shape((*first.dims[:-1], last_dim), exact)
+
+    def _mask(self, call: Call) -> Shape | None:
+        """`tile.cmps(x, s)` / `tile.cmp(x, y)`: PyPTO's packed predicate mask of *x* (`ops.packed_mask_type`), exact
+        when *x*'s shape is and its columns are constants."""
+        source = self.of(call.args[0])
+        if source is None:
+            return self._guess(call)
+        valid = source.valid if source.valid is not None else source.dims
+        mask = ops.packed_mask_type(TileType(source.dims, DType.UINT8, valid_shape=valid))
+        if mask is None:
+            return self._guess(call)
+        packed_valid = None if mask.valid_shape is None or same_dims(mask.valid_shape, mask.shape) else mask.valid_shape
+        return Shape(mask.shape, source.exact, packed_valid, source.valid_known)
 
     def _guess(self, call: Call) -> Shape | None:
         """What `ops.infer_call_type` says, never exact."""

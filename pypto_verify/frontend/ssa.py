@@ -158,10 +158,13 @@ def gm_names(params: list[str], body: list[ast.stmt], pl_path: Callable[[ast.exp
     first_seen: set[str] = set(params)
     ok: dict[str, bool] = {}
 
-    def bind(name: str, self_update: bool) -> None:
+    def bind(name: str, self_update: bool, value: ast.expr | None = None) -> None:
         if name not in first_seen:
             first_seen.add(name)
-            ok.setdefault(name, True)
+            # a name first bound to a value an op computes (`rows = pl.cast(x_tile, ...)`) holds a tile:
+            # assembling into it later updates that tile, a loop carry like any other (PyPTO 10 makes it a
+            # `tile.assemble` on the loop's iter_arg), never a GM tensor kept under its name
+            ok.setdefault(name, not _computes(value, pl_path))
         elif not self_update:
             ok[name] = False
 
@@ -175,7 +178,8 @@ def gm_names(params: list[str], body: list[ast.stmt], pl_path: Callable[[ast.exp
                     continue
                 plain = isinstance(target, ast.Name) and not isinstance(stmt, ast.AugAssign)
                 for name in _target_names(target):
-                    bind(name, plain and _is_self_update(name, stmt.value, pl_path, is_kernel_call))
+                    bind(name, plain and _is_self_update(name, stmt.value, pl_path, is_kernel_call),
+                         stmt.value if plain else None)
         elif isinstance(stmt, ast.For):
             for name in _target_names(stmt.target):
                 bind(name, False)
@@ -185,6 +189,24 @@ def gm_names(params: list[str], body: list[ast.stmt], pl_path: Callable[[ast.exp
                     for name in _target_names(item.optional_vars):
                         bind(name, False)
     return {name for name in first_seen if ok.get(name, True)}
+
+
+_GM_MAKERS = frozenset({"create_tensor", "create", "full", "slice", "view", "reshape", "set_validshape",
+                        "transpose_view"})
+"""Ops (after `pl.`, `pl.tensor.`) whose result may be a GM tensor a kernel then assembles into."""
+
+
+def _computes(value: ast.expr | None, pl_path: Callable[[ast.expr], str | None]) -> bool:
+    """True when *value* is a `pl` op that computes a tile (`pl.cast`, `pl.add`, `pl.tile.load`, ...), not a
+    tensor made, sliced or viewed, an on-core array (`pl.array.create`), a call of a function or kernel, or a
+    name."""
+    if not isinstance(value, ast.Call):
+        return False
+    path = pl_path(value.func)
+    if path is None:
+        return False
+    return path.removeprefix("tensor.") not in _GM_MAKERS and not path.startswith(("tensor.create", "array.", "jit",
+                                                                                  "spmd", "submit", "at", "range"))
 
 
 def _is_self_update(name: str, value: ast.expr | None, pl_path: Callable[[ast.expr], str | None],

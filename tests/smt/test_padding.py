@@ -1,6 +1,7 @@
 """PV108 padding-read (`smt/padding.py`): a value written out that takes an operand's unfilled padding is
 refuted (a literal region) or conditional (a run-time one), through a reshape that drops unit dimensions
-too; a write whose valid region is not tracked of a padded value is inconclusive; each fixed twin (fillpad,
+too; a write of a value whose valid region is not tracked is conditional on its padded sources being
+whole, inconclusive when they never are; each fixed twin (fillpad,
 a store of the valid rows, an operand whose region matches) is proved or not posed."""
 
 from __future__ import annotations
@@ -8,7 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from pypto_verify.frontend import read_file
-from pypto_verify.smt import Verdict, prove_padding
+from pypto_verify.frontend.shapes import Shapes, expr_text
+from pypto_verify.ir import Var
+from pypto_verify.smt import Verdict, padding, prove_padding
 
 KERNELS = Path(__file__).parent / "kernels" / "padding_reads.py"
 LANES = Path(__file__).parents[1] / "dynamic" / "kernels" / "padded_lanes.py"
@@ -38,10 +41,9 @@ def test_padding_reads_refuted_conditional_and_clean():
     block = found["tail_block"]
     assert [o.verdict for o in block] == [Verdict.CONDITIONAL]
     assert "of `block` (shape [32, 64], valid [live, 64])" in block[0].message
-    copy = found["flat_copy"]
-    assert [o.verdict for o in copy] == [Verdict.INCONCLUSIVE]
-    assert "may write the unfilled padding of `flat`" in copy[0].message
-    assert "not modelled: the valid region pypto gives `flat`" in copy[0].message
+    # `[1, 1, T, H]` valid `[1, 1, LIVE, H]` reshaped to `[T, H]` is valid `[LIVE, H]` (pypto's reshape
+    # deduction): the assemble moves only the loaded rows, nothing to pose
+    assert "flat_copy" not in found
     peak = found["tail_peak_whole"]
     assert [o.verdict for o in peak] == [Verdict.CONDITIONAL]
     assert "`pl.maximum(floor, peaks)` reads columns" in peak[0].message
@@ -73,3 +75,35 @@ def test_a_row_wise_gather_of_a_padded_block_reads_its_padding_rows():
     (tail,) = found["tail_block"]
     assert tail.verdict is Verdict.CONDITIONAL and "n_rows" in tail.message
     assert "filled_block" not in found  # fillpad made it whole: nothing to pose
+
+
+def test_a_staged_chunk_keeps_its_rows_and_an_untracked_sum_needs_whole_sources():
+    """A cast / reshape / cast of a ragged window (deepseek_v3_2 `prefill_back.py:83`) keeps the window's valid
+    rows, so its assemble writes no padding; a sum whose region is not tracked writes none only when every
+    padded source is whole: conditional where run-time values make it so, inconclusive where none do."""
+    path = Path(__file__).parent / "padding" / "staged_chunks.py"
+    fn = {f.name: f for _, f in read_file(path).module.functions()}["staged_rows"]
+    chunk = Shapes(fn).of(Var("chunk"))
+    assert chunk is not None and chunk.valid_known and chunk.valid is not None
+    assert [expr_text(d) for d in chunk.valid] == ["rows", "64"]
+    found = outcomes(path)
+    assert "staged_rows" not in found and "staged_whole" not in found
+    (added,) = found["staged_sum"]
+    assert added.verdict is Verdict.CONDITIONAL and "reads rows [1, 32) of `pl.cast(chunk)`" in added.message
+    mixed = found["mixed_rows"]
+    assert [o.verdict for o in mixed] == [Verdict.CONDITIONAL] * 2
+    assert "only when it has none, `rows_a` = 32 (its rows)" in mixed[0].message and "`n` is read" in mixed[0].message
+    assert "`rows_b` = 32 (its rows)" in mixed[1].message and "`m` is read" in mixed[1].message
+    short, ragged = found["mixed_short"]
+    # 24 of 32 rows at every run-time value: the emptiness query is posed (the loop runs to `n`) and refuted
+    assert short.verdict is Verdict.INCONCLUSIVE and "may write the unfilled padding of `left`" in short.message
+    assert "not modelled: the valid region pypto gives `pl.add(left, right)`" in short.message
+    assert ragged.verdict is Verdict.CONDITIONAL and "`rows` = 32" in ragged.message
+    # short only in the last block of a literal 100 rows: at that block no run-time value makes it whole (the
+    # emptiness query is pinned to the block the padding is in, not asked of any block)
+    tail, rest = found["mixed_tail"]
+    assert tail.verdict is Verdict.INCONCLUSIVE and "valid [min(32, 100 - t0), 64]" in tail.message
+    assert rest.verdict is Verdict.CONDITIONAL
+    fn = {f.name: f for _, f in read_file(path).module.functions()}["mixed_short"]
+    assert [(r.operand, bool(ob.conditions)) for r, ob in padding.function_obligations(fn)] == \
+        [("left", True), ("right", True)]

@@ -56,8 +56,9 @@ def test_an_operand_a_loop_yields_is_inconclusive_and_names_what_is_not_modelled
     assert outcomes["PV105"].verdict is Verdict.INCONCLUSIVE
     assert ("the left operand of the MAD at line 27 (`oi`) is not traced to a GM tensor or buffer: `probs`, computed "
             "by `tensor.cast` at line 26 from a `tensor.exp` computed inline from a `tensor.mul` computed inline from "
-            "`raw`, a value the loop at line 23 yields (not a GM buffer); not modelled: a tile computed across the "
-            "iterations of a loop") in outcomes["PV105"].message
+            "`raw`, a value the loop at line 23 yields, whose body yields `raw`, the result of the matmul at line 24 "
+            "read inside another chain; not modelled: the sum of a chain of several MADs read as an operand") \
+        in outcomes["PV105"].message
 
 
 def test_a_chain_whose_every_mad_initialises_needs_no_operand():
