@@ -723,7 +723,10 @@ class _FunctionEmitter:
         count. No tile crosses into or out of it: each block runs on a core of its own."""
         if ops.const_int(stmt.start) != 0 or ops.const_int(stmt.step) != 1:
             raise EmitError("a `pl.spmd` launch that does not count its blocks from 0 by 1", stmt.span)
+        unread = {a.name for a in stmt.iter_args} - _names_read(stmt.body)
         for arg, init in zip(stmt.iter_args, stmt.inits):
+            if arg.name in unread:  # a name every block sets before it reads it: no value crosses from block to block
+                continue
             bound = None if self._scalar_carry(init) else self._carried(init, arg.name, stmt.span)
             if not isinstance(bound, _Tensor):
                 what = "scalar" if bound is None else "tile"
@@ -742,7 +745,11 @@ class _FunctionEmitter:
         self.emit("}")
         self._seal_tiles()
         for rv, arg in zip(stmt.return_vars, stmt.iter_args):
-            self.bind[rv.name] = self.bind[arg.name]
+            if arg.name in unread:
+                self.sealed[rv.name] = (f"`{rv.name}` is what the blocks of a `pl.spmd` step leave in a name each sets "
+                                        "on a core of its own: it has no one value after the step")
+            else:
+                self.bind[rv.name] = self.bind[arg.name]
 
     def _seal_tiles(self) -> None:
         for name, bound in self.bind.items():
@@ -2856,6 +2863,11 @@ def _stmt_calls(stmt: Stmt) -> Iterable[Call]:
         for sub in walk_exprs(expr):
             if isinstance(sub, Call):
                 yield sub
+
+
+def _names_read(body: tuple[Stmt, ...]) -> set[str]:
+    """The names the statements of *body* read, at any depth."""
+    return {n for stmt in walk_stmts(body) for top in stmt_exprs(stmt) for n in scalar.names_in(top)}
 
 
 # ---------------------------------------------------------------------------------------------- entry points

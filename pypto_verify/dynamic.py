@@ -605,7 +605,7 @@ def simulate_kernel(source_fn: Function | None, lowered_fn: Function, *, seed: i
                                       target=target, scalars=scalars, sizes=sizes, callees=callees)
             said = f" (module values computed at import, sampled: {_binding_text(samples)})"
             return replace(outcome, message=outcome.message + said) if outcome.status != "skipped" else outcome
-        if source_fn is not None and not is_lowered(source_fn) and is_multi_rank(source_fn):
+        if source_fn is not None and not is_lowered(source_fn) and is_multi_rank(source_fn, callees):
             return simulate_ranks_kernel(source_fn, lowered_fn, seed=seed, target=target, scalars=scalars,
                                          callees=callees)
         launched = source_fn is not None and not is_lowered(source_fn) and block_launched(source_fn, callees)

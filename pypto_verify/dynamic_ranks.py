@@ -5,6 +5,8 @@ against the source's reference run the same way (`reference_ranks.run_reference_
 compared (`dynamic.first_difference`).
 
 Conventions (beyond `dynamic`'s):
+- The kernel's distributed ops are those of its own body and of every function it calls, spliced
+  (`reference_ranks.reached_calls`): both sides run the same callees on every rank.
 - The world size is the extent of the kernel's loops over its peers (`reference_ranks.world_size`); the rank
   parameter the scalar the kernel compares with a peer (`reference_ranks.rank_param`), bound to r on rank r (the
   host launcher passes the `r` of `for r in pl.range(pld.world_size())`). Unknown: skipped with the reason.
@@ -39,9 +41,9 @@ from pypto_verify.reference_ranks import (
 from pypto_verify.sizes import dynamic_names
 
 
-def is_multi_rank(fn: Function) -> bool:
-    """Whether *fn* uses a distributed op (its simulation runs every rank)."""
-    return bool(distributed_calls(fn))
+def is_multi_rank(fn: Function, callees: Mapping[str, Callee | str] | None = None) -> bool:
+    """Whether *fn* uses a distributed op, itself or in a function it calls (its simulation runs every rank)."""
+    return bool(distributed_calls(fn, callees))
 
 
 def simulate_ranks_kernel(source_fn: Function, lowered_fn: Function, *, seed: int = 0, target: str = "a2a3",
@@ -51,10 +53,10 @@ def simulate_ranks_kernel(source_fn: Function, lowered_fn: Function, *, seed: in
     from pypto_verify.sim import SimError, simulate_ranks
     from pypto_verify.sim.errors import LIMIT
 
-    world = world_size(source_fn)
+    world = world_size(source_fn, callees)
     if isinstance(world, str):
         return _skipped(f"the number of ranks is not known: {world}")
-    rank = rank_param(source_fn)
+    rank = rank_param(source_fn, callees)
     if rank is None:
         return _skipped("no single scalar parameter is compared with the peers: the rank each rank runs as is not "
                         "known")
@@ -65,10 +67,10 @@ def simulate_ranks_kernel(source_fn: Function, lowered_fn: Function, *, seed: in
     if size > MAX_INPUT_ELEMENTS:
         return _skipped(f"the tensors of the kernel's {world} ranks hold more elements than the simulation's limit "
                         f"of {MAX_INPUT_ELEMENTS} ({size})")
-    tabled = tabled_peer_write(source_fn)
+    tabled = tabled_peer_write(source_fn, callees)
     if tabled is not None:
         return _skipped(tabled)
-    windows = window_params(source_fn)
+    windows = window_params(source_fn, callees)
     try:
         emitted = emit_function(lowered_fn, target, callees=callees)
     except EmitError as error:
@@ -86,7 +88,10 @@ def simulate_ranks_kernel(source_fn: Function, lowered_fn: Function, *, seed: in
         rank_args: dict[str, object] = {}
         for binding in emitted.args:
             name = mapping.get(binding.param, binding.param)
-            if binding.kind == "tensor" and name in windows:
+            if binding.kind == "workspace":  # a tensor the kernel (or a callee) creates: zero-filled on each rank
+                is_float = any(f"<{f}>" in binding.type for f in ("f32", "f16", "bf16"))
+                rank_args[binding.name] = np.zeros(binding.shape, dtype=np.float32 if is_float else np.int64)
+            elif binding.kind == "tensor" and name in windows:
                 zero = references[r].outputs[name]
                 rank_args[binding.name] = np.zeros(zero.shape, np.float32 if dtypes[name].is_float else np.int64)
                 outputs[name] = (binding.name, dtypes[name])
@@ -120,7 +125,7 @@ def simulate_ranks_kernel(source_fn: Function, lowered_fn: Function, *, seed: in
     if outcome.status == "mismatch":
         in_order = simulate_ranks(text, emitted.name, args, window_args, target=target, in_order=True)
         if _compare(in_order, args, outputs, references, inputs, world, values[0]).status == "match":
-            tables = read_tensors(source_fn)
+            tables = read_tensors(source_fn, callees)
             if tables:  # which rank waits for which may follow the tables: sample values need not be consistent
                 shown = ", ".join(f"`{t}`" for t in tables)
                 return _skipped(f"at ranks={world} the result depends on the order the ranks run in, and the kernel "
@@ -136,7 +141,7 @@ def simulate_ranks_kernel(source_fn: Function, lowered_fn: Function, *, seed: in
 def _reference(fn: Function, seed: int, world: int, rank: str, windows: frozenset[str], given: dict[str, int],
                callees: Mapping[str, Callee | str] | None):
     """The scalar values, inputs and reference results of each rank (module docstring), or a skip."""
-    reads = read_tensors(fn)
+    reads = read_tensors(fn, callees)
     names = [p.name for p in fn.params if isinstance(p.type, ScalarType) and p.name != rank] + reads
     missing = [n for n in names if n not in given]
     drawn = [{n: a for n, a in _drawn(fn, seed + r).items() if n not in windows} for r in range(world)]

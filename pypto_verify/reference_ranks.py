@@ -1,9 +1,10 @@
 """The reference of a multi-rank kernel (`pypto.language.distributed`; issue 14, item 2).
 
-Owns: which tensor parameters are windows (`window_params`: the ones a distributed op addresses), the world size
-a kernel is written for (`world_size`), the rank parameter (`rank_param`), the source semantics of the
-distributed ops (`HANDLERS`, run by `reference._Interpreter`), and `run_reference_ranks` (every rank over shared
-windows, through `pypto_verify.ranks`).
+Owns: the distributed ops a kernel runs, its own and its callees' (`reached_calls`, each with the kernel parameters
+its function's parameters are), which tensor parameters are windows (`window_params`: the ones a distributed op
+addresses), the world size a kernel is written for (`world_size`), the rank parameter (`rank_param`), the source
+semantics of the distributed ops (`HANDLERS`, run by `reference._Interpreter`), and `run_reference_ranks` (every
+rank over shared windows, through `pypto_verify.ranks`).
 
 Semantics, from PyPTO's distributed model (docs/en/user/distributed in the PyPTO repository):
 - a window parameter (`pld.DistributedTensor`) is one buffer per rank, zero-initialised (PyPTO's window buffers
@@ -27,6 +28,7 @@ from pypto_verify import ops
 from pypto_verify.ir import (
     Call, Compare, For, Function, ScalarType, Sym, TensorType, stmt_exprs, var_like, walk_exprs, walk_stmts,
 )
+from pypto_verify.callees import Callee, CallError, call_arguments
 from pypto_verify.ranks import Baton, Deadlock, run_ranks
 
 if TYPE_CHECKING:
@@ -57,39 +59,94 @@ def _kw(call: Call, index: int, *keys: str) -> Any:
     return call.args[index] if len(call.args) > index else None
 
 
-def distributed_calls(fn: Function) -> list[Call]:
-    return [x for stmt in walk_stmts(fn.body) for e in stmt_exprs(stmt) for x in walk_exprs(e)
-            if isinstance(x, Call) and x.op.startswith("distributed.")]
+@dataclass(frozen=True, slots=True)
+class Reached:
+    """A distributed op a kernel runs: in its own body or in a function it calls (spliced), at any depth."""
+
+    fn: Function
+    """The function whose body holds the op: the kernel, or a callee as read."""
+    call: Call
+    names: Mapping[str, str]
+    """*fn*'s parameters that are the kernel's own -> the kernel's parameter each is (a call's argument that is
+    one of them, passed down unchanged at every level)."""
+
+    def kernel_name(self, expr: Any) -> str | None:
+        """The kernel parameter *expr* (an operand of the op) is, or None."""
+        v = var_like(expr)
+        return self.names.get(v.name) if v is not None else None
 
 
-def window_params(fn: Function) -> frozenset[str]:
-    """The tensor parameters of *fn* some distributed op addresses as its window."""
+def reached_calls(fn: Function, callees: Mapping[str, Callee | str] | None = None) -> list[Reached]:
+    """The distributed ops kernel *fn* runs, in its own body and, through *callees* (by op), in the functions it
+    calls, transitively (a spliced callee's ops are the kernel's, `callees` module docstring)."""
+    found: list[Reached] = []
+    _reach(fn, dict(callees or {}), {p.name: p.name for p in fn.params}, 0, found)
+    return found
+
+
+def _reach(fn: Function, callees: Mapping[str, Callee | str], names: dict[str, str], depth: int,
+           found: list[Reached]) -> None:
+    for stmt in walk_stmts(fn.body):
+        for top in stmt_exprs(stmt):
+            for x in walk_exprs(top):
+                if not isinstance(x, Call):
+                    continue
+                if x.op.startswith("distributed."):
+                    found.append(Reached(fn, x, names))
+                callee = callees.get(x.op)
+                if not isinstance(callee, Callee) or depth >= _MAX_CALL_DEPTH:
+                    continue  # not spliced (the emitter says why) or too deep to splice
+                try:
+                    given = call_arguments(callee.source, x)
+                except CallError:
+                    continue  # not spliced either
+                inner = {param: names[v.name] for param, arg in given.items()
+                         if (v := var_like(arg)) is not None and v.name in names}
+                _reach(callee.source, callee.callees, inner, depth + 1, found)
+
+
+_MAX_CALL_DEPTH = 16
+"""How deep calls are followed (as `callees` splices them)."""
+
+
+def distributed_calls(fn: Function, callees: Mapping[str, Callee | str] | None = None) -> list[Call]:
+    return [r.call for r in reached_calls(fn, callees)]
+
+
+def window_params(fn: Function, callees: Mapping[str, Callee | str] | None = None) -> frozenset[str]:
+    """The tensor parameters of *fn* some distributed op addresses as its window: one of its own, or one of a
+    callee's that the calls pass it to (`reached_calls`)."""
     tensors = {p.name for p in fn.params if isinstance(p.type, TensorType)}
     found = set()
-    for call in distributed_calls(fn):
-        where = _WINDOW_KEYS.get(call.op)
-        v = var_like(_kw(call, where[0], *where[1])) if where is not None else None
-        if v is not None and v.name in tensors:
-            found.add(v.name)
+    for reached in reached_calls(fn, callees):
+        where = _WINDOW_KEYS.get(reached.call.op)
+        name = reached.kernel_name(_kw(reached.call, where[0], *where[1])) if where is not None else None
+        if name is not None and name in tensors:
+            found.add(name)
     return frozenset(found)
 
 
-def world_size(fn: Function) -> int | str:
+def world_size(fn: Function, callees: Mapping[str, Callee | str] | None = None) -> int | str:
     """The number of ranks *fn* is written for: the extent of the loops whose variable is the `peer` of its
-    distributed ops (`for peer in pl.range(N_RANKS)`: every rank it addresses, and no other, exists); all of them
-    must be constant loops from 0 and agree. Otherwise why the world size is not known (a string)."""
-    loops = {s.loop_var.name: s for s in walk_stmts(fn.body) if isinstance(s, For)}
+    distributed ops (`for peer in pl.range(N_RANKS)`: every rank it addresses, and no other, exists), its own and
+    its callees' (each loop read in the function that holds the op); all of them must be constant loops from 0 and
+    agree. Otherwise why the world size is not known (a string)."""
     sizes = set()
-    for call in distributed_calls(fn):
+    loops_of: dict[int, dict[str, For]] = {}
+    for reached in reached_calls(fn, callees):
+        call = reached.call
         if call.op not in _PEER_KEYS:
             continue
+        loops = loops_of.setdefault(id(reached.fn), {s.loop_var.name: s for s in walk_stmts(reached.fn.body)
+                                                     if isinstance(s, For)})
         peer = var_like(_kw(call, _PEER_KEYS[call.op], "peer"))
         loop = loops.get(peer.name) if peer is not None else None
+        where = "" if reached.fn is fn else f" of `{reached.fn.name}`"
         if loop is None:
-            return f"the peer of `{call.op}` (line {call.span.line}) is not the variable of a loop over the ranks"
+            return f"the peer of `{call.op}` (line {call.span.line}{where}) is not the variable of a loop over the ranks"
         start, stop, step = (ops.const_int(e) for e in (loop.start, loop.stop, loop.step))
         if start != 0 or step != 1 or stop is None or stop < 1:
-            return f"the loop over the peers at line {loop.span.line} is not `pl.range(<constant>)`"
+            return f"the loop over the peers at line {loop.span.line}{where} is not `pl.range(<constant>)`"
         sizes.add(stop)
     if not sizes:
         return "no distributed op names a peer: the number of ranks is not said"
@@ -98,23 +155,33 @@ def world_size(fn: Function) -> int | str:
     return sizes.pop()
 
 
-def rank_param(fn: Function) -> str | None:
+def rank_param(fn: Function, callees: Mapping[str, Callee | str] | None = None) -> str | None:
     """The scalar parameter each rank gets its own index in: the one the kernel compares with a peer loop's
-    variable (`if peer != my_rank`: the host launcher passes `r` of `for r in pl.range(pld.world_size())`); None
-    when no single one is."""
-    scalars = {p.name for p in fn.params if isinstance(p.type, ScalarType)}
-    peers = {var_like(_kw(c, _PEER_KEYS[c.op], "peer")) for c in distributed_calls(fn) if c.op in _PEER_KEYS}
-    peer_names = {v.name for v in peers if v is not None}
-    loops = [s for s in walk_stmts(fn.body) if isinstance(s, For) and s.loop_var.name in peer_names]
+    variable (`if peer != my_rank`: the host launcher passes `r` of `for r in pl.range(pld.world_size())`), in its
+    own body or in a callee's, where the compared parameter must be the kernel's, passed down; None when no single
+    one is."""
+    groups: dict[tuple[int, tuple[tuple[str, str], ...]], list[Reached]] = {}
+    for reached in reached_calls(fn, callees):
+        if reached.call.op in _PEER_KEYS:
+            groups.setdefault((id(reached.fn), tuple(sorted(reached.names.items()))), []).append(reached)
     found = set()
-    for loop in loops:
-        for stmt in walk_stmts(loop.body):
-            for e in stmt_exprs(stmt):
-                for x in walk_exprs(e):
-                    if isinstance(x, Compare) and x.op in ("!=", "=="):
-                        names = {v.name for v in (var_like(x.lhs), var_like(x.rhs)) if v is not None}
-                        if loop.loop_var.name in names:
-                            found |= names & scalars
+    for group in groups.values():
+        at = group[0]
+        scalars = {p.name for p in at.fn.params if isinstance(p.type, ScalarType)}
+        peers = {var_like(_kw(r.call, _PEER_KEYS[r.call.op], "peer")) for r in group}
+        peer_names = {v.name for v in peers if v is not None}
+        loops = [s for s in walk_stmts(at.fn.body) if isinstance(s, For) and s.loop_var.name in peer_names]
+        for loop in loops:
+            for stmt in walk_stmts(loop.body):
+                for e in stmt_exprs(stmt):
+                    for x in walk_exprs(e):
+                        if isinstance(x, Compare) and x.op in ("!=", "=="):
+                            names = {v.name for v in (var_like(x.lhs), var_like(x.rhs)) if v is not None}
+                            if loop.loop_var.name in names:
+                                for name in names & scalars:
+                                    if name not in at.names:
+                                        return None  # a callee's rank the kernel does not pass: not known
+                                    found.add(at.names[name])
     return found.pop() if len(found) == 1 else None
 
 
@@ -122,11 +189,37 @@ _PEER_OFFSETS = {PUT: (3, "dst_offsets"), REMOTE_STORE: (3, "offsets")}
 """The ops that write a peer's window, and the position and keyword of the offsets they write it at."""
 
 
-def tabled_peer_write(fn: Function) -> str | None:
+def tabled_peer_write(fn: Function, callees: Mapping[str, Callee | str] | None = None) -> str | None:
     """Why *fn*'s peer writes cannot be sampled, or None: a write into a peer's window at an offset read from a
     tensor (`tensor.read` of an index table, which another kernel fills; the sample fill puts one value in every
-    element, so every such write would land on one row). Names hold the tables they were computed from."""
+    element, so every such write would land on one row), in its own body or a callee's (`reached_calls`). A table
+    that is a callee's parameter the kernel passes something of its own for (no parameter of the kernel: a tensor
+    it creates and fills, as `moe` fills `combine`'s routes through `dispatch`) is filled by the same run on every
+    rank, so it is consistent across them: no sample value is in play. Names hold the tables they were computed
+    from."""
+    seen: set[tuple[int, tuple[tuple[str, str], ...]]] = set()
+    for reached in reached_calls(fn, callees):
+        key = (id(reached.fn), tuple(sorted(reached.names.items())))
+        if reached.call.op not in _PEER_OFFSETS or key in seen:
+            continue
+        seen.add(key)
+        params = {p.name for p in reached.fn.params}
+        for call, names in _tabled_writes(reached.fn):
+            external = sorted(n for n in names if reached.fn is fn or n not in params or n in reached.names)
+            if external:
+                op = call.op.rpartition(".")[2]
+                where = "" if reached.fn is fn else f" of `{reached.fn.name}`"
+                return (f"`pld.{'tensor' if op == 'put' else 'tile'}.{op}` (line {call.span.line}{where}) writes its "
+                        f"peer at offsets read from {', '.join(f'`{n}`' for n in external)}, an index "
+                        "table another kernel fills: the sample fill (one value in every element) would make "
+                        "every such write land on one row, so it is not simulated")
+    return None
+
+
+def _tabled_writes(fn: Function) -> list[tuple[Call, set[str]]]:
+    """Each write of *fn* into a peer's window at offsets read from tensors, and the tensors (`tensor.read`)."""
     tables: dict[str, set[str]] = {}
+    found: list[tuple[Call, set[str]]] = []
 
     def read_from(expr: Any) -> set[str]:
         found: set[str] = set()
@@ -154,12 +247,8 @@ def tabled_peer_write(fn: Function) -> str | None:
                     index, key = _PEER_OFFSETS[call.op]
                     names = read_from(_kw(call, index, key))
                     if names:
-                        op = call.op.rpartition(".")[2]
-                        return (f"`pld.{'tensor' if op == 'put' else 'tile'}.{op}` (line {call.span.line}) writes its "
-                                f"peer at offsets read from {', '.join(f'`{n}`' for n in sorted(names))}, an index "
-                                "table another kernel fills: the sample fill (one value in every element) would make "
-                                "every such write land on one row, so it is not simulated")
-    return None
+                        found.append((call, names))
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,5 +399,5 @@ def run_reference_ranks(fn: Function, inputs: Sequence[Mapping[str, np.ndarray]]
     return results
 
 
-__all__ = ["HANDLERS", "RankDeadlock", "RankState", "rank_param", "run_reference_ranks", "window_params",
-           "world_size"]
+__all__ = ["HANDLERS", "RankDeadlock", "RankState", "Reached", "rank_param", "reached_calls", "run_reference_ranks",
+           "tabled_peer_write", "window_params", "world_size"]

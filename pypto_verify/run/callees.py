@@ -7,6 +7,8 @@ read and lowered, with what its own calls name in its module; or, in the callee'
 calls, transitively, is resolved, kernel or not: a kernel is lowered by the static stages (its findings stop its
 splicing); any other function (scalar code only, tensor-level ops only, further calls) is lowered here for the
 simulation alone (`_lower_inline`), so what the static stages report — kernels, sites, findings — does not move.
+A callee that reaches another rank's window is spliced like any other: the multi-rank run follows the kernel's calls
+(`reference_ranks.reached_calls`).
 An imported module is read and lowered once per file, only when a kernel calls into it.
 Input: a lowered `FileWork`. Output: `{op: Callee | reason}`.
 """
@@ -20,8 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pypto_verify.callees import Callee
-from pypto_verify.diagnostics import UnreadableSource, read_source_bytes
-from pypto_verify.imports import find_module, is_external
+from pypto_verify.imports import find_module
 from pypto_verify.ir import Call, Function, FunctionKind, Module, Program, stmt_exprs, walk_exprs, walk_stmts
 
 if TYPE_CHECKING:
@@ -53,8 +54,6 @@ class _Resolver:
         """Path -> the module as read and lowered (its other functions are lowered from it when reached)."""
         self.reached: set[tuple[str, str]] = set()
         """(path, function) of each callee whose own calls are resolved."""
-        self.ranks = _RankScan(options.max_file_size)
-        """The text search for distributed ops (`_on_other_ranks`): each module parsed once per resolver."""
 
     def module(self, work: FileWork) -> Callees:
         key = str(Path(work.path).resolve())
@@ -110,31 +109,15 @@ class _Resolver:
         work = self.works[key]
         defined = [(program, fn) for program, fn in work.module.functions() if fn.name == name]
         if len(defined) != 1:
-            found[op] = (f"`{name}` is not a function read from `{Path(work.path).name}`" if not defined else
+            found[op] = (f"`{name}` is not a function read from `{Path(work.path).name}`"
+                         + _bound_at_import(work, name, self.options.max_file_size) if not defined else
                          f"`{name}` is defined by several programs of `{Path(work.path).name}`")
             return found[op]
         program, fn = defined[0]
-        ranks = self._on_other_ranks(Path(work.path), name)
-        if ranks:
-            found[op] = (f"`{name}` is not lowered: it holds no tile op and no matmul, so the static stages do not "
-                         "take it for a kernel") + ranks
-            return found[op]
         lowered = _lower_inline(work.path, program, fn, self.options)
         found[op] = Callee(fn, lowered, found) if isinstance(lowered, Function) else lowered
         self.resolve_calls(key, fn)
         return found[op]
-
-    def _on_other_ranks(self, path: Path, name: str) -> str:
-        """`; it calls `g`, which acts on the window of another rank (...)` when function *name* of the module at *path*,
-        no kernel itself, reaches a distributed op (`pld.tile.remote_store`, `pld.system.wait`, ...) through the
-        functions it calls, in its module or in modules it imports from (read as text, `_RankScan`); else empty.
-        Such a call is not spliced at any size: a multi-rank run (`reference_ranks`) covers a kernel's own distributed ops."""
-        found = self.ranks.reach(path, name)
-        if found is None:
-            return ""
-        via, op = found
-        return (f"; it calls `{via}`, which acts on the window of another rank (`{op}`): a multi-rank run covers a "
-                "kernel's own distributed ops, not a call's, so it is not simulated at any size")
 
     def imported(self, work: FileWork, alias: str, origin: tuple[str, int, str] | None) -> Callee | str:
         if origin is None:
@@ -211,124 +194,41 @@ def _lower_inline(path: str, program: Program, fn: Function, options: Options) -
         return f"`{fn.name}` does not lower: the pipeline dropped it"
     return replace(lowered, kind=fn.kind)
 
-_SCAN_FUNCTIONS = 64
-"""How many functions `_RankScan` reads before it gives up (an import chain is read as text, never lowered)."""
-
-
-class _RankScan:
-    """Whether a function reaches a distributed op through the functions it calls: a search of the modules' text."""
-
-    def __init__(self, max_file_size: int) -> None:
-        self.max_file_size = max_file_size
-        self.trees: dict[Path, ast.Module | None] = {}
-
-    def reach(self, path: Path, name: str) -> tuple[str, str] | None:
-        """(the function *name* calls on the way, the distributed op it reaches), or None: breadth first, each
-        function once."""
-        todo: list[tuple[Path, str, str | None]] = [(path, name, None)]
-        seen: set[tuple[Path, str]] = set()
-        while todo and len(seen) < _SCAN_FUNCTIONS:
-            module, function, via = todo.pop(0)
-            if (module, function) in seen:
-                continue
-            seen.add((module, function))
-            found = self._function(module, function)
-            if found is None:
-                continue
-            fn, tree = found
-            aliases = _distributed_aliases(tree)
-            for node in ast.walk(fn):
-                if isinstance(node, ast.Call):
-                    op = _distributed_call(node.func, aliases)
-                    if op is not None:
-                        return (via or function, op)
-            for called in _called_names(fn):
-                target = self._defined(module, tree, called)
-                if target is not None:
-                    todo.append((target[0], target[1], via or called))
-        return None
-
-    def _tree(self, path: Path) -> ast.Module | None:
-        key = path.resolve()
-        if key not in self.trees:
-            try:
-                self.trees[key] = ast.parse(read_source_bytes(key, self.max_file_size).decode("utf-8-sig"))
-            except (UnreadableSource, UnicodeDecodeError, SyntaxError, ValueError):
-                self.trees[key] = None
-        return self.trees[key]
-
-    def _function(self, path: Path, name: str) -> tuple[ast.FunctionDef, ast.Module] | None:
-        tree = self._tree(path)
-        if tree is None:
-            return None
-        fn = next((s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == name), None)
-        return None if fn is None else (fn, tree)
-
-    def _defined(self, path: Path, tree: ast.Module, name: str) -> tuple[Path, str] | None:
-        """Where the name *name* called in *tree* (the module at *path*) is defined: this module, or the module a
-        `from module import name` reads; None for anything else (a builtin, `pypto`)."""
-        if any(isinstance(s, ast.FunctionDef) and s.name == name for s in tree.body):
-            return (path, name)
-        for stmt in tree.body:
-            if isinstance(stmt, ast.ImportFrom) and not is_external(stmt.module or "", stmt.level):
-                for alias in stmt.names:
-                    if (alias.asname or alias.name) == name:
-                        found = find_module(stmt.module or "", path.parent, stmt.level)
-                        return None if found is None else (found, alias.name)
-        return None
-
-
-def _distributed_aliases(tree: ast.Module) -> dict[str, str]:
-    """Names the module binds to PyPTO's language modules: `pld` -> `distributed.` (`import
-    pypto.language.distributed as pld`), `pl` -> `` (`import pypto.language as pl`)."""
-    found: dict[str, str] = {}
-    for stmt in tree.body:
-        if isinstance(stmt, ast.Import):
-            for alias in stmt.names:
-                if alias.name == "pypto.language.distributed" and alias.asname:
-                    found[alias.asname] = "distributed."
-                elif alias.name == "pypto.language" and alias.asname:
-                    found[alias.asname] = ""
-        elif isinstance(stmt, ast.ImportFrom) and stmt.module == "pypto.language":
-            for alias in stmt.names:
-                if alias.name == "distributed":
-                    found[alias.asname or alias.name] = "distributed."
-    return found
-
-
-def _distributed_call(func: ast.expr, aliases: dict[str, str]) -> str | None:
-    """`distributed.tile.remote_store` for a call of `pld.tile.remote_store` (or `pl.distributed.tile...`), else
-    None."""
-    parts: list[str] = []
-    while isinstance(func, ast.Attribute):
-        parts.insert(0, func.attr)
-        func = func.value
-    if not isinstance(func, ast.Name) or func.id not in aliases or not parts:
-        return None
-    op = aliases[func.id] + ".".join(parts)
-    return op if op.startswith("distributed.") and "." in op[len("distributed."):] else None
-
-
-def _called_names(fn: ast.FunctionDef) -> list[str]:
-    """The plain names *fn* calls (`dispatch(...)`), in order, once each."""
-    return list(dict.fromkeys(n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call)
-                              and isinstance(n.func, ast.Name)))
-
 
 def _calls(fn: Function) -> list[Call]:
     return [e for stmt in walk_stmts(fn.body) for top in stmt_exprs(stmt) for e in walk_exprs(top)
             if isinstance(e, Call)]
-def _imports(work: FileWork, max_file_size: int) -> dict[str, tuple[str, int, str]]:
-    """Each name the file binds with a module-level `from module import name [as alias]`: alias -> (module,
-    level, name)."""
+
+
+def _bound_at_import(work: FileWork, name: str, max_file_size: int) -> str:
+    """`: the module binds it when imported (`f = make_f()`), which is not run` when the module's top level assigns
+    *name* the result of a call (a function chosen and defined when the module is imported); else empty."""
+    tree = _tree(work, max_file_size)
+    for stmt in tree.body if tree is not None else ():
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) \
+                and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
+            return (f": the module binds it when imported (`{ast.unparse(stmt)}`), a call the static reader does "
+                    "not run")
+    return ""
+
+
+def _tree(work: FileWork, max_file_size: int) -> ast.Module | None:
     from pypto_verify.run.chain import _file_text
 
     text = work.text if work.text is not None else _file_text(work.path, max_file_size)
     if text is None:
-        return {}
+        return None
     try:
-        tree = ast.parse(text)
+        return ast.parse(text)
     except (SyntaxError, ValueError):
+        return None
+
+
+def _imports(work: FileWork, max_file_size: int) -> dict[str, tuple[str, int, str]]:
+    """Each name the file binds with a module-level `from module import name [as alias]`: alias -> (module,
+    level, name)."""
+    tree = _tree(work, max_file_size)
+    if tree is None:
         return {}
     found: dict[str, tuple[str, int, str]] = {}
     for stmt in tree.body:

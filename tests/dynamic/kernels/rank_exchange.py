@@ -1,9 +1,10 @@
 """A kernel whose call reaches another rank's window through an orchestration: ``staged_exchange`` scales its rows,
 then calls ``exchange`` (no tile op of its own: not a kernel), which calls ``push_rows``, a kernel storing into a
 peer's window (`pld.tile.remote_store`), as a prefill layer's MoE tail calls `moe`, which calls `dispatch`. The
-multi-rank run covers a kernel's own distributed ops only: the call is not spliced at any size, and the skip says so. ``table`` is a vocabulary's
-worth of rows the kernel reads one of: too large to simulate at its real size. ``relay``, which no function here
-calls, is the one `rank_exchange_caller.py` imports."""
+calls are spliced and the multi-rank run reads the ops of ``push_rows`` as the kernel's: its peer is a parameter,
+not a loop over the ranks, so the number of ranks is not known, and the skip names the op in ``push_rows``.
+``table`` is a vocabulary's worth of rows the kernel reads one of: too large to simulate at its real size (it is
+shrunk). ``relay``, which no function here calls, is the one `rank_exchange_caller.py` imports."""
 
 import pypto.language as pl
 import pypto.language.distributed as pld

@@ -1,5 +1,5 @@
 """``forwarded_exchange`` doubles its rows and calls ``relay`` of `rank_exchange.py` (imported: an `extern` call),
-which is no kernel and reaches another rank's window through ``push_rows``: the skip names both."""
+which is no kernel and reaches another rank's window through ``push_rows``: the skip names the op there."""
 
 import pypto.language as pl
 import pypto.language.distributed as pld
