@@ -107,8 +107,8 @@ class Value:
     every other op makes a new one. `k` is the reduction length accumulated into a matmul result
     (used for the comparison's tolerance). `sigma` is the deviation a faithful f32 implementation
     may show from `data` (see "Deviation" in the module docstring): None when exactly determined,
-    else a float32 array of `data`'s shape; GM tensors always carry one (shared by their reshapes, so
-    a write through a reshaped tensor reaches it).
+    else a float32 array of `data`'s shape; GM tensors always carry one when the reference tracks deviations
+    (shared by their reshapes, so a write through a reshaped tensor reaches it).
     """
 
     data: np.ndarray
@@ -136,7 +136,8 @@ class ReferenceResult:
     """The final tensors by name (a read-only tensor as given: module docstring)."""
     max_k: int
     sigma: dict[str, np.ndarray] = field(default_factory=dict)
-    """The deviation (`Value.sigma`) of every output, by name."""
+    """The deviation (`Value.sigma`) of every output, by name (none, when run without deviations: every one
+    is zero)."""
     written: frozenset[str] = frozenset()
     """The tensor parameters some op wrote (the others hold their inputs unchanged)."""
 
@@ -1055,7 +1056,7 @@ def _create(it: _Interpreter, call: Call) -> Value:
         raise ReferenceError(f"`{call.op}` has no dtype")
     data = np.zeros(shape, dtype=np.float32 if dtype.is_float else np.int64)
     if call.op == ops.T_CREATE:
-        return _Tensor(data, dtype, sigma=np.zeros(data.shape, np.float32))
+        return _Tensor(data, dtype, sigma=_zero_sigma(data.shape, it.deviations))
     return Value(data, dtype)
 
 
@@ -1783,6 +1784,12 @@ def _as_given(data: np.ndarray, dtype: DType) -> np.ndarray | None:
     return view
 
 
+def _zero_sigma(shape: tuple[int, ...], deviations: bool) -> np.ndarray | None:
+    """A new GM tensor's deviation: zero, and with no *deviations* none at all (no value then gets one: a
+    matmul is their only source, `_Interpreter.deviations`), sparing a zeroed array the size of the tensor."""
+    return np.zeros(shape, np.float32) if deviations else None
+
+
 def _run_body(it: _Interpreter, body: tuple[Stmt, ...]) -> None:
     try:
         it.body(body)
@@ -1848,7 +1855,7 @@ def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
             # to_dtype returns a new array: the caller's inputs are never written
             held = _as_given(data, p.type.dtype) if p.name in read_only else None
             value = _Tensor(to_dtype(data, p.type.dtype) if held is None else held, p.type.dtype,
-                            sigma=np.zeros(data.shape, np.float32),
+                            sigma=_zero_sigma(data.shape, deviations),
                             grid=p.name in grid and p.type.dtype in _ROUNDED_FLOATS)
             tensors[p.name] = value
             it.env[p.name] = value
@@ -1866,9 +1873,7 @@ def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
         else:
             _run_blocks(it, fn, blocks)
     # the interpreter is dropped here: its tensors are handed over without copies
-    sigmas: dict[str, np.ndarray] = {}
-    for name, v in tensors.items():
-        assert v.sigma is not None  # a GM tensor always carries one (Value)
-        sigmas[name] = v.sigma
+    sigmas = {name: v.sigma for name, v in tensors.items() if v.sigma is not None}
+    assert len(sigmas) == len(tensors) or not deviations  # a GM tensor carries one then (Value)
     return ReferenceResult({name: v.data for name, v in tensors.items()}, it.max_k, sigmas,
                            frozenset(name for name, v in tensors.items() if v.written[0]))
