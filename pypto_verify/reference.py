@@ -109,8 +109,8 @@ class Value:
     every other op makes a new one. `k` is the reduction length accumulated into a matmul result
     (used for the comparison's tolerance). `sigma` is the deviation a faithful f32 implementation
     may show from `data` (see "Deviation" in the module docstring): None when exactly determined,
-    else a float32 array of `data`'s shape; GM tensors always carry one (shared by their reshapes, so
-    a write through a reshaped tensor reaches it).
+    else a float32 array of `data`'s shape; GM tensors always carry one when the reference tracks deviations
+    (shared by their reshapes, so a write through a reshaped tensor reaches it).
     """
 
     data: np.ndarray
@@ -138,7 +138,8 @@ class ReferenceResult:
     """The final tensors by name (a read-only tensor as given: module docstring)."""
     max_k: int
     sigma: dict[str, np.ndarray] = field(default_factory=dict)
-    """The deviation (`Value.sigma`) of every output, by name."""
+    """The deviation (`Value.sigma`) of every output, by name (none, when run without deviations: every one
+    is zero)."""
     written: frozenset[str] = frozenset()
     """The tensor parameters some op wrote (the others hold their inputs unchanged)."""
 
@@ -349,11 +350,34 @@ def _nan_to_inf(sigma: np.ndarray) -> np.ndarray:
     return sigma
 
 
-def _window_data(value: "Value", index: tuple[slice, ...]) -> np.ndarray:
+def _window_data(value: "Value", index: tuple[slice, ...], borrow: bool = False) -> np.ndarray:
     """A copy of `value.data[index]` in the element type of a value (int64 for integers: an input
-    tensor held as given may hold them narrower, `run_reference`)."""
+    tensor held as given may hold them narrower, `run_reference`); with *borrow*, the window itself when
+    it may stand for its copy (`_borrowable`)."""
     window = value.data[index]
-    return window.astype(np.int64) if window.dtype.kind in "iu" and window.dtype != np.int64 else window.copy()
+    if window.dtype.kind in "iu" and window.dtype != np.int64:
+        return window.astype(np.int64)
+    return window if borrow and _borrowable(value, window) else window.copy()
+
+
+BORROW_LIMIT = 2 ** 16
+"""The most elements a borrowed window holds (`_borrowable`): fewer `GRID` values than this, each below 1 in
+magnitude, sum exactly in f32 in any order (every partial sum is a multiple of 2**-8 below 2**16)."""
+
+
+def _borrowable(value: "Value", window: np.ndarray) -> bool:
+    """Whether *window*, a window of *value*, may be used in place of its copy: it is read-only (a view of a
+    tensor the kernel only reads, held as given: no op can change it), and every value computed from it is
+    the same bit for bit whatever its layout, because its elements are on the `GRID` and few enough that
+    any sum of them is exact (`BORROW_LIMIT`; a matmul of GRID values is summed exactly too, `_product`). A
+    write into a borrowed window (or a view of one) would have written the copy: `_Borrowed` makes the run
+    again copying every window (`run_reference`)."""
+    return not window.flags.writeable and window.dtype == np.float32 and window.size <= BORROW_LIMIT \
+        and _gridded(value)
+
+
+class _Borrowed(ValueError):
+    """A write reached a read-only value: with windows borrowed, the run is made again copying them."""
 
 
 def _window_sigma(value: "Value", index: tuple[slice, ...]) -> np.ndarray | None:
@@ -535,6 +559,8 @@ class _Interpreter:
         """The running block index of each enclosing `pl.spmd` loop, innermost last (`get_block_idx`)."""
         self.ranks: Any = None
         """In a multi-rank run: the rank this runs as and the windows it shares (`reference_ranks.RankState`)."""
+        self.borrow = False
+        """Whether a window of a read-only tensor is borrowed rather than copied (`_borrowable`)."""
 
     # statements -------------------------------------------------------------------------
     def body(self, stmts: tuple[Stmt, ...]) -> tuple[Any, ...] | None:
@@ -1057,7 +1083,7 @@ def _create(it: _Interpreter, call: Call) -> Value:
         raise ReferenceError(f"`{call.op}` has no dtype")
     data = np.zeros(shape, dtype=np.float32 if dtype.is_float else np.int64)
     if call.op == ops.T_CREATE:
-        return _Tensor(data, dtype, sigma=np.zeros(data.shape, np.float32))
+        return _Tensor(data, dtype, sigma=_zero_sigma(data.shape, it.deviations))
     return Value(data, dtype)
 
 
@@ -1083,12 +1109,11 @@ def _slice(it: _Interpreter, call: Call) -> Value:
         if len(extent) != len(shape) or any(not 0 <= v <= s for v, s in zip(extent, shape)):
             raise ReferenceError(f"`{call.op}`: valid shape {list(extent)} for a window of {list(shape)}")
         index = it.window(src, offsets, extent, f"`{call.op}`")
-        data = _window_data(src, index).copy()
-        sigma = _nonzero(_window_sigma(src, index))
-        sigma = None if sigma is None else sigma.copy()
+        data = _window_data(src, index)  # a copy: a padded value is widened (`fillpad`)
+        sigma = _nonzero(_window_sigma(src, index))  # a copy too
         return Value(data, src.dtype, sigma=sigma, grid=_gridded(src), frame=_frame(shape, data.shape))
     index = it.window(src, offsets, shape, f"`{call.op}`")
-    data = _window_data(src, index)
+    data = _window_data(src, index, it.borrow)
     sigma = _nonzero(_window_sigma(src, index))
     return Value(data.reshape(shape), src.dtype, sigma=None if sigma is None else sigma.reshape(shape),
                  grid=_gridded(src), pairs=src.pairs)
@@ -1179,6 +1204,8 @@ def _frame(frame: tuple[int, ...], valid: tuple[int, ...]) -> tuple[int, ...] | 
 
 def _write_window(dst: Value, index: tuple[slice, ...], src: Value, atomic: bool, what: str) -> None:
     """Narrow *src* to *dst*'s dtype into `dst[index]` (adding under *atomic*), deviation included."""
+    if not dst.data.flags.writeable:
+        raise _Borrowed(f"{what}: a write into a read-only value")
     target_shape = dst.data[index].shape
     converted = to_dtype(src.data, dst.dtype)
     data = _fit(converted, target_shape, what)
@@ -1229,7 +1256,7 @@ def _load(it: _Interpreter, call: Call) -> Value:
     valid_expr = call.args[3] if len(call.args) > 3 else call.kwarg("valid_shape")
     extent = it.ints(it.expr(valid_expr), f"`{call.op}` valid shape") if valid_expr is not None else shape
     index = it.window(src, offsets, extent, f"`{call.op}`")
-    data = _window_data(src, index)
+    data = _window_data(src, index, it.borrow and tuple(extent) == tuple(shape))
     sigma = _nonzero(_window_sigma(src, index))
     if tuple(extent) == tuple(shape):
         data = _fit(data, shape, call.op)
@@ -1597,6 +1624,8 @@ def _tensor_write(it: _Interpreter, call: Call) -> Value:
     dst = it.value(call, 0)
     index = it.ints(it.arg(call, 1, "indices"), f"`{call.op}` indices")
     if len(index) != dst.data.ndim or not dst.data.flags.writeable:
+        if it.borrow and not dst.data.flags.writeable:
+            raise _Borrowed(f"`{call.op}` of a read-only value")  # perhaps a borrowed window: run again
         raise ReferenceError(f"`{call.op}` of other than a tensor or tile at one index per axis")
     element = it.arg(call, 2, "value")
     if isinstance(element, (bool, np.bool_)) or not isinstance(element, (int, float, np.integer, np.floating)):
@@ -1632,6 +1661,8 @@ def _gather_row(it: _Interpreter, call: Call) -> Value:
     read = it.window(src, src_offsets, extent, what)
     written = it.window(dst, dst_offsets, extent, what)
     if not dst.data.flags.writeable:
+        if it.borrow:
+            raise _Borrowed(f"{what} into a read-only value")  # perhaps a borrowed window: run again
         raise ReferenceError(f"{what} into a read-only value")
     _write_window(dst, written, Value(_window_data(src, read), src.dtype, src.k, _window_sigma(src, read)), False, what)
     return dst
@@ -1866,6 +1897,12 @@ def _as_given(data: np.ndarray, dtype: DType) -> np.ndarray | None:
     return view
 
 
+def _zero_sigma(shape: tuple[int, ...], deviations: bool) -> np.ndarray | None:
+    """A new GM tensor's deviation: zero, and with no *deviations* none at all (no value then gets one: a
+    matmul is their only source, `_Interpreter.deviations`), sparing a zeroed array the size of the tensor."""
+    return np.zeros(shape, np.float32) if deviations else None
+
+
 def _run_body(it: _Interpreter, body: tuple[Stmt, ...]) -> None:
     try:
         it.body(body)
@@ -1909,10 +1946,26 @@ def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
     matmul of them depends on it, never a value. A call of a function in *callees* (by op) runs its source in
     the call's place; with *blocks*, *fn* (which reads a block index its launcher gives) runs once per block,
     first to last, each on its own names over the same tensors. *ranks* (`reference_ranks.RankState`): one rank of
-    a multi-rank run (`reference_ranks.run_reference_ranks`), its window parameters the shared tensors."""
+    a multi-rank run (`reference_ranks.run_reference_ranks`), its window parameters the shared tensors.
+    A window of a read-only tensor is borrowed, not copied, where that changes no value (`_borrowable`); a write
+    that reaches one makes the run again with every window copied (not in a multi-rank run: its windows are
+    shared with the other ranks, and a run again would see what this one wrote)."""
     scalars = dict(scalars or {})
+    if ranks is None:
+        try:
+            return _reference(fn, inputs, scalars, deviations, grid, callees, blocks, ranks, True)
+        except _Borrowed:
+            pass
+    return _reference(fn, inputs, scalars, deviations, grid, callees, blocks, ranks, False)
+
+
+def _reference(fn: Function, inputs: Mapping[str, np.ndarray], scalars: Mapping[str, int | bool | float],
+               deviations: bool, grid: frozenset[str], callees: Mapping[str, Callee | str] | None,
+               blocks: int | None, ranks: Any, borrow: bool) -> ReferenceResult:
+    """`run_reference`, borrowing windows (*borrow*) or copying them."""
     it = _Interpreter(fn, deviations, callees)
     it.ranks = ranks
+    it.borrow = borrow
     tensors: dict[str, _Tensor] = {}
     read_only = _read_only_params(fn)
     task_arrays = ops.task_arrays(fn)
@@ -1931,7 +1984,7 @@ def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
             # to_dtype returns a new array: the caller's inputs are never written
             held = _as_given(data, p.type.dtype) if p.name in read_only else None
             value = _Tensor(to_dtype(data, p.type.dtype) if held is None else held, p.type.dtype,
-                            sigma=np.zeros(data.shape, np.float32),
+                            sigma=_zero_sigma(data.shape, deviations),
                             grid=p.name in grid and p.type.dtype in _ROUNDED_FLOATS)
             tensors[p.name] = value
             it.env[p.name] = value
@@ -1949,9 +2002,7 @@ def run_reference(fn: Function, inputs: Mapping[str, np.ndarray],
         else:
             _run_blocks(it, fn, blocks)
     # the interpreter is dropped here: its tensors are handed over without copies
-    sigmas: dict[str, np.ndarray] = {}
-    for name, v in tensors.items():
-        assert v.sigma is not None  # a GM tensor always carries one (Value)
-        sigmas[name] = v.sigma
+    sigmas = {name: v.sigma for name, v in tensors.items() if v.sigma is not None}
+    assert len(sigmas) == len(tensors) or not deviations  # a GM tensor carries one then (Value)
     return ReferenceResult({name: v.data for name, v in tensors.items()}, it.max_k, sigmas,
                            frozenset(name for name, v in tensors.items() if v.written[0]))

@@ -1101,6 +1101,9 @@ def _preload(stages: tuple[Stage, ...], options: Options) -> None:
         import z3  # noqa: F401
 
         import pypto_verify.smt  # noqa: F401
+    if Stage.SIMULATE in stages and options.sim:  # numpy, the emitter, the reference and the simulator: ~0.3 s
+        import pypto_verify.dynamic  # noqa: F401  # of CPU each worker would spend importing them again
+        import pypto_verify.sim  # noqa: F401
 
 
 @contextmanager

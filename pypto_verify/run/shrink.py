@@ -28,6 +28,7 @@ import ast
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -65,9 +66,8 @@ def constant_home(text: str, name: str, path: Path, max_file_size: int = MAX_FIL
     """Where the name *name* that the file *text* at *path* imports (`from config import X`, through modules
     importing it in turn) is assigned exactly once (a plain `X = value`), or why it cannot be rewritten."""
     for _ in range(_IMPORT_HOPS):
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError):
+        tree = _tree(text)
+        if tree is None:
             return f"{path.name} does not parse"
         bindings = _bindings(tree, name)
         if len(bindings) != 1:
@@ -90,6 +90,16 @@ def constant_home(text: str, name: str, path: Path, max_file_size: int = MAX_FIL
             return f"{found.name} cannot be read"
         path, name = found, alias.name
     return f"imported through more than {_IMPORT_HOPS} modules"
+
+
+@lru_cache(maxsize=4)
+def _tree(text: str) -> ast.Module | None:
+    """*text* parsed (None: it does not parse), once: every size constant a kernel imports is followed from its
+    file's one text (a layer's kernel: a parse per constant and kernel, ~4 ms each). Only read (`_bindings`)."""
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
 
 
 def _bindings(tree: ast.Module, name: str) -> list[ast.stmt]:

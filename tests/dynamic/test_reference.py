@@ -232,3 +232,48 @@ def test_a_written_tensor_is_off_the_grid(monkeypatch: pytest.MonkeyPatch) -> No
     ])
     run_reference(fn, {"x": _grid(16, 32), "y": _grid(16, 32)}, grid=frozenset({"x", "y"}))
     assert operands == [(True, True), (False, True)]
+
+
+def _borrowed_count(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    import pypto_verify.reference as reference
+
+    seen: list[bool] = []
+    borrowable = reference._borrowable
+    monkeypatch.setattr(reference, "_borrowable",
+                        lambda value, window: seen.append(borrowable(value, window)) or seen[-1])
+    return seen
+
+
+def test_windows_of_a_read_only_grid_tensor_are_borrowed_and_change_no_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pypto_verify.reference as reference
+
+    seen = _borrowed_count(monkeypatch)
+    inputs = {"a": _grid(64, 256), "b": _grid(256, 64), "out": np.zeros((64, 64), np.float32)}
+    borrowed = run_reference(b.gemm_predicated(False), inputs, grid=frozenset({"a", "b"}))
+    assert seen and all(seen)
+    copied = reference._reference(b.gemm_predicated(False), inputs, {}, True, frozenset({"a", "b"}), None, None, None,
+                                  False)
+    for name, want in copied.outputs.items():
+        assert np.array_equal(borrowed.outputs[name], want) and np.array_equal(borrowed.sigma[name], copied.sigma[name])
+    assert borrowed.max_k == copied.max_k and borrowed.written == copied.written
+    seen.clear()  # off the grid (any sum of its values may depend on their layout): copied
+    run_reference(b.gemm_predicated(False), {**inputs, "a": _normal(64, 256)}, grid=frozenset({"b"}))
+    assert seen and not seen[0] and all(seen[1:])
+
+
+def test_a_write_into_a_borrowed_window_runs_again_copying_the_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # `t` is a window of `x`, which the kernel only reads: borrowed, until `tensor.write` writes into it
+    seen = _borrowed_count(monkeypatch)
+    fn = b.function("poke", [b.param("x", b.tensor([32, 64], DType.FP32)),
+                             b.out("y", b.tensor([16, 32], DType.FP32))], [
+        b.assign("t", b.call("tensor.slice", "x", [16, 32], [16, 32])),
+        b.assign("t1", b.call("tensor.write", "t", [1, 2], 0.5)),
+        b.assign("y1", b.call("tensor.assemble", "y", "t1", [0, 0])),
+        b.ret("y1"),
+    ])
+    x = _grid(32, 64)
+    result = run_reference(fn, {"x": x, "y": np.zeros((16, 32), np.float32)}, grid=frozenset({"x"}))
+    assert seen == [True]  # the borrowing run stopped at the write; the run again copied without asking
+    want = x[16:, 32:].copy()
+    want[1, 2] = 0.5
+    assert np.array_equal(result.outputs["y"], want) and np.array_equal(result.outputs["x"], x)

@@ -263,6 +263,21 @@ def test_an_imported_constant_is_followed_through_the_modules_that_import_it(tmp
     assert constant_home(text, "SIZE", kernel) == "imported from `torch`, which is not read"
 
 
+def test_a_file_text_is_parsed_once_for_all_its_constants(tmp_path: Path) -> None:
+    from pypto_verify.run.shrink import Home, _tree, constant_home
+
+    (tmp_path / "base.py").write_text("ROWS = 64\nCOLS = 32\n")
+    kernel = tmp_path / "k.py"
+    text = "from base import ROWS, COLS\nLOCAL = 8\n"
+    _tree.cache_clear()
+    first = [constant_home(text, name, kernel) for name in ("ROWS", "COLS", "LOCAL")]
+    parsed = _tree.cache_info().misses
+    assert first == [Home(tmp_path / "base.py", "ROWS"), Home(tmp_path / "base.py", "COLS"), Home(kernel, "LOCAL")]
+    assert parsed == 2  # the kernel's text and base.py's, each once
+    assert [constant_home(text, name, kernel) for name in ("ROWS", "COLS", "LOCAL")] == first
+    assert constant_home("def broken(:\n", "X", kernel) == "k.py does not parse"
+
+
 def test_a_callee_of_another_module_sized_by_the_shrunk_module_is_read_at_the_shrunk_size() -> None:
     # `shard_rest.py` imports `N_OUT` from `shard_sizes.py` too: read at the real value, its parameters would not
     # fit the shrunk arguments; its loop keeps its kinds of iteration at 192, not at 128 (as `_vocab_rest`'s)
