@@ -18,7 +18,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Union
+from typing import Any, Union
 
 from pypto_verify.span import NO_SPAN as NO_SPAN, Span as Span, display_name as display_name  # re-exported
 from pypto_verify.span import pickled_as_fields
@@ -532,14 +532,18 @@ def child_bodies_flat(stmt: Stmt) -> tuple[Stmt, ...]:
 
 
 def walk_exprs(expr: Expr) -> Iterator[Expr]:
-    """*expr* and every sub-expression, pre-order (iterative: no generator per level)."""
+    """*expr* and every sub-expression, pre-order (iterative: no generator per level; a node's children are
+    found by its exact class, `_CHILDREN`, and a leaf costs no call)."""
     stack = [expr]
+    pop, extend, children_of = stack.pop, stack.extend, _CHILDREN.get
     while stack:
-        node = stack.pop()
+        node = pop()
         yield node
-        children = expr_children(node)
-        if children:
-            stack.extend(reversed(children))
+        children = children_of(type(node))
+        if children is not None:
+            found = children(node)
+            if found:
+                extend(reversed(found))
 
 
 _LEAVES: frozenset[type] = frozenset({Var, IterArg, Const, Sym})
@@ -547,22 +551,27 @@ _LEAVES: frozenset[type] = frozenset({Var, IterArg, Const, Sym})
 than the chain of isinstance tests below)."""
 
 
+def _call_children(expr: Call) -> tuple[Expr, ...]:
+    return (*expr.args, *(v for _, v in expr.kwargs)) if expr.kwargs else expr.args
+
+
+_CHILDREN: dict[type, Callable[[Any], tuple[Expr, ...]]] = {
+    BinOp: lambda e: (e.lhs, e.rhs),
+    Compare: lambda e: (e.lhs, e.rhs),
+    UnaryOp: lambda e: (e.operand,),
+    BoolOp: lambda e: e.operands,
+    ListExpr: lambda e: e.items,
+    TupleExpr: lambda e: e.items,
+    DictExpr: lambda e: tuple(v for _, v in e.items),
+    Call: _call_children,
+}
+"""The children of each expression class that has any, by exact class (no expression class but IterArg, a
+leaf, has a subclass: `_map_children`)."""
+
+
 def expr_children(expr: Expr) -> tuple[Expr, ...]:
-    if type(expr) in _LEAVES:
-        return ()
-    if isinstance(expr, (BinOp, Compare)):
-        return (expr.lhs, expr.rhs)
-    if isinstance(expr, UnaryOp):
-        return (expr.operand,)
-    if isinstance(expr, BoolOp):
-        return expr.operands
-    if isinstance(expr, (ListExpr, TupleExpr)):
-        return expr.items
-    if isinstance(expr, DictExpr):
-        return tuple(v for _, v in expr.items)
-    if isinstance(expr, Call):
-        return (*expr.args, *(v for _, v in expr.kwargs))
-    return ()
+    children = _CHILDREN.get(type(expr))
+    return () if children is None else children(expr)
 
 
 def map_expr(expr: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:

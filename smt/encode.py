@@ -95,10 +95,23 @@ class Term:
 
 
 def lit(value: int | bool) -> Term:
-    """An Int or Bool literal."""
-    if value.__class__ is bool:
-        return Term("bool", (), value, BOOL)
-    return Term("int", (), int(value), INT)
+    """An Int or Bool literal (the literals made before are kept, `_LITS`: most terms' leaves are a few small
+    numbers)."""
+    key = (value.__class__, value)
+    found = _LITS.get(key)
+    if found is None:
+        found = Term("bool", (), value, BOOL) if value.__class__ is bool else Term("int", (), int(value), INT)
+        if len(_LITS) >= LITS_KEPT:
+            _LITS.clear()
+        _LITS[key] = found
+    return found
+
+
+_LITS: dict[tuple[type, int | bool], Term] = {}
+"""The literals `lit` made, by (class, value): the same object `Term` gives (hash-consing), without the key of its
+table built again; a literal kept here stays alive, so `Term`'s table keeps it too."""
+LITS_KEPT = 4096
+"""The most literals `_LITS` holds (emptied when full: it only saves time)."""
 
 
 TRUE, FALSE, ZERO, ONE = lit(True), lit(False), lit(0), lit(1)

@@ -319,7 +319,7 @@ PIPELINE_MEMBERSHIP = "pipeline_membership"
 
 def strip_pipeline_membership(fn: Function) -> Function:
     """*fn* without `pipeline_membership` in any call's `attrs=` (MemoryReuse consumes it)."""
-    from pypto_verify.ir import map_stmt_exprs
+    from pypto_verify.ir import map_stmt_exprs, stmt_exprs, walk_stmts
 
     def strip(e: Expr) -> Expr | None:
         if not isinstance(e, Call):
@@ -330,8 +330,18 @@ def strip_pipeline_membership(fn: Function) -> Function:
         kept = tuple((k, v) for k, v in attrs.items if k != PIPELINE_MEMBERSHIP)
         return e.with_kwarg("attrs", replace(attrs, items=kept) if kept else None)
 
+    if not any(_stamped(e) for stmt in walk_stmts(fn.body) for root in stmt_exprs(stmt) for e in walk_exprs(root)):
+        return fn  # nothing to strip (no pipelined loop): a walk, without a map's call per node
     body = map_stmts(fn.body, lambda s: (map_stmt_exprs(s, strip),))
     return replace(fn, body=body)
+
+
+def _stamped(e: Expr) -> bool:
+    """Whether *e* is a call whose `attrs=` holds `pipeline_membership`."""
+    if type(e) is not Call or not e.kwargs:
+        return False
+    attrs = e.kwarg("attrs")
+    return isinstance(attrs, DictExpr) and any(k == PIPELINE_MEMBERSHIP for k, _ in attrs.items)
 
 
 def membership_of(call: Call) -> tuple[tuple[int, int], ...]:

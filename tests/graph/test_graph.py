@@ -138,3 +138,38 @@ def test_graph_html_is_one_self_contained_page(tmp_path: Path) -> None:
     assert page.startswith("<!DOCTYPE html>") and "<script" not in page and "<link" not in page
     assert ("<svg" in page) == (graph.dot_binary() is not None)
     assert "mem_acc_11[0:4096]" in page and "co-live bytes" in page  # the legend and the timeline tables
+
+
+def test_walk_exprs_is_the_recursive_preorder() -> None:
+    """`walk_exprs` (children by exact class) visits what a recursive pre-order over every child field visits, in
+    the same order, through each expression class with children."""
+    from pypto_verify.ir import (BinOp, BoolOp, Call, Compare, Const, DictExpr, IterArg, ListExpr, Sym, TupleExpr,
+                                 UnaryOp, Var, walk_exprs)
+
+    def preorder(e):
+        yield e
+        if isinstance(e, (BinOp, Compare)):
+            kids = [e.lhs, e.rhs]
+        elif isinstance(e, UnaryOp):
+            kids = [e.operand]
+        elif isinstance(e, BoolOp):
+            kids = list(e.operands)
+        elif isinstance(e, (ListExpr, TupleExpr)):
+            kids = list(e.items)
+        elif isinstance(e, DictExpr):
+            kids = [v for _, v in e.items]
+        elif isinstance(e, Call):
+            kids = [*e.args, *(v for _, v in e.kwargs)]
+        else:
+            kids = []
+        for k in kids:
+            yield from preorder(k)
+
+    a, b, i = Var("a"), Var("b"), IterArg("i")
+    expr = Call("tile.matmul_acc", (BinOp("+", a, Const(1)), UnaryOp("-", i)),
+                (("attrs", DictExpr((("k", Compare("<", b, Sym("Mem.Acc"))),))),
+                 ("init_cond", BoolOp("and", (Compare("==", i, Const(0)), Var("c")))),
+                 ("shape", ListExpr((Const(16), TupleExpr((a, b)))))))
+    assert [id(e) for e in walk_exprs(expr)] == [id(e) for e in preorder(expr)]
+    assert [id(e) for e in walk_exprs(Call("tile.load", (a,)))] == [id(e) for e in preorder(Call("tile.load", (a,)))]
+    assert list(walk_exprs(a)) == [a]

@@ -86,3 +86,18 @@ def test_conditions_read_scalar_definitions_and_name_free_symbols_as_written():
     term = enc.term(Compare("==", Var("k0__ssa_v1"), Var("k_base__ssa_v0")))
     assert set(symbols.free) == {"k_base"}
     assert E.render([term]).count("|k_base|") == 2  # declared once, used once
+
+
+def test_literals_are_hash_consed_through_the_literal_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`lit` keeps the literals it made: the same object `Term` gives, True apart from 1 and False apart from 0,
+    and still the same object once the cache has been emptied (the term table keeps a live literal)."""
+    one, true = E.lit(1), E.lit(True)
+    assert one is E.ONE and true is E.TRUE and one is not true
+    assert E.lit(0) is E.ZERO and E.lit(False) is E.FALSE and E.ZERO is not E.FALSE
+    assert (one.head, one.value, one.sort) == ("int", 1, E.INT)
+    assert (true.head, true.value, true.sort) == ("bool", True, E.BOOL)
+    big = E.lit(2 ** 70)
+    monkeypatch.setattr(E, "LITS_KEPT", 1)
+    E._LITS.clear()
+    assert E.lit(2 ** 70) is big and E.lit(7) is E.Term("int", (), 7, E.INT)
+    assert len(E._LITS) == 1
