@@ -1381,6 +1381,17 @@ class _Origins:
                 blocks.extend(view.root_args)
                 blocks.extend(view.offsets)
                 continue
+            if isinstance(arg, Call) and arg.op in (ops.T_SLICE, ops.TILE_SLICE) and len(arg.args) >= 3 \
+                    and isinstance(arg.args[1], (ListExpr, TupleExpr)):
+                # a window written inline (`pl.cast(pl.slice(x, [M, K], [0, 0]), ...)`) is the window its
+                # hoisted load or slice reads, as `of` reads it once in a statement of its own
+                window = self._window(self.of(arg.args[0]), arg.args[2], arg.args[1], len(arg.args[1].items))
+                if window is None:
+                    return None
+                bound.update(window.bound)
+                blocks.extend(window.root_args)
+                blocks.extend(window.offsets)
+                continue
             if isinstance(arg, Call) and arg.op in (ops.T_RESHAPE, "tile.reshape") and len(arg.args) >= 2:
                 # a reshape that only adds or drops unit dimensions keeps its operand's block (`_reshape`), as
                 # `of` reads it once hoisted into a statement of its own

@@ -125,3 +125,20 @@ def test_a_loop_that_also_carries_a_scalar_is_inconclusive_and_names_it():
     equivalence = _never_proved(outcomes)
     assert ("`rows`, a value the loop at line 35 yields, not modelled: a loop that also carries the scalar `row0`"
             in equivalence.message), equivalence.message
+
+
+def test_windows_written_inline_are_the_windows_their_loads_read():
+    # `pl.cast(pl.slice(x, ...))` in the source, `tile.cast(rows__slice)` of a hoisted load in the lowering
+    outcomes = _outcomes("sliced_rows")
+    assert outcomes and all(o.verdict is Verdict.PROVED for o in outcomes), \
+        [(o.rule, o.verdict.value, o.message) for o in outcomes if o.verdict is not Verdict.PROVED]
+
+
+def test_a_lowering_loading_every_block_of_rows_from_the_first_never_proves():
+    def visit(stmt):
+        value = getattr(stmt, "value", None)
+        if isinstance(value, Call) and value.op == "tile.load" and stmt.target.name == "row__slice":
+            return replace(stmt, value=replace(value, args=(value.args[0], ListExpr((Const(0), Const(0))),
+                                                            *value.args[2:])))
+        return None
+    _differs(_outcomes("sliced_rows", visit))

@@ -68,3 +68,17 @@ def online_rows(q: pl.Tensor[[B, D], pl.FP32], cache: pl.Tensor[[S, D], pl.BF16]
     with pl.at(level=pl.Level.CORE_GROUP, name_hint="online_rows_write"):
         out = pl.assemble(out, acc, [0, 0])
     return out
+
+
+@pl.jit
+def sliced_rows(x: pl.Tensor[[B, D], pl.FP32], s: pl.Tensor[[B, 1], pl.FP32], w: pl.Tensor[[D, N], pl.BF16],
+                out: pl.Out[pl.Tensor[[B, N], pl.FP32]]):
+    # windows written inline (`pl.cast(pl.slice(...))`): the lowering hoists each into a load of its own, the
+    # same window of `x`
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="sliced_rows"):
+        rows = pl.cast(pl.slice(x, [B, D], [0, 0]), target_type=pl.BF16)
+        for r in pl.range(0, B, 8):
+            row = pl.row_expand_mul(pl.slice(x, [8, D], [r, 0]), pl.slice(s, [8, 1], [r, 0]))
+            rows = pl.assemble(rows, pl.cast(row, target_type=pl.BF16), [r, 0])
+        out[:, :] = pl.matmul(rows, w, out_dtype=pl.FP32)
+    return out
