@@ -667,6 +667,8 @@ class _Interpreter:
             return self.env[expr.name]
         if isinstance(expr, Const):
             return expr.value
+        if isinstance(expr, Call):  # before the rarer kinds: most visits are of names, literals and calls
+            return self.call(expr)
         if isinstance(expr, Sym):
             return expr
         if isinstance(expr, (ListExpr, TupleExpr)):
@@ -687,8 +689,6 @@ class _Interpreter:
         if isinstance(expr, BoolOp):
             values = [self._truth(self.expr(e), e) for e in expr.operands]
             return all(values) if expr.op == "and" else any(values)
-        if isinstance(expr, Call):
-            return self.call(expr)
         raise ReferenceError(f"expression {type(expr).__name__} has no reference semantics")
 
     def _truth(self, value: Any, expr: Expr) -> bool:
@@ -790,6 +790,8 @@ class _Interpreter:
     def ints(self, value: Any, what: str) -> tuple[int, ...]:
         if not isinstance(value, list):
             raise ReferenceError(f"{what} is not a list")
+        if all(type(v) is int for v in value):  # the usual list of plain ints: `_int` of each is itself
+            return tuple(value)
         return tuple(self._int(v, None) for v in value)
 
     def dtype_kw(self, call: Call, *names: str, position: int | None = None) -> DType | None:

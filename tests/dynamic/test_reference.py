@@ -277,3 +277,19 @@ def test_a_write_into_a_borrowed_window_runs_again_copying_the_windows(monkeypat
     want = x[16:, 32:].copy()
     want[1, 2] = 0.5
     assert np.array_equal(result.outputs["y"], want) and np.array_equal(result.outputs["x"], x)
+
+
+def test_a_list_of_plain_ints_is_read_as_each_int_is() -> None:
+    """`_Interpreter.ints` takes a list of plain ints as is (a fast path): the same tuple `_int` of each gives,
+    and a list with anything else still goes through `_int` (numpy ints converted, a bool refused)."""
+    from pypto_verify.reference import _Interpreter
+
+    it = _Interpreter(b.gemm_predicated(False))
+    plain = [0, 64, -3]
+    assert it.ints(plain, "offsets") == tuple(it._int(v, None) for v in plain) == (0, 64, -3)
+    mixed = it.ints([np.int64(5), 7], "offsets")
+    assert mixed == (5, 7) and all(type(v) is int for v in mixed)
+    with pytest.raises(ReferenceError, match="expected an integer"):
+        it.ints([1, True], "offsets")
+    with pytest.raises(ReferenceError, match="is not a list"):
+        it.ints((1, 2), "offsets")
