@@ -219,7 +219,7 @@ Exit codes:
                    "kernels are inconclusive (PV100, naming the stage).")
 @click.option("--max-file-size", type=click.IntRange(min=1), default=4 * 1024 * 1024, show_default=True,
               help="Bytes a kernel file (or a module it imports) may have; a larger one is an input error.")
-@click.option("--max-memory", type=click.IntRange(min=0), default=4 * 1024 ** 3, show_default=True,
+@click.option("--max-memory", type=click.IntRange(min=0), default=8 * 1024 ** 3, show_default=True,
               help="Bytes of address space the checking of one file may use (RLIMIT_AS); past it its kernels "
                    "are inconclusive (PV100). 0: no cap.")
 @click.option("--shard", help="Check only part I of N of the files (I/N, by a hash of each path); "

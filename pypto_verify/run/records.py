@@ -76,7 +76,7 @@ class Options:
     timeout: float = 300.0
     """Seconds each file's per-file stages (read, lower, facts) and again its per-kernel stages (prove,
     simulate) may take; past it the file's kernels are PV100, naming the stage. Such a result is not cached."""
-    max_memory: int = 4 * 1024 ** 3
+    max_memory: int = 8 * 1024 ** 3
     """Bytes of address space a worker may map (RLIMIT_AS; 0: no cap); past it the stage is PV100."""
 
     def key(self) -> str:
