@@ -547,8 +547,8 @@ def walk_exprs(expr: Expr) -> Iterator[Expr]:
 
 
 _LEAVES: frozenset[type] = frozenset({Var, IterArg, Const, Sym})
-"""The expression classes without children: most nodes a walk or a map visits (a type look-up is cheaper
-than the chain of isinstance tests below)."""
+"""The expression classes without children: most nodes a map visits (a type look-up is cheaper than the chain
+of isinstance tests of `_map_children`)."""
 
 
 def _call_children(expr: Call) -> tuple[Expr, ...]:

@@ -911,6 +911,8 @@ class ChainEncoding:
         self.site = site
         self._loop_vars = frozenset([*(c.var for c in site.context if isinstance(c, S.ContextLoop)),
                                      *(i.var for i in S.walk_items(site.body) if isinstance(i, S.Loop))])
+        # the user's names of those variables: a loop's term ranging over one of them clashes
+        self._loop_names = frozenset(display_name(v) for v in self._loop_vars)
         self.n = n
         self.symbols = symbols
         self.side = side
@@ -1097,7 +1099,7 @@ class ChainEncoding:
         if mad.kind == "bias":
             row = mad.bias
             if row is None or any(e is None for e in row.extents) \
-                    or set(row.bound) & {display_name(v) for v in self._loop_vars}:
+                    or set(row.bound) & self._loop_names:
                 exact = False
                 bias_row = app("bias?", (self.n,), TILE)
                 untraced = (*untraced, ("bias", dict(mad.why).get("bias", "it is not traced to a GM tensor")
@@ -1125,7 +1127,7 @@ class ChainEncoding:
             if kdim is None:
                 why[side] = f"`{operand.root}` is read as a block of rank {len(operand.dims)}, which has no K axis"
                 continue
-            clash = sorted(set(operand.bound) & {display_name(v) for v in self._loop_vars})
+            clash = sorted(set(operand.bound) & self._loop_names)
             if operand.bound:
                 # two spellings of one loop (a lowering that orders its carries or its body's ops otherwise)
                 # are two terms here: sound for proofs, but a model is no refutation

@@ -1365,6 +1365,12 @@ class _Origins:
         offsets it writes its value at (where in its target the value lies is part of the result)."""
         blocks: list[Expr] = []
         bound: set[str] = set()
+
+        def take(operand: Operand) -> None:
+            bound.update(operand.bound)
+            blocks.extend(operand.root_args)
+            blocks.extend(operand.offsets)
+
         if call.op in (ops.ASSEMBLE, ops.T_ASSEMBLE):
             at = call.args[2] if len(call.args) >= 3 else None
             if not isinstance(at, (ListExpr, TupleExpr)):
@@ -1377,9 +1383,7 @@ class _Origins:
                 view = self._valid_view(arg)
                 if view is None:
                     return None
-                bound.update(view.bound)
-                blocks.extend(view.root_args)
-                blocks.extend(view.offsets)
+                take(view)
                 continue
             if isinstance(arg, Call) and arg.op in (ops.T_SLICE, ops.TILE_SLICE) and len(arg.args) >= 3 \
                     and isinstance(arg.args[1], (ListExpr, TupleExpr)):
@@ -1388,18 +1392,14 @@ class _Origins:
                 window = self._window(self.of(arg.args[0]), arg.args[2], arg.args[1], len(arg.args[1].items))
                 if window is None:
                     return None
-                bound.update(window.bound)
-                blocks.extend(window.root_args)
-                blocks.extend(window.offsets)
+                take(window)
                 continue
             if isinstance(arg, Call) and arg.op in (ops.T_RESHAPE, "tile.reshape") and len(arg.args) >= 2:
                 # a reshape that only adds or drops unit dimensions keeps its operand's block (`_reshape`), as
                 # `of` reads it once hoisted into a statement of its own
                 kept = self._reshape(self.of(arg.args[0]), arg.args[1])
                 if kept is not None:
-                    bound.update(kept.bound)
-                    blocks.extend(kept.root_args)
-                    blocks.extend(kept.offsets)
+                    take(kept)
                     continue
             if isinstance(arg, Call):
                 t = ops.infer_call_type(arg, self.types)
@@ -1420,9 +1420,7 @@ class _Origins:
             inner = self.of(arg)
             if inner is None:
                 return None
-            bound.update(inner.bound)
-            blocks.extend(inner.root_args)
-            blocks.extend(inner.offsets)
+            take(inner)
         return blocks, bound
 
 

@@ -322,11 +322,11 @@ def strip_pipeline_membership(fn: Function) -> Function:
     from pypto_verify.ir import map_stmt_exprs, stmt_exprs, walk_stmts
 
     def strip(e: Expr) -> Expr | None:
-        if not isinstance(e, Call):
+        if not _stamped(e):
             return None
+        assert isinstance(e, Call)
         attrs = e.kwarg("attrs")
-        if not isinstance(attrs, DictExpr) or all(k != PIPELINE_MEMBERSHIP for k, _ in attrs.items):
-            return None
+        assert isinstance(attrs, DictExpr)
         kept = tuple((k, v) for k, v in attrs.items if k != PIPELINE_MEMBERSHIP)
         return e.with_kwarg("attrs", replace(attrs, items=kept) if kept else None)
 
