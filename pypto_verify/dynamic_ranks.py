@@ -35,7 +35,7 @@ from pypto_verify.emit import EmitError, emit_function, emit_module
 from pypto_verify.ir import Function, ScalarType, TensorType
 from pypto_verify.reference import ReferenceError, ReferenceResult, WindowError
 from pypto_verify.reference_ranks import (
-    RankDeadlock, distributed_calls, rank_param, run_reference_ranks, tabled_peer_write, window_params,
+    RankDeadlock, rank_param, reached_calls, run_reference_ranks, tabled_peer_write, window_params,
     world_size,
 )
 from pypto_verify.sizes import dynamic_names
@@ -43,7 +43,7 @@ from pypto_verify.sizes import dynamic_names
 
 def is_multi_rank(fn: Function, callees: Mapping[str, Callee | str] | None = None) -> bool:
     """Whether *fn* uses a distributed op, itself or in a function it calls (its simulation runs every rank)."""
-    return bool(distributed_calls(fn, callees))
+    return bool(reached_calls(fn, callees))
 
 
 def simulate_ranks_kernel(source_fn: Function, lowered_fn: Function, *, seed: int = 0, target: str = "a2a3",

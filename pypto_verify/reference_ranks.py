@@ -109,10 +109,6 @@ _MAX_CALL_DEPTH = 16
 """How deep calls are followed (as `callees` splices them)."""
 
 
-def distributed_calls(fn: Function, callees: Mapping[str, Callee | str] | None = None) -> list[Call]:
-    return [r.call for r in reached_calls(fn, callees)]
-
-
 def window_params(fn: Function, callees: Mapping[str, Callee | str] | None = None) -> frozenset[str]:
     """The tensor parameters of *fn* some distributed op addresses as its window: one of its own, or one of a
     callee's that the calls pass it to (`reached_calls`)."""
