@@ -1470,9 +1470,10 @@ def _sort32(it: _Interpreter, call: Call) -> Value:
 DEVIATIONS = 6.0
 """How many deviations (`Value.sigma`) an element of a faithful implementation may be off by (the comparison's
 slack, `dynamic.DEVIATIONS`)."""
-_COMPARES: dict[int, Callable[[np.ndarray, np.ndarray], np.ndarray]] = dict(enumerate((
-    np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal)))
-"""PyPTO's `cmp_type` codes: 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge."""
+_PREDICATES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal}
+_COMPARES = {code: _PREDICATES[name] for code, name in enumerate(ops.CMP_MODES)}
+"""PyPTO's `cmp_type` codes (`ops.CMP_MODES`: 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge) -> the predicate."""
 
 
 def _lanes(it: _Interpreter, call: Call) -> tuple[Value, np.ndarray, np.ndarray | None]:
