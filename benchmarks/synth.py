@@ -25,7 +25,7 @@ time.
 
     python benchmarks/synth.py --repeat 3                          # N 10,100,1000; long 1k,2k,5k
     python benchmarks/synth.py --sizes 10000 --long-sizes 10k,20k --json /tmp/synth-big.json
-    python benchmarks/synth.py --sizes '' --long-sizes 50k         # ~40 GiB with clingo (docs/BENCHMARKS.md)
+    python benchmarks/synth.py --sizes '' --long-sizes 50k         # ~18 s, ~0.5 GiB (docs/BENCHMARKS.md)
     python benchmarks/synth.py --rule-sizes                        # corpus/ and the long series
 """
 
