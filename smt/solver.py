@@ -9,7 +9,9 @@ timeout or when the model may rest on an approximation (the reason is kept). An 
 Performance. The query text is made without z3 (`encode.render`), so the cache is looked up first: a
 fully cached run never imports z3. A query whose violation folds to false under its assumptions is
 proved without a solver, and so is a query this process's batches proved before (`_PROVED`; the
-same terms from another site, kernel or file). The misses of one site are decided together
+same terms from another site, kernel or file). A site whose every query left is refuted by its constants'
+bounds (`boxes.refuted_by_box`: interval arithmetic; most GM windows, PV107) needs no batch either; where one
+query is not, the batch is made as always, those queries among the others. The misses of one site are decided together
 (`_solve_batch`): their terms are built as z3 terms directly (`_Builder`, z3's C API, each shared
 subterm once; no SMT-LIB text is rendered or parsed for them), each query asserted under an indicator
 literal (`(=> |!ob.k| (and assumptions violation))`) inside a `push` / `pop` on a `QF_UFLIA` solver;
@@ -46,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from pypto_verify.smt import encode as E
+from pypto_verify.smt.boxes import refuted_by_box
 from pypto_verify.smt.obligations import Obligation
 
 RLIMIT = 4_000_000
@@ -514,6 +517,12 @@ def discharge_all(obs: list[Obligation], *, timeout_ms: int = DEFAULT_TIMEOUT_MS
                 solved.append((text, _PROVED[query.key]))  # stored under this text too, for the next run
             continue
         pending.append((i, query, text))
+    if pending and all(refuted_by_box(query.key) for _, query, _ in pending):
+        # every query left is refuted by its constants' bounds alone (`boxes`): no batch. Where one is not, the
+        # batch is made and checked as it always is, these queries among the others (module docstring, "Limits")
+        for i, _, _ in pending:
+            answers[i] = Answer(Verdict.PROVED)
+        pending = []
     if not pending:
         if store is not None:
             store.put_many(solved)
