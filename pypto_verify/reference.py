@@ -500,11 +500,15 @@ def _fit(data: np.ndarray, shape: tuple[int, ...], what: str) -> np.ndarray:
 
 def _sigma_2d(value: Value) -> np.ndarray | None:
     """The nonzero deviation of *value* in the 2-D shape `_as_2d` gives its data."""
+    if value.sigma is None:
+        return None
     sigma = _nonzero(value.sigma)
     return None if sigma is None else sigma.reshape(_squeeze(value.data.shape))
 
 
 def _as_2d(value: Value, what: str) -> np.ndarray:
+    if value.data.ndim == 2:
+        return value.data  # what a reshape to its own shape would view
     squeezed = _squeeze(value.data.shape)
     if len(squeezed) != 2:
         raise ReferenceError(f"{what}: operand of shape {list(value.data.shape)} is not 2-D")
@@ -565,6 +569,8 @@ class _Interpreter:
         """In a multi-rank run: the rank this runs as and the windows it shares (`reference_ranks.RankState`)."""
         self.borrow = False
         """Whether a window of a read-only tensor is borrowed rather than copied (`_borrowable`)."""
+        self.parts: dict[int, tuple[Call, ops.MatmulParts]] = {}
+        """Each matmul call's operands (`ops.matmul_parts`), by the `id` of the call (kept, so the id stays its)."""
         self.narrow: frozenset[int] = frozenset()
         """The slices of *fn* (the `id` of their call) whose value only matmuls read, as an lhs or rhs (`_uses`): a
         window of an int8 input they take is held as it is, read-only, not widened to int64 (`Value.data`'s
@@ -835,7 +841,10 @@ class _Interpreter:
 
     # matmuls ---------------------------------------------------------------------------
     def matmul(self, call: Call) -> Value:
-        parts = ops.matmul_parts(call)
+        known = self.parts.get(id(call))
+        if known is None or known[0] is not call:
+            known = self.parts[id(call)] = (call, ops.matmul_parts(call))
+        parts = known[1]
         a, b = self.expr(parts.lhs), self.expr(parts.rhs)
         if not isinstance(a, Value) or not isinstance(b, Value):
             raise ReferenceError(f"`{call.op}` operands are not tensors or tiles")
