@@ -105,7 +105,8 @@ class Value:
     """An array of values and the element type it stands for.
 
     `data` holds float32 values already rounded to `dtype` for float dtypes, int64 values already
-    wrapped to `dtype` for integer ones. GM tensors are shared `Value` objects updated in place;
+    wrapped to `dtype` for integer ones (but a window of an int8 input that only matmuls read, which is the
+    input's own read-only int8 view: `_Interpreter.narrow`). GM tensors are shared `Value` objects updated in place;
     every other op makes a new one. `k` is the reduction length accumulated into a matmul result
     (used for the comparison's tolerance). `sigma` is the deviation a faithful f32 implementation
     may show from `data` (see "Deviation" in the module docstring): None when exactly determined,
