@@ -209,8 +209,12 @@ def _drawn(fn: Function, seed: int) -> dict[str, np.ndarray]:
 def on_grid(fn: Function, callees: Mapping[str, Callee | str] | None = None) -> frozenset[str]:
     """The float tensor parameters of *fn* whose inputs lie on the reference's `GRID` (every drawn one:
     a tensor `tensor.read` reads, itself or through *callees*, is filled with a sample value instead)."""
+    return _grid_of(fn, read_tensors(fn, callees))
+
+
+def _grid_of(fn: Function, reads: list[str]) -> frozenset[str]:
+    """`on_grid`, given the tensors *fn* reads scalars from (`read_tensors`)."""
     assert FLOAT_STEP == GRID  # one grid: the draw's is the one the reference sums exactly
-    reads = set(read_tensors(fn, callees))
     return frozenset(p.name for p in fn.params
                      if isinstance(p.type, TensorType) and p.type.dtype.is_float and p.name not in reads)
 
@@ -261,8 +265,9 @@ def _choose_scalars(fn: Function, seed: int, given: Mapping[str, int], deviation
                     callees: Mapping[str, Callee | str] | None = None, blocks: int | None = None):
     """The scalar values, the inputs and the reference result for *fn* (with its *deviations*, or not; its calls of
     *callees* run in place, over *blocks* when its launcher gives its block index)."""
-    names = scalar_names(fn, callees)
-    reads = set(read_tensors(fn, callees))
+    read = read_tensors(fn, callees)  # one walk of the kernel (and its callees) for the names, reads and grid
+    names = [p.name for p in fn.params if isinstance(p.type, ScalarType)] + read  # `scalar_names`
+    reads, grid = set(read), _grid_of(fn, read)
     missing = [n for n in names if n not in given]
     candidates = scalar_candidates(fn) if missing else [0]  # one pass; the value is unused: every scalar is given
     drawn = _drawn(fn, seed)  # the same for every candidate: only the filled tensors change
@@ -272,7 +277,7 @@ def _choose_scalars(fn: Function, seed: int, given: Mapping[str, int], deviation
         inputs = _filled(fn, drawn, {n: values[n] for n in names if n in reads})
         try:
             result = run_reference(fn, inputs, {n: values[n] for n in names if n not in reads}, deviations=deviations,
-                                   grid=on_grid(fn, callees), callees=callees, blocks=blocks)
+                                   grid=grid, callees=callees, blocks=blocks)
         except WindowError as error:  # only an out-of-range window makes the next value worth a try
             last = error
             if not missing:

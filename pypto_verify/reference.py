@@ -105,7 +105,8 @@ class Value:
     """An array of values and the element type it stands for.
 
     `data` holds float32 values already rounded to `dtype` for float dtypes, int64 values already
-    wrapped to `dtype` for integer ones. GM tensors are shared `Value` objects updated in place;
+    wrapped to `dtype` for integer ones (but a window of an int8 input that only matmuls read, which is the
+    input's own read-only int8 view: `_Interpreter.narrow`). GM tensors are shared `Value` objects updated in place;
     every other op makes a new one. `k` is the reduction length accumulated into a matmul result
     (used for the comparison's tolerance). `sigma` is the deviation a faithful f32 implementation
     may show from `data` (see "Deviation" in the module docstring): None when exactly determined,
@@ -428,26 +429,30 @@ def _product(a: Value, b: Value) -> np.ndarray:
         # chooses, so the reference (and every value a report prints of it) would differ between machines
         # in the last digit; the order's own deviation is modelled by `_product_sigma`
         return np.matmul(a.data.astype(np.float64), b.data.astype(np.float64)).astype(np.float32)
-    return to_dtype(_int_matmul(a.data, b.data, _INT8_BOUND if a.dtype is DType.INT8 else None,
-                                _INT8_BOUND if b.dtype is DType.INT8 else None), DType.INT32)
+    exact, bound = _int_matmul(a.data, b.data, _INT8_BOUND if a.dtype is DType.INT8 else None,
+                               _INT8_BOUND if b.dtype is DType.INT8 else None)
+    # no element beyond the bound: wrapping to i32 would change nothing (it would only copy)
+    return exact if bound < 2 ** 31 else to_dtype(exact, DType.INT32)
 
 
 _INT8_BOUND = 2 ** 7
 """The largest `|x|` of an int8 value."""
 
 
-def _int_matmul(a: np.ndarray, b: np.ndarray, a_bound: int | None = None, b_bound: int | None = None) -> np.ndarray:
-    """The exact int64 `a @ b`: through float32 BLAS when every partial sum is an exact float32 integer
-    (|a| * |b| * K < 2**24: int8 operands up to K = 1023), float64 BLAS when it is an exact float64 one
-    (< 2**53), numpy's integer loop otherwise. *a_bound* / *b_bound* bound `|a|` / `|b|` when the
-    operand's dtype does (int8), sparing a pass over it."""
+def _int_matmul(a: np.ndarray, b: np.ndarray, a_bound: int | None = None, b_bound: int | None = None
+                ) -> tuple[np.ndarray, int | float]:
+    """The exact int64 `a @ b` (a new array), and a bound on its elements' magnitude (infinite when none was
+    computed): through float32 BLAS when every partial sum is an exact float32 integer (|a| * |b| * K < 2**24:
+    int8 operands up to K = 1023), float64 BLAS when it is an exact float64 one (< 2**53), numpy's integer
+    loop otherwise. *a_bound* / *b_bound* bound `|a|` / `|b|` when the operand's dtype does (int8), sparing a
+    pass over it. The operands may be of any integer type (a window of an int8 input as it is, `_slice`)."""
     if a.size and b.size:
         bound = (a_bound or _abs_bound(a)) * (b_bound or _abs_bound(b)) * a.shape[-1]
         if bound < 2 ** 24:  # exact in f32 too, whose BLAS takes half the time
-            return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(np.int64)
+            return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(np.int64), bound
         if bound < 2 ** 53:
-            return np.matmul(a.astype(np.float64), b.astype(np.float64)).astype(np.int64)
-    return np.matmul(a.astype(np.int64), b.astype(np.int64))
+            return np.matmul(a.astype(np.float64), b.astype(np.float64)).astype(np.int64), bound
+    return np.matmul(a.astype(np.int64), b.astype(np.int64)), float("inf")
 
 
 def _abs_bound(values: np.ndarray) -> int:
@@ -496,11 +501,15 @@ def _fit(data: np.ndarray, shape: tuple[int, ...], what: str) -> np.ndarray:
 
 def _sigma_2d(value: Value) -> np.ndarray | None:
     """The nonzero deviation of *value* in the 2-D shape `_as_2d` gives its data."""
+    if value.sigma is None:
+        return None
     sigma = _nonzero(value.sigma)
     return None if sigma is None else sigma.reshape(_squeeze(value.data.shape))
 
 
 def _as_2d(value: Value, what: str) -> np.ndarray:
+    if value.data.ndim == 2:
+        return value.data  # what a reshape to its own shape would view
     squeezed = _squeeze(value.data.shape)
     if len(squeezed) != 2:
         raise ReferenceError(f"{what}: operand of shape {list(value.data.shape)} is not 2-D")
@@ -561,6 +570,12 @@ class _Interpreter:
         """In a multi-rank run: the rank this runs as and the windows it shares (`reference_ranks.RankState`)."""
         self.borrow = False
         """Whether a window of a read-only tensor is borrowed rather than copied (`_borrowable`)."""
+        self.parts: dict[int, tuple[Call, ops.MatmulParts]] = {}
+        """Each matmul call's operands (`ops.matmul_parts`), by the `id` of the call (kept, so the id stays its)."""
+        self.narrow: frozenset[int] = frozenset()
+        """The slices of *fn* (the `id` of their call) whose value only matmuls read, as an lhs or rhs (`_uses`): a
+        window of an int8 input they take is held as it is, read-only, not widened to int64 (`Value.data`'s
+        integer type), as the matmul reads any integer type exactly (`_int_matmul`) and no other op reads it."""
 
     # statements -------------------------------------------------------------------------
     def body(self, stmts: tuple[Stmt, ...]) -> tuple[Any, ...] | None:
@@ -827,7 +842,10 @@ class _Interpreter:
 
     # matmuls ---------------------------------------------------------------------------
     def matmul(self, call: Call) -> Value:
-        parts = ops.matmul_parts(call)
+        known = self.parts.get(id(call))
+        if known is None or known[0] is not call:
+            known = self.parts[id(call)] = (call, ops.matmul_parts(call))
+        parts = known[1]
         a, b = self.expr(parts.lhs), self.expr(parts.rhs)
         if not isinstance(a, Value) or not isinstance(b, Value):
             raise ReferenceError(f"`{call.op}` operands are not tensors or tiles")
@@ -879,8 +897,10 @@ class _Interpreter:
                     product = to_dtype(acc2 + product, DType.INT32)
                 sigma = _quadrature(sigma, _sigma_2d(acc))
                 k += acc.k
-        # a fresh f32 product is already a value of FP32 (to_dtype would only copy it)
-        fresh = acc_dtype is DType.FP32 and product.dtype == np.float32
+        # a fresh f32 product is already a value of FP32, and an i32 one without a bias (wrapped by `_product`,
+        # or by the accumulation) a value of INT32: to_dtype would only copy it
+        fresh = product.dtype == np.float32 if acc_dtype is DType.FP32 else \
+            acc_dtype is DType.INT32 and parts.bias is None and product.dtype == np.int64
         data = (product if fresh else to_dtype(product, acc_dtype)).reshape(out_shape)
         sigma = _rounded_sigma(data, None if sigma is None else sigma.reshape(out_shape), acc_dtype)
         self.max_k = max(self.max_k, k)
@@ -1115,7 +1135,11 @@ def _slice(it: _Interpreter, call: Call) -> Value:
         sigma = _nonzero(_window_sigma(src, index))  # a copy too
         return Value(data, src.dtype, sigma=sigma, grid=_gridded(src), frame=_frame(shape, data.shape))
     index = it.window(src, offsets, shape, f"`{call.op}`")
-    data = _window_data(src, index, it.borrow)
+    window = src.data[index]
+    # an int8 input's window only matmuls read (`_Interpreter.narrow`), of a tensor no op writes (read-only)
+    narrow = src.dtype is DType.INT8 and window.dtype == np.int8 and not window.flags.writeable \
+        and id(call) in it.narrow
+    data = window if narrow else _window_data(src, index, it.borrow)
     sigma = _nonzero(_window_sigma(src, index))
     return Value(data.reshape(shape), src.dtype, sigma=None if sigma is None else sigma.reshape(shape),
                  grid=_gridded(src), pairs=src.pairs)
@@ -1871,16 +1895,39 @@ _GIVEN_INTS = {DType.INT8: np.int8, DType.INT32: np.int32, DType.INT64: np.int64
 def _read_only_params(fn: Function) -> set[str]:
     """The tensor parameters of *fn* used only as the first operand of a reader (`_READERS`): no
     op can write them, alias them or hand them on."""
+    return _uses(fn)[0]
+
+
+def _uses(fn: Function) -> tuple[set[str], frozenset[int]]:
+    """What one walk of *fn*'s names tells: its read-only tensor parameters (`_read_only_params`), and the
+    slices (the `id` of their call) whose value only matmuls read, as an lhs or rhs (`_Interpreter.narrow`):
+    every read of the name a slice is assigned to is such an operand."""
     uses: dict[str, int] = {}
     reads: dict[str, int] = {}
+    operands: dict[str, int] = {}
+    slices: list[tuple[str, Call]] = []
     for stmt in walk_stmts(fn.body):
+        if isinstance(stmt, Assign) and isinstance(stmt.value, Call) and stmt.value.op in _NARROWED:
+            slices.append((stmt.target.name, stmt.value))
         for expr in stmt_exprs(stmt):
             for x in walk_exprs(expr):
                 if isinstance(x, Var):
                     uses[x.name] = uses.get(x.name, 0) + 1
-                elif isinstance(x, Call) and x.op in _READERS and x.args and isinstance(x.args[0], Var):
-                    reads[x.args[0].name] = reads.get(x.args[0].name, 0) + 1
-    return {p.name for p in fn.params if isinstance(p.type, TensorType) and uses.get(p.name, 0) == reads.get(p.name, 0)}
+                elif isinstance(x, Call):
+                    if x.op in _READERS and x.args and isinstance(x.args[0], Var):
+                        reads[x.args[0].name] = reads.get(x.args[0].name, 0) + 1
+                    if x.op in ops.ALL_MADS and len(x.args) >= (3 if x.op in ops.ACC_MADS else 2):
+                        parts = ops.matmul_parts(x)
+                        for operand in (parts.lhs, parts.rhs):
+                            if isinstance(operand, Var):
+                                operands[operand.name] = operands.get(operand.name, 0) + 1
+    read_only = {p.name for p in fn.params
+                 if isinstance(p.type, TensorType) and uses.get(p.name, 0) == reads.get(p.name, 0)}
+    return read_only, frozenset(id(call) for name, call in slices if uses.get(name, 0) == operands.get(name, 0))
+
+
+_NARROWED = frozenset({ops.T_SLICE, "tile.slice"})
+"""The ops whose window of an int8 input may be held as it is (`_Interpreter.narrow`)."""
 
 
 def _as_given(data: np.ndarray, dtype: DType) -> np.ndarray | None:
@@ -1970,7 +2017,7 @@ def _reference(fn: Function, inputs: Mapping[str, np.ndarray], scalars: Mapping[
     it.ranks = ranks
     it.borrow = borrow
     tensors: dict[str, _Tensor] = {}
-    read_only = _read_only_params(fn)
+    read_only, it.narrow = _uses(fn)
     task_arrays = ops.task_arrays(fn)
     for p in fn.params:
         if p.name in task_arrays:

@@ -1898,6 +1898,9 @@ def _product(a: Tile, b: Tile, dtype: str, out: np.ndarray | None = None) -> np.
         return np.matmul(_as_f32(a, dtype), _as_f32(b, dtype), out=out)
     if a.valid_cols <= _I8_EXACT_IN_F32_K:  # every partial sum is an exact f32 integer
         product = np.matmul(a.valid.astype(np.float32), b.valid.astype(np.float32))
+        if out is not None:  # converted straight into the accumulator (each an exact integer of i32)
+            np.copyto(out, product, casting="unsafe")
+            return out
         wrapped = product.astype(np.int32)
     else:
         product = np.matmul(a.valid.astype(np.float64), b.valid.astype(np.float64))
