@@ -15,13 +15,58 @@ iter_arg is a value like any other — L0C_RULES.md; the old compiler's Var-only
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
-from typing import Any, Union
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, Union
 
 from pypto_verify.span import NO_SPAN as NO_SPAN, Span as Span, display_name as display_name  # re-exported
 from pypto_verify.span import pickled_as_fields
+
+
+# ---------------------------------------------------------------------------------------------- copies
+
+_D = TypeVar("_D")
+
+
+def replace(obj: _D, /, **changes: Any) -> _D:
+    """`dataclasses.replace`, about twice as cheap on a frozen dataclass whose `__init__` is the generated one and
+    has no `__post_init__` (every IR node, and most records of the passes): the copy gets its fields set as that
+    `__init__` would (and as unpickling sets them, `span.pickled_as_fields`), without `dataclasses.fields()` made
+    again and the keyword call. Any other dataclass, or a change naming no field, goes to `dataclasses.replace`
+    (its errors included). The lowering and the sites make ~345 000 copies over 1 000 synthetic kernels."""
+    cls = obj.__class__
+    plan = _COPY_PLANS.get(cls)
+    if plan is None:
+        plan = _COPY_PLANS[cls] = _copy_plan(cls)
+    if not plan or not plan[1].issuperset(changes):
+        return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
+    copy = _new_object(cls)
+    for name in plan[0]:
+        _set_field(copy, name, changes[name] if name in changes else getattr(obj, name))
+    return copy
+
+
+def _copy_plan(cls: type) -> tuple[tuple[str, ...], frozenset[str]] | tuple[()]:
+    """*cls*'s field names (and as a set) when `replace` may copy it field by field; `()` when it may not."""
+    params = getattr(cls, "__dataclass_params__", None)
+    if params is None or not params.frozen or hasattr(cls, "__post_init__"):
+        return ()
+    init = getattr(cls.__init__, "__code__", None)
+    if init is None or init.co_filename != "<string>":  # an `__init__` of its own, not the generated one
+        return ()
+    every = getattr(cls, "__dataclass_fields__", {})
+    fields = dataclasses.fields(cls)
+    if len(fields) != len(every) or not all(f.init for f in fields):  # an InitVar, a ClassVar, an init=False field
+        return ()
+    names = tuple(f.name for f in fields)
+    return names, frozenset(names)
+
+
+_COPY_PLANS: dict[type, tuple[tuple[str, ...], frozenset[str]] | tuple[()]] = {}
+_new_object = object.__new__
+_set_field = object.__setattr__
 
 
 # ---------------------------------------------------------------------------------------------- spans

@@ -10,12 +10,12 @@ opaque: its operands are reads and its result is a fresh value (Vec for tile-lev
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from pypto_verify.ir import (
     Assign, BinOp, Call, Const, DType, Expr, For, Function, FunctionKind, If, ListExpr, MemSpace, ScalarType, Sym,
     Return, TensorType, TileType, TupleExpr, TupleType, Type, PtrType, Var, stmt_exprs, var_like, walk_exprs,
-    walk_stmts,
+    walk_stmts, replace,
 )
 
 # ---------------------------------------------------------------------------------------------- names

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TypeGuard
 
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, Call, Const, DictExpr, Eval, Expr, For, Function, If, MemRef, MemSpace, PtrType, Return, Scope, Stmt,
-    Span, Sym, TensorType, TileType, Type, Var, Yield, map_stmts, walk_exprs,
+    Span, Sym, TensorType, TileType, Type, Var, Yield, map_stmts, walk_exprs, replace,
 )
 from pypto_verify.lowering._pass_util import yield_values, infer_env, stmt_span
 
