@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar, Union
 
 from pypto_verify.span import NO_SPAN as NO_SPAN, Span as Span, display_name as display_name  # re-exported
-from pypto_verify.span import pickled_as_fields
+from pypto_verify.span import pickled_as_fields, slotted_init
 
 
 # ---------------------------------------------------------------------------------------------- copies
@@ -880,42 +880,11 @@ def yield_values(body: tuple[Stmt, ...]) -> tuple[Expr, ...]:
 Node = Union[Expr, Stmt, Type, Function, Program]
 
 
-def _init_by_slots(cls: type) -> None:
-    """Give *cls* (a frozen slotted dataclass) an `__init__` that sets each field through its slot's own
-    descriptor: the same parameters, defaults and keyword-only fields as the one `dataclass` generates, which
-    goes through `object.__setattr__` by name for each field (a frozen class's only way past its own
-    `__setattr__`): about a third cheaper, and every stage makes IR nodes by the hundred thousand. A class with a
-    default factory, a `__post_init__` or an `__init__` of its own keeps the generated one."""
-    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
-    init = getattr(cls.__init__, "__code__", None)
-    slots = [getattr(cls, f.name, None) for f in fields]
-    if (not fields or hasattr(cls, "__post_init__") or init is None or init.co_filename != "<string>"
-            or any(f.default_factory is not dataclasses.MISSING or not f.init for f in fields)
-            or not all(isinstance(slot, _MemberDescriptor) for slot in slots)):
-        return
-    scope: dict[str, Any] = {}
-    positional: list[str] = []
-    keywords: list[str] = []
-    for i, f in enumerate(fields):
-        param = f.name
-        if f.default is not dataclasses.MISSING:
-            scope[f"_default_{i}"] = f.default
-            param += f"=_default_{i}"
-        (keywords if f.kw_only else positional).append(param)
-        scope[f"_set_{i}"] = slots[i].__set__  # type: ignore[union-attr]
-    params = ", ".join(["self", *positional, *(["*", *keywords] if keywords else [])])
-    lines = "".join(f"    _set_{i}(self, {f.name})\n" for i, f in enumerate(fields))
-    exec(f"def __init__({params}):\n{lines}", scope)  # noqa: S102 - made from the class's own field names
-    function = scope["__init__"]
-    function.__qualname__ = f"{cls.__qualname__}.__init__"
-    setattr(cls, "__init__", function)
-
-
 # every node class pickles as the tuple of its fields (the worker pool sends a file's IR between processes), and
-# is made by `_init_by_slots`'s `__init__`
+# is made by an `__init__` that sets its slots directly (`span.slotted_init`)
 for _node_class in [c for c in list(globals().values()) if isinstance(c, type) and c.__module__ == __name__
                     and "__dataclass_params__" in c.__dict__ and "__slots__" in c.__dict__
                     and getattr(c, "__dataclass_params__").frozen]:
     pickled_as_fields(_node_class)
-    _init_by_slots(_node_class)
+    slotted_init(_node_class)
 del _node_class

@@ -17,6 +17,7 @@ from pypto_verify.ir import (
     Return, TensorType, TileType, TupleExpr, TupleType, Type, PtrType, Var, stmt_exprs, var_like, walk_exprs,
     walk_stmts, replace,
 )
+from pypto_verify.span import slotted_init
 
 # ---------------------------------------------------------------------------------------------- names
 
@@ -168,6 +169,7 @@ def is_mad(call: Expr) -> bool:
 # ---------------------------------------------------------------------------------------------- operand roles
 
 
+@slotted_init
 @dataclass(frozen=True, slots=True)
 class MatmulParts:
     """The operands of a (tile or tensor) matmul, whichever way they were written."""

@@ -22,6 +22,7 @@ from pypto_verify.ir import (
     Assign, Call, Const, DictExpr, Eval, Expr, For, Function, If, MemRef, MemSpace, PtrType, Return, Scope, Stmt,
     Span, Sym, TensorType, TileType, Type, Var, Yield, map_stmts, walk_exprs, replace,
 )
+from pypto_verify.span import slotted_init
 from pypto_verify.lowering._pass_util import yield_values, infer_env, stmt_span
 
 
@@ -39,6 +40,7 @@ class SiteKind(enum.Enum):
     ITER_ARG = "iter_arg"
 
 
+@slotted_init
 @dataclass(frozen=True, slots=True)
 class Frame:
     """One enclosing body on the path to a definition: `body[pos]` is the statement on the path."""
@@ -51,6 +53,7 @@ class Frame:
     """`body` (function, loop or scope body), `then` or `else`."""
 
 
+@slotted_init
 @dataclass(frozen=True, slots=True)
 class Site:
     """Where the value `name` is defined: the defining statement, its index and its enclosing bodies."""
