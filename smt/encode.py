@@ -46,6 +46,8 @@ import hashlib
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import filterfalse
+from operator import is_
 from typing import Any
 
 from pypto_verify import ir, ops
@@ -403,28 +405,31 @@ def simplify_under(assumptions: Iterable[Term], terms: Iterable[Term],
 
 def _substitute(term: Term, values: Mapping[Term, Term], memo: dict[Term, Term]) -> Term:
     """*term* under *values*, through *memo* (term -> its image; several calls with the same *values* may
-    share one: a term's image depends on the term and *values* alone)."""
+    share one: a term's image depends on the term and *values* alone). A term's arguments are imaged before
+    it, each once, by `map` and `filterfalse` over the memo (no Python-level loop per argument)."""
     found = memo.get(term)
     if found is not None:
         return found
+    value_of, known, image_of = values.get, memo.__contains__, memo.__getitem__
     stack: list[Term] = [term]
     while stack:
         t = stack[-1]
         if t in memo:
             stack.pop()
             continue
-        image = values.get(t)
-        if image is not None or not t.args:
+        image = value_of(t)
+        args = t.args
+        if image is not None or not args:
             memo[t] = t if image is None else image
             stack.pop()
             continue
-        pending = [a for a in t.args if a not in memo]
+        pending = list(filterfalse(known, args))
         if pending:
-            stack.extend(pending)
+            stack += pending
             continue
         stack.pop()
-        args = tuple([memo[a] for a in t.args])
-        memo[t] = t if all(x is y for x, y in zip(args, t.args)) else _rebuild(t, args)
+        images = tuple(map(image_of, args))
+        memo[t] = t if all(map(is_, images, args)) else _rebuild(t, images)
     return memo[term]
 
 
