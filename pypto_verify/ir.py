@@ -606,6 +606,26 @@ def walk_exprs(expr: Expr) -> Iterator[Expr]:
                 extend(reversed(found))
 
 
+def var_names(expr: Expr) -> list[str]:
+    """The name of every variable in *expr* (a `Var` and an `IterArg` alike), in `walk_exprs`' order, repeats
+    kept: that walk without a generator, and without a yield for every node that is not a variable."""
+    names: list[str] = []
+    stack = [expr]
+    pop, extend, children_of = stack.pop, stack.extend, _CHILDREN.get
+    while stack:
+        node = pop()
+        cls = node.__class__
+        if cls is Var or cls is IterArg:
+            names.append(node.name)  # type: ignore[attr-defined]
+            continue
+        children = children_of(cls)
+        if children is not None:
+            found = children(node)
+            if found:
+                extend(reversed(found))
+    return names
+
+
 _LEAVES: frozenset[type] = frozenset({Var, IterArg, Const, Sym})
 """The expression classes without children: most nodes a map visits (a type look-up is cheaper than the chain
 of isinstance tests of `_map_children`)."""

@@ -62,7 +62,7 @@ from pypto_verify.ir import (
     NO_SPAN, Assign, BinOp, BoolOp, Call, Compare, Const, DType, Eval, Expr, For, Function, If, IterArg,
     ListExpr, LoopKind, MemSpace, Module, Param, Return, ScalarType, Scope, Span, Stmt, TensorType, TileType,
     TupleExpr, Type, UnaryOp, Var, Yield, display_name, final_yield, map_stmt_exprs, map_stmts, stmt_exprs, type_env,
-    var_like, walk_exprs, yield_values, replace,
+    var_like, var_names, walk_exprs, yield_values, replace,
 )
 from pypto_verify.span import slotted_init
 
@@ -663,9 +663,7 @@ class _Mentions:
 def _var_names(expr: Expr | None) -> Iterator[str]:
     if expr is None:
         return
-    for e in walk_exprs(expr):
-        if isinstance(e, Var):
-            yield e.name
+    yield from var_names(expr)
 
 
 def _bare_ranks(fn: Function) -> dict[str, int]:
@@ -1762,7 +1760,7 @@ class _Projector:
                           "(PV004 reports where)")
 
     def reads_in(self, expr: Expr) -> list[str]:
-        return [e.name for e in walk_exprs(expr) if isinstance(e, Var) and e.name in self.members]
+        return [name for name in var_names(expr) if name in self.members]
 
     # -- statements
 

@@ -20,7 +20,7 @@ from typing import TypeGuard
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, Call, Const, DictExpr, Eval, Expr, For, Function, If, MemRef, MemSpace, PtrType, Return, Scope, Stmt,
-    Span, Sym, TensorType, TileType, Type, Var, Yield, map_stmts, walk_exprs, replace,
+    Span, Sym, TensorType, TileType, Type, Var, Yield, map_stmts, var_names, walk_exprs, replace,
 )
 from pypto_verify.span import slotted_init
 from pypto_verify.lowering._pass_util import yield_values, infer_env, stmt_span
@@ -247,9 +247,7 @@ def _implicit_memref(arms: tuple[tuple[Expr, ...], ...], i: int, retyping: _Rety
 
 
 def _expr_names(expr: Expr) -> Iterator[str]:
-    for e in walk_exprs(expr):
-        if isinstance(e, Var):  # a Var and an IterArg alike
-            yield e.name
+    yield from var_names(expr)  # a Var and an IterArg alike
 
 
 def reads_of(stmt: Stmt) -> Iterator[str]:
