@@ -59,7 +59,7 @@ def _copy_plan(cls: type) -> tuple[tuple[tuple[str, _Setter], ...], frozenset[st
     params = getattr(cls, "__dataclass_params__", None)
     if params is None or not params.frozen or hasattr(cls, "__post_init__"):
         return ()
-    init = getattr(cls.__init__, "__code__", None)
+    init = getattr(getattr(cls, "__init__", None), "__code__", None)
     if init is None or init.co_filename != "<string>":  # an `__init__` of its own, not a generated one
         return ()
     every = getattr(cls, "__dataclass_fields__", {})

@@ -45,8 +45,8 @@ def slotted_init(cls: _T) -> _T:
     `__setattr__`): about a third cheaper, and every stage makes IR nodes by the hundred thousand. A class with a
     default factory, a `__post_init__` or an `__init__` of its own keeps the generated one. Apply it above
     `@dataclass`."""
-    own = fields(cls)  # type: ignore[arg-type]
-    init = getattr(cls.__init__, "__code__", None)
+    own = fields(cls)
+    init = getattr(getattr(cls, "__init__", None), "__code__", None)
     slots = [getattr(cls, f.name, None) for f in own]
     if (not own or hasattr(cls, "__post_init__") or init is None or init.co_filename != "<string>"
             or any(f.default_factory is not MISSING or not f.init for f in own)
