@@ -13,14 +13,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from typing import TypeVar
 
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, BinOp, Call, Const, Eval, Expr, For, Function, If, Module, Return,
     Scope, Span, Stmt, TensorType, TileType, Type, Var, Yield, final_yield, map_expr, map_functions,
-    map_stmt_exprs, map_stmts, map_type_exprs, type_env, var_like, walk_stmts, yield_values,
+    map_stmt_exprs, map_stmts, map_type_exprs, type_env, var_like, walk_stmts, yield_values, replace,
 )
 
 # ---------------------------------------------------------------------------------------------- names

@@ -34,12 +34,12 @@ one scope: exactly the allocation above.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Final
 
 from pypto_verify.ir import (
     Assign, For, Function, FunctionKind, If, MemRef, MemSpace, Module, Span, TileType, Window,
-    display_name, map_functions, walk_stmts,
+    display_name, map_functions, walk_stmts, replace,
 )
 from pypto_verify.lowering.incore_scopes import ORCHESTRATION, has_orchestration_level
 from pypto_verify.lowering.memory.buffer_packing import align, footprint

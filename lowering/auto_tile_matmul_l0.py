@@ -56,13 +56,12 @@ a Vec left operand.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Final
 
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, BoolOp, Call, Compare, Const, Expr, For, Function, If, IterArg, ListExpr, LoopKind, MemSpace,
-    Module, Span, Stmt, Sym, TileType, Type, Var, Yield, display_name, expr_type, map_stmts, var_like,
+    Module, Span, Stmt, Sym, TileType, Type, Var, Yield, display_name, expr_type, map_stmts, var_like, replace,
 )
 from pypto_verify.target import FRACTAL, Target
 

@@ -63,7 +63,6 @@ the 2-D Acc tile `[M, N]`, and a store of it into a 3-D tensor keeps the 3-D off
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Final
 
 from pypto_verify import ops
@@ -71,7 +70,7 @@ from pypto_verify.ops import PREDICATE_COL_ALIGN, packed_mask_type
 from pypto_verify.ir import (
     Assign, BinOp, Call, Const, DType, Eval, Expr, For, Function, If, ListExpr, MemSpace, Module, Return,
     Scope, Stmt, Sym, TensorType, TileType, TupleExpr, Type, Var, Yield, display_name, expr_type, map_stmts,
-    stmt_exprs, var_like, walk_exprs, walk_stmts,
+    stmt_exprs, var_like, walk_exprs, walk_stmts, replace,
 )
 
 from pypto_verify.lowering._pass_util import (

@@ -37,13 +37,12 @@ Either way the kernel lowers cleanly and the only Acc reader added is a legal FI
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Final
 
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, Call, Const, Eval, Expr, For, Function, If, ListExpr, MemSpace, Module, Scope, Stmt, Sym,
-    TensorType, TileType, Type, Var, display_name, var_like, walk_stmts,
+    TensorType, TileType, Type, Var, display_name, var_like, walk_stmts, replace,
 )
 from pypto_verify.target import Target
 

@@ -27,13 +27,13 @@ defects").
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Final, cast
 
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, Call, Expr, For, Function, If, MemRef, MemSpace, Module, Scope, Stmt, TensorType, TileType,
-    Type, Var, map_functions, var_like,
+    Type, Var, map_functions, var_like, replace,
 )
 from pypto_verify.lowering.memory.memrefs import (
     alloc_stmt, base_name, yield_values, is_alloc, memref_of_type, with_memref,

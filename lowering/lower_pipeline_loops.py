@@ -35,14 +35,13 @@ accumulators (`tile.matmul*` results), which the serialized cube never double-bu
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Final
 
 from pypto_verify import ops
 from pypto_verify.scalar import trip_count
 from pypto_verify.ir import (
     Assign, BinOp, Call, Compare, Const, DType, DictExpr, Expr, For, Function, If, LoopKind, Module,
-    ScalarType, Stmt, TensorType, TileType, Type, Var, Yield, map_stmts, walk_stmts,
+    ScalarType, Stmt, TensorType, TileType, Type, Var, Yield, map_stmts, walk_stmts, replace,
 )
 
 from pypto_verify.lowering._pass_util import (

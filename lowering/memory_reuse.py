@@ -26,12 +26,11 @@ Orchestration functions are left alone, as in PyPTO.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Final
 
 from pypto_verify import ops
 from pypto_verify.ir import (
-    Assign, Call, For, Function, FunctionKind, MemRef, Module, TileType, map_functions, var_like, walk_stmts,
+    Assign, Call, For, Function, FunctionKind, MemRef, Module, TileType, map_functions, var_like, walk_stmts, replace,
 )
 from pypto_verify.lowering.memory.acc_alignment import pre_align_acc_phis
 from pypto_verify.lowering.memory.acc_coalescing import coalesce_acc_if_phis

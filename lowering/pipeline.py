@@ -19,10 +19,10 @@ are reassembled in source order. A pass raising anything but `LoweringError` is 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Final
 
-from pypto_verify.ir import Function, Module, Program
+from pypto_verify.ir import Function, Module, Program, replace
 
 from pypto_verify.lowering import (
     allocate_memory_addr, auto_tile_matmul_l0, convert_tensor_to_tile_ops, infer_tile_memory_space, init_memref,

@@ -31,12 +31,11 @@ loop, "unrolls to N statements; the limit is L", before any copy is made.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Final
 
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Compare, Const, Expr, For, Function, If, LoopKind, Module, Scope, Stmt,
-    UnaryOp, map_stmt_exprs,
+    UnaryOp, map_stmt_exprs, replace,
 )
 from pypto_verify.scalar import evaluate, trip_count, truth
 

@@ -21,11 +21,10 @@ lower-pipeline-loops, no MemRefs. Leaves: no `if` whose condition evaluates to a
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Final
 
 from pypto_verify import ops
-from pypto_verify.ir import Assign, Call, Const, Eval, Expr, For, Function, If, Module, Scope, Stmt
+from pypto_verify.ir import Assign, Call, Const, Eval, Expr, For, Function, If, Module, Scope, Stmt, replace
 from pypto_verify.scalar import truth
 
 from pypto_verify.lowering._pass_util import (

@@ -12,12 +12,11 @@ loop kind, condition form, accumulators, nesting depth, consumer.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, Expr, For, Function, If, Module, Scope, Stmt, UnaryOp,
-    Yield, display_name, var_like, walk_exprs, walk_stmts, yield_values,
+    Yield, display_name, var_like, walk_exprs, walk_stmts, yield_values, replace,
 )
 from pypto_verify.idiom import IdiomSite
 from pypto_verify.scalar import truth

@@ -26,7 +26,7 @@ from pathlib import Path
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, Call, Eval, Expr, For, Function, If, Return, Scope, Span, Stmt, TileType, Type, Window,
-    Yield, type_env, var_like, walk_exprs, walk_stmts, yield_values,
+    Yield, type_env, var_like, var_names, walk_stmts, yield_values,
 )
 from pypto_verify.printer import print_expr
 from pypto_verify.scalar import evaluate, trip_count
@@ -297,10 +297,8 @@ class _KernelExporter:
     def reads(self, p: int, exprs: tuple[Expr, ...]) -> None:
         """`uses` rows: position i for the i-th operand, for every variable inside it."""
         for pos, expr in enumerate(exprs):
-            for e in walk_exprs(expr):
-                v = var_like(e)
-                if v is not None:
-                    self.facts.add("uses", self.k, p, self.value(v.name), pos)
+            for name in var_names(expr):
+                self.facts.add("uses", self.k, p, self.value(name), pos)
 
     def for_(self, loop: For, preds: list[int]) -> tuple[int, list[int]]:
         k = self.k

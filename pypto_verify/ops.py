@@ -10,13 +10,14 @@ opaque: its operands are reads and its result is a fresh value (Vec for tile-lev
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from pypto_verify.ir import (
     Assign, BinOp, Call, Const, DType, Expr, For, Function, FunctionKind, If, ListExpr, MemSpace, ScalarType, Sym,
     Return, TensorType, TileType, TupleExpr, TupleType, Type, PtrType, Var, stmt_exprs, var_like, walk_exprs,
-    walk_stmts,
+    walk_stmts, replace,
 )
+from pypto_verify.span import slotted_init
 
 # ---------------------------------------------------------------------------------------------- names
 
@@ -125,6 +126,14 @@ def is_kernel(fn: Function) -> bool:
     (docs/ir-conventions.md, "Functions and programs"). The frontend lists these, the pipeline lowers them."""
     if fn.kind in _KERNEL_KINDS:
         return True
+    last, answer = _LAST_KERNEL
+    if last is not fn:
+        answer = _holds_tile_op(fn)
+        _LAST_KERNEL[:] = [fn, answer]
+    return answer
+
+
+def _holds_tile_op(fn: Function) -> bool:
     for stmt in walk_stmts(fn.body):
         for expr in stmt_exprs(stmt):
             for sub in walk_exprs(expr):
@@ -136,6 +145,21 @@ def is_kernel(fn: Function) -> bool:
 def is_lowered(fn: Function) -> bool:
     """A Form 3 function: it carries MemRefs (on a parameter, a result, a definition, a phi or carry)
     or `tile.alloc` roots. The pipeline does not lower it again; the dynamic check has no source for it."""
+    last, answer = _LAST_LOWERED
+    if last is not fn:
+        answer = _carries_memrefs(fn)
+        _LAST_LOWERED[:] = [fn, answer]
+    return answer
+
+
+_LAST_KERNEL: list = [None, False]
+_LAST_LOWERED: list = [None, False]
+"""The function `is_kernel` / `is_lowered` looked through last, with the answer: a function is a frozen value, and
+the reader, the pipeline and each of its first passes ask about the same one in turn (a walk of the whole body
+each time, ~9 per kernel; a pass that leaves a kernel as it was hands the next the same object)."""
+
+
+def _carries_memrefs(fn: Function) -> bool:
     for param in fn.params:
         if _has_memref(param.type):
             return True
@@ -168,6 +192,7 @@ def is_mad(call: Expr) -> bool:
 # ---------------------------------------------------------------------------------------------- operand roles
 
 
+@slotted_init
 @dataclass(frozen=True, slots=True)
 class MatmulParts:
     """The operands of a (tile or tensor) matmul, whichever way they were written."""

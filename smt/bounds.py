@@ -50,13 +50,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from pypto_verify import ops, rules
 from pypto_verify.ir import (
     Assign, BinOp, BoolOp, Call, Compare, Const, Expr, For, Function, If, ListExpr, LoopKind, Module, Param, Scope, Span,
     Stmt,
-    Sym, TensorType, TileType, TupleExpr, UnaryOp, Var, display_name, stmt_exprs, var_like, walk_exprs,
+    Sym, TensorType, TileType, TupleExpr, UnaryOp, Var, display_name, stmt_exprs, var_like, walk_exprs, replace,
 )
 from pypto_verify.frontend.shapes import Shapes, dims_text, expr_text, window_text
 

@@ -36,10 +36,10 @@ Form 3 input has no source: PV101 and PV105 do not apply.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from pypto_verify import rules
-from pypto_verify.ir import Expr, Span
+from pypto_verify.ir import Expr, Span, replace
 from pypto_verify.rules import Rule
 
 from pypto_verify.smt import encode as E

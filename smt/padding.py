@@ -44,14 +44,14 @@ is valid over may or may not take the padded band), or through a value valid ove
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from pypto_verify import ops, rules
 from pypto_verify.frontend.shapes import BINARY_SAME, EXPAND_FIRST, UNARY_SAME, Shape, Shapes, dims_text, \
     expr_text, same_dims
 from pypto_verify.ir import (
     Assign, Call, Const, Expr, For, Function, If, Return, Scope, Span, Stmt, Var, Yield, display_name,
-    final_yield, stmt_exprs, var_like, walk_exprs, walk_stmts,
+    final_yield, stmt_exprs, var_like, walk_exprs, walk_stmts, replace,
 )
 from pypto_verify.smt import bounds
 from pypto_verify.smt import encode as E

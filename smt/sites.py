@@ -54,7 +54,7 @@ import hashlib
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Union
 
 from pypto_verify import ops
@@ -62,13 +62,15 @@ from pypto_verify.ir import (
     NO_SPAN, Assign, BinOp, BoolOp, Call, Compare, Const, DType, Eval, Expr, For, Function, If, IterArg,
     ListExpr, LoopKind, MemSpace, Module, Param, Return, ScalarType, Scope, Span, Stmt, TensorType, TileType,
     TupleExpr, Type, UnaryOp, Var, Yield, display_name, final_yield, map_stmt_exprs, map_stmts, stmt_exprs, type_env,
-    var_like, walk_exprs, yield_values,
+    var_like, var_names, walk_exprs, yield_values, replace,
 )
+from pypto_verify.span import slotted_init
 
 
 # ---------------------------------------------------------------------------------------------- model
 
 
+@slotted_init
 @dataclass(frozen=True, slots=True)
 class Operand:
     """Where a MAD operand's block lies: in the GM tensor `root`, `extents` elements from `offsets`.
@@ -104,6 +106,7 @@ class Operand:
     own loops use one of these names cannot compare the term (`encode.py` leaves it untraced)."""
 
 
+@slotted_init
 @dataclass(frozen=True, slots=True)
 class Mad:
     """One MAD on the chain; `kind` is `fresh` (matmul), `bias` (matmul_bias) or `acc` (matmul_acc)."""
@@ -164,6 +167,7 @@ class Mad:
         return self.rhs.dims[dim] if len(self.rhs.dims) >= 2 else None
 
 
+@slotted_init
 @dataclass(frozen=True, slots=True)
 class Loop:
     """A loop holding chain items; `var` is the loop variable's SSA name."""
@@ -179,6 +183,7 @@ class Loop:
     span: Span
 
 
+@slotted_init
 @dataclass(frozen=True, slots=True)
 class Branch:
     """An `if` whose arms hold chain items."""
@@ -189,6 +194,7 @@ class Branch:
     span: Span
 
 
+@slotted_init
 @dataclass(frozen=True, slots=True)
 class Create:
     """The chain's accumulator is (re)created: its L0C contents are undefined from here."""
@@ -197,6 +203,7 @@ class Create:
     span: Span
 
 
+@slotted_init
 @dataclass(frozen=True, slots=True)
 class Drain:
     """The chain's current value is read out (store, assemble, move, return, a Form 1 vector op)."""
@@ -208,6 +215,7 @@ class Drain:
 Item = Union[Mad, Loop, Branch, Create, Drain]
 
 
+@slotted_init
 @dataclass(frozen=True, slots=True)
 class ContextLoop:
     """An enclosing loop that does not carry the chain: its variable is a free symbol in its domain."""
@@ -218,6 +226,7 @@ class ContextLoop:
     step: Expr
 
 
+@slotted_init
 @dataclass(frozen=True, slots=True)
 class ContextGuard:
     """An enclosing `if` condition that holds for the whole chain."""
@@ -226,6 +235,7 @@ class ContextGuard:
     holds: bool
 
 
+@slotted_init
 @dataclass(frozen=True, slots=True)
 class Carry:
     """A scalar a loop carries (`k0 = 0` before `for kb`, `k0 = k0 + K_TILE` in it): the iter_arg `arg`
@@ -243,6 +253,7 @@ class Carry:
     span: Span
 
 
+@slotted_init
 @dataclass(frozen=True, slots=True)
 class ScalarPhi:
     """A scalar an `if` yields: `then` when `cond` holds, else `orelse` (None when an arm yields nothing)."""
@@ -252,6 +263,7 @@ class ScalarPhi:
     orelse: Expr | None
 
 
+@slotted_init
 @dataclass(frozen=True, slots=True)
 class Scalars:
     """How the scalar names of one function are valued: inline definitions, runtime reads, params,
@@ -272,6 +284,7 @@ class Scalars:
     free symbols, except where a read must be a function of its indices (`encode.ExprEncoder.functional`)."""
 
 
+@slotted_init
 @dataclass(frozen=True, slots=True)
 class AccSite:
     """One accumulator chain of one function, with the model of its iteration space."""
@@ -650,9 +663,7 @@ class _Mentions:
 def _var_names(expr: Expr | None) -> Iterator[str]:
     if expr is None:
         return
-    for e in walk_exprs(expr):
-        if isinstance(e, Var):
-            yield e.name
+    yield from var_names(expr)
 
 
 def _bare_ranks(fn: Function) -> dict[str, int]:
@@ -1749,7 +1760,7 @@ class _Projector:
                           "(PV004 reports where)")
 
     def reads_in(self, expr: Expr) -> list[str]:
-        return [e.name for e in walk_exprs(expr) if isinstance(e, Var) and e.name in self.members]
+        return [name for name in var_names(expr) if name in self.members]
 
     # -- statements
 
@@ -1912,6 +1923,7 @@ def _strip_context(body: tuple[Item, ...]) -> tuple[tuple[Item, ...], tuple[Cont
 # ---------------------------------------------------------------------------------------------- matching
 
 
+@slotted_init
 @dataclass(frozen=True, slots=True)
 class Pair:
     """A lowered site and the source site it came from (None for Form 3 input or an unmatched chain)."""

@@ -24,10 +24,12 @@ from pypto_verify.ir import (
     Assign, Call, Eval, Expr, For, Function, If, IterArg, MemSpace, Return, Scope, Span, Stmt, TileType, Type,
     Var, Yield, expr_children, var_like,
 )
+from pypto_verify.span import slotted_init
 from pypto_verify.lowering.incore_scopes import RegionCounter
 from pypto_verify.lowering.memory.memrefs import yield_values, infer_env, membership_of
 
 
+@slotted_init
 @dataclass(frozen=True, slots=True)
 class Interval:
     """One sharing group: the buffer its values occupy from `start` to `end` (inclusive points)."""

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TypeGuard
 
 from pypto_verify import ops
 from pypto_verify.ir import (
     Assign, Call, Const, DictExpr, Eval, Expr, For, Function, If, MemRef, MemSpace, PtrType, Return, Scope, Stmt,
-    Span, Sym, TensorType, TileType, Type, Var, Yield, map_stmts, walk_exprs,
+    Span, Sym, TensorType, TileType, Type, Var, Yield, map_stmts, var_names, walk_exprs, replace,
 )
+from pypto_verify.span import slotted_init
 from pypto_verify.lowering._pass_util import yield_values, infer_env, stmt_span
 
 
@@ -39,6 +40,7 @@ class SiteKind(enum.Enum):
     ITER_ARG = "iter_arg"
 
 
+@slotted_init
 @dataclass(frozen=True, slots=True)
 class Frame:
     """One enclosing body on the path to a definition: `body[pos]` is the statement on the path."""
@@ -51,6 +53,7 @@ class Frame:
     """`body` (function, loop or scope body), `then` or `else`."""
 
 
+@slotted_init
 @dataclass(frozen=True, slots=True)
 class Site:
     """Where the value `name` is defined: the defining statement, its index and its enclosing bodies."""
@@ -244,9 +247,7 @@ def _implicit_memref(arms: tuple[tuple[Expr, ...], ...], i: int, retyping: _Rety
 
 
 def _expr_names(expr: Expr) -> Iterator[str]:
-    for e in walk_exprs(expr):
-        if isinstance(e, Var):  # a Var and an IterArg alike
-            yield e.name
+    yield from var_names(expr)  # a Var and an IterArg alike
 
 
 def reads_of(stmt: Stmt) -> Iterator[str]:

@@ -20,11 +20,11 @@ PyPTO; otherwise when their windows do.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from pypto_verify.ir import (
     Assign, Call, Expr, For, Function, If, MemRef, MemSpace, Scope, Stmt, Sym, TileType, Type, Var,
-    Yield, var_like,
+    Yield, var_like, replace,
 )
 from pypto_verify.lowering._pass_util import Namer
 from pypto_verify.lowering.memory.acc_alignment import (

@@ -47,7 +47,7 @@ import copy
 import os
 import warnings
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +56,8 @@ from pypto_verify.frontend import shapes
 from pypto_verify.diagnostics import MAX_FILE_SIZE, InputError
 from pypto_verify.frontend import constants as cst
 from pypto_verify.frontend.ssa import (
-    NO_STATIC, Binding, Frame, Names, accumulator_names, assigned_names, gm_names, touches, walk_statements,
+    NO_STATIC, Binding, Frame, Names, accumulator_names, assigned_names, child_nodes, gm_names, touches,
+    walk_statements,
 )
 from pypto_verify.frontend.types import (
     annotation_conflict, canonical_path, describe, read_param_annotation, read_return_annotation, read_type,
@@ -66,7 +67,7 @@ from pypto_verify.ir import (
     FunctionKind, If, IterArg, ListExpr, LoopKind, MemSpace, Module, Param, Program, PtrType, Return,
     ScalarType, Scope, Span, Stmt, Sym, TensorType, TileType, TupleExpr, Type, UnaryOp, Var, Yield, display_name, map_stmt_exprs, map_stmts,
     var_like,
-    walk_exprs,
+    walk_exprs, replace,
 )
 from pypto_verify.scalar import linear
 
@@ -780,7 +781,7 @@ class FunctionReader:
             if depth > MAX_EXPR_DEPTH:
                 raise self.error(sub, f"expression nested {MAX_EXPR_DEPTH}+ levels deep",
                                  f"the kernel language reads expressions up to {MAX_EXPR_DEPTH} levels deep")
-            stack.extend((child, depth + 1) for child in ast.iter_child_nodes(sub))
+            stack.extend((child, depth + 1) for child in child_nodes(sub))
 
     def _read_unsupported(self, node: ast.stmt, kind: str | None = None) -> list[Stmt]:
         kind = kind or _STMT_NAMES.get(type(node), f"`{type(node).__name__}` statement")
@@ -2158,7 +2159,12 @@ def _own_jumps(body: list[ast.stmt]) -> Iterator[ast.Break | ast.Continue]:
             yield node
         elif not isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef,
                                    ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
+            # only the nodes that hold statements: an expression holds no `break` (the order of the rest is kept)
+            stack.extend(child for child in child_nodes(node) if isinstance(child, _HOLDS_STATEMENTS))
+
+
+_HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
+"""The nodes a statement list can hold a `break` or `continue` under: statements, `except` handlers, `case`s."""
 
 
 _NOT_DATA_OPS = frozenset({"while_", "cond", "yield_", "const", "cast", "min", "max", "dynamic", "range", "unroll", "parallel",
