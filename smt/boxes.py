@@ -73,8 +73,7 @@ def _narrow(atom: E.Term, holds: bool, box: dict[str, Range]) -> bool:
     if head == "=":
         if not holds:
             return True  # a disequality bounds nothing
-        return _at_most(a, _range(b, box, {})[1], box) and _at_least(a, _range(b, box, {})[0], box) and \
-            _at_most(b, _range(a, box, {})[1], box) and _at_least(b, _range(a, box, {})[0], box)
+        return _within(a, *_range(b, box, {}), box) and _within(b, *_range(a, box, {}), box)
     strict = head == "<"
     if not holds:  # not (a < b) is b <= a; not (a <= b) is b < a
         a, b, strict = b, a, not strict
@@ -82,26 +81,20 @@ def _narrow(atom: E.Term, holds: bool, box: dict[str, Range]) -> bool:
     hi_b = _range(b, box, {})[1]
     lo_a = _range(a, box, {})[0]
     shift = 1 if strict else 0
-    return _at_most(a, None if hi_b is None else hi_b - shift, box) and \
-        _at_least(b, None if lo_a is None else lo_a + shift, box)
+    return _within(a, None, None if hi_b is None else hi_b - shift, box) and \
+        _within(b, None if lo_a is None else lo_a + shift, None, box)
 
 
-def _at_most(t: E.Term, hi: Bound, box: dict[str, Range]) -> bool:
-    if hi is None or t.head != "const" or t.sort != E.INT:
+def _within(t: E.Term, lo: Bound, hi: Bound, box: dict[str, Range]) -> bool:
+    """Intersect Int constant *t*'s interval in *box* with [lo, hi] (None: no bound on that side; anything but a
+    constant is left as it is); False when the interval becomes empty."""
+    if t.head != "const" or t.sort != E.INT or (lo is None and hi is None):
         return True
-    lo, old = box.get(t.value, UNBOUNDED)
-    new = hi if old is None else min(old, hi)
-    box[t.value] = (lo, new)
-    return lo is None or lo <= new
-
-
-def _at_least(t: E.Term, lo: Bound, box: dict[str, Range]) -> bool:
-    if lo is None or t.head != "const" or t.sort != E.INT:
-        return True
-    old, hi = box.get(t.value, UNBOUNDED)
-    new = lo if old is None else max(old, lo)
-    box[t.value] = (new, hi)
-    return hi is None or new <= hi
+    old_lo, old_hi = box.get(t.value, UNBOUNDED)
+    new_lo = old_lo if lo is None else lo if old_lo is None else max(old_lo, lo)
+    new_hi = old_hi if hi is None else hi if old_hi is None else min(old_hi, hi)
+    box[t.value] = (new_lo, new_hi)
+    return new_lo is None or new_hi is None or new_lo <= new_hi
 
 
 def _range(t: E.Term, box: dict[str, Range], memo: dict[E.Term, Range]) -> Range:
