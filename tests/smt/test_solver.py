@@ -128,71 +128,47 @@ def _odd_evens(x: E.Term, count: int) -> list[Obligation]:
     return [_obligation(E.eq(E.mul(E.lit(2), x), E.add(E.mul(E.lit(2), y), E.lit(2 * i + 1)))) for i in range(count)]
 
 
-def test_a_query_posed_twice_in_a_process_is_decided_once(monkeypatch):
+def test_a_query_posed_twice_in_a_process_is_decided_once(batches):
     from pypto_verify.smt import solver
 
-    batches: list[int] = []
-    real = solver._solve_batch
-
-    def counted(queries, timeout_ms, checked=None):
-        batches.append(len(queries))
-        return real(queries, timeout_ms, checked)
-
-    monkeypatch.setattr(solver, "_solve_batch", counted)
     x = E.const("x.twice")
     proved, = _odd_evens(x, 1)
     answers = solver.discharge_all([proved, proved], cache=False)
-    assert [a.verdict for a in answers] == [Verdict.PROVED] * 2 and batches == [1]  # one query in the batch
-    assert solver.discharge(proved, cache=False).verdict is Verdict.PROVED and batches == [1]  # no batch again
+    assert [a.verdict for a in answers] == [Verdict.PROVED] * 2 and batches.sizes() == [1]  # one query in the batch
+    assert solver.discharge(proved, cache=False).verdict is Verdict.PROVED and batches.sizes() == [1]  # no batch again
     refuted = _obligation(E.and_(E.lt(x, E.lit(3)), E.lt(E.lit(1), x)))
     first, again = (solver.discharge(refuted, cache=False) for _ in range(2))
     assert first.verdict is again.verdict is Verdict.REFUTED and first.values == again.values
 
 
-def test_a_batch_holds_every_query_of_its_site_even_those_answered_before(monkeypatch):
+def test_a_batch_holds_every_query_of_its_site_even_those_answered_before(batches):
     """What a check in a batch learns from the checks before it must not depend on what this process or the
     cache answered before (the verdict of a query near the resource limit would follow it): a site with one
     query unanswered is decided as on a cold run, all its queries in one batch of its own."""
     from pypto_verify.smt import solver
 
-    batches: list[int] = []
-    real = solver._solve_batch
-
-    def counted(queries, timeout_ms, checked=None):
-        batches.append(len(queries))
-        return real(queries, timeout_ms, checked)
-
-    monkeypatch.setattr(solver, "_solve_batch", counted)
     x = E.const("x.batch")
     first, second = _odd_evens(x, 2)
-    assert solver.discharge(first, cache=False).verdict is Verdict.PROVED and batches == [1]
+    assert solver.discharge(first, cache=False).verdict is Verdict.PROVED and batches.sizes() == [1]
     answers = solver.discharge_all([first, second], cache=False)
-    assert [a.verdict for a in answers] == [Verdict.PROVED] * 2 and batches == [1, 2]  # `first` again
+    assert [a.verdict for a in answers] == [Verdict.PROVED] * 2 and batches.sizes() == [1, 2]  # `first` again
     solver.discharge_all([first, second], cache=False)
-    assert batches == [1, 2]  # every query answered: no batch
+    assert batches.sizes() == [1, 2]  # every query answered: no batch
 
 
-def test_a_batch_checks_no_query_after_the_last_one_still_to_answer(monkeypatch):
+def test_a_batch_checks_no_query_after_the_last_one_still_to_answer(batches):
     """The checks after the last unanswered query of a batch could only answer queries answered before, and a
     check learns only from the checks before it: they are left out, every query still asserted."""
     from pypto_verify.smt import solver
 
-    calls: list[tuple[int, int | None]] = []
-    real = solver._solve_batch
-
-    def counted(queries, timeout_ms, checked=None):
-        calls.append((len(queries), checked))
-        return real(queries, timeout_ms, checked)
-
-    monkeypatch.setattr(solver, "_solve_batch", counted)
     x = E.const("x.prefix")
     first, second, third = _odd_evens(x, 3)
-    assert solver.discharge(third, cache=False).verdict is Verdict.PROVED and calls == [(1, 1)]
+    assert solver.discharge(third, cache=False).verdict is Verdict.PROVED and batches == [(1, 1)]
     answers = solver.discharge_all([first, second, third], cache=False)
-    assert [a.verdict for a in answers] == [Verdict.PROVED] * 3 and calls[1] == (3, 2)  # `third` is not checked
+    assert [a.verdict for a in answers] == [Verdict.PROVED] * 3 and batches[1] == (3, 2)  # `third` is not checked
     queries = [solver._query(ob) for ob in (first, second, third)]
-    whole = [raw for raw, _ in real(queries, 2000)]
-    assert len(whole) == 3 and [raw for raw, _ in real(queries, 2000, 2)] == whole[:2]
+    whole = [raw for raw, _ in batches.real(queries, 2000)]
+    assert len(whole) == 3 and [raw for raw, _ in batches.real(queries, 2000, 2)] == whole[:2]
 
 
 def test_the_batch_builds_every_term_form_as_the_text_means_it():
