@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import os
 import time
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -1019,21 +1020,38 @@ class _Workers:
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
         self.executor: ProcessPoolExecutor | None = None
+        self.futures: weakref.WeakSet[Future] = weakref.WeakSet()
+        """The futures of `executor` its callers still hold."""
 
     def get(self) -> ProcessPoolExecutor:
         if self.executor is None:
             self.executor = ProcessPoolExecutor(max_workers=self.jobs, initializer=fewer_collections)
         return self.executor
 
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
+        future = self.get().submit(fn, *args)
+        self.futures.add(future)
+        return future
+
     def discard(self, kill: bool = False) -> None:
-        """Drop the pool (killing its workers when one hangs); the next `get` makes a new one."""
+        """Drop the pool (killing its workers when one hangs); the next `get` makes a new one. A future of a pool
+        shut down whole that is still not done was submitted as a worker's death broke the pool, and the pool lost it
+        (CPython 3.11's `ProcessPoolExecutor` fails the work it holds when it breaks without the lock `submit`
+        takes): it fails as the others did, rather than leave its caller waiting out the patience."""
         executor, self.executor = self.executor, None
+        futures, self.futures = list(self.futures), weakref.WeakSet()
         if executor is None:
             return
         if kill:
             for process in list(getattr(executor, "_processes", {}).values()):
                 process.kill()
         executor.shutdown(wait=not kill, cancel_futures=True)
+        if not kill:
+            from concurrent.futures.process import BrokenProcessPool
+
+            for future in futures:
+                if not future.done():
+                    future.set_exception(BrokenProcessPool("the pool broke as this work was handed to it"))
 
     def close(self) -> None:
         self.discard()
@@ -1142,10 +1160,10 @@ def _submit(pool: _Workers, fn: Callable[..., Any], items: list, options: Option
     futures = []
     for item in items:
         try:
-            futures.append(pool.get().submit(fn, item, options, *args))
+            futures.append(pool.submit(fn, item, options, *args))
         except BrokenProcessPool:
             pool.discard()
-            futures.append(pool.get().submit(fn, item, options, *args))
+            futures.append(pool.submit(fn, item, options, *args))
     return futures
 
 

@@ -234,3 +234,22 @@ def test_a_pool_simulates_calls_of_functions_that_are_not_kernels() -> None:
     sims = {k.name: k.sim for f in result.files for k in f.kernels}
     assert sims["copy_bands"] == sims["bump_bands"] == "match", sims
     assert not any("is not a function read from" in k.sim_reason for f in result.files for k in f.kernels)
+
+
+def test_a_future_the_breaking_pool_lost_fails_when_the_pool_is_dropped() -> None:
+    """CPython 3.11's pool can lose work handed to it while a worker's death breaks it: neither run nor failed, its
+    future would keep `_completed` waiting out the whole patience (11 minutes by default) before the file runs
+    alone. Dropping the pool fails every future of it still held and not done, as the pool failed the others."""
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+
+    from pypto_verify.run.chain import _Workers
+
+    workers = _Workers(1)
+    done = workers.submit(abs, -3)
+    assert done.result(timeout=60) == 3
+    lost: Future = Future()  # as the breaking pool leaves it: handed out, never run, never failed
+    workers.futures.add(lost)
+    workers.discard()
+    assert isinstance(lost.exception(timeout=0), BrokenProcessPool) and done.result() == 3
+    assert workers.executor is None and not workers.futures

@@ -27,6 +27,9 @@ class _Threads:
     def get(self) -> ThreadPoolExecutor:
         return self.executor
 
+    def submit(self, fn, *args):
+        return self.executor.submit(fn, *args)
+
     def discard(self, kill: bool = False) -> None:
         pass
 
