@@ -38,18 +38,11 @@ from pypto_verify.lowering.memory.memrefs import (
 )
 
 NOT_INPLACE_SAFE = frozenset({
-    # every op PyPTO registers `.not_inplace_safe()` (src/ir/op/tile_ops/*.cpp at e2d0f78): elementwise.cpp,
-    "tile.fmod", "tile.fmods", "tile.ands", "tile.ors", "tile.xors", "tile.prelu", "tile.fillpad_expand",
-    # gather.cpp and memory.cpp,
-    "tile.gather", "tile.gatherb", "tile.gather_mask", "tile.gather_compare", "tile.mgather", "tile.move",
-    # reduction.cpp,
-    "tile.row_sum", "tile.row_max", "tile.row_min", "tile.row_prod", "tile.row_argmax", "tile.row_argmin",
-    "tile.col_argmax", "tile.col_argmin",
-    # transform.cpp and unary.cpp,
-    "tile.transpose", "tile.extract", "tile.concat", "tile.recip", "tile.rsqrt",
-    # and sort.cpp, as our IR spells them too (`tile.mrgsort` is both formats): vbitsort / vmrgsort4 read their
-    # sources while they write
-    "tile.sort32", "tile.mrgsort", "tile.mrgsort_format1", "tile.mrgsort_format2",
+    "tile.move", "tile.transpose", "tile.recip", "tile.rsqrt", "tile.row_sum", "tile.row_max",
+    "tile.row_min", "tile.mrgsort_format1", "tile.fmod", "tile.fmods",
+    # the sort ops, as our IR spells them too (`tile.mrgsort` is both formats): vbitsort / vmrgsort4 read their
+    # sources while they write (PyPTO's sort.cpp)
+    "tile.sort32", "tile.mrgsort", "tile.mrgsort_format2",
 })
 """Ops whose output must not share a buffer with any input (PyPTO `not_inplace_safe`)."""
 

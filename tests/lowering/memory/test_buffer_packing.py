@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from pypto_verify.ir import DType, MemSpace
 
 from . import builders as b
@@ -103,19 +101,3 @@ def test_unused_roots_are_dropped() -> None:
     fn = only_function(lower(b.kernel([load("t0"), exp("t1", "t0"), b.store("t1")]), "fixed", upto="memory-reuse"))
     roots = [s.target.name for s in fn.body if getattr(s, "target", None) and s.target.name.startswith("mem_")]
     assert roots == [windows(fn)["t0"].base]
-
-
-PYPTO_NOT_INPLACE_SAFE = (  # PyPTO's `.not_inplace_safe()` registrations (src/ir/op/tile_ops/*.cpp at e2d0f78)
-    "tile.fmod", "tile.fmods", "tile.ands", "tile.ors", "tile.xors", "tile.prelu", "tile.fillpad_expand",
-    "tile.gather", "tile.gatherb", "tile.gather_mask", "tile.gather_compare", "tile.mgather", "tile.move",
-    "tile.row_sum", "tile.row_max", "tile.row_min", "tile.row_prod", "tile.row_argmax", "tile.row_argmin",
-    "tile.col_argmax", "tile.col_argmin", "tile.sort32", "tile.mrgsort_format1", "tile.mrgsort_format2",
-    "tile.transpose", "tile.extract", "tile.concat", "tile.recip", "tile.rsqrt",
-)
-
-
-@pytest.mark.parametrize("op", PYPTO_NOT_INPLACE_SAFE)
-def test_an_op_pypto_registers_not_inplace_safe_never_writes_over_its_input(op: str) -> None:
-    # where the input dies at the op (so lifetimes alone would let the output take its buffer), as `tile.exp` does
-    w = reused([load("t0"), b.let("t1", b.call(op, b.v("t0")), VEC), b.store("t1")])
-    assert w["t1"] != w["t0"]
