@@ -243,7 +243,12 @@ def _filled(fn: Function, drawn: Mapping[str, np.ndarray], fill: Mapping[str, in
 def scalar_names(fn: Function, callees: Mapping[str, Callee | str] | None = None) -> list[str]:
     """Every runtime scalar of *fn*: its scalar parameters, then the tensors it (or a function of *callees* it
     calls) reads scalars from."""
-    return [p.name for p in fn.params if isinstance(p.type, ScalarType)] + read_tensors(fn, callees)
+    return _names_of(fn, read_tensors(fn, callees))
+
+
+def _names_of(fn: Function, reads: list[str]) -> list[str]:
+    """`scalar_names`, given the tensors *fn* reads scalars from (`read_tensors`)."""
+    return [p.name for p in fn.params if isinstance(p.type, ScalarType)] + reads
 
 
 def scalar_candidates(fn: Function) -> list[int]:
@@ -266,7 +271,7 @@ def _choose_scalars(fn: Function, seed: int, given: Mapping[str, int], deviation
     """The scalar values, the inputs and the reference result for *fn* (with its *deviations*, or not; its calls of
     *callees* run in place, over *blocks* when its launcher gives its block index)."""
     read = read_tensors(fn, callees)  # one walk of the kernel (and its callees) for the names, reads and grid
-    names = [p.name for p in fn.params if isinstance(p.type, ScalarType)] + read  # `scalar_names`
+    names = _names_of(fn, read)
     reads, grid = set(read), _grid_of(fn, read)
     missing = [n for n in names if n not in given]
     candidates = scalar_candidates(fn) if missing else [0]  # one pass; the value is unused: every scalar is given

@@ -1892,16 +1892,11 @@ _GIVEN_INTS = {DType.INT8: np.int8, DType.INT32: np.int32, DType.INT64: np.int64
 """Integer dtype -> an array element type every value of which is a value of the dtype."""
 
 
-def _read_only_params(fn: Function) -> set[str]:
-    """The tensor parameters of *fn* used only as the first operand of a reader (`_READERS`): no
-    op can write them, alias them or hand them on."""
-    return _uses(fn)[0]
-
-
 def _uses(fn: Function) -> tuple[set[str], frozenset[int]]:
-    """What one walk of *fn*'s names tells: its read-only tensor parameters (`_read_only_params`), and the
-    slices (the `id` of their call) whose value only matmuls read, as an lhs or rhs (`_Interpreter.narrow`):
-    every read of the name a slice is assigned to is such an operand."""
+    """What one walk of *fn*'s names tells: its read-only tensor parameters (those used only as the first operand
+    of a reader, `_READERS`: no op can write them, alias them or hand them on), and the slices (the `id` of their
+    call) whose value only matmuls read, as an lhs or rhs (`_Interpreter.narrow`): every read of the name a slice
+    is assigned to is such an operand."""
     uses: dict[str, int] = {}
     reads: dict[str, int] = {}
     operands: dict[str, int] = {}
