@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar, Union
 
 from pypto_verify.span import NO_SPAN as NO_SPAN, Span as Span, display_name as display_name  # re-exported
-from pypto_verify.span import pickled_as_fields, slotted_init
+from pypto_verify.span import generated_init, pickled_as_fields, slotted_init
 
 
 # ---------------------------------------------------------------------------------------------- copies
@@ -57,10 +57,7 @@ def _copy_plan(cls: type) -> tuple[tuple[tuple[str, _Setter], ...], frozenset[st
     """*cls*'s fields, each with what sets it on a new object (its slot's descriptor, else `object.__setattr__`
     by name), and their names as a set, when `replace` may copy it field by field; `()` when it may not."""
     params = getattr(cls, "__dataclass_params__", None)
-    if params is None or not params.frozen or hasattr(cls, "__post_init__"):
-        return ()
-    init = getattr(getattr(cls, "__init__", None), "__code__", None)
-    if init is None or init.co_filename != "<string>":  # an `__init__` of its own, not a generated one
+    if params is None or not params.frozen or not generated_init(cls):  # an `__init__` or `__post_init__` of its own
         return ()
     every = getattr(cls, "__dataclass_fields__", {})
     fields = dataclasses.fields(cls)

@@ -38,6 +38,13 @@ def pickled_as_fields(cls: _T) -> _T:
     return cls
 
 
+def generated_init(cls: type) -> bool:
+    """Whether *cls*'s `__init__` is one made from its fields (by `dataclass`, or `slotted_init`: code compiled from
+    a string), with no `__post_init__` after it: then setting each field is all that making one does."""
+    init = getattr(getattr(cls, "__init__", None), "__code__", None)
+    return init is not None and init.co_filename == "<string>" and not hasattr(cls, "__post_init__")
+
+
 def slotted_init(cls: _T) -> _T:
     """*cls* (a frozen slotted dataclass) with an `__init__` that sets each field through its slot's own
     descriptor: the same parameters, defaults and keyword-only fields as the one `dataclass` generates, which
@@ -46,9 +53,8 @@ def slotted_init(cls: _T) -> _T:
     default factory, a `__post_init__` or an `__init__` of its own keeps the generated one. Apply it above
     `@dataclass`."""
     own = fields(cls)
-    init = getattr(getattr(cls, "__init__", None), "__code__", None)
     slots = [getattr(cls, f.name, None) for f in own]
-    if (not own or hasattr(cls, "__post_init__") or init is None or init.co_filename != "<string>"
+    if (not own or not generated_init(cls)
             or any(f.default_factory is not MISSING or not f.init for f in own)
             or not all(isinstance(slot, MemberDescriptorType) for slot in slots)):
         return cls
